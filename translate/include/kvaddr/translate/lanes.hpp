@@ -1,0 +1,189 @@
+#pragma once
+// kvaddr lane arithmetic: the single source of every route's per-lane integer operations.
+//
+// Each function below computes what one lane (one output element) of a production route
+// computes, exactly as the kernel does it (truncating division, explicit sign guards, masked
+// loads with fill 0, clamps). It is written once, as a template over the integer type `I`, and
+// instantiated three times:
+//   * translate/ on the host, with a checked int64 (overflow and out-of-table reads throw);
+//   * kernels/ on the device, with plain int64 (`KVADDR_HD` = __host__ __device__);
+//   * proofs/ over Z3 bit-vectors, with a symbolic value type.
+// model/ does not use this file: it is the independent statement of the spec that routes are
+// compared against. To check a design change of a kernel, edit the lane function here.
+//
+// Requirements on `I`: constructible from std::int64_t; + - * and comparisons; comparisons
+// yield a condition type `C` usable with ! && || ; and the customisation points kv_div, kv_rem,
+// kv_shr, kv_pick, kv_narrow32 found by ordinary or argument-dependent lookup. For builtin
+// integers they are defined here. `Gather` is a callable `g(I index, C mask) -> I` that models a
+// masked load with fill value 0 (Triton's `tl.load(ptr + index, mask=mask, other=0)`): it reads
+// the table only where `mask` holds.
+#include <cstdint>
+#include <type_traits>
+
+#include "kvaddr/translate/variant.hpp"
+
+#if defined(__CUDACC__)
+#define KVADDR_HD __host__ __device__
+#else
+#define KVADDR_HD
+#endif
+
+namespace kvaddr::lanes {
+
+// ---- customisation points for builtin integers --------------------------------------------
+template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+KVADDR_HD constexpr I kv_div(I a, I b) { return a / b; }  // C/CUDA/Triton: truncates toward zero
+template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+KVADDR_HD constexpr I kv_rem(I a, I b) { return a % b; }  // sign follows the dividend
+template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+KVADDR_HD constexpr I kv_shr(I a, int s) { return a >> s; }  // arithmetic shift (floor for a < 0)
+template <class I>
+KVADDR_HD constexpr I kv_pick(bool c, I a, I b) { return c ? a : b; }
+// Two's-complement wrap to 32 bits, sign-extended back to I (what an int32 store then load does).
+template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+KVADDR_HD constexpr I kv_narrow32(I a) {
+  return static_cast<I>(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(a))));
+}
+
+template <class I>
+KVADDR_HD constexpr I kv_max0(I a) { return kv_pick(a < I(0), I(0), a); }
+
+// ---- shared pieces -------------------------------------------------------------------------
+
+// ceil(n / d) for n >= 0, d >= 1 (the `n_pages` of every page-granular route).
+template <class I>
+KVADDR_HD constexpr I ceil_div(I n, I d) { return kv_div(n + d - I(1), d); }
+
+// §4.1 token_translate: t < 0 -> 0; else max(v2p[t / ps] * S + t % ps, 0), S = ps * M.
+// The sign test comes first, so padding lanes never touch the table (spec I9).
+template <class I, class Gather>
+KVADDR_HD constexpr I token_translate_lane(I t, Gather&& v2p, I ps, I stride, Variant v) {
+  const auto live = !(t < I(0));
+  const I page = kv_pick(live, kv_div(t, ps), I(0));
+  const I off = kv_pick(live, kv_rem(t, ps), I(0));
+  // B17: the docstring formula of translate_kv_loc_for_kernel, which omits the v2p gather.
+  const I phys_page = (v == Variant::b17_doc_formula) ? page : v2p(page, live);
+  const I d = phys_page * stride + off;
+  return kv_pick(live, kv_max0(d), I(0));
+}
+
+// §4.9 swa_translate: token_translate over the SWA table with S_swa = ps * M_swa.
+// B11 (Era A pool-level SWA translate): no clamp, so an SWA tombstone yields a negative id.
+template <class I, class Gather>
+KVADDR_HD constexpr I swa_translate_lane(I t, Gather&& swa_v2p, I ps, I stride, Variant v) {
+  if (v != Variant::b11_swa_no_clamp) return token_translate_lane(t, swa_v2p, ps, stride, Variant::production);
+  const auto live = !(t < I(0));
+  const I page = kv_pick(live, kv_div(t, ps), I(0));
+  const I off = kv_pick(live, kv_rem(t, ps), I(0));
+  return kv_pick(live, swa_v2p(page, live) * stride + off, I(0));
+}
+
+// §2.3 / §4.2 / §4.3 / §4.4: the page-granular entry of the block entry for the page starting at
+// virtual token `tok`:  page = 0 if tok < 0 else tok / ps;  entry = max(v2p[page] * M, 0).
+//   b09_no_padding_guard: no sign test; truncating division (ps = 1: tok = -1 reads v2p[-1]).
+//   era_b_unclamped:      no clamp; a tombstone yields -M (Era B flashmla block table).
+template <class I, class Gather>
+KVADDR_HD constexpr I page_entry_lane(I tok, Gather&& v2p, I ps, I mult, Variant v) {
+  const bool guard = (v != Variant::b09_no_padding_guard);
+  const I page = guard ? kv_pick(tok < I(0), I(0), kv_div(tok, ps)) : kv_div(tok, ps);
+  const I raw = v2p(page, tok == tok) * mult;  // mask always true: the lane is live, the load is not masked
+  return (v == Variant::era_b_unclamped) ? raw : kv_max0(raw);
+}
+
+// I10: the static (pre-unified) entry, v2p absent and M = 1: tok / ps.
+template <class I>
+KVADDR_HD constexpr I static_entry_lane(I tok, I ps) { return kv_div(tok, ps); }
+
+// §4.5 decode_metadata (fa3 fused kernels): the page value is a shift, not a division.
+//   page_value = page_index if ps == 1 else page_index >> log2(ps); Era B remap: v2p[value] * M.
+// Production guards padding (page_index < 0 -> page 0) and clamps; b09 drops the guard (an
+// arithmetic shift of -1 stays -1 at every ps, so the load lands before the table);
+// era_b_unclamped drops the clamp.
+template <class I, class Gather>
+KVADDR_HD constexpr I decode_entry_lane(I page_index, Gather&& v2p, int log2_ps, I mult, Variant v) {
+  const bool guard = (v != Variant::b09_no_padding_guard);
+  const I value = (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
+  const I page = guard ? kv_pick(page_index < I(0), I(0), value) : value;
+  const I raw = v2p(page, page_index == page_index) * mult;
+  return (v == Variant::era_b_unclamped) ? raw : kv_max0(raw);
+}
+
+// Number of live columns of a page-table row whose KV length is `len` (already widened by any
+// seq_len_delta): ceil(len / ps), bounded by `max_pages` unless the variant drops the bound (B10).
+template <class I>
+KVADDR_HD constexpr I table_columns(I len, I ps, I max_pages, Variant v) {
+  const I n_pages = ceil_div(len, ps);
+  if (v == Variant::b10_no_max_pages_bound) return n_pages;
+  return kv_pick(n_pages < max_pages, n_pages, max_pages);
+}
+
+// §4.5: live pages of the fa3 kernel, by shift: ps == 1 ? len : (len + ps - 1) >> log2(ps), capped.
+template <class I>
+KVADDR_HD constexpr I decode_columns(I len, I ps, int log2_ps, I max_seq_pages) {
+  const I live = (log2_ps == 0) ? len : kv_shr(len + ps - I(1), log2_ps);
+  return kv_pick(live < max_seq_pages, live, max_seq_pages);
+}
+
+// §4.4 packed CSR stream lane: token = entry * ps + pos % ps (pos >= 0).
+template <class I>
+KVADDR_HD constexpr I stream_lane(I entry, I pos, I ps) { return entry * ps + kv_rem(pos, ps); }
+
+// §4.6 eager_funnel lane: token_translate of the page-start token, then div ps.
+template <class I, class Gather>
+KVADDR_HD constexpr I eager_funnel_lane(I tok, Gather&& v2p, I ps, I stride) {
+  return kv_div(token_translate_lane(tok, v2p, ps, stride, Variant::production), ps);
+}
+
+// §4.8 write_loc: keep = loc > 0 and loc % dcp_size == dcp_rank; out = d(loc / dcp_size) if keep
+// else 0. loc = 0 never loads v2p[0] (the load is masked by keep).
+template <class I, class Gather>
+KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_size, I dcp_rank) {
+  const auto keep = (I(0) < loc) && (kv_rem(loc, dcp_size) == dcp_rank);
+  const I t = kv_pick(keep, kv_div(loc, dcp_size), I(-1));
+  const I page = kv_pick(keep, kv_div(t, ps), I(0));
+  const I off = kv_pick(keep, kv_rem(t, ps), I(0));
+  const I d = v2p(page, keep) * stride + off;
+  return kv_pick(keep, kv_max0(d), I(0));
+}
+
+// §4.10 mamba_translate: raw gather v2p[v] (no clamp upstream; `clamp` is the §7 Q3 parameter).
+template <class I, class Gather>
+KVADDR_HD constexpr I mamba_lane(I slot, Gather&& v2p, bool clamp) {
+  const I raw = v2p(slot, slot == slot);
+  return clamp ? kv_max0(raw) : raw;
+}
+
+// §4.11 full_prefill_table entry: production rebuilds from the live v2p (page_entry_lane);
+// B04 divides the virtual page-start token by ps without the remap.
+template <class I, class Gather>
+KVADDR_HD constexpr I full_prefill_entry_lane(I tok, Gather&& v2p, I ps, I mult, Variant v) {
+  if (v == Variant::b04_prefill_no_remap) return kv_pick(tok < I(0), I(0), kv_div(tok, ps));
+  return page_entry_lane(tok, v2p, ps, mult, Variant::production);
+}
+
+// §4.12 dcp_read_translate: translate_kv_loc(w / dcp_size); padding (w < 0) -> 0.
+// B14: collapsed but never translated (the id stays virtual).
+template <class I, class Gather>
+KVADDR_HD constexpr I dcp_read_lane(I w, Gather&& v2p, I ps, I stride, I dcp_size, Variant v) {
+  const I t = kv_pick(w < I(0), I(-1), kv_div(w, dcp_size));
+  if (v == Variant::b14_dcp_untranslated) return kv_max0(t);
+  return token_translate_lane(t, v2p, ps, stride, Variant::production);
+}
+
+// §4.13 transfer_ids: physical token of a virtual token for envelope transfer (PD, HiCache):
+// phys(t) = max(v2p[t / ps] * ps + t % ps, 0). B16: the virtual id is used as the physical one.
+template <class I, class Gather>
+KVADDR_HD constexpr I transfer_lane(I t, Gather&& v2p, I ps, Variant v) {
+  if (v == Variant::b16_virtual_as_physical) return kv_max0(t);
+  return token_translate_lane(t, v2p, ps, ps, Variant::production);
+}
+
+// §4.13 HiCache: physical token -> kernel-facing row, phi(x) = (x / ps) * S + x % ps (x >= 0).
+template <class I>
+KVADDR_HD constexpr I phi_lane(I x, I ps, I stride) { return kv_div(x, ps) * stride + kv_rem(x, ps); }
+
+// §4.13 move_kv_cache: the page of a page-major run's first physical token.
+template <class I>
+KVADDR_HD constexpr I run_page_lane(I first_token, I ps) { return kv_div(first_token, ps); }
+
+}  // namespace kvaddr::lanes
