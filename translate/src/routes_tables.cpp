@@ -1,0 +1,266 @@
+// Page-granular host routes (spec §4.2-§4.6, §4.11): one lane per (row, column) of the kernel's
+// grid, writing exactly the columns the production kernel writes.
+#include <bit>
+#include <cstdint>
+#include <string>
+
+#include "checked.hpp"
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/lanes.hpp"
+#include "kvaddr/translate/routes.hpp"
+
+namespace kvaddr::translate {
+namespace {
+
+using detail::CI;
+using detail::mat_offset;
+using detail::narrow_out;
+using detail::read_mat;
+using detail::read_vec;
+using detail::rename_lane_overflow;
+using detail::TableGather;
+
+// A request-pool row id, checked against the rows of req_to_token.
+std::int64_t pool_row(const Vec<const std::int64_t>& rows, std::int64_t b, const Mat<const std::int32_t>& r2t,
+                      const char* name) {
+  const std::int64_t row = read_vec(rows, b, name);
+  if (row < 0 || row >= r2t.rows) {
+    throw OutOfRange(name, std::to_string(row),
+                     "row id outside req_to_token's " + std::to_string(r2t.rows) + " rows (batch lane " +
+                         std::to_string(b) + ")");
+  }
+  return row;
+}
+
+// A KV length (sequence length plus delta); negative lengths are rejected naming the field.
+std::int64_t kv_length(const Vec<const std::int64_t>& lens, std::int64_t b, std::int64_t delta, const char* name) {
+  const std::int64_t len = checked_add(read_vec(lens, b, name), delta, name);
+  if (len < 0) {
+    throw OutOfRange(name, std::to_string(len), "negative KV length at batch lane " + std::to_string(b));
+  }
+  return len;
+}
+
+// The virtual token at the start of page column c (column kv_start + c * ps of the row).
+std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t row, std::int64_t kv_start,
+                              std::int64_t c, std::int64_t ps) {
+  const std::int64_t col = checked_add(kv_start, checked_mul(c, ps, "req_to_token"), "req_to_token");
+  return read_mat(r2t, row, col, "req_to_token");
+}
+
+template <class T>
+T& at(const Mat<T>& m, std::int64_t r, std::int64_t c) {
+  return m.data[mat_offset(m, r, c)];
+}
+
+}  // namespace
+
+// §4.2: kv_indices[b, i] for i < min(ceil(len_b / ps), W): the page entry of token
+// req_to_token[row_b, kv_start_b + i * ps]; other lanes keep the caller's -1.
+void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
+  validate(a);
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  const CI mult(a.multiplier);
+  const std::int64_t width = a.kv_indices.cols;
+  rename_lane_overflow("kv_indices", [&] {
+    for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
+      const std::int64_t row = pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices");
+      const std::int64_t start = a.kv_start_idx.present() ? read_vec(a.kv_start_idx, b, "kv_start_idx") : 0;
+      if (start < 0) throw OutOfRange("kv_start_idx", std::to_string(start), "negative KV start");
+      const std::int64_t len = kv_length(a.page_kernel_lens, b, 0, "page_kernel_lens");
+      const std::int64_t n_pages = lanes::ceil_div(CI(len), ps).get();
+      const std::int64_t n = n_pages < width ? n_pages : width;
+      for (std::int64_t i = 0; i < n; ++i) {
+        const CI tok(page_start_token(a.req_to_token, row, start, i, a.page_size));
+        const CI e = a.v2p.present() ? lanes::page_entry_lane(tok, g, ps, mult, a.variant)
+                                     : lanes::static_entry_lane(tok, ps);
+        at(a.kv_indices, b, i) = narrow_out<std::int32_t>(e, "kv_indices");
+      }
+    }
+  });
+}
+
+// §4.3: out[b, c] = max(v2p[page(tok)] * M, 0) for c < min(ceil(len_b / ps), max_pages); prefix-only.
+void canonical_page_table(const CanonicalPageTableArgs& a) {
+  validate(a);
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  const CI mult(a.multiplier);
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
+      const std::int64_t row = pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices");
+      const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
+      const std::int64_t n = lanes::table_columns(CI(len), ps, CI(a.max_pages), Variant::production).get();
+      for (std::int64_t c = 0; c < n; ++c) {
+        const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));
+        at(a.out, b, c) = narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, a.variant), "out");
+      }
+    }
+  });
+}
+
+// §4.4: out[b, c] for c < min(ceil((len_b + delta) / ps), max_pages) (B10: no max_pages bound, so
+// writes continue into the guard columns / next row, and past the buffer is OutOfRange("out")).
+// zero_tail: 0 on [live, max_pages) of each row and on [0, max_pages) of rows [B, out.rows).
+void read_table(const ReadTableArgs& a) {
+  validate(a);
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  const CI mult(a.multiplier);
+  const Variant entry_variant = a.variant == Variant::b10_no_max_pages_bound ? Variant::production : a.variant;
+  const std::int64_t extent =
+      (a.out.rows == 0 || a.out.cols == 0) ? 0 : (a.out.rows - 1) * a.out.row_stride + a.out.cols;
+  const std::int64_t batch = a.row_ids.size;
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const std::int64_t row = pool_row(a.row_ids, b, a.req_to_token, "row_ids");
+      const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
+      const std::int64_t n = lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get();
+      for (std::int64_t c = 0; c < n; ++c) {
+        const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));
+        const std::int32_t e = narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, entry_variant), "out");
+        // Flat address of a packed row: beyond the row width it lands in the next row (B10 spill).
+        const std::int64_t flat = checked_add(checked_mul(b, a.out.row_stride, "out"), c, "out");
+        if (flat >= extent) {
+          throw OutOfRange("out", "row " + std::to_string(b) + " column " + std::to_string(c),
+                           "write past the end of the table buffer of " + std::to_string(extent) + " elements");
+        }
+        a.out.data[flat] = e;
+      }
+      if (a.zero_tail) {
+        for (std::int64_t c = n; c < a.max_pages; ++c) at(a.out, b, c) = 0;
+      }
+    }
+  });
+  if (a.zero_tail) {
+    for (std::int64_t b = batch; b < a.out.rows; ++b)
+      for (std::int64_t c = 0; c < a.max_pages; ++c) at(a.out, b, c) = 0;
+  }
+}
+
+// §4.4 packed CSR stream: stream[j] = table[b, pos / ps] * ps + pos % ps for
+// indptr[b] <= j < indptr[b + 1], pos = kv_start_b + (j - indptr[b]); lanes >= indptr[B] untouched.
+void read_stream(const ReadStreamArgs& a) {
+  validate(a);
+  const std::int64_t batch = a.indptr.size - 1;
+  std::int64_t prev = 0;
+  for (std::int64_t b = 0; b <= batch; ++b) {
+    const std::int64_t v = a.indptr.data[b];
+    if (v < prev) {
+      throw OutOfRange("indptr", std::to_string(v),
+                       "indptr must start >= 0 and be non-decreasing (entry " + std::to_string(b) + ")");
+    }
+    prev = v;
+  }
+  require_size(prev <= a.stream.size, "stream", a.stream.size, "shorter than indptr[B] = " + std::to_string(prev));
+  const CI ps(a.page_size);
+  rename_lane_overflow("stream", [&] {
+    for (std::int64_t b = 0; b < batch; ++b) {
+      const std::int64_t start = a.kv_start_idx.present() ? read_vec(a.kv_start_idx, b, "kv_start_idx") : 0;
+      if (start < 0) throw OutOfRange("kv_start_idx", std::to_string(start), "negative KV start");
+      const std::int64_t lo = a.indptr.data[b];
+      for (std::int64_t j = lo; j < a.indptr.data[b + 1]; ++j) {
+        const std::int64_t pos = checked_add(start, j - lo, "kv_start_idx");
+        const CI entry(read_mat(a.table, b, pos / a.page_size, "table"));
+        a.stream.data[j] = narrow_out<std::int32_t>(lanes::stream_lane(entry, CI(pos), ps), "stream");
+      }
+    }
+  });
+}
+
+// §4.5: cache_seqlens[b] = int32(seq_b + delta), cu_seqlens_k = exclusive prefix sum (B + 1
+// entries); unless skip_page_table, page_table[b, c] for c < live_b (prefix-only) from
+// kernel_page_table (Era C copy), v2p (Era B remap) or the static shift; swa_page_table likewise.
+void decode_metadata(const DecodeMetadataArgs& a) {
+  validate(a);
+  const std::int64_t batch = a.seq_lens.size;
+  // Program (0, 0): lengths and prefix sums.
+  std::int64_t total = 0;
+  a.cu_seqlens_k.data[0] = 0;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
+    a.cache_seqlens.data[b] = checked_narrow32(len, "cache_seqlens");
+    total = checked_add(total, len, "cu_seqlens_k");
+    a.cu_seqlens_k.data[b + 1] = checked_narrow32(total, "cu_seqlens_k");
+  }
+  if (a.skip_page_table) return;
+
+  const int log2_ps = std::countr_zero(static_cast<std::uint64_t>(a.page_size));
+  const CI ps(a.page_size);
+  const TableGather g{a.v2p, "v2p"};
+  const TableGather swa_g{a.swa_v2p, "swa_v2p"};
+  const bool copy = a.kernel_page_table.present();
+  const bool swa = a.swa_v2p.present();
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
+    const std::int64_t live = lanes::decode_columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get();
+    const std::int64_t row =
+        (!copy || swa) ? pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices") : 0;
+    for (std::int64_t c = 0; c < live; ++c) {
+      const CI page_index = (!copy || swa) ? CI(page_start_token(a.req_to_token, row, 0, c, a.page_size)) : CI(0);
+      rename_lane_overflow("page_table", [&] {
+        CI value(0);
+        if (copy) {
+          value = CI(read_mat(a.kernel_page_table, b, c, "kernel_page_table"));
+        } else if (a.v2p.present()) {
+          value = lanes::decode_entry_lane(page_index, g, log2_ps, CI(a.multiplier), a.variant);
+        } else {
+          value = (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
+        }
+        at(a.page_table, b, c) = narrow_out<std::int32_t>(value, "page_table");
+      });
+      if (swa) {
+        rename_lane_overflow("swa_page_table", [&] {
+          const CI sv = lanes::decode_entry_lane(page_index, swa_g, log2_ps, CI(a.swa_multiplier), Variant::production);
+          at(a.swa_page_table, b, c) = narrow_out<std::int32_t>(sv, "swa_page_table");
+        });
+      }
+    }
+  }
+}
+
+// §4.6: out[r, c] = d(page_table[r, c]) / ps for every element (B02: at ps = 1 the rank-2 table
+// reaches a 1-D-only index_select and the call fails).
+void eager_funnel(const EagerFunnelArgs& a) {
+  validate(a);
+  if (a.variant == Variant::b02_rank2_index_select && a.page_size == 1) {
+    throw InvalidArgument("page_table", "rank 2 [" + std::to_string(a.page_table.rows) + ", " +
+                                            std::to_string(a.page_table.cols) + "]",
+                          "index_select at page_size 1 accepts only a 1-D index (bug B02)");
+  }
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  const CI stride(a.page_size * a.multiplier);
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t r = 0; r < a.page_table.rows; ++r) {
+      for (std::int64_t c = 0; c < a.page_table.cols; ++c) {
+        const CI tok(read_mat(a.page_table, r, c, "page_table"));
+        at(a.out, r, c) = lanes::eager_funnel_lane(tok, g, ps, stride).get();
+      }
+    }
+  });
+}
+
+// §4.11: out[b, c] for c < min(ceil(len_b / ps), max_pages), rebuilt from the live v2p (B04:
+// page-start token / ps, no remap); prefix-only.
+void full_prefill_table(const FullPrefillTableArgs& a) {
+  validate(a);
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  const CI mult(a.multiplier);
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
+      const std::int64_t row = pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices");
+      const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
+      const std::int64_t n = lanes::table_columns(CI(len), ps, CI(a.max_pages), Variant::production).get();
+      for (std::int64_t c = 0; c < n; ++c) {
+        const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));
+        at(a.out, b, c) =
+            narrow_out<std::int32_t>(lanes::full_prefill_entry_lane(tok, g, ps, mult, a.variant), "out");
+      }
+    }
+  });
+}
+
+}  // namespace kvaddr::translate

@@ -1,0 +1,183 @@
+// Token-granular host routes (spec §4.1, §4.7-§4.10, §4.12, §4.13): one lane per id, every lane
+// reads its input before writing its output, so exact aliasing of out and ids is safe.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "checked.hpp"
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/lanes.hpp"
+#include "kvaddr/translate/routes.hpp"
+
+namespace kvaddr::translate {
+
+using detail::CI;
+using detail::narrow_out;
+using detail::rename_lane_overflow;
+using detail::TableGather;
+
+// §4.1: out[i] = t < 0 ? 0 : max(v2p[t / ps] * ps * M + t % ps, 0) for i < ids.size; out's tail
+// past ids.size is untouched.
+template <class Out>
+void token_translate(const TokenTranslateArgs<Out>& a) {
+  validate(a);
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  const CI stride(a.page_size * a.multiplier);  // validated to fit
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t i = 0; i < a.ids.size; ++i) {
+      const CI t(a.ids.data[i]);
+      const CI d = lanes::token_translate_lane(t, g, ps, stride, a.variant);
+      a.out.data[i] = narrow_out<Out>(d, "out");
+    }
+  });
+}
+template void token_translate(const TokenTranslateArgs<std::int32_t>&);
+template void token_translate(const TokenTranslateArgs<std::int64_t>&);
+
+// §4.9: token_translate over swa_v2p with S_swa = ps * M_swa (B11: no clamp).
+template <class Out>
+void swa_translate(const SwaTranslateArgs<Out>& a) {
+  validate(a);
+  const TableGather g{a.swa_v2p, "swa_v2p"};
+  const CI ps(a.page_size);
+  const CI stride(a.page_size * a.swa_multiplier);
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t i = 0; i < a.ids.size; ++i) {
+      const CI t(a.ids.data[i]);
+      const CI d = lanes::swa_translate_lane(t, g, ps, stride, a.variant);
+      a.out.data[i] = narrow_out<Out>(d, "out");
+    }
+  });
+}
+template void swa_translate(const SwaTranslateArgs<std::int32_t>&);
+template void swa_translate(const SwaTranslateArgs<std::int64_t>&);
+
+// §4.7: n = kv_indptr[batch_size]; kv_indices[:n] <- int32(d(src[:n])) in place; tail untouched.
+// B05 computes the same values into a fresh buffer and leaves kv_indices as it was.
+void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
+  validate(a);
+  const std::int64_t n = a.kv_indptr.data[a.batch_size];
+  if (n < 0) {
+    throw OutOfRange("kv_indptr", std::to_string(n), "kv_indptr[batch_size] is negative");
+  }
+  require_size(n <= a.kv_indices.size, "kv_indices", a.kv_indices.size,
+               "shorter than kv_indptr[batch_size] = " + std::to_string(n));
+  const std::int32_t* src = a.src.present() ? a.src.data : a.kv_indices.data;
+  if (a.src.present()) {
+    require_size(n <= a.src.size, "src", a.src.size, "shorter than kv_indptr[batch_size] = " + std::to_string(n));
+  }
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  const CI stride(a.page_size * a.multiplier);
+  std::vector<std::int32_t> fresh;
+  std::int32_t* dst = a.kv_indices.data;
+  if (a.variant == Variant::b05_rebind_fresh) {
+    fresh.resize(static_cast<std::size_t>(n));
+    dst = fresh.data();
+  }
+  rename_lane_overflow("kv_indices", [&] {
+    for (std::int64_t i = 0; i < n; ++i) {
+      const CI t(src[i]);
+      const CI d = lanes::token_translate_lane(t, g, ps, stride, Variant::production);
+      dst[i] = narrow_out<std::int32_t>(d, "kv_indices");
+    }
+  });
+  // B05: `fresh` is dropped here; the bound buffer still holds virtual ids.
+}
+
+// §4.8: out[i] = keep(loc[i]) ? d(loc[i] / dcp_size) : 0 for i < N; out[N, out.size) = 0
+// (B06: that tail is left stale).
+void write_loc(const WriteLocArgs& a) {
+  validate(a);
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  const CI stride(a.page_size * a.multiplier);
+  const CI dcp_size(a.dcp_size);
+  const CI dcp_rank(a.dcp_rank);
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t i = 0; i < a.loc.size; ++i) {
+      const CI loc(a.loc.data[i]);
+      a.out.data[i] = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank).get();
+    }
+  });
+  if (a.variant != Variant::b06_stale_tail) {
+    for (std::int64_t i = a.loc.size; i < a.out.size; ++i) a.out.data[i] = 0;
+  }
+}
+
+// §4.10: out[i] = int32(v2p[slots[i]]) (clamped at 0 when `clamp`); a padding or out-of-table
+// slot is a read outside v2p (OutOfRange), as the Triton kernel would read out of bounds.
+void mamba_translate(const MambaTranslateArgs& a) {
+  validate(a);
+  const TableGather g{a.v2p, "v2p"};
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t i = 0; i < a.slots.size; ++i) {
+      const CI v(a.slots.data[i]);
+      a.out.data[i] = narrow_out<std::int32_t>(lanes::mamba_lane(v, g, a.clamp), "out");
+    }
+  });
+}
+
+// §4.12: out[i] = translate_kv_loc(ids[i] / dcp_size); padding -> 0 (B14: collapsed, untranslated).
+void dcp_read_translate(const DcpReadTranslateArgs& a) {
+  validate(a);
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  const CI stride(a.page_size * a.multiplier);
+  const CI dcp(a.dcp_size);
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t i = 0; i < a.ids.size; ++i) {
+      const CI w(a.ids.data[i]);
+      a.out.data[i] = lanes::dcp_read_lane(w, g, ps, stride, dcp, a.variant).get();
+    }
+  });
+}
+
+// §4.13: out[i] = phys(ids[i]) (B16: the virtual id itself, clamped at 0).
+void transfer_ids(const TransferIdsArgs& a) {
+  validate(a);
+  const TableGather g{a.v2p, "v2p"};
+  const CI ps(a.page_size);
+  rename_lane_overflow("out", [&] {
+    for (std::int64_t i = 0; i < a.ids.size; ++i) {
+      const CI t(a.ids.data[i]);
+      a.out.data[i] = lanes::transfer_lane(t, g, ps, a.variant).get();
+    }
+  });
+}
+
+// §4.13 move_kv_cache: run r covers tokens [r*ps, (r+1)*ps) of dst_tokens / src_tokens, which must
+// be a page-aligned ascending run of physical tokens; its page is first / ps.
+void envelope_moves(const EnvelopeMoveArgs& a) {
+  validate(a);
+  const std::int64_t ps = a.page_size;
+  const std::int64_t runs = a.dst_tokens.size / ps;
+  auto check_run = [ps](const Vec<const std::int64_t>& tok, std::int64_t r, const char* name) {
+    const std::int64_t first = tok.data[r * ps];
+    if (first < 0 || first % ps != 0) {
+      throw InvalidArgument(name, std::to_string(first),
+                            "run " + std::to_string(r) + " does not start at a page boundary");
+    }
+    for (std::int64_t k = 1; k < ps; ++k) {
+      const std::int64_t want = checked_add(first, k, name);
+      if (tok.data[r * ps + k] != want) {
+        throw InvalidArgument(name, std::to_string(tok.data[r * ps + k]),
+                              "run " + std::to_string(r) + " is not a page-major run (expected " +
+                                  std::to_string(want) + ")");
+      }
+    }
+  };
+  for (std::int64_t r = 0; r < runs; ++r) {
+    check_run(a.dst_tokens, r, "dst_tokens");
+    check_run(a.src_tokens, r, "src_tokens");
+  }
+  for (std::int64_t r = 0; r < runs; ++r) {
+    const std::int64_t d = lanes::run_page_lane(CI(a.dst_tokens.data[r * ps]), CI(ps)).get();
+    const std::int64_t s = lanes::run_page_lane(CI(a.src_tokens.data[r * ps]), CI(ps)).get();
+    a.dst_pages.data[r] = d;
+    a.src_pages.data[r] = s;
+  }
+}
+
+}  // namespace kvaddr::translate
