@@ -1,0 +1,435 @@
+#include "grid.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <sstream>
+
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/model/formulas.hpp"
+#include "kvaddr/model/pool.hpp"
+#include "kvaddr/translate/routes.hpp"
+
+namespace kvaddr::cli {
+
+namespace {
+
+using model::KernelId;
+using model::VirtualToken;
+
+constexpr std::int32_t kStale = 777;  // sentinel of lanes a route must leave untouched
+
+// The spec §5.2 batch recipe: bs 5, seq lens [ps, ps+1, 3ps, 7ps-3, 1], max_ctx 2048, 512 pages,
+// a random non-identity v2p with v2p[0] = 0 and the trailing sentinel. Unless upstream_exact, the
+// §5.8 gaps are closed: non-contiguous req_pool_indices, a tombstone inside request 3's live
+// prefix, and a padding row (request 4's only token is -1).
+struct Grid {
+  std::int64_t ps = 1, M = 1, bs = 5, rows = 8, max_ctx = 2048, num_pages = 512;
+  std::vector<std::int64_t> seq_lens, req_pool_indices, v2p;
+  std::vector<std::int32_t> req_to_token;  // [rows, max_ctx]
+
+  std::int32_t tok(std::int64_t b, std::int64_t pos) const {
+    return req_to_token[static_cast<std::size_t>(req_pool_indices[static_cast<std::size_t>(b)] * max_ctx + pos)];
+  }
+  std::int64_t seq(std::int64_t b) const { return seq_lens[static_cast<std::size_t>(b)]; }
+  Mat<const std::int32_t> rtt() const { return {req_to_token.data(), rows, max_ctx, max_ctx, 1}; }
+  std::int64_t width() const { return max_ctx / ps; }
+
+  // Model expectations.
+  std::int64_t d(std::int64_t t) const { return model::kernel_id(v2p, ps, M, VirtualToken(t)).value; }
+  std::int64_t entry(std::int64_t page_start_token) const { return d(page_start_token) / ps; }
+};
+
+Grid make_grid(const GridOptions& o) {
+  Grid g;
+  g.ps = o.page_size;
+  g.M = o.multiplier;
+  g.seq_lens = {g.ps, g.ps + 1, 3 * g.ps, 7 * g.ps - 3, 1};
+  g.req_pool_indices = o.upstream_exact ? std::vector<std::int64_t>{0, 1, 2, 3, 4}
+                                        : std::vector<std::int64_t>{5, 0, 7, 2, 3};
+  std::mt19937_64 rng(o.seed);
+  std::vector<std::int64_t> perm(static_cast<std::size_t>(g.num_pages - 1));
+  std::iota(perm.begin(), perm.end(), 1);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  g.v2p.assign(static_cast<std::size_t>(g.num_pages + 1), -1);
+  g.v2p[0] = 0;
+  for (std::int64_t p = 1; p < g.num_pages; ++p) g.v2p[static_cast<std::size_t>(p)] = perm[static_cast<std::size_t>(p - 1)];
+  g.req_to_token.assign(static_cast<std::size_t>(g.rows * g.max_ctx), 0);
+  std::int64_t next_vp = 1;
+  for (std::int64_t b = 0; b < g.bs; ++b) {
+    const std::int64_t row = g.req_pool_indices[static_cast<std::size_t>(b)];
+    const std::int64_t n_pages = (g.seq(b) + g.ps - 1) / g.ps;
+    for (std::int64_t c = 0; c < n_pages; ++c, ++next_vp) {
+      for (std::int64_t o2 = 0; o2 < g.ps && c * g.ps + o2 < g.seq(b); ++o2) {
+        g.req_to_token[static_cast<std::size_t>(row * g.max_ctx + c * g.ps + o2)] =
+            static_cast<std::int32_t>(next_vp * g.ps + o2);
+      }
+      if (!o.upstream_exact && b == 3 && c == 2) g.v2p[static_cast<std::size_t>(next_vp)] = -1;  // tombstone
+    }
+  }
+  if (!o.upstream_exact) g.req_to_token[static_cast<std::size_t>(g.req_pool_indices[4] * g.max_ctx)] = -1;
+  return g;
+}
+
+// Collects the first mismatch.
+class Diff {
+ public:
+  explicit Diff(std::string where) : where_(std::move(where)) {}
+  void eq(const std::string& what, std::int64_t got, std::int64_t want) {
+    if (!first_.empty() || got == want) return;
+    first_ = fmt::format("{}: {} = {}, model expects {}", where_, what, got, want);
+  }
+  const std::string& result() const { return first_; }
+
+ private:
+  std::string where_;
+  std::string first_;
+};
+
+std::vector<std::int64_t> live_tokens(const Grid& g) {
+  std::vector<std::int64_t> ids;
+  for (std::int64_t b = 0; b < g.bs; ++b)
+    for (std::int64_t pos = 0; pos < g.seq(b); ++pos) ids.push_back(g.tok(b, pos));
+  return ids;
+}
+
+std::string run(Route route, Variant variant, const Grid& g) {
+  Diff diff(fmt::format("{}[{}] ps={} M={}", to_string(route), to_string(variant), g.ps, g.M));
+  const auto v2p = cvec(g.v2p);
+  switch (route) {
+    case Route::token_translate: {
+      auto ids = live_tokens(g);
+      ids.push_back(-1);
+      std::vector<std::int64_t> out(ids.size(), kStale);
+      translate::token_translate<std::int64_t>({cvec(ids), v2p, g.ps, g.M, mvec(out), variant});
+      for (std::size_t i = 0; i < ids.size(); ++i) diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], g.d(ids[i]));
+      // aliasing: out == ids
+      auto alias = ids;
+      translate::token_translate<std::int64_t>({cvec(alias), v2p, g.ps, g.M, mvec(alias), variant});
+      for (std::size_t i = 0; i < ids.size(); ++i) diff.eq(fmt::format("aliased out[{}]", i), alias[i], g.d(ids[i]));
+      break;
+    }
+    case Route::flashmla_block_table: {
+      const std::int64_t W = g.width();
+      std::vector<std::int32_t> out(static_cast<std::size_t>(g.bs * W), -1);
+      FlashmlaBlockTableArgs a;
+      a.req_to_token = g.rtt();
+      a.req_pool_indices = cvec(g.req_pool_indices);
+      a.page_kernel_lens = cvec(g.seq_lens);
+      a.v2p = v2p;
+      a.page_size = g.ps;
+      a.multiplier = g.M;
+      a.kv_indices = mmat(out, g.bs, W);
+      a.variant = variant;
+      translate::flashmla_block_table(a);
+      for (std::int64_t b = 0; b < g.bs; ++b)
+        for (std::int64_t c = 0; c < W; ++c) {
+          const bool live = c < (g.seq(b) + g.ps - 1) / g.ps;
+          diff.eq(fmt::format("kv_indices[{},{}]", b, c), out[static_cast<std::size_t>(b * W + c)],
+                  live ? g.entry(g.tok(b, c * g.ps)) : -1);
+        }
+      break;
+    }
+    case Route::canonical_page_table:
+    case Route::full_prefill_table: {
+      const std::int64_t W = g.width();
+      std::vector<std::int32_t> out(static_cast<std::size_t>(g.bs * W), kStale);
+      if (route == Route::canonical_page_table) {
+        translate::canonical_page_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M, W,
+                                         mmat(out, g.bs, W), variant});
+      } else {
+        translate::full_prefill_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M, W,
+                                       mmat(out, g.bs, W), variant});
+      }
+      for (std::int64_t b = 0; b < g.bs; ++b)
+        for (std::int64_t c = 0; c < W; ++c) {
+          const bool live = c < (g.seq(b) + g.ps - 1) / g.ps;
+          diff.eq(fmt::format("out[{},{}]", b, c), out[static_cast<std::size_t>(b * W + c)],
+                  live ? g.entry(g.tok(b, c * g.ps)) : kStale);
+        }
+      break;
+    }
+    case Route::read_table: {
+      // Verify widening near the table width (B10): delta = 1, max_pages = 3, one guard column
+      // and one guard row; then the same with zero_tail.
+      const std::int64_t delta = 1, max_pages = 3, cols = max_pages + 1, rows = g.bs + 1;
+      for (bool zero_tail : {false, true}) {
+        std::vector<std::int32_t> out(static_cast<std::size_t>(rows * cols), kStale);
+        ReadTableArgs a;
+        a.req_to_token = g.rtt();
+        a.row_ids = cvec(g.req_pool_indices);
+        a.seq_lens = cvec(g.seq_lens);
+        a.seq_len_delta = delta;
+        a.max_pages = max_pages;
+        a.v2p = v2p;
+        a.page_size = g.ps;
+        a.multiplier = g.M;
+        a.out = mmat(out, rows, cols);
+        a.zero_tail = zero_tail;
+        a.variant = variant;
+        translate::read_table(a);
+        for (std::int64_t b = 0; b < rows; ++b)
+          for (std::int64_t c = 0; c < cols; ++c) {
+            std::int64_t want = kStale;
+            if (b < g.bs && c < std::min((g.seq(b) + delta + g.ps - 1) / g.ps, max_pages)) {
+              want = g.entry(g.tok(b, c * g.ps));
+            } else if (zero_tail && c < max_pages) {
+              want = 0;
+            }
+            diff.eq(fmt::format("out[{},{}] zero_tail={}", b, c, zero_tail), out[static_cast<std::size_t>(b * cols + c)],
+                    want);
+          }
+      }
+      // The packed CSR stream over a full-width table.
+      const std::int64_t W = g.width();
+      std::vector<std::int32_t> table(static_cast<std::size_t>(g.bs * W), kStale);
+      ReadTableArgs t;
+      t.req_to_token = g.rtt();
+      t.row_ids = cvec(g.req_pool_indices);
+      t.seq_lens = cvec(g.seq_lens);
+      t.max_pages = W;
+      t.v2p = v2p;
+      t.page_size = g.ps;
+      t.multiplier = g.M;
+      t.out = mmat(table, g.bs, W);
+      t.variant = variant;
+      translate::read_table(t);
+      std::vector<std::int32_t> indptr(1, 0);
+      for (std::int64_t b = 0; b < g.bs; ++b) indptr.push_back(indptr.back() + static_cast<std::int32_t>(g.seq(b)));
+      std::vector<std::int32_t> stream(static_cast<std::size_t>(indptr.back()) + 4, kStale);
+      translate::read_stream({cmat(table, g.bs, W), cvec(indptr), {}, g.ps, mvec(stream)});
+      for (std::int64_t b = 0; b < g.bs; ++b)
+        for (std::int64_t pos = 0; pos < g.seq(b); ++pos) {
+          const auto lane = static_cast<std::size_t>(indptr[static_cast<std::size_t>(b)] + pos);
+          diff.eq(fmt::format("stream[{}]", lane), stream[lane],
+                  model::token_from_entry(g.entry(g.tok(b, (pos / g.ps) * g.ps)), pos % g.ps, g.ps));
+        }
+      for (std::size_t lane = static_cast<std::size_t>(indptr.back()); lane < stream.size(); ++lane)
+        diff.eq(fmt::format("stream tail[{}]", lane), stream[lane], kStale);
+      break;
+    }
+    case Route::decode_metadata: {
+      const std::int64_t W = g.width();
+      std::vector<std::int32_t> cache(static_cast<std::size_t>(g.bs), kStale);
+      std::vector<std::int32_t> cu(static_cast<std::size_t>(g.bs + 1), kStale);
+      std::vector<std::int32_t> table(static_cast<std::size_t>(g.bs * W), kStale);
+      DecodeMetadataArgs a;
+      a.seq_lens = cvec(g.seq_lens);
+      a.req_to_token = g.rtt();
+      a.req_pool_indices = cvec(g.req_pool_indices);
+      a.max_seq_pages = W;
+      a.page_size = g.ps;
+      a.v2p = v2p;
+      a.multiplier = g.M;
+      a.cache_seqlens = mvec(cache);
+      a.cu_seqlens_k = mvec(cu);
+      a.page_table = mmat(table, g.bs, W);
+      a.variant = variant;
+      translate::decode_metadata(a);
+      std::int64_t sum = 0;
+      diff.eq("cu_seqlens_k[0]", cu[0], 0);
+      for (std::int64_t b = 0; b < g.bs; ++b) {
+        diff.eq(fmt::format("cache_seqlens[{}]", b), cache[static_cast<std::size_t>(b)], g.seq(b));
+        sum += g.seq(b);
+        diff.eq(fmt::format("cu_seqlens_k[{}]", b + 1), cu[static_cast<std::size_t>(b + 1)], sum);
+        for (std::int64_t c = 0; c < W; ++c) {
+          const bool live = c < (g.seq(b) + g.ps - 1) / g.ps;
+          diff.eq(fmt::format("page_table[{},{}]", b, c), table[static_cast<std::size_t>(b * W + c)],
+                  live ? g.entry(g.tok(b, c * g.ps)) : kStale);
+        }
+      }
+      break;
+    }
+    case Route::eager_funnel: {
+      const std::int64_t W = g.width();
+      std::vector<std::int64_t> starts(static_cast<std::size_t>(g.bs * W));
+      for (std::int64_t b = 0; b < g.bs; ++b)
+        for (std::int64_t c = 0; c < W; ++c) starts[static_cast<std::size_t>(b * W + c)] = g.tok(b, c * g.ps);
+      std::vector<std::int64_t> out(starts.size(), kStale);
+      translate::eager_funnel({cmat(starts, g.bs, W), v2p, g.ps, g.M, mmat(out, g.bs, W), variant});
+      for (std::size_t i = 0; i < out.size(); ++i) diff.eq(fmt::format("out[{}]", i), out[i], g.entry(starts[i]));
+      break;
+    }
+    case Route::kv_indices_inplace: {
+      const auto ids = live_tokens(g);
+      const auto n = static_cast<std::int64_t>(ids.size());
+      std::vector<std::int32_t> buffer(static_cast<std::size_t>(3 * n), std::int32_t{1} << 30);
+      for (std::size_t i = 0; i < ids.size(); ++i) buffer[i] = static_cast<std::int32_t>(ids[i]);
+      std::vector<std::int32_t> indptr(1, 0);
+      for (std::int64_t b = 0; b < g.bs; ++b) indptr.push_back(indptr.back() + static_cast<std::int32_t>(g.seq(b)));
+      KvIndicesInplaceArgs a;
+      a.kv_indices = mvec(buffer);
+      a.kv_indptr = cvec(indptr);
+      a.batch_size = g.bs;
+      a.v2p = v2p;
+      a.page_size = g.ps;
+      a.multiplier = g.M;
+      a.variant = variant;
+      translate::kv_indices_inplace(a);
+      for (std::size_t i = 0; i < buffer.size(); ++i)
+        diff.eq(fmt::format("kv_indices[{}]", i), buffer[i], i < ids.size() ? g.d(ids[i]) : (std::int64_t{1} << 30));
+      break;
+    }
+    case Route::write_loc: {
+      const std::int64_t dcp = 2;
+      for (std::int64_t rank = 0; rank < dcp; ++rank) {
+        std::vector<model::WidenedWriteLoc> locs;
+        std::vector<std::int64_t> raw;
+        for (auto t : live_tokens(g)) raw.push_back(t < 0 ? t : t * dcp + (t % dcp));
+        raw.push_back(0);
+        raw.push_back(-1);
+        for (auto w : raw) locs.emplace_back(w);
+        const auto width = static_cast<std::int64_t>(raw.size()) + 3;
+        std::vector<std::int64_t> out(static_cast<std::size_t>(width), kStale);
+        translate::write_loc({cvec(raw), v2p, g.ps, g.M, dcp, rank, mvec(out), variant});
+        const auto want = model::write_loc_lanes(g.v2p, g.ps, g.M, dcp, rank, locs, width);
+        for (std::size_t i = 0; i < out.size(); ++i) diff.eq(fmt::format("out[{}] rank={}", i, rank), out[i], want[i]);
+      }
+      break;
+    }
+    case Route::swa_translate: {
+      // SWA side: a non-owner table sized by the owner's id space, with slid-out pages.
+      std::vector<std::int64_t> swa(g.v2p.size(), -1);
+      swa[0] = 0;
+      for (std::size_t p = 1; p + 1 < swa.size(); ++p) swa[p] = (p % 3 == 0) ? -1 : static_cast<std::int64_t>((p * 7) % 500 + 1);
+      const std::int64_t m_swa = 2;
+      auto ids = live_tokens(g);
+      ids.push_back(-1);
+      std::vector<std::int64_t> out(ids.size(), kStale);
+      translate::swa_translate<std::int64_t>({cvec(ids), cvec(swa), g.ps, m_swa, mvec(out), variant});
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], model::swa_id(swa, g.ps, m_swa, VirtualToken(ids[i])).value);
+      break;
+    }
+    case Route::mamba_translate: {
+      std::vector<std::int64_t> table(65, -1);
+      table[0] = 0;
+      for (std::size_t v = 1; v < 64; ++v) table[v] = (v == 9) ? -1 : static_cast<std::int64_t>(64 - v);
+      std::vector<std::int64_t> slots;
+      for (std::int64_t v = 0; v < 64; ++v) slots.push_back(v);
+      std::vector<std::int32_t> out(slots.size(), kStale);
+      translate::mamba_translate({cvec(slots), cvec(table), false, mvec(out)});
+      for (std::size_t i = 0; i < slots.size(); ++i)
+        diff.eq(fmt::format("out[{}]", i), out[i], model::mamba_slot(table, slots[i], false));
+      break;
+    }
+    case Route::dcp_read_translate: {
+      const std::int64_t dcp = 2;
+      std::vector<std::int64_t> ids;
+      for (auto t : live_tokens(g)) ids.push_back(t < 0 ? t : t * dcp + 1);
+      ids.push_back(-1);
+      std::vector<std::int64_t> out(ids.size(), kStale);
+      translate::dcp_read_translate({cvec(ids), v2p, g.ps, g.M, dcp, mvec(out), variant});
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        diff.eq(fmt::format("out[{}] (w={})", i, ids[i]), out[i], g.d(ids[i] < 0 ? -1 : ids[i] / dcp));
+      break;
+    }
+    case Route::transfer_ids: {
+      auto ids = live_tokens(g);
+      ids.push_back(-1);
+      std::vector<std::int64_t> out(ids.size(), kStale);
+      translate::transfer_ids({cvec(ids), v2p, g.ps, mvec(out), variant});
+      for (std::size_t i = 0; i < ids.size(); ++i)
+        diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], model::phys(g.v2p, g.ps, VirtualToken(ids[i])).value);
+      break;
+    }
+  }
+  return diff.result();
+}
+
+}  // namespace
+
+std::vector<std::int64_t> grid_page_sizes(Route) { return {1, 32, 64}; }
+
+std::string check_route_on_grid(Route route, Variant variant, const GridOptions& options) {
+  try {
+    return run(route, variant, make_grid(options));
+  } catch (const kvaddr::Error& e) {
+    return fmt::format("{}[{}] ps={}: raised {} ({})", to_string(route), to_string(variant), options.page_size,
+                       to_string(e.kind()), e.what());
+  }
+}
+
+std::string check_simulator_readback(std::uint64_t seed) {
+  try {
+    using model::VirtualPage;
+    const std::int64_t ps = 4, L = 3;
+    model::SubPool pool(model::Geometry(ps, L, 32, L, 8, 2));
+    std::mt19937_64 rng(seed);
+    std::vector<std::vector<model::VirtualToken>> reqs;
+    for (int r = 0; r < 5; ++r) reqs.push_back(pool.alloc(2 + r % 3));
+    auto tag_of = [](std::int64_t layer, std::int64_t t) { return static_cast<std::uint64_t>(t * 1000 + layer + 1); };
+    for (const auto& req : reqs)
+      for (auto t : req)
+        for (std::int64_t l = 0; l < L; ++l) pool.write(l, t, tag_of(l, t.value));
+    auto pages_of = [&](const std::vector<model::VirtualToken>& req) {
+      std::vector<VirtualPage> pages;
+      for (auto t : req)
+        if (t.value % ps == 0) pages.emplace_back(t.value / ps);
+      return pages;
+    };
+    pool.free_eager(pages_of(reqs[1]));
+    if (pool.moves().empty()) return "eager free of the middle request moved no page (compaction did not run)";
+    pool.free_lazy(pages_of(reqs[3]));
+    pool.flush();
+    std::vector<model::VirtualToken> live;
+    for (int r : {0, 2, 4}) live.insert(live.end(), reqs[static_cast<std::size_t>(r)].begin(), reqs[static_cast<std::size_t>(r)].end());
+    std::shuffle(live.begin(), live.end(), rng);
+    std::vector<std::int64_t> ids;
+    for (auto t : live) ids.push_back(t.value);
+    const auto v2p = pool.v2p();
+    const Vec<const std::int64_t> table{v2p.data(), static_cast<std::int64_t>(v2p.size())};
+    // token_translate
+    std::vector<std::int64_t> d(ids.size(), -7);
+    translate::token_translate<std::int64_t>({cvec(ids), table, ps, L, mvec(d), Variant::production});
+    // canonical page table over one row holding every live token at page starts
+    std::vector<std::int32_t> rtt(ids.size() * static_cast<std::size_t>(ps), 0);
+    std::vector<std::int64_t> starts;
+    for (auto t : ids)
+      if (t % ps == 0) starts.push_back(t);
+    for (std::size_t c = 0; c < starts.size(); ++c)
+      for (std::int64_t o = 0; o < ps; ++o) rtt[c * static_cast<std::size_t>(ps) + static_cast<std::size_t>(o)] = static_cast<std::int32_t>(starts[c] + o);
+    const auto n_tokens = static_cast<std::int64_t>(starts.size()) * ps;
+    const auto width = static_cast<std::int64_t>(rtt.size());
+    std::vector<std::int64_t> rows{0}, lens{n_tokens};
+    const auto n_pages = static_cast<std::int64_t>(starts.size());
+    std::vector<std::int32_t> canon(static_cast<std::size_t>(n_pages), -7), rt(static_cast<std::size_t>(n_pages), -7);
+    translate::canonical_page_table({{rtt.data(), 1, width, width, 1}, cvec(rows), cvec(lens), table, ps, L, n_pages,
+                                     mmat(canon, 1, n_pages), Variant::production});
+    ReadTableArgs ra;
+    ra.req_to_token = {rtt.data(), 1, width, width, 1};
+    ra.row_ids = cvec(rows);
+    ra.seq_lens = cvec(lens);
+    ra.max_pages = n_pages;
+    ra.v2p = table;
+    ra.page_size = ps;
+    ra.multiplier = L;
+    ra.out = mmat(rt, 1, n_pages);
+    translate::read_table(ra);
+    for (std::size_t i = 0; i < ids.size(); ++i)
+      for (std::int64_t l = 0; l < L; ++l) {
+        const auto want = tag_of(l, ids[i]);
+        const auto got = pool.read_kernel(l, model::KernelId(d[i]));
+        if (got != want) return fmt::format("token_translate: t={} layer {} reads tag {} via d={}, wrote {}", ids[i], l, got, d[i], want);
+      }
+    for (std::size_t c = 0; c < starts.size(); ++c)
+      for (std::int64_t o = 0; o < ps; ++o)
+        for (std::int64_t l = 0; l < L; ++l) {
+          const auto want = tag_of(l, starts[c] + o);
+          const auto via_canon = pool.read_kernel(l, model::KernelId(canon[c] * ps + o));
+          const auto via_read = pool.read_kernel(l, model::KernelId(rt[c] * ps + o));
+          if (via_canon != want || via_read != want)
+            return fmt::format("page entry of t={} layer {}: canonical reads {}, read_table reads {}, wrote {}",
+                               starts[c] + o, l, via_canon, via_read, want);
+        }
+    const auto violations = pool.check_invariants();
+    if (!violations.empty()) return "invariant (" + std::string(1, violations.front().invariant) + "): " + violations.front().detail;
+    return "";
+  } catch (const std::exception& e) {
+    return std::string("raised: ") + e.what();
+  }
+}
+
+}  // namespace kvaddr::cli

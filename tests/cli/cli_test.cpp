@@ -1,0 +1,97 @@
+// The `kvaddr` command line, driven in-process through kvaddr::cli::run.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "kvaddr/cli/app.hpp"
+
+namespace {
+
+struct Outcome {
+  int status;
+  std::string out;
+  std::string err;
+};
+
+Outcome run(std::vector<std::string> args) {
+  std::ostringstream out, err;
+  const int status = kvaddr::cli::run(args, out, err);
+  return {status, out.str(), err.str()};
+}
+
+TEST(CliTranslate, HandComputedTokenTranslate) {
+  // ps = 4, M = 3 (S = 12), v2p = [0, 5, -1, 2, -1]:
+  // t = 5 -> page 1 -> P 5 -> 5*12 + 1 = 61; t = 9 -> page 2 tombstone -> 0; t = 13 -> page 3 -> 2*12+1 = 25;
+  // padding -1 -> 0.
+  auto r = run({"translate", "--page-size", "4", "--multiplier", "3", "--v2p", "0,5,-1,2,-1", "--ids", "5,9,13,-1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "5 -> 61\n9 -> 0\n13 -> 25\n-1 -> 0\n");
+}
+
+TEST(CliTranslate, JsonAndInt32Output) {
+  auto r = run({"translate", "--page-size", "1", "--multiplier", "24", "--v2p", "0,7,3,-1", "--ids", "1,2,-1", "--int32",
+                "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["out"], (std::vector<std::int64_t>{168, 72, 0}));
+  EXPECT_EQ(j["route"], "token_translate");
+}
+
+TEST(CliTranslate, WriteLocZeroFillsTheWidth) {
+  // dcp 2, rank 1: w = 3 (owned, t = 1), w = 4 (rank 0: not owned), w = 0 (padding); width 5.
+  // ps = 2, M = 1: t = 1 -> page 0 -> P 0 -> 0*2 + 1 = 1.
+  auto r = run({"translate", "--route", "write_loc", "--page-size", "2", "--v2p", "0,3,-1", "--dcp-size", "2",
+                "--dcp-rank", "1", "--out-width", "5", "--ids", "3,4,0"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "3 -> 1\n4 -> 0\n0 -> 0\n(lane 3) -> 0\n(lane 4) -> 0\n");
+}
+
+TEST(CliTranslate, BadArgumentsExitTwoWithOneLine) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"translate", "--page-size", "0", "--v2p", "0,-1", "--ids", "1"},
+           {"translate", "--page-size", "4", "--v2p", "0,x", "--ids", "1"},
+           {"translate", "--page-size", "4", "--v2p", "0,-1", "--route", "nope", "--ids", "1"},
+           {"translate", "--page-size", "4", "--v2p", "0,-1", "--variant", "b10_no_max_pages_bound", "--ids", "1"},
+           {"translate", "--page-size", "1", "--v2p", "0,-1", "--ids", "7"},
+           {"frobnicate"}}) {
+    auto r = run(args);
+    EXPECT_EQ(r.status, 2) << args[0];
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_EQ(r.err.rfind("kvaddr: ", 0), 0u) << r.err;
+  }
+}
+
+TEST(CliTranslate, ErrorsNameTheArgument) {
+  auto r = run({"translate", "--page-size", "0", "--v2p", "0,-1", "--ids", "1"});
+  EXPECT_NE(r.err.find("page_size = 0"), std::string::npos) << r.err;
+  r = run({"translate", "--page-size", "1", "--v2p", "0,-1", "--ids", "7"});
+  EXPECT_NE(r.err.find("v2p"), std::string::npos) << r.err;
+}
+
+TEST(CliVerify, JsonShapeAndVerdict) {
+  auto r = run({"verify", "--json", "--quick"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["passed"].is_boolean());
+  EXPECT_TRUE(j["passed"].get<bool>());
+  ASSERT_TRUE(j["checks"].is_array());
+  EXPECT_GT(j["checks"].size(), 20u);
+  bool saw_variant = false;
+  for (const auto& c : j["checks"]) {
+    ASSERT_TRUE(c["name"].is_string());
+    ASSERT_TRUE(c["passed"].is_boolean());
+    ASSERT_TRUE(c["detail"].is_string());
+    EXPECT_TRUE(c["passed"].get<bool>()) << c["name"] << ": " << c["detail"];
+    saw_variant = saw_variant || c["name"].get<std::string>().rfind("variant.", 0) == 0;
+  }
+  EXPECT_TRUE(saw_variant);
+}
+
+TEST(CliVerify, TableEndsWithTheVerdict) {
+  auto r = run({"verify", "--quick"});
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("PASSED"), std::string::npos);
+}
+
+}  // namespace
