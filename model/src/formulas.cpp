@@ -57,7 +57,7 @@ std::int64_t floor_div(std::int64_t a, std::int64_t b) {
 }
 
 std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
-  check_divisor(a, b);
+  require(b != 0, "divisor", b, "division by zero");
   if (b == -1) return 0;
   const std::int64_t r = a % b;
   return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;
@@ -69,7 +69,7 @@ std::int64_t trunc_div(std::int64_t a, std::int64_t b) {
 }
 
 std::int64_t trunc_mod(std::int64_t a, std::int64_t b) {
-  check_divisor(a, b);
+  require(b != 0, "divisor", b, "division by zero");
   if (b == -1) return 0;
   return a % b;
 }
