@@ -1,0 +1,32 @@
+#pragma once
+// Shared by the translate tests: assert that `f` throws exactly error type E naming `argument`.
+#include <gtest/gtest.h>
+
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "kvaddr/model/errors.hpp"
+
+namespace kvaddr::test {
+
+template <class E, class F>
+::testing::AssertionResult throws_naming(F&& f, std::string_view argument) {
+  try {
+    f();
+  } catch (const E& e) {
+    if (e.argument() != argument) {
+      return ::testing::AssertionFailure() << "argument() is '" << e.argument() << "', expected '" << argument
+                                           << "' (what: " << e.what() << ")";
+    }
+    if (std::string(e.what()).find(argument) == std::string::npos) {
+      return ::testing::AssertionFailure() << "what() does not name '" << argument << "': " << e.what();
+    }
+    return ::testing::AssertionSuccess();
+  } catch (const std::exception& e) {
+    return ::testing::AssertionFailure() << "wrong exception type: " << e.what();
+  }
+  return ::testing::AssertionFailure() << "nothing thrown";
+}
+
+}  // namespace kvaddr::test
