@@ -6,6 +6,7 @@
 
 #include "grid.hpp"
 #include "kvaddr/cli/app.hpp"
+#include "kvaddr/model/wiring.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "verify_extra.hpp"
 
@@ -69,6 +70,8 @@ CheckResult variant_check(Route route, Variant variant, std::uint64_t seed) {
 
 }  // namespace
 
+std::int64_t wrong_reads_after_compaction(model::DetectVariant variant);  // gate.cpp
+
 std::vector<CheckResult> run_verify_checks(const VerifyOptions& options) {
   std::vector<CheckResult> results;
   for (Route route : kAllRoutes) {
@@ -99,6 +102,16 @@ std::vector<CheckResult> run_verify_checks(const VerifyOptions& options) {
     r.detail = r.passed ? "alloc, tag, eager free (pages moved), lazy free + flush: every live slot reads its tag "
                           "through token_translate, canonical_page_table and read_table"
                         : msg;
+    return r;
+  }));
+  results.push_back(timed("backend_gate.b03_single_layer_rank", [&] {
+    CheckResult r;
+    const auto production = wrong_reads_after_compaction(model::DetectVariant::production);
+    const auto b03 = wrong_reads_after_compaction(model::DetectVariant::b03_multiplier_gt_one);
+    r.passed = production == 0 && b03 > 0;
+    r.detail = fmt::format("M = 1 rank after compaction: detection on full_v2p_page_table reads {} wrong slots; "
+                           "B03 (multiplier > 1) reads {} wrong slots",
+                           production, b03);
     return r;
   }));
   append_extra_checks(options, results);
