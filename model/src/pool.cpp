@@ -17,16 +17,28 @@ std::string str(std::int64_t v) { return std::to_string(v); }
 // ================================================================================================
 // SubPool
 // ================================================================================================
+namespace {
+// The simulated store must be checked before any table is allocated.
+// Envelope blocks per page: one K and one V block per layer for dense MHA (M == 2L), else one per layer.
+std::int64_t blocks_for(const Geometry& g) {
+  return (g.multiplier() % 2 == 0 && g.multiplier() / 2 == g.num_layers()) ? g.multiplier() : g.num_layers();
+}
+const Geometry& simulable(const Geometry& g) {
+  const std::int64_t rows = checked_mul(checked_add(g.num_pages(), 1, "num_pages"),
+                                        checked_mul(blocks_for(g), g.page_size(), "num_layers"), "num_pages");
+  require(rows <= kMaxSimulatedRows, "num_pages", g.num_pages(),
+          "the simulated KV store would exceed kMaxSimulatedRows rows");
+  return g;
+}
+}  // namespace
+
 SubPool::SubPool(const Geometry& geometry, SubPoolOptions options)
-    : g_(geometry),
+    : g_(simulable(geometry)),
       opt_(options),
       tables_(geometry.num_pages(), options.num_virtual_ids, options.min_page_index, options.table),
-      wm_(options.grow == GrowDirection::up ? options.min_page_index : geometry.num_pages() - 1) {
-  const std::int64_t rows = checked_mul(checked_add(g_.num_pages(), 1, "num_pages"),
-                                        checked_mul(g_.num_layers(), g_.page_size(), "num_layers"), "num_pages");
-  require(rows <= kMaxSimulatedRows, "num_pages", g_.num_pages(),
-          "the simulated KV store would exceed kMaxSimulatedRows rows");
-  store_.assign(uz(rows), 0);
+      wm_(options.grow == GrowDirection::up ? options.min_page_index : geometry.num_pages() - 1),
+      blocks_(blocks_for(geometry)) {
+  store_.assign(uz((g_.num_pages() + 1) * blocks_ * g_.page_size()), 0);
   if (opt_.id_owner) {
     for (std::int64_t v = opt_.min_page_index; v < tables_.num_virtual_ids(); ++v) free_virtual_.push_back(v);
   }
@@ -74,8 +86,8 @@ void SubPool::bind_all(std::span<const VirtualPage> virt, std::span<const Physic
   for (std::size_t i = 0; i < virt.size(); ++i) {
     tables_.bind(virt[i], phys[i]);
     if (opt_.zero_on_alloc) {
-      for (std::int64_t l = 0; l < g_.num_layers(); ++l)
-        for (std::int64_t o = 0; o < g_.page_size(); ++o) store_[row_of(phys[i].value, l, o)] = 0;
+      for (std::int64_t b = 0; b < blocks_; ++b)
+        for (std::int64_t o = 0; o < g_.page_size(); ++o) store_[row_of(phys[i].value, b, o)] = 0;
     }
   }
 }
@@ -194,17 +206,19 @@ void SubPool::flush() {
 }
 
 void SubPool::move_envelope(PhysicalPage src, PhysicalPage dst) {
-  for (std::int64_t l = 0; l < g_.num_layers(); ++l)
-    for (std::int64_t o = 0; o < g_.page_size(); ++o) store_[row_of(dst.value, l, o)] = store_[row_of(src.value, l, o)];
+  for (std::int64_t b = 0; b < blocks_; ++b)
+    for (std::int64_t o = 0; o < g_.page_size(); ++o) store_[row_of(dst.value, b, o)] = store_[row_of(src.value, b, o)];
 }
 
 PhysicalToken SubPool::to_physical(VirtualToken t) const { return phys(tables_.v2p(), g_.page_size(), t); }
 
 KernelId SubPool::to_kernel(VirtualToken t) const { return kernel_id(tables_.v2p(), g_, t); }
 
-std::size_t SubPool::row_of(std::int64_t P, std::int64_t layer, std::int64_t o) const noexcept {
-  return uz((P * g_.num_layers() + layer) * g_.page_size() + o);
+std::size_t SubPool::row_of(std::int64_t P, std::int64_t block, std::int64_t o) const noexcept {
+  return uz((P * blocks_ + block) * g_.page_size() + o);
 }
+
+std::int64_t SubPool::k_block(std::int64_t layer) const noexcept { return blocks_ == g_.num_layers() ? layer : 2 * layer; }
 
 void SubPool::check_layer(std::int64_t layer) const {
   require_range(layer >= 0 && layer < g_.num_layers(), "layer", layer, "must lie in [0, num_layers)");
@@ -217,7 +231,8 @@ void SubPool::write(std::int64_t layer, VirtualToken t, std::uint64_t tag) {
   const VirtualPage p(t.value / g_.page_size());
   const auto P = tables_.physical_of(p);
   if (!P) throw InvalidState("t", str(t.value), "the token's virtual page is not bound");
-  store_[row_of(P->value, layer, t.value % g_.page_size())] = tag;
+  store_[row_of(P->value, k_block(layer), t.value % g_.page_size())] = tag;
+  if (blocks_ != g_.num_layers()) store_[row_of(P->value, k_block(layer) + 1, t.value % g_.page_size())] = tag;
 }
 
 std::uint64_t SubPool::read_virtual(std::int64_t layer, VirtualToken t) const {
@@ -227,18 +242,20 @@ std::uint64_t SubPool::read_virtual(std::int64_t layer, VirtualToken t) const {
 std::uint64_t SubPool::read_physical(std::int64_t layer, PhysicalToken x) const {
   check_layer(layer);
   require_range(x.value >= 0 && x.value < g_.num_slots(), "x", x.value, "must lie in [0, num_pages*page_size)");
-  return store_[row_of(x.value / g_.page_size(), layer, x.value % g_.page_size())];
+  return store_[row_of(x.value / g_.page_size(), k_block(layer), x.value % g_.page_size())];
 }
 
 std::uint64_t SubPool::read_kernel(std::int64_t layer, KernelId d) const {
   check_layer(layer);
   if (g_.multiplier() == 1) return read_physical(layer, PhysicalToken(d.value));
-  if (g_.multiplier() != g_.num_layers()) {
-    throw InvalidState("multiplier", str(g_.multiplier()), "read_kernel models dense MLA views (M == L) or M == 1");
+  if (g_.multiplier() != blocks_) {
+    throw InvalidState("multiplier", str(g_.multiplier()),
+                       "read_kernel models dense views (M == L for MLA, M == 2L for MHA) or M == 1");
   }
   require_range(d.value >= 0 && d.value < g_.kernel_rows(), "d", d.value, "must lie in [0, kernel_rows)");
-  // Dense view l: origin l*ps rows into the envelope array, then row d (spec §3.3, D = 1 tag per row).
-  return store_[uz(layer * g_.page_size() + d.value)];
+  // Dense view of layer l (K block for MHA): origin k_block(l)*ps rows into the envelope array, then
+  // row d (spec §3.3, one tag per row).
+  return store_[uz(k_block(layer) * g_.page_size() + d.value)];
 }
 
 void SubPool::fill(std::uint64_t tag) { std::fill(store_.begin(), store_.end(), tag); }

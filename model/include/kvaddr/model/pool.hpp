@@ -24,7 +24,7 @@ struct SubPoolOptions {
   std::int64_t min_page_index = 1;
   GrowDirection grow = GrowDirection::up;
   bool id_owner = true;                         // false: binds virtual ids handed in by an owner
-  std::optional<std::int64_t> num_virtual_ids;  // v2p sizing; defaults to num_pages
+  std::optional<std::int64_t> num_virtual_ids = std::nullopt;  // v2p sizing; defaults to num_pages
   bool zero_on_alloc = false;                   // zero handed-out page envelopes (#33974, B07 context)
   TableOptions table{};                         // v2p0_pinned (spec §7 Q2)
 };
@@ -79,13 +79,16 @@ class SubPool {
   PhysicalToken to_physical(VirtualToken t) const;
   KernelId to_kernel(VirtualToken t) const;
 
-  // ---- KV store: one uint64 tag per (physical page, layer, slot), page-major envelope ---------------
+  // ---- KV store: one uint64 tag per (physical page, block, slot), page-major envelope ---------------
+  // Blocks per page: L (one row per layer, MLA / M == 1), or 2L when M == 2L (K block 2l, V block
+  // 2l + 1; write stores the tag in both, reads return the K block).
   // write: the token's page must be bound (InvalidState "t"); layer in [0, L) (OutOfRange "layer").
   void write(std::int64_t layer, VirtualToken t, std::uint64_t tag);
   std::uint64_t read_virtual(std::int64_t layer, VirtualToken t) const;  // through to_physical
   std::uint64_t read_physical(std::int64_t layer, PhysicalToken x) const;
-  // Dense-view read: row l*ps + d of the envelope array when M == L; physical read when M == 1;
-  // any other M -> InvalidState "multiplier". d in [0, kernel_rows) (OutOfRange "d").
+  // Dense-view read: row l*ps + d of the envelope array when M == L (MLA), row 2l*ps + d when M == 2L
+  // (MHA K block); physical read when M == 1; any other M -> InvalidState "multiplier".
+  // d in [0, kernel_rows) (OutOfRange "d").
   std::uint64_t read_kernel(std::int64_t layer, KernelId d) const;
   void fill(std::uint64_t tag);  // poison every row (SGLANG_DEBUG_POISON_POOL analogue)
 
@@ -99,13 +102,15 @@ class SubPool {
   void bind_all(std::span<const VirtualPage> virt, std::span<const PhysicalPage> phys);
   void move_envelope(PhysicalPage src, PhysicalPage dst);
   bool in_allocated_band(std::int64_t P) const noexcept;
-  std::size_t row_of(std::int64_t P, std::int64_t layer, std::int64_t o) const noexcept;
+  std::size_t row_of(std::int64_t P, std::int64_t block, std::int64_t o) const noexcept;
+  std::int64_t k_block(std::int64_t layer) const noexcept;
   void check_layer(std::int64_t layer) const;
 
   Geometry g_;
   SubPoolOptions opt_;
   PageTables tables_;
   std::int64_t wm_;
+  std::int64_t blocks_;  // envelope blocks per page: 2L for dense MHA (M == 2L), else L
   std::deque<std::int64_t> free_virtual_;
   std::vector<PhysicalPage> holes_;
   std::vector<PageMove> moves_;
