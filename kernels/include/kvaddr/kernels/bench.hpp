@@ -1,0 +1,70 @@
+#pragma once
+// Speed measurement of the GPU kernels (issue 5 workloads), includable without nvcc.
+// Each kernel is timed with CUDA events around one launch (L2 flushed before every run unless
+// disabled), median of `runs` runs after `warmup` runs; the device-to-device copy bandwidth is
+// measured in the same session and every kernel's achieved bytes/s (its minimum DRAM traffic,
+// docs/performance.md) is reported as a ratio of it.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kvaddr::gpu {
+
+struct BenchOptions {
+  int runs = 30;            // timed runs per workload (median reported), >= 20 for the targets
+  int warmup = 5;
+  bool flush_l2 = true;     // write a 256 MiB scratch buffer before every timed run
+  int latency_runs = 2000;  // host-timed launch-to-completion runs for the latency workload
+};
+
+struct BenchResult {
+  std::string name;          // e.g. "token_translate/ps64"
+  std::string workload;      // shape description
+  double median_us = 0, min_us = 0;
+  double bytes = 0;          // minimum DRAM traffic of the traffic model
+  double achieved_gbps = 0;  // bytes / median time
+  double ratio_to_copy = 0;  // achieved / copy bandwidth
+  double time_vs_min = 0;    // median time / (bytes / copy bandwidth)
+  std::string target;        // the issue's target in words
+  bool target_met = false;
+};
+
+struct BenchReport {
+  bool skipped = false;
+  std::string skip_reason;
+  std::string device;
+  double copy_gbps = 0;        // device-to-device copy, bytes read + written per second
+  double copy_median_us = 0;
+  double copy_bytes = 0;
+  std::vector<BenchResult> results;
+  double latency_host_median_us = 0;  // N = 1024 token_translate, launch to completion (host clock)
+  double latency_host_p90_us = 0;
+  double latency_gpu_median_us = 0;   // same launch timed with events
+  bool latency_target_met = false;
+};
+
+// Runs every workload; skipped = true (never throws) when no GPU is present.
+BenchReport run_bench(const BenchOptions& options = {});
+std::string to_json(const BenchReport& r);
+std::string to_text(const BenchReport& r);
+
+// A prepared set of workloads for external harnesses (Google Benchmark's kvaddr_bench).
+class BenchSession {
+ public:
+  explicit BenchSession(const BenchOptions& options = {});
+  ~BenchSession();
+  BenchSession(const BenchSession&) = delete;
+  BenchSession& operator=(const BenchSession&) = delete;
+  std::vector<std::string> workloads() const;   // names accepted by time_once_us
+  double time_once_us(const std::string& name);  // one timed run (L2 flushed first when enabled)
+  double bytes(const std::string& name) const;   // traffic model
+  double copy_gbps();                            // measured once, cached
+
+ private:
+  friend BenchReport run_bench(const BenchOptions& options);
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace kvaddr::gpu

@@ -1,0 +1,110 @@
+#pragma once
+// Differential GPU check (issue 5): random geometries and batches derived from (seed, case index),
+// every GPU kernel against the host route (translate/) and, for production variants, the model
+// (model/). Compares every written lane and every lane that must stay untouched (prefilled
+// slack, guard rows and columns, tails). Includable without nvcc.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvaddr/translate/variant.hpp"
+
+namespace kvaddr::gpu {
+
+// One kernel entry point of the differential check (a route, or a route at one output width).
+enum class DiffKernel : std::int32_t {
+  token_translate_i64 = 0,
+  token_translate_i32,
+  flashmla_block_table,
+  canonical_page_table,
+  read_table,
+  read_stream,
+  decode_metadata,
+  eager_funnel,
+  kv_indices_inplace,
+  write_loc,
+  swa_translate_i64,
+  swa_translate_i32,
+  mamba_translate,
+  full_prefill_table,
+  dcp_read_translate,
+  transfer_ids,
+  envelope_moves,
+};
+inline constexpr int kDiffKernelCount = 17;
+std::string_view to_string(DiffKernel k) noexcept;
+std::optional<DiffKernel> parse_diff_kernel(std::string_view name) noexcept;
+Route route_of(DiffKernel k) noexcept;
+
+struct DiffOptions {
+  std::int64_t cases = 200;               // number of cases (at least; see min_lanes)
+  std::uint64_t seed = 1;                 // with case index and max_case_lanes, rebuilds every input
+  std::int64_t first_case = 0;            // index of the first case (replay: first_case = i, cases = 1)
+  std::int64_t min_lanes = 0;             // keep running cases until this many translated lanes
+  std::int64_t max_case_lanes = 1 << 16;  // size scale of one case (part of the replay key)
+  std::optional<DiffKernel> only;         // restrict every case to one kernel
+  bool production_only = false;           // no planted-bug variants
+  bool compare_model = true;              // also compare production outputs with model/
+  std::int64_t max_cases = 1 << 30;       // hard stop for min_lanes mode
+  bool host_only = false;                 // generator + host route + model only (no GPU needed)
+};
+
+struct LaneDiff {
+  std::string buffer;      // output buffer name
+  std::int64_t index = 0;  // flat element index inside that buffer
+  std::int64_t expected = 0;
+  std::int64_t actual = 0;
+};
+
+// The first mismatch as a minimal replayable case.
+struct Mismatch {
+  DiffKernel kernel{};
+  Route route{};
+  Variant variant{};
+  std::uint64_t seed = 0;
+  std::int64_t case_index = 0;
+  std::int64_t max_case_lanes = 0;
+  std::string against;        // "host" (GPU vs host route), "model" (host route vs model), "error"
+  std::string geometry;       // ps, M, batch shape, ... of the case
+  std::int64_t differing_lanes = 0;
+  std::vector<LaneDiff> lanes;  // at most 8
+  std::string detail;           // exception text for "error"
+  std::string replay;           // CLI line that rebuilds exactly this case
+};
+
+struct KernelCount {
+  DiffKernel kernel{};
+  std::int64_t cases = 0;
+  std::int64_t lanes = 0;
+};
+
+struct DiffReport {
+  bool skipped = false;         // no GPU: nothing ran
+  std::string skip_reason;
+  std::uint64_t seed = 0;
+  std::int64_t cases_run = 0;
+  std::int64_t lanes_translated = 0;   // lanes the routes define (written lanes)
+  std::int64_t lanes_compared = 0;     // every element compared GPU vs host, untouched lanes included
+  std::int64_t model_lanes_compared = 0;
+  std::vector<KernelCount> per_kernel;
+  std::optional<Mismatch> first_mismatch;
+  bool ok() const { return !skipped && !first_mismatch.has_value(); }
+};
+
+// Runs the differential check; never throws for a missing GPU (skipped = true instead).
+DiffReport run_differential(const DiffOptions& options);
+inline DiffReport run_differential(std::int64_t cases, std::uint64_t seed) {
+  DiffOptions o;
+  o.cases = cases;
+  o.seed = seed;
+  return run_differential(o);
+}
+// Rebuilds and reruns exactly one case.
+DiffReport replay_case(std::uint64_t seed, std::int64_t case_index, std::int64_t max_case_lanes = 1 << 16);
+
+std::string to_json(const DiffReport& r);  // one JSON object
+std::string to_text(const DiffReport& r);  // human-readable summary (first mismatch included)
+
+}  // namespace kvaddr::gpu

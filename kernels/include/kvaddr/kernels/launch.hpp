@@ -1,0 +1,78 @@
+#pragma once
+// Host API of the CUDA re-implementations of every GPU route (spec §4.1-4.13). Includable from
+// plain C++ (no nvcc, no cuda_runtime.h): cudaStream_t is forward-declared exactly as the CUDA
+// runtime declares it.
+//
+// Every launcher:
+//   * takes the route's contract struct (contracts.hpp) holding DEVICE pointers, and a stream;
+//   * validates shapes and scalars on the host (kvaddr::validate, reads no array contents) and
+//     throws the typed kvaddr error for a bad argument;
+//   * enqueues exactly one kernel (or none, for an empty launch) on `stream`: no host
+//     synchronisation, no allocation, outputs written in place, so it may be captured into a
+//     CUDA graph and replayed;
+//   * checks the launch and throws kvaddr::CudaError on a CUDA failure.
+// Lane arithmetic comes from kvaddr/translate/lanes.hpp (the same source as the host routes), so
+// `variant` selects the same historical bug on the GPU as on the host.
+#include <cstdint>
+#include <string>
+
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/contracts.hpp"
+
+struct CUstream_st;
+typedef struct CUstream_st* cudaStream_t;  // identical to the CUDA runtime's declaration
+
+namespace kvaddr {
+
+// A failed CUDA runtime call: argument() names the call, value() the cudaError_t name, reason()
+// the runtime's description; code() is the numeric cudaError_t.
+class CudaError : public Error {
+ public:
+  CudaError(std::string call, int code, std::string name, std::string description)
+      : Error(ErrorKind::invalid_state, std::move(call), std::move(name), std::move(description)), code_(code) {}
+  int code() const noexcept { return code_; }
+
+ private:
+  int code_;
+};
+
+namespace gpu {
+
+// True when the CUDA runtime sees at least one device; otherwise *why (if given) says why
+// (no driver, no device, runtime error text). Never throws.
+bool gpu_available(std::string* why = nullptr);
+
+// §4.1 token_translate (int64 and int32 out; out may alias ids).
+void launch_token_translate(const TokenTranslateArgs<std::int64_t>& a, cudaStream_t s);
+void launch_token_translate(const TokenTranslateArgs<std::int32_t>& a, cudaStream_t s);
+// §4.2 Era B flashmla block table (columns < n_pages written, the rest untouched).
+void launch_flashmla_block_table(const FlashmlaBlockTableArgs& a, cudaStream_t s);
+// §4.3 Era C canonical page table (prefix-only).
+void launch_canonical_page_table(const CanonicalPageTableArgs& a, cudaStream_t s);
+// §4.4 read table (+ zero_tail) and the packed CSR stream over a built table.
+void launch_read_table(const ReadTableArgs& a, cudaStream_t s);
+void launch_read_stream(const ReadStreamArgs& a, cudaStream_t s);
+// §4.5 fa3 decode metadata: cache_seqlens, cu_seqlens_k and the page table (ps1 / general
+// paths, Era B remap, Era C copy, Era D skip) in one launch.
+void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s);
+// §4.6 eager funnel: token translate of the page-start tokens, then the division by ps.
+void launch_eager_funnel(const EagerFunnelArgs& a, cudaStream_t s);
+// §4.7 in-place kv_indices translate: fixed grid, n = kv_indptr[batch_size] read on the device.
+void launch_kv_indices_inplace(const KvIndicesInplaceArgs& a, cudaStream_t s);
+// §4.8 write loc: lanes [0, N) translated, [N, out_width) zeroed in the same launch.
+void launch_write_loc(const WriteLocArgs& a, cudaStream_t s);
+// §4.9 SWA translate (int64 and int32 out).
+void launch_swa_translate(const SwaTranslateArgs<std::int64_t>& a, cudaStream_t s);
+void launch_swa_translate(const SwaTranslateArgs<std::int32_t>& a, cudaStream_t s);
+// §4.10 Mamba slot translate (raw gather, int32 out).
+void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s);
+// §4.11 FULL-prefill graph table.
+void launch_full_prefill_table(const FullPrefillTableArgs& a, cudaStream_t s);
+// §4.12 DCP read ids.
+void launch_dcp_read_translate(const DcpReadTranslateArgs& a, cudaStream_t s);
+// §4.13 transfer ids (virtual -> physical) and envelope moves (page-major runs -> pages).
+void launch_transfer_ids(const TransferIdsArgs& a, cudaStream_t s);
+void launch_envelope_moves(const EnvelopeMoveArgs& a, cudaStream_t s);
+
+}  // namespace gpu
+}  // namespace kvaddr

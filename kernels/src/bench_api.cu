@@ -1,0 +1,341 @@
+// Speed harness: see kvaddr/kernels/bench.hpp and docs/performance.md (traffic models).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <sstream>
+#include <vector>
+
+#include "kvaddr/kernels/bench.hpp"
+#include "kvaddr/kernels/launch.hpp"
+
+namespace kvaddr::gpu {
+namespace {
+
+using i64 = std::int64_t;
+using i32 = std::int32_t;
+
+void ck(cudaError_t e, const char* call) {
+  if (e != cudaSuccess) throw CudaError(call, static_cast<int>(e), cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  i64 below(i64 n) { return static_cast<i64>(next() % static_cast<std::uint64_t>(n)); }
+};
+
+// v2p of `pages` virtual pages: v2p[0] = 0, a random permutation of [1, pages) elsewhere, sentinel -1.
+std::vector<i64> random_v2p(i64 pages, Rng& r) {
+  std::vector<i64> v(static_cast<std::size_t>(pages + 1));
+  std::iota(v.begin(), v.end() - 1, i64(0));
+  for (i64 i = pages - 1; i > 1; --i) std::swap(v[static_cast<std::size_t>(i)], v[static_cast<std::size_t>(1 + r.below(i))]);
+  v.back() = -1;
+  return v;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+struct Workload {
+  std::string name, shape, target;
+  double bytes = 0;
+  bool ratio_target = false;  // true: ratio >= 0.65; false: time <= 1.8 x minimum
+  std::function<void(cudaStream_t)> launch;
+};
+
+}  // namespace
+
+struct BenchSession::Impl {
+  BenchOptions opt;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t e0 = nullptr, e1 = nullptr;
+  std::vector<void*> bufs;
+  void* scratch = nullptr;
+  i64 scratch_bytes = i64(256) << 20;
+  std::vector<Workload> work;
+  double copy = 0, copy_us = 0, copy_bytes = 0;
+
+  template <class T>
+  T* up(const std::vector<T>& h) {
+    void* p = nullptr;
+    ck(cudaMalloc(&p, std::max<std::size_t>(1, h.size() * sizeof(T))), "cudaMalloc");
+    bufs.push_back(p);
+    if (!h.empty()) ck(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
+    return static_cast<T*>(p);
+  }
+  template <class T>
+  T* zeros(i64 n) {
+    void* p = nullptr;
+    ck(cudaMalloc(&p, static_cast<std::size_t>(std::max<i64>(1, n)) * sizeof(T)), "cudaMalloc");
+    bufs.push_back(p);
+    ck(cudaMemset(p, 0, static_cast<std::size_t>(n) * sizeof(T)), "cudaMemset");
+    return static_cast<T*>(p);
+  }
+
+  explicit Impl(const BenchOptions& o) : opt(o) {
+    ck(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    ck(cudaEventCreate(&e0), "cudaEventCreate");
+    ck(cudaEventCreate(&e1), "cudaEventCreate");
+    ck(cudaMalloc(&scratch, static_cast<std::size_t>(scratch_bytes)), "cudaMalloc");
+    Rng r{12345};
+    const i64 N = i64(1) << 24, M = 24;
+
+    // token_translate ps = 64: 2^18-page table (L2-resident), ids in page-major runs of random pages.
+    {
+      const i64 ps = 64, pages = i64(1) << 18;
+      auto v2p = random_v2p(pages, r);
+      std::vector<i64> ids(static_cast<std::size_t>(N));
+      for (i64 i = 0; i < N; i += ps) {
+        const i64 p = 1 + r.below(pages - 1);
+        for (i64 k = 0; k < ps; ++k) ids[static_cast<std::size_t>(i + k)] = p * ps + k;
+      }
+      TokenTranslateArgs<i64> a{{up(ids), N}, {up(v2p), pages + 1}, ps, M, {zeros<i64>(N), N}, Variant::production};
+      work.push_back({"token_translate/ps64", "N=2^24 int64 in/out, M=24, v2p 2^18 pages (L2-resident)",
+                      ">= 65% of copy bandwidth", 16.0 * double(N) + 8.0 * double(pages), true,
+                      [a](cudaStream_t s) { launch_token_translate(a, s); }});
+      // launch latency workload (N = 1024) on the same table
+      TokenTranslateArgs<i64> l = a;
+      l.ids.size = 1024;
+      l.out.size = 1024;
+      work.push_back({"token_translate/latency_n1024", "N=1024, ps=64, M=24", "launch to completion < 5 us",
+                      16.0 * 1024, true, [l](cudaStream_t s) { launch_token_translate(l, s); }});
+    }
+    // token_translate ps = 1: 2^24-page table, random ids (random gathers from HBM).
+    {
+      const i64 pages = N;
+      auto v2p = random_v2p(pages, r);
+      std::vector<i64> ids(static_cast<std::size_t>(N));
+      for (auto& t : ids) t = r.below(pages);
+      TokenTranslateArgs<i64> a{{up(ids), N}, {up(v2p), pages + 1}, 1, M, {zeros<i64>(N), N}, Variant::production};
+      work.push_back({"token_translate/ps1", "N=2^24 int64 in/out, M=24, v2p 2^24 pages, random ids",
+                      "<= 1.8x minimum-traffic time", 16.0 * double(N) + 32.0 * double(N), false,
+                      [a](cudaStream_t s) { launch_token_translate(a, s); }});
+    }
+    // Page tables: bs 256 x 32768 tokens, ps 1 and 64.
+    const i64 bs = 256, T = 32768;
+    for (i64 ps : {i64(1), i64(64)}) {
+      const i64 pages_per_row = T / ps, pages = bs * pages_per_row + 1;
+      auto v2p = random_v2p(pages, r);
+      // Each request owns a random set of virtual pages (a permutation split over rows).
+      std::vector<i64> vp(static_cast<std::size_t>(pages - 1));
+      std::iota(vp.begin(), vp.end(), i64(1));
+      for (i64 i = i64(vp.size()) - 1; i > 0; --i) std::swap(vp[static_cast<std::size_t>(i)], vp[static_cast<std::size_t>(r.below(i + 1))]);
+      std::vector<i32> r2t(static_cast<std::size_t>(bs * T));
+      for (i64 b = 0; b < bs; ++b)
+        for (i64 j = 0; j < T; ++j)
+          r2t[static_cast<std::size_t>(b * T + j)] = static_cast<i32>(vp[static_cast<std::size_t>(b * pages_per_row + j / ps)] * ps + j % ps);
+      std::vector<i64> rows(static_cast<std::size_t>(bs)), lens(static_cast<std::size_t>(bs), T);
+      std::iota(rows.begin(), rows.end(), i64(0));
+      std::reverse(rows.begin(), rows.end());
+      const Mat<const i32> dr2t{up(r2t), bs, T, T, 1};
+      const Vec<const i64> drows{up(rows), bs}, dlens{up(lens), bs}, dv2p{up(v2p), pages + 1};
+      i32* out = zeros<i32>(bs * pages_per_row);
+      const double entries = double(bs * pages_per_row);
+      // bytes streamed: req_to_token (ps = 1: every token; ps > 1: one 32-byte sector per page start),
+      // the int32 table written, one 32-byte sector per v2p gather.
+      const double r2t_bytes = ps == 1 ? 4.0 * entries : 32.0 * entries;
+      const double table_bytes = r2t_bytes + 4.0 * entries + 32.0 * entries;
+      const std::string suffix = "/ps" + std::to_string(ps);
+      const std::string shape = "bs 256 x 32768 tokens, ps=" + std::to_string(ps) + ", M=24, random v2p";
+      CanonicalPageTableArgs c{dr2t, drows, dlens, dv2p, ps, M, pages_per_row, {out, bs, pages_per_row, pages_per_row, 1}, Variant::production};
+      work.push_back({"canonical_page_table" + suffix, shape, "<= 1.8x minimum-traffic time", table_bytes, false,
+                      [c](cudaStream_t s) { launch_canonical_page_table(c, s); }});
+      ReadTableArgs rt{dr2t, drows, dlens, 0, pages_per_row, dv2p, ps, M, {out, bs, pages_per_row, pages_per_row, 1}, false, Variant::production};
+      work.push_back({"read_table" + suffix, shape, "<= 1.8x minimum-traffic time", table_bytes, false,
+                      [rt](cudaStream_t s) { launch_read_table(rt, s); }});
+      DecodeMetadataArgs d;
+      d.seq_lens = dlens;
+      d.req_to_token = dr2t;
+      d.req_pool_indices = drows;
+      d.max_seq_pages = pages_per_row;
+      d.page_size = ps;
+      d.v2p = dv2p;
+      d.multiplier = M;
+      d.cache_seqlens = {zeros<i32>(bs), bs};
+      d.cu_seqlens_k = {zeros<i32>(bs + 1), bs + 1};
+      d.page_table = {out, bs, pages_per_row, pages_per_row, 1};
+      work.push_back({"decode_metadata" + suffix, shape + " (Era B remap)", "<= 1.8x minimum-traffic time",
+                      table_bytes + 8.0 * 2 * double(bs), false, [d](cudaStream_t s) { launch_decode_metadata(d, s); }});
+    }
+  }
+
+  ~Impl() {
+    for (void* p : bufs) (void)cudaFree(p);
+    if (scratch) (void)cudaFree(scratch);
+    if (e0) (void)cudaEventDestroy(e0);
+    if (e1) (void)cudaEventDestroy(e1);
+    if (stream) (void)cudaStreamDestroy(stream);
+  }
+
+  Workload& find(const std::string& name) {
+    for (auto& w : work)
+      if (w.name == name) return w;
+    throw InvalidArgument("workload", name, "unknown benchmark workload");
+  }
+
+  double timed(const std::function<void(cudaStream_t)>& f) {
+    if (opt.flush_l2) ck(cudaMemsetAsync(scratch, static_cast<int>(copy_bytes) & 0xff, static_cast<std::size_t>(scratch_bytes), stream), "cudaMemsetAsync");
+    ck(cudaEventRecord(e0, stream), "cudaEventRecord");
+    f(stream);
+    ck(cudaEventRecord(e1, stream), "cudaEventRecord");
+    ck(cudaEventSynchronize(e1), "cudaEventSynchronize");
+    float ms = 0;
+    ck(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
+    return double(ms) * 1000.0;
+  }
+
+  double measure_copy() {
+    if (copy > 0) return copy;
+    const std::size_t bytes = std::size_t(512) << 20;
+    void *a = nullptr, *b = nullptr;
+    ck(cudaMalloc(&a, bytes), "cudaMalloc");
+    ck(cudaMalloc(&b, bytes), "cudaMalloc");
+    ck(cudaMemset(a, 1, bytes), "cudaMemset");
+    auto f = [&](cudaStream_t s) { ck(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync"); };
+    for (int i = 0; i < opt.warmup; ++i) timed(f);
+    std::vector<double> t;
+    for (int i = 0; i < std::max(opt.runs, 20); ++i) t.push_back(timed(f));
+    (void)cudaFree(a);
+    (void)cudaFree(b);
+    copy_us = median(t);
+    copy_bytes = 2.0 * double(bytes);
+    copy = copy_bytes / (copy_us * 1e-6) / 1e9;
+    return copy;
+  }
+};
+
+BenchSession::BenchSession(const BenchOptions& o) : impl_(std::make_unique<Impl>(o)) {}
+BenchSession::~BenchSession() = default;
+std::vector<std::string> BenchSession::workloads() const {
+  std::vector<std::string> n;
+  for (const auto& w : impl_->work) n.push_back(w.name);
+  return n;
+}
+double BenchSession::time_once_us(const std::string& name) { return impl_->timed(impl_->find(name).launch); }
+double BenchSession::bytes(const std::string& name) const { return impl_->find(name).bytes; }
+double BenchSession::copy_gbps() { return impl_->measure_copy(); }
+
+BenchReport run_bench(const BenchOptions& o) {
+  BenchReport rep;
+  std::string why;
+  if (!gpu_available(&why)) {
+    rep.skipped = true;
+    rep.skip_reason = "no CUDA GPU: " + why;
+    return rep;
+  }
+  cudaDeviceProp prop{};
+  ck(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  rep.device = prop.name;
+  BenchSession session(o);
+  auto& s = *session.impl_;
+  rep.copy_gbps = s.measure_copy();
+  rep.copy_median_us = s.copy_us;
+  rep.copy_bytes = s.copy_bytes;
+  for (auto& w : s.work) {
+    if (w.name == "token_translate/latency_n1024") continue;
+    for (int i = 0; i < o.warmup; ++i) s.timed(w.launch);
+    std::vector<double> t;
+    for (int i = 0; i < std::max(o.runs, 20); ++i) t.push_back(s.timed(w.launch));
+    BenchResult br;
+    br.name = w.name;
+    br.workload = w.shape;
+    br.median_us = median(t);
+    br.min_us = *std::min_element(t.begin(), t.end());
+    br.bytes = w.bytes;
+    br.achieved_gbps = w.bytes / (br.median_us * 1e-6) / 1e9;
+    br.ratio_to_copy = br.achieved_gbps / rep.copy_gbps;
+    br.time_vs_min = br.median_us / (w.bytes / (rep.copy_gbps * 1e9) * 1e6);
+    br.target = w.target;
+    br.target_met = w.ratio_target ? br.ratio_to_copy >= 0.65 : br.time_vs_min <= 1.8;
+    rep.results.push_back(br);
+  }
+  // Launch latency: host clock from before the launcher call to after the stream sync.
+  {
+    Workload& w = s.find("token_translate/latency_n1024");
+    for (int i = 0; i < 50; ++i) {
+      w.launch(s.stream);
+      ck(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
+    }
+    std::vector<double> host, gpu;
+    for (int i = 0; i < std::max(o.latency_runs, 20); ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      w.launch(s.stream);
+      ck(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
+      const auto t1 = std::chrono::steady_clock::now();
+      host.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    }
+    const bool flush = s.opt.flush_l2;
+    s.opt.flush_l2 = false;
+    for (int i = 0; i < std::max(o.runs, 20); ++i) gpu.push_back(s.timed(w.launch));
+    s.opt.flush_l2 = flush;
+    std::sort(host.begin(), host.end());
+    rep.latency_host_median_us = host[host.size() / 2];
+    rep.latency_host_p90_us = host[host.size() * 9 / 10];
+    rep.latency_gpu_median_us = median(gpu);
+    rep.latency_target_met = rep.latency_host_median_us < 5.0;
+  }
+  return rep;
+}
+
+std::string to_json(const BenchReport& r) {
+  nlohmann::json j;
+  j["skipped"] = r.skipped;
+  if (r.skipped) {
+    j["skip_reason"] = r.skip_reason;
+    return j.dump();
+  }
+  j["device"] = r.device;
+  j["copy"] = {{"gbps", r.copy_gbps}, {"median_us", r.copy_median_us}, {"bytes", r.copy_bytes}};
+  auto& arr = j["kernels"] = nlohmann::json::array();
+  for (const auto& b : r.results)
+    arr.push_back({{"name", b.name}, {"workload", b.workload}, {"median_us", b.median_us}, {"min_us", b.min_us},
+                   {"bytes", b.bytes}, {"achieved_gbps", b.achieved_gbps}, {"ratio_to_copy", b.ratio_to_copy},
+                   {"time_vs_min_traffic", b.time_vs_min}, {"target", b.target}, {"target_met", b.target_met}});
+  j["launch_latency"] = {{"workload", "token_translate N=1024 ps=64 M=24"},
+                         {"host_median_us", r.latency_host_median_us},
+                         {"host_p90_us", r.latency_host_p90_us},
+                         {"gpu_event_median_us", r.latency_gpu_median_us},
+                         {"target", "< 5 us launch to completion"},
+                         {"target_met", r.latency_target_met}};
+  return j.dump(2);
+}
+
+std::string to_text(const BenchReport& r) {
+  std::ostringstream s;
+  if (r.skipped) {
+    s << "bench: skipped (" << r.skip_reason << ")\n";
+    return s.str();
+  }
+  s.setf(std::ios::fixed);
+  s.precision(1);
+  s << "device: " << r.device << "\ncopy D2D: " << r.copy_gbps << " GB/s (read+write, median " << r.copy_median_us
+    << " us for " << r.copy_bytes / 1e6 << " MB)\n";
+  for (const auto& b : r.results) {
+    s << b.name << ": median " << b.median_us << " us (min " << b.min_us << "), " << b.bytes / 1e6 << " MB, "
+      << b.achieved_gbps << " GB/s, ";
+    s.precision(3);
+    s << b.ratio_to_copy << " x copy, " << b.time_vs_min << " x min-traffic time";
+    s.precision(1);
+    s << "  [" << b.target << ": " << (b.target_met ? "met" : "NOT met") << "]\n";
+  }
+  s.precision(2);
+  s << "launch latency N=1024: host median " << r.latency_host_median_us << " us (p90 " << r.latency_host_p90_us
+    << "), gpu events " << r.latency_gpu_median_us << " us  [< 5 us: " << (r.latency_target_met ? "met" : "NOT met")
+    << "]\n";
+  return s.str();
+}
+
+}  // namespace kvaddr::gpu

@@ -1,0 +1,520 @@
+// CUDA kernels of every GPU route (spec §4.1-4.13). Each kernel instantiates the lane functions of
+// kvaddr/translate/lanes.hpp with plain int64_t and a device gather that is a masked load with
+// fill 0 and NO bounds check (so a planted bug such as B09 really reads outside the table and
+// compute-sanitizer memcheck can report it). No arithmetic of a route is re-derived here: the
+// kernels only decide which lanes run (grids, row/column loops) and where results are stored.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "kvaddr/kernels/launch.hpp"
+#include "kvaddr/translate/lanes.hpp"
+#include "kvaddr/translate/validate.hpp"
+
+namespace kvaddr::gpu {
+namespace {
+
+using i64 = std::int64_t;
+using i32 = std::int32_t;
+namespace L = kvaddr::lanes;
+
+constexpr int kThreads = 256;
+constexpr int kIlp = 4;            // independent lanes per thread (loads in flight)
+constexpr i64 kMaxGridY = 65535;
+constexpr i64 kMaxGridX = 1 << 20;
+
+void check(cudaError_t e, const char* call) {
+  if (e != cudaSuccess) throw CudaError(call, static_cast<int>(e), cudaGetErrorName(e), cudaGetErrorString(e));
+}
+void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+
+// Masked load with fill 0, no bounds check (Triton's tl.load(ptr + i, mask, other=0)).
+struct Gather {
+  const i64* table;
+  KVADDR_HD i64 operator()(i64 i, bool mask) const { return mask ? table[i] : i64(0); }
+};
+
+i64 ceil_div_host(i64 n, i64 d) { return (n + d - 1) / d; }
+unsigned grid_1d(i64 lanes, i64 per_block) {
+  i64 g = ceil_div_host(lanes, per_block);
+  if (g < 1) g = 1;
+  if (g > kMaxGridX) g = kMaxGridX;
+  return static_cast<unsigned>(g);
+}
+dim3 grid_rows(i64 cols, i64 rows) {
+  i64 gx = ceil_div_host(cols, i64(kThreads) * kIlp);
+  if (gx < 1) gx = 1;
+  if (gx > 4096) gx = 4096;
+  i64 gy = rows < 1 ? 1 : (rows > kMaxGridY ? kMaxGridY : rows);
+  return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1);
+}
+
+// Page sizes that get a compile-time specialisation (division by a constant); 0 = run time.
+template <i64 PS>
+__device__ __forceinline__ i64 page_size(i64 runtime) { return PS != 0 ? PS : runtime; }
+
+template <class F>
+void dispatch_ps(i64 ps, F&& f) {
+  if (ps == 1) f(std::integral_constant<i64, 1>{});
+  else if (ps == 64) f(std::integral_constant<i64, 64>{});
+  else f(std::integral_constant<i64, 0>{});
+}
+
+// ---- elementwise routes: lane i reads in[i] and writes out[i] (aliasing-safe) ----------------------
+// Op::apply(i64 value) -> i64 runs the lane function; the kernel does the ILP loads and stores.
+template <class Out, class Op>
+__global__ void __launch_bounds__(kThreads) k_elementwise(const i64* __restrict__ in, i64 n, Out* out, Op op) {
+  const i64 base = static_cast<i64>(blockIdx.x) * (kThreads * kIlp) + threadIdx.x;
+  i64 v[kIlp];
+#pragma unroll
+  for (int k = 0; k < kIlp; ++k) {
+    const i64 i = base + k * kThreads;
+    v[k] = i < n ? in[i] : 0;
+  }
+  i64 r[kIlp];
+#pragma unroll
+  for (int k = 0; k < kIlp; ++k) {
+    const i64 i = base + k * kThreads;
+    r[k] = i < n ? op(v[k]) : 0;
+  }
+#pragma unroll
+  for (int k = 0; k < kIlp; ++k) {
+    const i64 i = base + k * kThreads;
+    if (i < n) out[i] = static_cast<Out>(r[k]);
+  }
+}
+
+template <class Out, class Op>
+void launch_elementwise(const i64* in, i64 n, Out* out, Op op, cudaStream_t s, const char* name) {
+  if (n <= 0) return;
+  k_elementwise<Out, Op><<<grid_1d(n, i64(kThreads) * kIlp), kThreads, 0, s>>>(in, n, out, op);
+  check_launch(name);
+}
+
+template <i64 PS>
+struct TokenOp {
+  Gather g; i64 ps; i64 stride; Variant v;
+  __device__ i64 operator()(i64 t) const { return L::token_translate_lane<i64>(t, g, page_size<PS>(ps), stride, v); }
+};
+template <i64 PS>
+struct SwaOp {
+  Gather g; i64 ps; i64 stride; Variant v;
+  __device__ i64 operator()(i64 t) const { return L::swa_translate_lane<i64>(t, g, page_size<PS>(ps), stride, v); }
+};
+struct MambaOp {
+  Gather g; bool clamp;
+  __device__ i64 operator()(i64 slot) const { return L::mamba_lane<i64>(slot, g, clamp); }
+};
+struct DcpOp {
+  Gather g; i64 ps; i64 stride; i64 dcp; Variant v;
+  __device__ i64 operator()(i64 w) const { return L::dcp_read_lane<i64>(w, g, ps, stride, dcp, v); }
+};
+struct TransferOp {
+  Gather g; i64 ps; Variant v;
+  __device__ i64 operator()(i64 t) const { return L::transfer_lane<i64>(t, g, ps, v); }
+};
+
+// ---- table routes: rows on grid.y (strided), columns strided over grid.x, kIlp columns per pass ----
+// Body::columns(b) -> number of columns of row b to write; Body::lane(b, c) -> value; Body::store.
+template <class Body>
+__global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows) {
+  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) {
+    const i64 n = body.columns(b);
+    const i64 step = static_cast<i64>(gridDim.x) * (kThreads * kIlp);
+    for (i64 c0 = static_cast<i64>(blockIdx.x) * (kThreads * kIlp) + threadIdx.x; c0 < n; c0 += step) {
+      i64 r[kIlp];
+#pragma unroll
+      for (int k = 0; k < kIlp; ++k) {
+        const i64 c = c0 + k * kThreads;
+        r[k] = c < n ? body.lane(b, c) : 0;
+      }
+#pragma unroll
+      for (int k = 0; k < kIlp; ++k) {
+        const i64 c = c0 + k * kThreads;
+        if (c < n) body.store(b, c, r[k]);
+      }
+    }
+  }
+}
+
+template <class Body>
+void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const char* name) {
+  if (rows <= 0) return;
+  k_rows<Body><<<grid_rows(max_cols, rows), kThreads, 0, s>>>(body, rows);
+  check_launch(name);
+}
+
+// Page-start token of column c of a req_to_token row (int32 ids widened to int64).
+__device__ __forceinline__ i64 token_at(const Mat<const i32>& m, i64 row, i64 col) {
+  return static_cast<i64>(m.data[row * m.row_stride + col * m.col_stride]);
+}
+
+template <i64 PS>
+struct CanonicalBody {
+  CanonicalPageTableArgs a;
+  __device__ i64 columns(i64 b) const {
+    return L::table_columns<i64>(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, Variant::production);
+  }
+  __device__ i64 lane(i64 b, i64 c) const {
+    const i64 ps = page_size<PS>(a.page_size);
+    const i64 tok = token_at(a.req_to_token, a.req_pool_indices.data[b], c * ps);
+    return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
+  }
+  __device__ void store(i64 b, i64 c, i64 v) const {
+    a.out.data[b * a.out.row_stride + c * a.out.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+  }
+};
+
+template <i64 PS>
+struct FullPrefillBody {
+  FullPrefillTableArgs a;
+  __device__ i64 columns(i64 b) const {
+    return L::table_columns<i64>(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, Variant::production);
+  }
+  __device__ i64 lane(i64 b, i64 c) const {
+    const i64 ps = page_size<PS>(a.page_size);
+    const i64 tok = token_at(a.req_to_token, a.req_pool_indices.data[b], c * ps);
+    return L::full_prefill_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
+  }
+  __device__ void store(i64 b, i64 c, i64 v) const {
+    a.out.data[b * a.out.row_stride + c * a.out.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+  }
+};
+
+// read_table: live prefix [0, n) gets entries; with zero_tail, [n, max_pages) and rows [B, rows)
+// get the sink 0. Columns are written as long as c < max(n, tail end).
+template <i64 PS>
+struct ReadTableBody {
+  ReadTableArgs a;
+  i64 batch;
+  __device__ i64 live(i64 b) const {
+    if (b >= batch) return 0;
+    return L::table_columns<i64>(a.seq_lens.data[b] + a.seq_len_delta, page_size<PS>(a.page_size), a.max_pages,
+                                 a.variant);
+  }
+  __device__ i64 columns(i64 b) const {
+    const i64 n = live(b);
+    return (a.zero_tail && n < a.max_pages) ? a.max_pages : n;
+  }
+  __device__ i64 lane(i64 b, i64 c) const {
+    if (c >= live(b)) return 0;  // zero tail (only reached when zero_tail)
+    const i64 ps = page_size<PS>(a.page_size);
+    const i64 tok = token_at(a.req_to_token, a.row_ids.data[b], c * ps);
+    return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
+  }
+  __device__ void store(i64 b, i64 c, i64 v) const {
+    a.out.data[b * a.out.row_stride + c * a.out.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+  }
+};
+
+struct FlashmlaBody {
+  FlashmlaBlockTableArgs a;
+  __device__ i64 columns(i64 b) const {
+    const i64 n = L::ceil_div<i64>(a.page_kernel_lens.data[b], a.page_size);
+    return n < a.kv_indices.cols ? n : a.kv_indices.cols;  // never past the table width
+  }
+  __device__ i64 lane(i64 b, i64 c) const {
+    const i64 start = (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0;
+    const i64 tok = token_at(a.req_to_token, a.req_pool_indices.data[b], start + c * a.page_size);
+    if (!(a.v2p.data != nullptr)) return L::static_entry_lane<i64>(tok, a.page_size);
+    return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, a.page_size, a.multiplier, a.variant);
+  }
+  __device__ void store(i64 b, i64 c, i64 v) const {
+    a.kv_indices.data[b * a.kv_indices.row_stride + c * a.kv_indices.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+  }
+};
+
+struct EagerFunnelBody {
+  EagerFunnelArgs a;
+  __device__ i64 columns(i64) const { return a.page_table.cols; }
+  __device__ i64 lane(i64 b, i64 c) const {
+    const i64 tok = a.page_table.data[b * a.page_table.row_stride + c * a.page_table.col_stride];
+    return L::eager_funnel_lane<i64>(tok, Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier);
+  }
+  __device__ void store(i64 b, i64 c, i64 v) const { a.out.data[b * a.out.row_stride + c * a.out.col_stride] = v; }
+};
+
+struct ReadStreamBody {
+  ReadStreamArgs a;
+  __device__ i64 columns(i64 b) const { return static_cast<i64>(a.indptr.data[b + 1]) - a.indptr.data[b]; }
+  __device__ i64 lane(i64 b, i64 j) const {
+    const i64 pos = ((a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0) + j;
+    const i64 col = L::kv_div<i64>(pos, a.page_size);
+    const i64 entry = a.table.data[b * a.table.row_stride + col * a.table.col_stride];
+    return L::stream_lane<i64>(entry, pos, a.page_size);
+  }
+  __device__ void store(i64 b, i64 j, i64 v) const {
+    a.stream.data[a.indptr.data[b] + j] = static_cast<i32>(L::kv_narrow32<i64>(v));
+  }
+};
+
+// ---- decode_metadata -----------------------------------------------------------------------------
+struct DecodeParams {
+  DecodeMetadataArgs a;
+  int log2_ps;
+};
+
+// Block (0, 0) writes cache_seqlens and the exclusive prefix sums cu_seqlens_k[0..B] (int32, the
+// kernel's own accumulator width), by a block-wide scan over chunks of kThreads rows.
+__device__ void decode_prefix_sums(const DecodeParams& p) {
+  __shared__ i32 scan[kThreads];
+  __shared__ i32 carry;
+  const i64 B = p.a.seq_lens.size;
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (i64 base = 0; base < B; base += kThreads) {
+    const i64 b = base + threadIdx.x;
+    const i32 len = b < B ? static_cast<i32>(L::kv_narrow32<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta)) : 0;
+    if (b < B) p.a.cache_seqlens.data[b] = len;
+    scan[threadIdx.x] = len;
+    __syncthreads();
+    for (int off = 1; off < kThreads; off <<= 1) {  // Hillis-Steele inclusive scan
+      const i32 add = threadIdx.x >= static_cast<unsigned>(off) ? scan[threadIdx.x - off] : 0;
+      __syncthreads();
+      scan[threadIdx.x] = static_cast<i32>(static_cast<std::uint32_t>(scan[threadIdx.x]) + static_cast<std::uint32_t>(add));
+      __syncthreads();
+    }
+    const i32 c0 = carry;
+    if (b < B) p.a.cu_seqlens_k.data[b + 1] = static_cast<i32>(static_cast<std::uint32_t>(c0) + static_cast<std::uint32_t>(scan[threadIdx.x]));
+    __syncthreads();
+    if (threadIdx.x == kThreads - 1) carry = static_cast<i32>(static_cast<std::uint32_t>(c0) + static_cast<std::uint32_t>(scan[kThreads - 1]));
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) p.a.cu_seqlens_k.data[0] = 0;
+}
+
+struct DecodeBody {
+  DecodeParams p;
+  __device__ i64 columns(i64 b) const {
+    if (p.a.skip_page_table) return 0;
+    return L::decode_columns<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta, p.a.page_size, p.log2_ps,
+                                  p.a.max_seq_pages);
+  }
+  __device__ i64 lane(i64 b, i64 c) const {
+    const DecodeMetadataArgs& a = p.a;
+    const bool copy = (a.kernel_page_table.data != nullptr);
+    const bool swa = (a.swa_v2p.data != nullptr);
+    // Era C copies the canonical table and reads req_to_token only for the SWA table.
+    const i64 page_index = (!copy || swa) ? token_at(a.req_to_token, a.req_pool_indices.data[b], c * a.page_size) : 0;
+    if (swa) {
+      a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] = static_cast<i32>(
+          L::kv_narrow32<i64>(L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, p.log2_ps,
+                                                        a.swa_multiplier, Variant::production)));
+    }
+    if (copy)
+      return a.kernel_page_table.data[b * a.kernel_page_table.row_stride + c * a.kernel_page_table.col_stride];
+    if ((a.v2p.data != nullptr)) return L::decode_entry_lane<i64>(page_index, Gather{a.v2p.data}, p.log2_ps, a.multiplier, a.variant);
+    return (p.log2_ps == 0) ? page_index : L::kv_shr<i64>(page_index, p.log2_ps);  // static: the shift only
+  }
+  __device__ void store(i64 b, i64 c, i64 v) const {
+    p.a.page_table.data[b * p.a.page_table.row_stride + c * p.a.page_table.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+  }
+};
+
+__global__ void __launch_bounds__(kThreads) k_decode_metadata(DecodeBody body, i64 rows) {
+  if (blockIdx.x == 0 && blockIdx.y == 0) decode_prefix_sums(body.p);
+  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) {
+    const i64 n = body.columns(b);
+    const i64 step = static_cast<i64>(gridDim.x) * (kThreads * kIlp);
+    for (i64 c0 = static_cast<i64>(blockIdx.x) * (kThreads * kIlp) + threadIdx.x; c0 < n; c0 += step) {
+      i64 r[kIlp];
+#pragma unroll
+      for (int k = 0; k < kIlp; ++k) {
+        const i64 c = c0 + k * kThreads;
+        r[k] = c < n ? body.lane(b, c) : 0;
+      }
+#pragma unroll
+      for (int k = 0; k < kIlp; ++k) {
+        const i64 c = c0 + k * kThreads;
+        if (c < n) body.store(b, c, r[k]);
+      }
+    }
+  }
+}
+
+// ---- kv_indices_inplace: fixed grid, n read on the device, grid-stride over [0, n) ---------------
+constexpr unsigned kInplaceBlocks = 1024;
+__global__ void __launch_bounds__(kThreads) k_kv_indices_inplace(KvIndicesInplaceArgs a) {
+  i64 n = a.kv_indptr.data[a.batch_size];
+  if (n > a.kv_indices.size) n = a.kv_indices.size;  // never past the buffer (the host route rejects it)
+  if ((a.src.data != nullptr) && n > a.src.size) n = a.src.size;
+  const i32* src = (a.src.data != nullptr) ? a.src.data : a.kv_indices.data;
+  const Gather g{a.v2p.data};
+  const i64 stride = a.page_size * a.multiplier;
+  for (i64 i = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * kThreads) {
+    const i64 t = src[i];
+    a.kv_indices.data[i] = static_cast<i32>(L::kv_narrow32<i64>(L::token_translate_lane<i64>(t, g, a.page_size, stride, Variant::production)));
+  }
+}
+
+// ---- write_loc: lanes [0, N) translated, [N, W) zeroed (unless B06) ------------------------------
+__global__ void __launch_bounds__(kThreads) k_write_loc(WriteLocArgs a) {
+  const i64 i = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x;
+  const i64 n = a.loc.size;
+  if (i < n) {
+    a.out.data[i] = L::write_loc_lane<i64>(a.loc.data[i], Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier,
+                                           a.dcp_size, a.dcp_rank);
+  } else if (i < a.out.size && a.variant != Variant::b06_stale_tail) {
+    a.out.data[i] = 0;
+  }
+}
+
+// ---- envelope moves: page of the first token of each page-major run -------------------------------
+__global__ void __launch_bounds__(kThreads) k_envelope_moves(EnvelopeMoveArgs a) {
+  const i64 r = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x;
+  if (r >= a.dst_tokens.size / a.page_size) return;
+  a.dst_pages.data[r] = L::run_page_lane<i64>(a.dst_tokens.data[r * a.page_size], a.page_size);
+  a.src_pages.data[r] = L::run_page_lane<i64>(a.src_tokens.data[r * a.page_size], a.page_size);
+}
+
+template <class Out>
+void token_translate_impl(const TokenTranslateArgs<Out>& a, cudaStream_t s) {
+  validate(a);
+  const i64 stride = a.page_size * a.multiplier;
+  dispatch_ps(a.page_size, [&](auto ps_c) {
+    constexpr i64 PS = decltype(ps_c)::value;
+    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, TokenOp<PS>{Gather{a.v2p.data}, a.page_size, stride, a.variant},
+                            s, "token_translate");
+  });
+}
+
+template <class Out>
+void swa_translate_impl(const SwaTranslateArgs<Out>& a, cudaStream_t s) {
+  validate(a);
+  const i64 stride = a.page_size * a.swa_multiplier;
+  dispatch_ps(a.page_size, [&](auto ps_c) {
+    constexpr i64 PS = decltype(ps_c)::value;
+    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, SwaOp<PS>{Gather{a.swa_v2p.data}, a.page_size, stride, a.variant},
+                            s, "swa_translate");
+  });
+}
+
+int log2_exact(i64 ps) {
+  int l = 0;
+  while ((i64(1) << l) < ps) ++l;
+  return l;
+}
+
+}  // namespace
+
+bool gpu_available(std::string* why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    if (why) *why = std::string("cudaGetDeviceCount: ") + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")";
+    (void)cudaGetLastError();
+    return false;
+  }
+  if (n < 1) {
+    if (why) *why = "the CUDA runtime reports 0 devices";
+    return false;
+  }
+  if (why) why->clear();
+  return true;
+}
+
+void launch_token_translate(const TokenTranslateArgs<i64>& a, cudaStream_t s) { token_translate_impl(a, s); }
+void launch_token_translate(const TokenTranslateArgs<i32>& a, cudaStream_t s) { token_translate_impl(a, s); }
+void launch_swa_translate(const SwaTranslateArgs<i64>& a, cudaStream_t s) { swa_translate_impl(a, s); }
+void launch_swa_translate(const SwaTranslateArgs<i32>& a, cudaStream_t s) { swa_translate_impl(a, s); }
+
+void launch_flashmla_block_table(const FlashmlaBlockTableArgs& a, cudaStream_t s) {
+  validate(a);
+  launch_rows(FlashmlaBody{a}, a.req_pool_indices.size, a.kv_indices.cols, s, "flashmla_block_table");
+}
+
+void launch_canonical_page_table(const CanonicalPageTableArgs& a, cudaStream_t s) {
+  validate(a);
+  dispatch_ps(a.page_size, [&](auto ps_c) {
+    launch_rows(CanonicalBody<decltype(ps_c)::value>{a}, a.req_pool_indices.size, a.max_pages, s, "canonical_page_table");
+  });
+}
+
+void launch_read_table(const ReadTableArgs& a, cudaStream_t s) {
+  validate(a);
+  const i64 batch = a.row_ids.size;
+  const i64 rows = a.zero_tail ? a.out.rows : batch;
+  // B10 drops the max_pages bound: columns then run to n_pages, which the grid-stride loop covers.
+  const i64 cols = a.variant == Variant::b10_no_max_pages_bound ? a.out.cols : a.max_pages;
+  dispatch_ps(a.page_size, [&](auto ps_c) {
+    launch_rows(ReadTableBody<decltype(ps_c)::value>{a, batch}, rows, cols, s, "read_table");
+  });
+}
+
+void launch_read_stream(const ReadStreamArgs& a, cudaStream_t s) {
+  validate(a);
+  const i64 batch = a.indptr.size - 1;
+  launch_rows(ReadStreamBody{a}, batch, a.table.cols * a.page_size, s, "read_stream");
+}
+
+void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
+  validate(a);
+  DecodeBody body{DecodeParams{a, log2_exact(a.page_size)}};
+  const i64 rows = a.seq_lens.size;
+  k_decode_metadata<<<grid_rows(a.max_seq_pages, rows), kThreads, 0, s>>>(body, rows);
+  check_launch("decode_metadata");
+}
+
+void launch_eager_funnel(const EagerFunnelArgs& a, cudaStream_t s) {
+  validate(a);
+  if (a.variant == Variant::b02_rank2_index_select && a.page_size == 1) {
+    // Same failure as the host route: the rank-2 table reaches a 1-D-only index_select.
+    throw InvalidArgument("page_table", "rank 2 [" + std::to_string(a.page_table.rows) + ", " +
+                                            std::to_string(a.page_table.cols) + "]",
+                          "index_select at page_size 1 accepts only a 1-D index (bug B02)");
+  }
+  launch_rows(EagerFunnelBody{a}, a.page_table.rows, a.page_table.cols, s, "eager_funnel");
+}
+
+void launch_kv_indices_inplace(const KvIndicesInplaceArgs& a, cudaStream_t s) {
+  validate(a);
+  // B05: the result went to a fresh tensor; the bound buffer keeps its virtual ids. A launcher
+  // cannot allocate, so the planted variant writes nothing at all (the observable effect).
+  if (a.variant == Variant::b05_rebind_fresh) return;
+  k_kv_indices_inplace<<<kInplaceBlocks, kThreads, 0, s>>>(a);
+  check_launch("kv_indices_inplace");
+}
+
+void launch_write_loc(const WriteLocArgs& a, cudaStream_t s) {
+  validate(a);
+  const i64 w = a.out.size > a.loc.size ? a.out.size : a.loc.size;
+  if (w <= 0) return;
+  k_write_loc<<<grid_1d(w, kThreads), kThreads, 0, s>>>(a);
+  check_launch("write_loc");
+}
+
+void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s) {
+  validate(a);
+  launch_elementwise<i32>(a.slots.data, a.slots.size, a.out.data, MambaOp{Gather{a.v2p.data}, a.clamp}, s, "mamba_translate");
+}
+
+void launch_full_prefill_table(const FullPrefillTableArgs& a, cudaStream_t s) {
+  validate(a);
+  dispatch_ps(a.page_size, [&](auto ps_c) {
+    launch_rows(FullPrefillBody<decltype(ps_c)::value>{a}, a.req_pool_indices.size, a.max_pages, s, "full_prefill_table");
+  });
+}
+
+void launch_dcp_read_translate(const DcpReadTranslateArgs& a, cudaStream_t s) {
+  validate(a);
+  launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data,
+                          DcpOp{Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier, a.dcp_size, a.variant}, s,
+                          "dcp_read_translate");
+}
+
+void launch_transfer_ids(const TransferIdsArgs& a, cudaStream_t s) {
+  validate(a);
+  launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data, TransferOp{Gather{a.v2p.data}, a.page_size, a.variant}, s,
+                          "transfer_ids");
+}
+
+void launch_envelope_moves(const EnvelopeMoveArgs& a, cudaStream_t s) {
+  validate(a);
+  const i64 runs = a.dst_tokens.size / a.page_size;
+  if (runs <= 0) return;
+  k_envelope_moves<<<grid_1d(runs, kThreads), kThreads, 0, s>>>(a);
+  check_launch("envelope_moves");
+}
+
+}  // namespace kvaddr::gpu
