@@ -1,0 +1,77 @@
+#pragma once
+// Replay of recorded kernel calls (docs/replay.md). A directory holds `manifest.json` and one
+// .npy file per array of each call: every input, each output buffer as it was before the call
+// and as the kernel left it. Each call is re-run through kvaddr's host route (translate/) on the
+// recorded "before" buffers, under the variant the call claims, and the whole output buffer is
+// compared with the recorded "after" one, lane by lane (so lanes that must stay untouched are
+// checked too). Every other variant the route accepts is run as well, to say which named bug
+// variant, if any, the recorded output matches exactly.
+//
+// replay_dir never throws for bad input: a broken manifest is a report-level error, a broken call
+// (missing file, wrong dtype or rank, shapes that disagree with each other or with the scalars,
+// unknown route, variant or key) is a per-call error, and the other calls are still checked.
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kvaddr::replay {
+
+enum class CallStatus {
+  equal,    // the recorded outputs equal the claimed variant's outputs on every lane
+  differs,  // at least one lane differs (see diffs)
+  error,    // the call could not be checked (see error)
+};
+std::string_view to_string(CallStatus s) noexcept;  // "equal", "differs", "error"
+
+struct LaneDiff {
+  std::string output;                // output array name, e.g. "out", "page_table"
+  std::int64_t flat = 0;             // C-order element index
+  std::vector<std::int64_t> index;   // multi-dimensional index (one entry per dimension)
+  std::int64_t expected = 0;         // what the claimed variant writes
+  std::int64_t recorded = 0;         // what the recorded kernel left
+};
+
+struct CallReport {
+  std::size_t position = 0;                  // index in the manifest's "calls" array
+  std::string name;                          // the call's "name" (or "call <position>")
+  std::string route;                         // as written in the manifest
+  std::string variant = "production";        // claimed variant
+  CallStatus status = CallStatus::error;
+  std::string error;                         // status == error: what is wrong with the call
+  std::int64_t lanes_checked = 0;            // output elements compared
+  std::int64_t lanes_differing = 0;          // differing elements, all outputs together
+  std::vector<LaneDiff> diffs;               // the first differing lanes (at most kMaxDiffs)
+  // Variants (production included) whose output equals the recorded output on every lane.
+  // When status == differs, these explain the recording ("matches variant b10_...").
+  std::vector<std::string> matching_variants;
+};
+
+struct ReplayReport {
+  std::filesystem::path dir;
+  std::string error;  // manifest-level problem (missing/unparsable manifest.json); calls is then empty
+  std::vector<CallReport> calls;
+
+  std::size_t count(CallStatus s) const noexcept;
+  bool ok() const noexcept;  // no manifest error and every call equal
+};
+
+inline constexpr std::size_t kMaxDiffs = 8;
+
+// Replay every call of DIR/manifest.json.
+ReplayReport replay_dir(const std::filesystem::path& dir);
+// Replay the calls of an already parsed manifest whose .npy paths are relative to `dir`.
+ReplayReport replay_manifest(const nlohmann::json& manifest, const std::filesystem::path& dir);
+
+// {"dir", "ok", "error"?, "summary": {"equal", "differs", "error"}, "calls": [{"position", "name",
+//  "route", "variant", "status", "error"?, "lanes_checked", "lanes_differing", "diffs": [{"output",
+//  "flat", "index", "expected", "recorded"}], "matching_variants": [...]}]}
+nlohmann::json to_json(const ReplayReport& report);
+// One block per call, then a summary line; suitable for a terminal.
+std::string to_text(const ReplayReport& report);
+// Suggested process exit status: 0 if ok(), 1 otherwise.
+int exit_code(const ReplayReport& report) noexcept;
+
+}  // namespace kvaddr::replay

@@ -1,0 +1,302 @@
+// Generator of the recorded example (see example.hpp and docs/replay.md). Every "after" buffer
+// is computed by the host routes of translate/ on the "before" buffer, under the variant named
+// in the comment of each call.
+#include "kvaddr/replay/example.hpp"
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kvaddr/replay/npy.hpp"
+#include "kvaddr/translate/routes.hpp"
+
+namespace kvaddr::replay {
+namespace {
+
+using json = nlohmann::json;
+using I64 = std::vector<std::int64_t>;
+using I32 = std::vector<std::int32_t>;
+
+template <class T>
+I64 wide(const std::vector<T>& v) {
+  return I64(v.begin(), v.end());
+}
+
+class Recorder {
+ public:
+  explicit Recorder(std::filesystem::path dir) : dir_(std::move(dir)) { std::filesystem::create_directories(dir_); }
+
+  std::string save(const std::string& file, NpyDtype dtype, const I64& shape, const I64& values) {
+    write_npy(dir_ / file, dtype, shape, values);
+    return file;
+  }
+  std::string save64(const std::string& file, const I64& shape, const I64& v) { return save(file, NpyDtype::int64, shape, v); }
+  std::string save32(const std::string& file, const I64& shape, const I32& v) { return save(file, NpyDtype::int32, shape, wide(v)); }
+
+  // An output pair "<tag>.<name>.before.npy" / ".after.npy".
+  template <class T>
+  json out(const std::string& tag, const std::string& name, const I64& shape, const std::vector<T>& before,
+           const std::vector<T>& after) {
+    const NpyDtype dt = sizeof(T) == 4 ? NpyDtype::int32 : NpyDtype::int64;
+    return {{"before", save(tag + "." + name + ".before.npy", dt, shape, wide(before))},
+            {"after", save(tag + "." + name + ".after.npy", dt, shape, wide(after))}};
+  }
+
+  void add(json call) { calls_.push_back(std::move(call)); }
+
+  void finish() {
+    json m = {{"format", "kvaddr-replay"},
+              {"version", 1},
+              {"description",
+               "Recorded example made by kvaddr's host routes (replay/src/example.cpp). Pool: page_size 2, "
+               "v2p = [0, 4, 1, -1, 2, 5, -1] (virtual page 3 is a tombstone, the last row is the sentinel)."},
+              {"calls", calls_}};
+    std::ofstream f(dir_ / "manifest.json", std::ios::trunc);
+    f << m.dump(2) << "\n";
+  }
+
+ private:
+  std::filesystem::path dir_;
+  json calls_ = json::array();
+};
+
+}  // namespace
+
+void write_example(const std::filesystem::path& dir) {
+  Recorder rec(dir);
+  // The pool: ps = 2; virtual pages 0..5 plus the trailing sentinel row; page 3 is a tombstone.
+  const I64 v2p = {0, 4, 1, -1, 2, 5, -1};
+  // req_to_token, 3 pool rows x 8 columns (virtual token ids, -1 padding).
+  const I32 r2t = {2, 3, 8, 9, 4, 5, -1, -1,    //
+                   6, 7, 0, 1, 10, 11, -1, -1,  //
+                   -1, -1, -1, -1, -1, -1, -1, -1};
+  const I64 r2t_shape = {3, 8};
+  const std::string v2p_file = rec.save64("pool.v2p.npy", {7}, v2p);
+  const std::string r2t_file = rec.save32("pool.req_to_token.npy", r2t_shape, r2t);
+  const auto R = cmat(r2t, 3, 8);
+  const I64 rows = {1, 0};  // permuted pool rows
+  const std::string rows_file = rec.save64("batch.req_pool_indices.npy", {2}, rows);
+  const I64 seq = {5, 7};
+  const std::string seq_file = rec.save64("batch.seq_lens.npy", {2}, seq);
+
+  // 1. token_translate (kernel-facing, M = 3), int64 out: every lane written.
+  {
+    const I64 ids = {5, 9, -1, 2, 7, 0, 11};
+    I64 before(7, 0), after = before;
+    translate::token_translate<std::int64_t>({cvec(ids), cvec(v2p), 2, 3, mvec(after)});
+    rec.add({{"name", "translate_kv_loc_for_kernel, M = 3"},
+             {"route", "token_translate"},
+             {"era", "C"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}}},
+             {"inputs", {{"ids", rec.save64("c01.ids.npy", {7}, ids)}, {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c01", "out", {7}, before, after)}}}});
+  }
+  // 2. token_translate, rank-2 ids, int32 out (translate_v2p narrowing on write), M = 1.
+  {
+    const I64 ids = {0, 1, 2, 3, 10, 11};
+    I32 before(6, 7), after = before;
+    translate::token_translate<std::int32_t>({cvec(ids), cvec(v2p), 2, 1, mvec(after)});
+    rec.add({{"name", "translate_v2p into an int32 buffer, rank-2 ids"},
+             {"route", "token_translate"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 1}}},
+             {"inputs", {{"ids", rec.save64("c02.ids.npy", {2, 3}, ids)}, {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c02", "out", {2, 3}, before, after)}}}});
+  }
+  // 3. flashmla_block_table, Era B (clamp_entries = false claimed): kv_indices prefilled with -1.
+  {
+    I32 before(2 * 4, -1), after = before;
+    translate::flashmla_block_table(
+        {R, cvec(rows), cvec(seq), {}, cvec(v2p), 2, 3, mmat(after, 2, 4), Variant::era_b_unclamped});
+    rec.add({{"name", "Era B flashmla block table (unclamped, as upstream)"},
+             {"route", "flashmla_block_table"},
+             {"era", "B"},
+             {"flags", {{"clamp_entries", false}}},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}}},
+             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"page_kernel_lens", seq_file},
+                         {"v2p", v2p_file}}},
+             {"outputs", {{"kv_indices", rec.out("c03", "kv_indices", {2, 4}, before, after)}}}});
+  }
+  // 4. The same recording, but claiming production: the tombstone lane carries -M, so the report
+  //    must say it differs and matches era_b_unclamped.
+  {
+    I32 before(2 * 4, -1), after = before;
+    translate::flashmla_block_table(
+        {R, cvec(rows), cvec(seq), {}, cvec(v2p), 2, 3, mmat(after, 2, 4), Variant::era_b_unclamped});
+    rec.add({{"name", "DELIBERATE: unclamped flashmla table recorded as production"},
+             {"route", "flashmla_block_table"},
+             {"variant", "production"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}}},
+             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"page_kernel_lens", seq_file},
+                         {"v2p", v2p_file}}},
+             {"outputs", {{"kv_indices", rec.out("c04", "kv_indices", {2, 4}, before, after)}}}});
+  }
+  // 5. canonical_page_table (Era C), prefix-only over a stale buffer.
+  {
+    I32 before(2 * 4, 99), after = before;
+    translate::canonical_page_table({R, cvec(rows), cvec(seq), cvec(v2p), 2, 3, 4, mmat(after, 2, 4)});
+    rec.add({{"name", "build_kernel_page_table, prefix-only"},
+             {"route", "canonical_page_table"},
+             {"era", "C"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_pages", 4}}},
+             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"seq_lens", seq_file},
+                         {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c05", "out", {2, 4}, before, after)}}}});
+  }
+  // 6. read_table, Era D (M = 1), zero tail, one padded graph row.
+  {
+    I32 before(3 * 4, 55), after = before;
+    translate::read_table({R, cvec(rows), cvec(seq), 0, 4, cvec(v2p), 2, 1, mmat(after, 3, 4), true});
+    rec.add({{"name", "KVIndexTranslator read table, zero tail"},
+             {"route", "read_table"},
+             {"era", "D"},
+             {"flags", {{"tail_policy", "zero_tail"}}},
+             {"scalars", {{"page_size", 2}, {"multiplier", 1}, {"max_pages", 4}, {"seq_len_delta", 0}}},
+             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"seq_lens", seq_file},
+                         {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c06", "out", {3, 4}, before, after)}}}});
+  }
+  // 7. DELIBERATE B10: verify widening (delta 1) pushes n_pages (3 and 4) past max_pages = 2; the
+  //    recorded kernel bounded columns by n_pages only and spilled into the next row / guard row.
+  {
+    I32 before(3 * 2, 77), after = before;
+    translate::read_table({R, cvec(rows), cvec(seq), 1, 2, cvec(v2p), 2, 3, mmat(after, 3, 2), false,
+                           Variant::b10_no_max_pages_bound});
+    rec.add({{"name", "DELIBERATE: read table that spilled past max_pages (B10) recorded as production"},
+             {"route", "read_table"},
+             {"era", "C"},
+             {"variant", "production"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_pages", 2}, {"seq_len_delta", 1}}},
+             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"seq_lens", seq_file},
+                         {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c07", "out", {3, 2}, before, after)}}}});
+  }
+  // 8. decode_metadata, Era B remap in the fused fa3 kernel, delta 1.
+  {
+    I32 cs_b(3, -5), cu_b(4, -5), pt_b(2 * 5, 33);
+    I32 cs = cs_b, cu = cu_b, pt = pt_b;
+    DecodeMetadataArgs a;
+    a.seq_lens = cvec(seq);
+    a.req_to_token = R;
+    a.req_pool_indices = cvec(rows);
+    a.max_seq_pages = 4;
+    a.seq_len_delta = 1;
+    a.page_size = 2;
+    a.v2p = cvec(v2p);
+    a.multiplier = 3;
+    a.cache_seqlens = mvec(cs);
+    a.cu_seqlens_k = mvec(cu);
+    a.page_table = mmat(pt, 2, 5);
+    translate::decode_metadata(a);
+    rec.add({{"name", "fa3 normal_decode_set_metadata, Era B remap"},
+             {"route", "decode_metadata"},
+             {"era", "B"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_seq_pages", 4}, {"seq_len_delta", 1}}},
+             {"inputs", {{"seq_lens", seq_file}, {"req_to_token", r2t_file}, {"req_pool_indices", rows_file},
+                         {"v2p", v2p_file}}},
+             {"outputs", {{"cache_seqlens", rec.out("c08", "cache_seqlens", {3}, cs_b, cs)},
+                          {"cu_seqlens_k", rec.out("c08", "cu_seqlens_k", {4}, cu_b, cu)},
+                          {"page_table", rec.out("c08", "page_table", {2, 5}, pt_b, pt)}}}});
+  }
+  // 9. eager_funnel (fa3 Era B eager path): page-start tokens -> v2p[p] * M, 0 for tombstones.
+  {
+    const I64 table = {2, 8, 4, -1, 6, 0, 10, -1};
+    I64 before(8, 0), after = before;
+    translate::eager_funnel({cmat(table, 2, 4), cvec(v2p), 2, 3, mmat(after, 2, 4)});
+    rec.add({{"name", "fa3 eager funnel"},
+             {"route", "eager_funnel"},
+             {"era", "B"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}}},
+             {"inputs", {{"page_table", rec.save64("c09.page_table.npy", {2, 4}, table)}, {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c09", "out", {2, 4}, before, after)}}}});
+  }
+  // 10. kv_indices_inplace (flashinfer_mla updater): n = kv_indptr[2] = 5 lanes translated, stale
+  //     tail (2^30) untouched.
+  {
+    const I32 indptr = {0, 3, 5};
+    I32 before = {2, 3, 8, 6, 7, 1 << 30, 1 << 30, 1 << 30}, after = before;
+    translate::kv_indices_inplace({mvec(after), cvec(indptr), 2, {}, cvec(v2p), 2, 3});
+    rec.add({{"name", "flashinfer_mla kv_indices translated in place"},
+             {"route", "kv_indices_inplace"},
+             {"era", "B"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"batch_size", 2}}},
+             {"inputs", {{"kv_indptr", rec.save32("c10.kv_indptr.npy", {3}, indptr)}, {"v2p", v2p_file}}},
+             {"outputs", {{"kv_indices", rec.out("c10", "kv_indices", {8}, before, after)}}}});
+  }
+  // 11. write_loc under DCP 2 (rank 1), out_width 8 > N = 5: stale capture tail zeroed.
+  {
+    const I64 loc = {0, 5, 9, 4, 21};
+    I64 before(8, 123), after = before;
+    translate::write_loc({cvec(loc), cvec(v2p), 2, 3, 2, 1, mvec(after)});
+    rec.add({{"name", "write_loc_to_kernel_ids, DCP rank 1 of 2, zeroed tail"},
+             {"route", "write_loc"},
+             {"era", "C"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"dcp_size", 2}, {"dcp_rank", 1}, {"out_width", 8}}},
+             {"inputs", {{"loc", rec.save64("c11.loc.npy", {5}, loc)}, {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c11", "out", {8}, before, after)}}}});
+  }
+  // 12. swa_translate: SWA table with its own tombstones, M_swa = 2, int64 out.
+  {
+    const I64 swa_v2p = {0, -1, 3, -1, 1, 2, -1};
+    const I64 ids = {2, 3, 4, 8, 9, -1, 10};
+    I64 before(7, -9), after = before;
+    translate::swa_translate<std::int64_t>({cvec(ids), cvec(swa_v2p), 2, 2, mvec(after)});
+    rec.add({{"name", "translate_loc_from_full_to_swa"},
+             {"route", "swa_translate"},
+             {"era", "C"},
+             {"scalars", {{"page_size", 2}, {"swa_multiplier", 2}}},
+             {"inputs", {{"ids", rec.save64("c12.ids.npy", {7}, ids)},
+                         {"swa_v2p", rec.save64("c12.swa_v2p.npy", {7}, swa_v2p)}}},
+             {"outputs", {{"out", rec.out("c12", "out", {7}, before, after)}}}});
+  }
+  // 13. mamba_translate: raw gather, int32.
+  {
+    const I64 mamba_v2p = {0, 3, 1, 2, -1};
+    const I64 slots = {1, 2, 3, 0};
+    I32 before(4, 0), after = before;
+    translate::mamba_translate({cvec(slots), cvec(mamba_v2p), false, mvec(after)});
+    rec.add({{"name", "translate_mamba_indices"},
+             {"route", "mamba_translate"},
+             {"inputs", {{"slots", rec.save64("c13.slots.npy", {4}, slots)},
+                         {"v2p", rec.save64("c13.v2p.npy", {5}, mamba_v2p)}}},
+             {"outputs", {{"out", rec.out("c13", "out", {4}, before, after)}}}});
+  }
+  // 14. full_prefill_table (#37418), capture-stable buffer with stale values.
+  {
+    I32 before(3 * 4, 44), after = before;
+    translate::full_prefill_table({R, cvec(rows), cvec(seq), cvec(v2p), 2, 3, 4, mmat(after, 3, 4)});
+    rec.add({{"name", "fa3 FULL prefill graph table rebuilt from the live v2p"},
+             {"route", "full_prefill_table"},
+             {"era", "C"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_pages", 4}}},
+             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"seq_lens", seq_file},
+                         {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c14", "out", {3, 4}, before, after)}}}});
+  }
+  // 15. dcp_read_translate: ids collapsed by dcp_size 2, then translate_kv_loc (physical).
+  {
+    const I64 ids = {4, 5, 18, 19, -1, 13};
+    I64 before(6, 0), after = before;
+    translate::dcp_read_translate({cvec(ids), cvec(v2p), 2, 1, 2, mvec(after)});
+    rec.add({{"name", "translate_dcp_read_ids, dcp_size 2"},
+             {"route", "dcp_read_translate"},
+             {"era", "D"},
+             {"scalars", {{"page_size", 2}, {"multiplier", 1}, {"dcp_size", 2}}},
+             {"inputs", {{"ids", rec.save64("c15.ids.npy", {6}, ids)}, {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c15", "out", {6}, before, after)}}}});
+  }
+  // 16. transfer_ids: virtual -> physical ids for PD envelope transfer.
+  {
+    const I64 ids = {2, 3, 8, 9, 10};
+    I64 before(5, 0), after = before;
+    translate::transfer_ids({cvec(ids), cvec(v2p), 2, mvec(after)});
+    rec.add({{"name", "translate_kv_indices_for_transfer"},
+             {"route", "transfer_ids"},
+             {"scalars", {{"page_size", 2}}},
+             {"inputs", {{"ids", rec.save64("c16.ids.npy", {5}, ids)}, {"v2p", v2p_file}}},
+             {"outputs", {{"out", rec.out("c16", "out", {5}, before, after)}}}});
+  }
+  rec.finish();
+}
+
+}  // namespace kvaddr::replay

@@ -1,0 +1,808 @@
+// Replay of recorded kernel calls: manifest parsing, per-route loading of the .npy arrays, the
+// lane-by-lane comparison and the variant search. See replay.hpp and docs/replay.md.
+#include "kvaddr/replay/replay.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/replay/npy.hpp"
+#include "kvaddr/translate/routes.hpp"
+#include "kvaddr/translate/validate.hpp"
+
+namespace kvaddr::replay {
+namespace {
+
+using json = nlohmann::json;
+using I64 = std::vector<std::int64_t>;
+using I32 = std::vector<std::int32_t>;
+
+// A per-call problem: becomes CallStatus::error with this message.
+class CallError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] void bad(const std::string& what) { throw CallError(what); }
+
+// Which dtypes an array may have. `widen` accepts int32 or int64 and hands the route int64.
+enum class Want { i32, i64, widen, i32_or_i64 };
+
+std::string want_text(Want w) {
+  switch (w) {
+    case Want::i32: return "int32";
+    case Want::i64: return "int64";
+    case Want::widen:
+    case Want::i32_or_i64: return "int32 or int64";
+  }
+  return "?";
+}
+
+std::string shape_text(const I64& shape) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+  if (shape.size() == 1) s += ",";
+  return s + ")";
+}
+
+struct Arr {
+  bool present = false;
+  std::string name;
+  NpyDtype dtype = NpyDtype::other;
+  I64 shape;
+  I64 v;  // values, widened to int64
+  std::int64_t size() const { return static_cast<std::int64_t>(v.size()); }
+  std::int64_t rows() const { return shape.empty() ? 0 : shape[0]; }
+  std::int64_t cols() const { return shape.size() < 2 ? 1 : shape[1]; }
+  I32 i32() const;  // only for arrays loaded as int32
+};
+
+struct Output {
+  std::string name;
+  NpyDtype dtype = NpyDtype::other;
+  I64 shape;
+  I64 before, after;
+};
+
+// int32 copy of values that were loaded from an int32 file (so the narrowing is exact).
+I32 narrow_copy(const I64& v) {
+  I32 out(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) out[i] = static_cast<std::int32_t>(v[i]);
+  return out;
+}
+I32 Arr::i32() const { return narrow_copy(v); }
+
+template <class T>
+I64 widen(const std::vector<T>& v) {
+  return I64(v.begin(), v.end());
+}
+
+// Runs the route under one variant on fresh copies of the "before" buffers; returns the outputs
+// in the order of CallSpec::outputs. Throws kvaddr::Error when the route rejects the call.
+using Runner = std::function<std::vector<I64>(Variant)>;
+
+// ---- the call being loaded -------------------------------------------------------------------
+class Call {
+ public:
+  Call(const json& j, std::filesystem::path dir) : j_(j), dir_(std::move(dir)) {
+    if (!j_.is_object()) bad("a call must be a JSON object");
+    for (const auto& [k, v] : j_.items()) {
+      static const std::set<std::string> known = {"name", "route", "variant", "era", "flags", "scalars", "inputs",
+                                                  "outputs", "note"};
+      if (!known.count(k)) bad("unknown key '" + k + "' in the call");
+    }
+    scalars_ = section("scalars");
+    inputs_ = section("inputs");
+    outputs_ = section("outputs");
+  }
+
+  // ---- scalars ----
+  std::optional<std::int64_t> opt_int(const std::string& name) {
+    used_scalars_.insert(name);
+    if (!scalars_.contains(name)) return std::nullopt;
+    const json& v = scalars_.at(name);
+    if (v.is_number_integer()) {
+      if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        bad("scalar " + name + " does not fit int64");
+      }
+      return v.get<std::int64_t>();
+    }
+    bad("scalar " + name + " must be an integer, got " + v.dump());
+  }
+  std::int64_t integer(const std::string& name, std::optional<std::int64_t> dflt = std::nullopt) {
+    auto v = opt_int(name);
+    if (v) return *v;
+    if (dflt) return *dflt;
+    bad("missing scalar " + name);
+  }
+  bool flag(const std::string& name, bool dflt = false) {
+    used_scalars_.insert(name);
+    if (!scalars_.contains(name)) return dflt;
+    const json& v = scalars_.at(name);
+    if (!v.is_boolean()) bad("scalar " + name + " must be true or false, got " + v.dump());
+    return v.get<bool>();
+  }
+
+  // ---- arrays ----
+  Arr input(const std::string& name, Want want, int min_rank, int max_rank, bool optional = false) {
+    used_inputs_.insert(name);
+    if (!inputs_.contains(name)) {
+      if (optional) return {};
+      bad("missing input " + name);
+    }
+    Arr a = load(name, inputs_.at(name), want, min_rank, max_rank);
+    return a;
+  }
+  // An output with its before / after buffers; both must have the same dtype and shape.
+  Output output(const std::string& name, Want want, int min_rank, int max_rank) {
+    used_outputs_.insert(name);
+    if (!outputs_.contains(name)) bad("missing output " + name);
+    const json& o = outputs_.at(name);
+    if (!o.is_object() || !o.contains("before") || !o.contains("after")) {
+      bad("output " + name + " must be {\"before\": FILE, \"after\": FILE}");
+    }
+    for (const auto& [k, v] : o.items()) {
+      if (k != "before" && k != "after") bad("unknown key '" + k + "' in output " + name);
+    }
+    Arr before = load(name + ".before", o.at("before"), want, min_rank, max_rank);
+    Arr after = load(name + ".after", o.at("after"), want, min_rank, max_rank);
+    if (before.dtype != after.dtype) {
+      bad(fmt::format("output {}: before is {} but after is {}", name, to_string(before.dtype), to_string(after.dtype)));
+    }
+    if (before.shape != after.shape) {
+      bad(fmt::format("output {}: before has shape {} but after {}", name, shape_text(before.shape),
+                      shape_text(after.shape)));
+    }
+    return {name, before.dtype, before.shape, std::move(before.v), std::move(after.v)};
+  }
+  bool has_output(const std::string& name) const { return outputs_.contains(name); }
+
+  // Unknown scalars / arrays are an error: a misspelt name must not silently fall back to a default.
+  void check_all_used() const {
+    for (const auto& [k, v] : scalars_.items())
+      if (!used_scalars_.count(k)) bad("unknown scalar '" + k + "' for this route");
+    for (const auto& [k, v] : inputs_.items())
+      if (!used_inputs_.count(k)) bad("unknown input '" + k + "' for this route");
+    for (const auto& [k, v] : outputs_.items())
+      if (!used_outputs_.count(k)) bad("unknown output '" + k + "' for this route");
+  }
+
+ private:
+  json section(const char* key) const {
+    if (!j_.contains(key)) return json::object();
+    const json& s = j_.at(key);
+    if (!s.is_object()) bad(std::string("'") + key + "' must be a JSON object");
+    return s;
+  }
+
+  Arr load(const std::string& label, const json& file, Want want, int min_rank, int max_rank) const {
+    if (!file.is_string()) bad("array " + label + " must name a .npy file");
+    const std::filesystem::path path = dir_ / file.get<std::string>();
+    NpyArray npy;
+    try {
+      npy = read_npy(path);
+    } catch (const NpyError& e) {
+      bad(label + ": " + e.what());
+    }
+    if (npy.fortran_order && npy.ndim() > 1) bad(label + ": Fortran order; arrays must be C order");
+    const bool ok_dtype = (want == Want::i32 && npy.dtype == NpyDtype::int32) ||
+                          (want == Want::i64 && npy.dtype == NpyDtype::int64) ||
+                          ((want == Want::widen || want == Want::i32_or_i64) && npy.dtype != NpyDtype::other);
+    if (!ok_dtype) {
+      bad(fmt::format("{}: wrong dtype '{}' ({}), expected {}", label, npy.descr, to_string(npy.dtype), want_text(want)));
+    }
+    if (npy.ndim() < min_rank || npy.ndim() > max_rank) {
+      bad(fmt::format("{}: wrong shape {}, expected {}", label, npy.shape_string(),
+                      min_rank == max_rank ? fmt::format("{}-D", min_rank) : fmt::format("{}-D to {}-D", min_rank, max_rank)));
+    }
+    Arr a;
+    a.present = true;
+    a.name = label;
+    a.dtype = npy.dtype;
+    a.shape = npy.shape;
+    a.v = std::move(npy.values);
+    return a;
+  }
+
+  const json& j_;
+  std::filesystem::path dir_;
+  json scalars_, inputs_, outputs_;
+  std::set<std::string> used_scalars_, used_inputs_, used_outputs_;
+};
+
+// ---- small shape helpers ---------------------------------------------------------------------
+void same_length(const Arr& a, const Arr& b) {
+  if (a.present && b.present && a.size() != b.size()) {
+    bad(fmt::format("{} has {} entries but {} has {} (one per batch row)", a.name, a.size(), b.name, b.size()));
+  }
+}
+template <class T>
+Vec<const T> view(const std::vector<T>& v, bool present = true) {
+  if (!present) return {};
+  return {v.data(), static_cast<std::int64_t>(v.size())};
+}
+template <class T>
+Mat<const T> cview(const std::vector<T>& v, const I64& shape) {
+  const std::int64_t cols = shape.size() < 2 ? 1 : shape[1];
+  return {v.data(), shape.empty() ? 0 : shape[0], cols, cols, 1};
+}
+template <class T>
+Mat<T> mview(std::vector<T>& v, const I64& shape) {
+  const std::int64_t cols = shape.size() < 2 ? 1 : shape[1];
+  return {v.data(), shape.empty() ? 0 : shape[0], cols, cols, 1};
+}
+template <class T>
+Vec<T> mvec_of(std::vector<T>& v) {
+  return {v.data(), static_cast<std::int64_t>(v.size())};
+}
+
+struct Prepared {
+  std::vector<Output> outputs;
+  Runner run;
+};
+
+// Era / flag handling shared by every route: returns the claimed variant.
+struct Claim {
+  Variant variant = Variant::production;
+  std::optional<bool> zero_tail;  // from flags.tail_policy
+};
+
+// ---- per-route preparation -------------------------------------------------------------------
+// Token-granular routes over (ids, table) with an int32 / int64 out.
+Prepared prep_token(Call& c, Route route) {
+  const char* ids_name = route == Route::mamba_translate ? "slots" : "ids";
+  const char* table_name = route == Route::swa_translate ? "swa_v2p" : "v2p";
+  Arr ids = c.input(ids_name, Want::widen, 1, 2);
+  Arr table = c.input(table_name, Want::i64, 1, 1);
+  const bool out_any = route == Route::token_translate || route == Route::swa_translate;
+  const bool out32 = route == Route::mamba_translate;
+  Output out = c.output("out", out_any ? Want::i32_or_i64 : (out32 ? Want::i32 : Want::i64), 1, 2);
+  if (static_cast<std::int64_t>(out.before.size()) < ids.size()) {
+    bad(fmt::format("out has {} lanes but {} has {}", out.before.size(), ids.name, ids.size()));
+  }
+  std::int64_t ps = 1, mult = 1, dcp = 1;
+  bool clamp = false;
+  if (route == Route::mamba_translate) {
+    clamp = c.flag("clamp");
+  } else {
+    ps = c.integer("page_size");
+    if (route == Route::token_translate || route == Route::dcp_read_translate) mult = c.integer("multiplier", 1);
+    if (route == Route::swa_translate) mult = c.integer("swa_multiplier", 1);
+    if (route == Route::dcp_read_translate) dcp = c.integer("dcp_size", 1);
+  }
+  const bool o32 = out.dtype == NpyDtype::int32;
+  Prepared p;
+  p.outputs.push_back(out);
+  p.run = [route, ids = ids.v, table = table.v, before = out.before, o32, ps, mult, dcp, clamp](Variant v) {
+    I64 o64 = before;
+    I32 o32buf = o32 ? narrow_copy(before) : I32(before.size());
+    switch (route) {
+      case Route::token_translate:
+        if (o32) translate::token_translate<std::int32_t>({view(ids), view(table), ps, mult, mvec_of(o32buf), v});
+        else translate::token_translate<std::int64_t>({view(ids), view(table), ps, mult, mvec_of(o64), v});
+        break;
+      case Route::swa_translate:
+        if (o32) translate::swa_translate<std::int32_t>({view(ids), view(table), ps, mult, mvec_of(o32buf), v});
+        else translate::swa_translate<std::int64_t>({view(ids), view(table), ps, mult, mvec_of(o64), v});
+        break;
+      case Route::mamba_translate:
+        translate::mamba_translate({view(ids), view(table), clamp, mvec_of(o32buf)});
+        break;
+      case Route::dcp_read_translate:
+        translate::dcp_read_translate({view(ids), view(table), ps, mult, dcp, mvec_of(o64), v});
+        break;
+      case Route::transfer_ids:
+        translate::transfer_ids({view(ids), view(table), ps, mvec_of(o64), v});
+        break;
+      default: bad("internal: not a token route");
+    }
+    return std::vector<I64>{o32 ? widen(o32buf) : o64};
+  };
+  return p;
+}
+
+Prepared prep_write_loc(Call& c) {
+  Arr loc = c.input("loc", Want::widen, 1, 1);
+  Arr v2p = c.input("v2p", Want::i64, 1, 1);
+  Output out = c.output("out", Want::i64, 1, 1);
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  const std::int64_t dcp_size = c.integer("dcp_size", 1);
+  const std::int64_t dcp_rank = c.integer("dcp_rank", 0);
+  const auto width = static_cast<std::int64_t>(out.before.size());
+  if (auto w = c.opt_int("out_width"); w && *w != width) {
+    bad(fmt::format("scalar out_width = {} but out has {} lanes", *w, width));
+  }
+  if (width < loc.size()) bad(fmt::format("out has {} lanes but loc has {} (out_width >= N)", width, loc.size()));
+  Prepared p;
+  p.outputs.push_back(out);
+  p.run = [loc = loc.v, v2p = v2p.v, before = out.before, ps, mult, dcp_size, dcp_rank](Variant v) {
+    I64 o = before;
+    translate::write_loc({view(loc), view(v2p), ps, mult, dcp_size, dcp_rank, mvec_of(o), v});
+    return std::vector<I64>{o};
+  };
+  return p;
+}
+
+Prepared prep_kv_indices(Call& c) {
+  Output kv = c.output("kv_indices", Want::i32, 1, 1);
+  Arr indptr = c.input("kv_indptr", Want::i32, 1, 1);
+  Arr src = c.input("src", Want::i32, 1, 1, true);
+  Arr v2p = c.input("v2p", Want::i64, 1, 1);
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  const std::int64_t bs = c.integer("batch_size", indptr.size() - 1);
+  if (bs < 0 || bs + 1 > indptr.size()) {
+    bad(fmt::format("scalar batch_size = {} but kv_indptr has {} entries (needs batch_size + 1)", bs, indptr.size()));
+  }
+  Prepared p;
+  p.outputs.push_back(kv);
+  p.run = [before = kv.before, indptr = indptr.i32(), src = src.i32(), has_src = src.present, v2p = v2p.v, bs, ps,
+           mult](Variant v) {
+    I32 o = narrow_copy(before);
+    translate::kv_indices_inplace({mvec_of(o), view(indptr), bs, view(src, has_src), view(v2p), ps, mult, v});
+    return std::vector<I64>{widen(o)};
+  };
+  return p;
+}
+
+// flashmla_block_table, canonical_page_table, read_table, full_prefill_table: one int32 table.
+Prepared prep_table(Call& c, Route route, const Claim& claim) {
+  Arr r2t = c.input("req_to_token", Want::i32, 2, 2);
+  Arr rows = c.input("req_pool_indices", Want::widen, 1, 1);
+  const char* lens_name = route == Route::flashmla_block_table ? "page_kernel_lens" : "seq_lens";
+  Arr lens = c.input(lens_name, Want::widen, 1, 1);
+  same_length(rows, lens);
+  Arr start;
+  if (route == Route::flashmla_block_table) {
+    start = c.input("kv_start_idx", Want::widen, 1, 1, true);
+    same_length(rows, start);
+  }
+  Arr v2p = c.input("v2p", Want::i64, 1, 1, route == Route::flashmla_block_table);
+  const char* out_name = route == Route::flashmla_block_table ? "kv_indices" : "out";
+  Output out = c.output(out_name, Want::i32, 2, 2);
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  std::int64_t max_pages = 0, delta = 0;
+  bool zero_tail = false;
+  if (route != Route::flashmla_block_table) max_pages = c.integer("max_pages");
+  if (route == Route::read_table) {
+    delta = c.integer("seq_len_delta", 0);
+    zero_tail = c.flag("zero_tail", claim.zero_tail.value_or(false));
+    if (claim.zero_tail && *claim.zero_tail != zero_tail) bad("flags.tail_policy disagrees with scalar zero_tail");
+  }
+  if (max_pages > out.shape[1]) {
+    bad(fmt::format("scalar max_pages = {} but {} has {} columns", max_pages, out.name, out.shape[1]));
+  }
+  if (out.shape[0] < rows.size()) {
+    bad(fmt::format("{} has {} rows but the batch has {}", out.name, out.shape[0], rows.size()));
+  }
+  Prepared p;
+  p.outputs.push_back(out);
+  p.run = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, start = start.v,
+           has_start = start.present, v2p = v2p.v, has_v2p = v2p.present, shape = out.shape, before = out.before, ps,
+           mult, max_pages, delta, zero_tail](Variant v) {
+    I32 o = narrow_copy(before);
+    const auto R = cview(r2t, r2t_shape);
+    switch (route) {
+      case Route::flashmla_block_table:
+        translate::flashmla_block_table({R, view(rows), view(lens), view(start, has_start), view(v2p, has_v2p), ps, mult,
+                                         mview(o, shape), v});
+        break;
+      case Route::canonical_page_table:
+        translate::canonical_page_table({R, view(rows), view(lens), view(v2p), ps, mult, max_pages, mview(o, shape), v});
+        break;
+      case Route::read_table:
+        translate::read_table(
+            {R, view(rows), view(lens), delta, max_pages, view(v2p), ps, mult, mview(o, shape), zero_tail, v});
+        break;
+      case Route::full_prefill_table:
+        translate::full_prefill_table({R, view(rows), view(lens), view(v2p), ps, mult, max_pages, mview(o, shape), v});
+        break;
+      default: bad("internal: not a table route");
+    }
+    return std::vector<I64>{widen(o)};
+  };
+  return p;
+}
+
+Prepared prep_eager_funnel(Call& c) {
+  Arr table = c.input("page_table", Want::i64, 2, 2);
+  Arr v2p = c.input("v2p", Want::i64, 1, 1);
+  Output out = c.output("out", Want::i64, 2, 2);
+  if (out.shape != table.shape) {
+    bad(fmt::format("out has shape {} but page_table {}", shape_text(out.shape), shape_text(table.shape)));
+  }
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  Prepared p;
+  p.outputs.push_back(out);
+  p.run = [table = table.v, shape = table.shape, v2p = v2p.v, before = out.before, ps, mult](Variant v) {
+    I64 o = before;
+    translate::eager_funnel({cview(table, shape), view(v2p), ps, mult, mview(o, shape), v});
+    return std::vector<I64>{o};
+  };
+  return p;
+}
+
+Prepared prep_decode(Call& c) {
+  const bool skip = c.flag("skip_page_table");
+  Arr seq = c.input("seq_lens", Want::widen, 1, 1);
+  Arr v2p = c.input("v2p", Want::i64, 1, 1, true);
+  Arr kpt = c.input("kernel_page_table", Want::i32, 2, 2, true);
+  Arr swa = c.input("swa_v2p", Want::i64, 1, 1, true);
+  const bool needs_r2t = !skip && (!kpt.present || swa.present);
+  Arr r2t = c.input("req_to_token", Want::i32, 2, 2, !needs_r2t);
+  Arr rows = c.input("req_pool_indices", Want::widen, 1, 1, !needs_r2t);
+  same_length(seq, rows);
+  const std::int64_t max_seq_pages = c.integer("max_seq_pages");
+  const std::int64_t delta = c.integer("seq_len_delta", 0);
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  const std::int64_t swa_mult = c.integer("swa_multiplier", 1);
+  Prepared p;
+  p.outputs.push_back(c.output("cache_seqlens", Want::i32, 1, 1));
+  p.outputs.push_back(c.output("cu_seqlens_k", Want::i32, 1, 1));
+  const bool has_pt = !skip || c.has_output("page_table");
+  const std::size_t pt_idx = p.outputs.size();
+  if (has_pt) p.outputs.push_back(c.output("page_table", Want::i32, 2, 2));
+  const bool has_swa_pt = swa.present || c.has_output("swa_page_table");
+  const std::size_t swa_idx = p.outputs.size();
+  if (has_swa_pt) {
+    if (!swa.present) bad("output swa_page_table needs input swa_v2p");
+    p.outputs.push_back(c.output("swa_page_table", Want::i32, 2, 2));
+  }
+  for (std::size_t k : {pt_idx, swa_idx}) {
+    if (k < p.outputs.size() && p.outputs[k].shape[1] < max_seq_pages) {
+      bad(fmt::format("scalar max_seq_pages = {} but {} has {} columns", max_seq_pages, p.outputs[k].name,
+                      p.outputs[k].shape[1]));
+    }
+  }
+  std::vector<I64> shapes, befores;
+  for (const auto& o : p.outputs) {
+    shapes.push_back(o.shape);
+    befores.push_back(o.before);
+  }
+  p.run = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present, v2p = v2p.v,
+           has_v2p = v2p.present, kpt = kpt.i32(), kpt_shape = kpt.shape, has_kpt = kpt.present, swa = swa.v,
+           has_swa = swa.present, shapes, befores, has_pt, has_swa_pt, pt_idx, swa_idx, skip, max_seq_pages, delta, ps, mult,
+           swa_mult](Variant v) {
+    std::vector<I32> bufs;
+    for (const auto& b : befores) bufs.push_back(narrow_copy(b));
+    DecodeMetadataArgs a;
+    a.seq_lens = view(seq);
+    if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
+    a.req_pool_indices = view(rows, has_rows);
+    a.max_seq_pages = max_seq_pages;
+    a.seq_len_delta = delta;
+    a.page_size = ps;
+    a.v2p = view(v2p, has_v2p);
+    a.multiplier = mult;
+    if (has_kpt) a.kernel_page_table = cview(kpt, kpt_shape);
+    a.skip_page_table = skip;
+    a.cache_seqlens = mvec_of(bufs[0]);
+    a.cu_seqlens_k = mvec_of(bufs[1]);
+    if (has_pt) a.page_table = mview(bufs[pt_idx], shapes[pt_idx]);
+    a.swa_v2p = view(swa, has_swa);
+    a.swa_multiplier = swa_mult;
+    if (has_swa_pt) a.swa_page_table = mview(bufs[swa_idx], shapes[swa_idx]);
+    a.variant = v;
+    translate::decode_metadata(a);
+    std::vector<I64> outs;
+    for (const auto& b : bufs) outs.push_back(widen(b));
+    return outs;
+  };
+  return p;
+}
+
+Claim read_claim(const json& call, Route route) {
+  Claim claim;
+  std::optional<Variant> explicit_variant;
+  if (call.contains("variant")) {
+    if (!call.at("variant").is_string()) bad("'variant' must be a string");
+    try {
+      explicit_variant = parse_variant(call.at("variant").get<std::string>());
+    } catch (const kvaddr::Error& e) {
+      bad(e.what());
+    }
+  }
+  std::optional<Variant> from_flags;
+  if (call.contains("flags")) {
+    const json& f = call.at("flags");
+    if (!f.is_object()) bad("'flags' must be a JSON object");
+    for (const auto& [k, v] : f.items()) {
+      if (k == "clamp_entries" || k == "padding_guard") {
+        if (!v.is_boolean()) bad("flags." + k + " must be true or false");
+        if (!v.get<bool>()) {
+          const Variant implied = k == "clamp_entries" ? Variant::era_b_unclamped : Variant::b09_no_padding_guard;
+          if (from_flags && *from_flags != implied) bad("flags clamp_entries = false and padding_guard = false together name no single variant");
+          from_flags = implied;
+        }
+      } else if (k == "tail_policy") {
+        if (!v.is_string() || (v != "prefix_only" && v != "zero_tail")) {
+          bad("flags.tail_policy must be \"prefix_only\" or \"zero_tail\"");
+        }
+        if (route != Route::read_table && v == "zero_tail") bad("flags.tail_policy zero_tail: only read_table has a zero tail");
+        claim.zero_tail = (v == "zero_tail");
+      } else {
+        bad("unknown flag '" + k + "'");
+      }
+    }
+  }
+  if (explicit_variant && from_flags && *explicit_variant != *from_flags) {
+    bad(fmt::format("variant {} disagrees with the flags, which name {}", to_string(*explicit_variant),
+                    to_string(*from_flags)));
+  }
+  claim.variant = explicit_variant.value_or(from_flags.value_or(Variant::production));
+  if (!route_accepts(route, claim.variant)) {
+    bad(fmt::format("variant {} is not a variant of route {}", to_string(claim.variant), to_string(route)));
+  }
+  return claim;
+}
+
+// Era claim (spec §0.2): informational, except that Eras A and D have no multiplier.
+void check_era(const json& call) {
+  if (!call.contains("era")) return;
+  const json& e = call.at("era");
+  if (!e.is_string() || (e != "A" && e != "B" && e != "C" && e != "D")) {
+    bad("'era' must be one of \"A\", \"B\", \"C\", \"D\"");
+  }
+  const std::string era = e.get<std::string>();
+  if ((era == "A" || era == "D") && call.contains("scalars") && call.at("scalars").is_object()) {
+    for (const char* m : {"multiplier", "swa_multiplier"}) {
+      if (call.at("scalars").contains(m) && call.at("scalars").at(m) != 1) {
+        bad("era " + era + " has no kernel page multiplier (" + m + " must be 1)");
+      }
+    }
+  }
+}
+
+// Lane-by-lane comparison of one output.
+void compare(const Output& o, const I64& expected, CallReport& r) {
+  I64 strides(o.shape.size(), 1);
+  for (std::size_t d = o.shape.size(); d-- > 1;) strides[d - 1] = strides[d] * o.shape[d];
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    ++r.lanes_checked;
+    if (expected[i] == o.after[i]) continue;
+    ++r.lanes_differing;
+    if (r.diffs.size() >= kMaxDiffs) continue;
+    LaneDiff d;
+    d.output = o.name;
+    d.flat = static_cast<std::int64_t>(i);
+    std::int64_t rest = d.flat;
+    for (std::size_t k = 0; k < o.shape.size(); ++k) {
+      d.index.push_back(strides[k] == 0 ? 0 : rest / strides[k]);
+      rest = strides[k] == 0 ? 0 : rest % strides[k];
+    }
+    d.expected = expected[i];
+    d.recorded = o.after[i];
+    r.diffs.push_back(std::move(d));
+  }
+}
+
+bool equal_outputs(const std::vector<Output>& outs, const std::vector<I64>& got) {
+  if (got.size() != outs.size()) return false;
+  for (std::size_t k = 0; k < outs.size(); ++k)
+    if (got[k] != outs[k].after) return false;
+  return true;
+}
+
+void check_call(const json& call, const std::filesystem::path& dir, CallReport& r) {
+  if (!call.is_object()) bad("a call must be a JSON object");
+  if (call.contains("name")) {
+    if (!call.at("name").is_string()) bad("'name' must be a string");
+    r.name = call.at("name").get<std::string>();
+  }
+  if (!call.contains("route") || !call.at("route").is_string()) bad("missing 'route' (a spec route name)");
+  r.route = call.at("route").get<std::string>();
+  if (call.contains("variant") && call.at("variant").is_string()) r.variant = call.at("variant").get<std::string>();
+  Route route{};
+  try {
+    route = parse_route(r.route);
+  } catch (const kvaddr::Error&) {
+    bad("unknown route '" + r.route + "' (expected a spec §4.1-4.13 route name)");
+  }
+  const Claim claim = read_claim(call, route);
+  r.variant = std::string(to_string(claim.variant));
+  check_era(call);
+  Call c(call, dir);
+  Prepared p;
+  switch (route) {
+    case Route::token_translate:
+    case Route::swa_translate:
+    case Route::mamba_translate:
+    case Route::dcp_read_translate:
+    case Route::transfer_ids: p = prep_token(c, route); break;
+    case Route::write_loc: p = prep_write_loc(c); break;
+    case Route::kv_indices_inplace: p = prep_kv_indices(c); break;
+    case Route::flashmla_block_table:
+    case Route::canonical_page_table:
+    case Route::read_table:
+    case Route::full_prefill_table: p = prep_table(c, route, claim); break;
+    case Route::eager_funnel: p = prep_eager_funnel(c); break;
+    case Route::decode_metadata: p = prep_decode(c); break;
+  }
+  c.check_all_used();
+
+  std::vector<I64> expected;
+  try {
+    expected = p.run(claim.variant);
+  } catch (const kvaddr::Error& e) {
+    bad(std::string("the reference route rejects this call: ") + e.what());
+  }
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) compare(p.outputs[k], expected[k], r);
+  r.status = r.lanes_differing == 0 ? CallStatus::equal : CallStatus::differs;
+
+  for (Variant v : kAllVariants) {
+    if (!route_accepts(route, v)) continue;
+    if (v == claim.variant) {
+      if (r.status == CallStatus::equal) r.matching_variants.emplace_back(to_string(v));
+      continue;
+    }
+    try {
+      if (equal_outputs(p.outputs, p.run(v))) r.matching_variants.emplace_back(to_string(v));
+    } catch (const kvaddr::Error&) {
+      // This variant cannot produce the recording (e.g. it reads outside a table).
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(CallStatus s) noexcept {
+  switch (s) {
+    case CallStatus::equal: return "equal";
+    case CallStatus::differs: return "differs";
+    case CallStatus::error: return "error";
+  }
+  return "error";
+}
+
+std::size_t ReplayReport::count(CallStatus s) const noexcept {
+  std::size_t n = 0;
+  for (const auto& c : calls) n += (c.status == s);
+  return n;
+}
+
+bool ReplayReport::ok() const noexcept { return error.empty() && count(CallStatus::equal) == calls.size(); }
+
+int exit_code(const ReplayReport& report) noexcept { return report.ok() ? 0 : 1; }
+
+ReplayReport replay_manifest(const json& manifest, const std::filesystem::path& dir) {
+  ReplayReport rep;
+  rep.dir = dir;
+  if (!manifest.is_object()) {
+    rep.error = "manifest.json must hold a JSON object";
+    return rep;
+  }
+  if (manifest.contains("format") && manifest.at("format") != "kvaddr-replay") {
+    rep.error = "manifest 'format' must be \"kvaddr-replay\"";
+    return rep;
+  }
+  if (manifest.contains("version") && manifest.at("version") != 1) {
+    rep.error = "unsupported manifest version " + manifest.at("version").dump() + " (this reader knows 1)";
+    return rep;
+  }
+  if (!manifest.contains("calls") || !manifest.at("calls").is_array()) {
+    rep.error = "manifest.json needs a \"calls\" array";
+    return rep;
+  }
+  const json& calls = manifest.at("calls");
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    CallReport r;
+    r.position = i;
+    r.name = "call " + std::to_string(i);
+    try {
+      check_call(calls[i], dir, r);
+    } catch (const CallError& e) {
+      r.status = CallStatus::error;
+      r.error = e.what();
+      r.diffs.clear();
+      r.matching_variants.clear();
+      r.lanes_checked = r.lanes_differing = 0;
+    } catch (const kvaddr::Error& e) {
+      r.status = CallStatus::error;
+      r.error = e.what();
+    } catch (const json::exception& e) {
+      r.status = CallStatus::error;
+      r.error = std::string("malformed call: ") + e.what();
+    }
+    rep.calls.push_back(std::move(r));
+  }
+  return rep;
+}
+
+ReplayReport replay_dir(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir / "manifest.json";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) {
+    ReplayReport rep;
+    rep.dir = dir;
+    rep.error = "missing " + path.string();
+    return rep;
+  }
+  std::ifstream in(path);
+  json manifest;
+  try {
+    manifest = json::parse(in);
+  } catch (const json::exception& e) {
+    ReplayReport rep;
+    rep.dir = dir;
+    rep.error = std::string("manifest.json is not valid JSON: ") + e.what();
+    return rep;
+  }
+  return replay_manifest(manifest, dir);
+}
+
+json to_json(const ReplayReport& report) {
+  json j;
+  j["dir"] = report.dir.string();
+  j["ok"] = report.ok();
+  if (!report.error.empty()) j["error"] = report.error;
+  j["summary"] = {{"calls", report.calls.size()},
+                  {"equal", report.count(CallStatus::equal)},
+                  {"differs", report.count(CallStatus::differs)},
+                  {"error", report.count(CallStatus::error)}};
+  j["calls"] = json::array();
+  for (const auto& c : report.calls) {
+    json cj = {{"position", c.position}, {"name", c.name},       {"route", c.route},
+               {"variant", c.variant},   {"status", to_string(c.status)}};
+    if (c.status == CallStatus::error) cj["error"] = c.error;
+    cj["lanes_checked"] = c.lanes_checked;
+    cj["lanes_differing"] = c.lanes_differing;
+    cj["diffs"] = json::array();
+    for (const auto& d : c.diffs) {
+      cj["diffs"].push_back(
+          {{"output", d.output}, {"flat", d.flat}, {"index", d.index}, {"expected", d.expected}, {"recorded", d.recorded}});
+    }
+    cj["matching_variants"] = c.matching_variants;
+    j["calls"].push_back(std::move(cj));
+  }
+  return j;
+}
+
+std::string to_text(const ReplayReport& report) {
+  std::string s;
+  if (!report.error.empty()) {
+    s += fmt::format("replay {}: ERROR: {}\n", report.dir.string(), report.error);
+    return s;
+  }
+  for (const auto& c : report.calls) {
+    s += fmt::format("call {} \"{}\" {} (claims {}): ", c.position, c.name, c.route, c.variant);
+    if (c.status == CallStatus::error) {
+      s += "ERROR: " + c.error + "\n";
+      continue;
+    }
+    if (c.status == CallStatus::equal) {
+      s += fmt::format("equal ({} lanes)\n", c.lanes_checked);
+      continue;
+    }
+    s += fmt::format("DIFFERS at {} of {} lanes", c.lanes_differing, c.lanes_checked);
+    if (c.matching_variants.empty()) {
+      s += "; matches no named variant\n";
+    } else {
+      s += "; matches variant";
+      for (std::size_t i = 0; i < c.matching_variants.size(); ++i) s += (i ? ", " : " ") + c.matching_variants[i];
+      s += "\n";
+    }
+    for (const auto& d : c.diffs) {
+      std::string idx;
+      for (std::size_t k = 0; k < d.index.size(); ++k) idx += (k ? ", " : "") + std::to_string(d.index[k]);
+      s += fmt::format("    {}[{}]: expected {}, recorded {}\n", d.output, idx, d.expected, d.recorded);
+    }
+    if (c.lanes_differing > static_cast<std::int64_t>(c.diffs.size())) {
+      s += fmt::format("    ... {} more differing lanes\n", c.lanes_differing - static_cast<std::int64_t>(c.diffs.size()));
+    }
+  }
+  s += fmt::format("replay {}: {} calls: {} equal, {} differ, {} error\n", report.dir.string(), report.calls.size(),
+                   report.count(CallStatus::equal), report.count(CallStatus::differs), report.count(CallStatus::error));
+  return s;
+}
+
+}  // namespace kvaddr::replay

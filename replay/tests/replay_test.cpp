@@ -1,0 +1,300 @@
+// Replay of the committed recorded example (tests/data/replay/example) and of malformed calls.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <string>
+
+#include "kvaddr/replay/example.hpp"
+#include "kvaddr/replay/npy.hpp"
+#include "kvaddr/replay/replay.hpp"
+
+namespace kvaddr::replay {
+namespace {
+
+using json = nlohmann::json;
+const std::filesystem::path kExample = std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "example";
+
+std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  const auto d = std::filesystem::temp_directory_path() / ("kvaddr_replay_test_" + name);
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+const CallReport& by_route(const ReplayReport& r, const std::string& route, std::size_t nth = 0) {
+  for (const auto& c : r.calls) {
+    if (c.route == route && nth-- == 0) return c;
+  }
+  throw std::runtime_error("no call for route " + route);
+}
+
+
+TEST(ReplayExample, EveryRouteIsReplayedAndOnlyTheDeliberateCallsDiffer) {
+  const ReplayReport r = replay_dir(kExample);
+  ASSERT_EQ(r.error, "");
+  ASSERT_EQ(r.calls.size(), 16u);
+  std::set<std::string> routes;
+  for (const auto& c : r.calls) {
+    routes.insert(c.route);
+    EXPECT_NE(c.status, CallStatus::error) << c.name << ": " << c.error;
+    EXPECT_GT(c.lanes_checked, 0) << c.name;
+  }
+  EXPECT_EQ(routes.size(), 13u);  // spec §4.1-4.13
+  EXPECT_EQ(r.count(CallStatus::equal), 14u);
+  EXPECT_EQ(r.count(CallStatus::differs), 2u);
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(exit_code(r), 1);
+}
+
+TEST(ReplayExample, UnclampedFlashmlaRecordingMatchesEraBVariant) {
+  const ReplayReport r = replay_dir(kExample);
+  const CallReport& claimed_b = by_route(r, "flashmla_block_table", 0);
+  EXPECT_EQ(claimed_b.status, CallStatus::equal);
+  EXPECT_EQ(claimed_b.variant, "era_b_unclamped");  // from flags.clamp_entries = false
+  const CallReport& c = by_route(r, "flashmla_block_table", 1);
+  EXPECT_EQ(c.variant, "production");
+  ASSERT_EQ(c.status, CallStatus::differs);
+  EXPECT_EQ(c.lanes_differing, 1);
+  ASSERT_EQ(c.diffs.size(), 1u);
+  // Batch row 0 reads pool row 1, whose first page (token 6, virtual page 3) is a tombstone.
+  EXPECT_EQ(c.diffs[0].output, "kv_indices");
+  EXPECT_EQ(c.diffs[0].index, (std::vector<std::int64_t>{0, 0}));
+  EXPECT_EQ(c.diffs[0].expected, 0);
+  EXPECT_EQ(c.diffs[0].recorded, -3);
+  EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"era_b_unclamped"}));
+}
+
+TEST(ReplayExample, ReadTableSpillMatchesB10) {
+  const ReplayReport r = replay_dir(kExample);
+  const CallReport& c = by_route(r, "read_table", 1);
+  ASSERT_EQ(c.status, CallStatus::differs);
+  EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b10_no_max_pages_bound"}));
+  // The guard row (row 2, never written by production) was written by the spill.
+  ASSERT_FALSE(c.diffs.empty());
+  for (const auto& d : c.diffs) {
+    EXPECT_EQ(d.index[0], 2);
+    EXPECT_EQ(d.expected, 77);
+  }
+  const std::string text = to_text(r);
+  EXPECT_NE(text.find("matches variant b10_no_max_pages_bound"), std::string::npos) << text;
+  EXPECT_NE(text.find("matches variant era_b_unclamped"), std::string::npos) << text;
+  EXPECT_NE(text.find("16 calls: 14 equal, 2 differ, 0 error"), std::string::npos) << text;
+}
+
+TEST(ReplayExample, JsonReport) {
+  const json j = to_json(replay_dir(kExample));
+  EXPECT_EQ(j["ok"], false);
+  EXPECT_EQ(j["summary"]["calls"], 16);
+  EXPECT_EQ(j["summary"]["differs"], 2);
+  const json& c = j["calls"][3];
+  EXPECT_EQ(c["route"], "flashmla_block_table");
+  EXPECT_EQ(c["status"], "differs");
+  EXPECT_EQ(c["diffs"][0]["recorded"], -3);
+  EXPECT_EQ(c["diffs"][0]["index"], json::array({0, 0}));
+  EXPECT_EQ(c["matching_variants"], json::array({"era_b_unclamped"}));
+}
+
+TEST(ReplayExample, CommittedExampleIsReproducible) {
+  const auto d = fresh_dir("regen");
+  write_example(d);
+  std::set<std::string> committed, regenerated;
+  for (const auto& e : std::filesystem::directory_iterator(kExample)) committed.insert(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(d)) regenerated.insert(e.path().filename().string());
+  EXPECT_EQ(committed, regenerated);
+  for (const auto& name : regenerated) EXPECT_EQ(slurp(kExample / name), slurp(d / name)) << name;
+  std::filesystem::remove_all(d);
+}
+
+TEST(ReplayExample, StaleWriteLocTailIsRecognisedAsB06) {
+  const auto d = fresh_dir("b06");
+  write_example(d);
+  // Overwrite the recorded write_loc output with one whose tail [N, out_width) kept its stale value.
+  NpyArray after = read_npy(d / "c11.out.after.npy");
+  const NpyArray before = read_npy(d / "c11.out.before.npy");
+  for (std::size_t i = 5; i < after.values.size(); ++i) after.values[i] = before.values[i];
+  write_npy(d / "c11.out.after.npy", NpyDtype::int64, after.shape, after.values);
+  const ReplayReport r = replay_dir(d);
+  const CallReport& c = by_route(r, "write_loc");
+  ASSERT_EQ(c.status, CallStatus::differs);
+  EXPECT_EQ(c.lanes_differing, 3);
+  EXPECT_EQ(c.diffs[0].index, (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(c.diffs[0].expected, 0);
+  EXPECT_EQ(c.diffs[0].recorded, 123);
+  EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b06_stale_tail"}));
+  std::filesystem::remove_all(d);
+}
+
+TEST(ReplayExample, ARecordingThatMatchesNoVariantSaysSo) {
+  const auto d = fresh_dir("none");
+  write_example(d);
+  NpyArray after = read_npy(d / "c16.out.after.npy");
+  after.values[1] += 1000;
+  write_npy(d / "c16.out.after.npy", NpyDtype::int64, after.shape, after.values);
+  const ReplayReport r = replay_dir(d);
+  const CallReport& c = by_route(r, "transfer_ids");
+  ASSERT_EQ(c.status, CallStatus::differs);
+  EXPECT_TRUE(c.matching_variants.empty());
+  EXPECT_NE(to_text(r).find("matches no named variant"), std::string::npos);
+  std::filesystem::remove_all(d);
+}
+
+// ---- malformed input: per-call errors, the other calls still checked -------------------------
+json example_call(std::size_t i) {
+  std::ifstream in(kExample / "manifest.json");
+  json m = json::parse(in);
+  json c = m["calls"][i];
+  // Make every file path absolute so the manifest can live elsewhere.
+  for (auto& [k, v] : c["inputs"].items()) v = (kExample / v.get<std::string>()).string();
+  for (auto& [k, o] : c["outputs"].items()) {
+    o["before"] = (kExample / o["before"].get<std::string>()).string();
+    o["after"] = (kExample / o["after"].get<std::string>()).string();
+  }
+  return c;
+}
+
+ReplayReport replay_calls(const std::vector<json>& calls) {
+  json m = {{"format", "kvaddr-replay"}, {"version", 1}, {"calls", calls}};
+  return replay_manifest(m, kExample);
+}
+
+std::string error_of(json call) {
+  const ReplayReport r = replay_calls({std::move(call), example_call(0)});
+  EXPECT_EQ(r.calls.size(), 2u);
+  EXPECT_EQ(r.calls[1].status, CallStatus::equal) << "the next call must still be checked";
+  EXPECT_EQ(r.calls[0].status, CallStatus::error);
+  return r.calls[0].error;
+}
+
+TEST(ReplayMalformed, MissingFile) {
+  json c = example_call(0);
+  c["inputs"]["ids"] = "no_such.npy";
+  const std::string e = error_of(c);
+  EXPECT_NE(e.find("ids: missing file"), std::string::npos) << e;
+}
+
+TEST(ReplayMalformed, WrongDtype) {
+  json c = example_call(0);
+  c["inputs"]["v2p"] = (kExample / "pool.req_to_token.npy").string();  // int32
+  const std::string e = error_of(c);
+  EXPECT_NE(e.find("v2p: wrong dtype '<i4' (int32), expected int64"), std::string::npos) << e;
+  json f = example_call(0);
+  f["inputs"]["ids"] = (std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "npy" / "f4_1d.npy").string();
+  EXPECT_NE(error_of(f).find("wrong dtype '<f4'"), std::string::npos);
+}
+
+TEST(ReplayMalformed, WrongRankAndFortranOrder) {
+  json c = example_call(5);  // read_table
+  c["inputs"]["seq_lens"] = (kExample / "pool.req_to_token.npy").string();
+  const std::string e = error_of(c);
+  EXPECT_NE(e.find("seq_lens: wrong shape (3, 8), expected 1-D"), std::string::npos) << e;
+  json f = example_call(5);
+  f["inputs"]["req_to_token"] = (std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "npy" / "i4_fortran.npy").string();
+  EXPECT_NE(error_of(f).find("Fortran order"), std::string::npos);
+}
+
+TEST(ReplayMalformed, ShapesThatDisagreeWithScalarsOrEachOther) {
+  json c = example_call(5);
+  c["scalars"]["max_pages"] = 5;  // out has 4 columns
+  EXPECT_NE(error_of(c).find("max_pages = 5 but out has 4 columns"), std::string::npos);
+  json w = example_call(10);  // write_loc
+  w["scalars"]["out_width"] = 6;
+  EXPECT_NE(error_of(w).find("out_width = 6 but out has 8 lanes"), std::string::npos);
+  json b = example_call(5);
+  b["inputs"]["seq_lens"] = (kExample / "c01.ids.npy").string();  // 7 entries vs 2 rows
+  EXPECT_NE(error_of(b).find("req_pool_indices has 2 entries but seq_lens has 7"), std::string::npos);
+  json o = example_call(0);
+  o["outputs"]["out"]["after"] = (kExample / "c16.out.after.npy").string();  // (5,) vs (7,)
+  EXPECT_NE(error_of(o).find("before has shape (7,) but after (5,)"), std::string::npos);
+}
+
+TEST(ReplayMalformed, UnknownRouteVariantKeyScalarAndMissingScalar) {
+  json c = example_call(0);
+  c["route"] = "translate_everything";
+  EXPECT_NE(error_of(c).find("unknown route 'translate_everything'"), std::string::npos);
+  json v = example_call(0);
+  v["variant"] = "b10_no_max_pages_bound";
+  EXPECT_NE(error_of(v).find("is not a variant of route token_translate"), std::string::npos);
+  json v2 = example_call(0);
+  v2["variant"] = "b99";
+  EXPECT_NE(error_of(v2).find("unknown variant"), std::string::npos);
+  json s = example_call(0);
+  s["scalars"]["pagesize"] = 2;
+  EXPECT_NE(error_of(s).find("unknown scalar 'pagesize'"), std::string::npos);
+  json m = example_call(0);
+  m["scalars"].erase("page_size");
+  EXPECT_NE(error_of(m).find("missing scalar page_size"), std::string::npos);
+  json t = example_call(0);
+  t["scalars"]["page_size"] = "2";
+  EXPECT_NE(error_of(t).find("must be an integer"), std::string::npos);
+  json k = example_call(0);
+  k["colour"] = "blue";
+  EXPECT_NE(error_of(k).find("unknown key 'colour'"), std::string::npos);
+  json mo = example_call(0);
+  mo["outputs"].erase("out");
+  EXPECT_NE(error_of(mo).find("missing output out"), std::string::npos);
+}
+
+TEST(ReplayMalformed, EraAndFlagConflicts) {
+  json e = example_call(0);
+  e["era"] = "D";  // multiplier 3
+  EXPECT_NE(error_of(e).find("era D has no kernel page multiplier"), std::string::npos);
+  json f = example_call(2);  // flashmla with clamp_entries = false
+  f["variant"] = "b09_no_padding_guard";
+  EXPECT_NE(error_of(f).find("disagrees with the flags"), std::string::npos);
+  json z = example_call(0);
+  z["flags"] = {{"tail_policy", "zero_tail"}};
+  EXPECT_NE(error_of(z).find("only read_table"), std::string::npos);
+}
+
+TEST(ReplayMalformed, ScalarsOutsideTheContractAreReportedByTheRoute) {
+  json c = example_call(0);
+  c["scalars"]["page_size"] = 0;
+  EXPECT_NE(error_of(c).find("page_size = 0"), std::string::npos);
+  json d = example_call(10);
+  d["scalars"]["dcp_rank"] = 2;
+  EXPECT_NE(error_of(d).find("dcp_rank = 2"), std::string::npos);
+}
+
+TEST(ReplayMalformed, IdsPastTheTableAreRejectedByTheReference) {
+  const auto d = fresh_dir("past");
+  write_example(d);
+  write_npy(d / "c01.ids.npy", NpyDtype::int64, {7}, {5, 9, -1, 2, 7, 0, 1000});
+  const ReplayReport r = replay_dir(d);
+  const CallReport& c = r.calls[0];
+  EXPECT_EQ(c.status, CallStatus::error);
+  EXPECT_NE(c.error.find("rejects this call: v2p = 500"), std::string::npos) << c.error;
+  EXPECT_EQ(r.calls[1].status, CallStatus::equal);
+  std::filesystem::remove_all(d);
+}
+
+TEST(ReplayMalformed, ManifestLevelProblems) {
+  const ReplayReport missing = replay_dir("/nonexistent/kvaddr/replay");
+  EXPECT_NE(missing.error.find("missing"), std::string::npos);
+  EXPECT_FALSE(missing.ok());
+  EXPECT_NE(to_text(missing).find("ERROR"), std::string::npos);
+  const auto d = fresh_dir("badjson");
+  std::ofstream(d / "manifest.json") << "{ not json";
+  EXPECT_NE(replay_dir(d).error.find("not valid JSON"), std::string::npos);
+  std::ofstream(d / "manifest.json", std::ios::trunc) << R"({"calls": 3})";
+  EXPECT_NE(replay_dir(d).error.find("\"calls\" array"), std::string::npos);
+  std::ofstream(d / "manifest.json", std::ios::trunc) << R"({"version": 2, "calls": []})";
+  EXPECT_NE(replay_dir(d).error.find("unsupported manifest version"), std::string::npos);
+  std::ofstream(d / "manifest.json", std::ios::trunc) << R"({"calls": [17, {"route": 5}]})";
+  const ReplayReport r = replay_dir(d);
+  ASSERT_EQ(r.calls.size(), 2u);
+  EXPECT_NE(r.calls[0].error.find("JSON object"), std::string::npos);
+  EXPECT_NE(r.calls[1].error.find("missing 'route'"), std::string::npos);
+  std::ofstream(d / "manifest.json", std::ios::trunc) << R"({"calls": []})";
+  EXPECT_TRUE(replay_dir(d).ok());
+  std::filesystem::remove_all(d);
+}
+
+}  // namespace
+}  // namespace kvaddr::replay
