@@ -1,6 +1,7 @@
 // Replay of the committed recorded example (tests/data/replay/example) and of malformed calls.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -26,6 +27,10 @@ std::filesystem::path fresh_dir(const std::string& name) {
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
 }
 
 const CallReport& by_route(const ReplayReport& r, const std::string& route, std::size_t nth = 0) {
@@ -68,14 +73,17 @@ TEST(ReplayExample, UnclampedFlashmlaRecordingMatchesEraBVariant) {
   EXPECT_EQ(c.diffs[0].index, (std::vector<std::int64_t>{0, 0}));
   EXPECT_EQ(c.diffs[0].expected, 0);
   EXPECT_EQ(c.diffs[0].recorded, -3);
-  EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"era_b_unclamped"}));
+  // Other bug variants may explain the same recording as the zoo grows; production never does.
+  EXPECT_TRUE(contains(c.matching_variants, "era_b_unclamped"));
+  EXPECT_FALSE(contains(c.matching_variants, "production"));
 }
 
 TEST(ReplayExample, ReadTableSpillMatchesB10) {
   const ReplayReport r = replay_dir(kExample);
   const CallReport& c = by_route(r, "read_table", 1);
   ASSERT_EQ(c.status, CallStatus::differs);
-  EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b10_no_max_pages_bound"}));
+  EXPECT_TRUE(contains(c.matching_variants, "b10_no_max_pages_bound"));
+  EXPECT_FALSE(contains(c.matching_variants, "production"));
   // The guard row (row 2, never written by production) was written by the spill.
   ASSERT_FALSE(c.diffs.empty());
   for (const auto& d : c.diffs) {
@@ -83,7 +91,10 @@ TEST(ReplayExample, ReadTableSpillMatchesB10) {
     EXPECT_EQ(d.expected, 77);
   }
   const std::string text = to_text(r);
-  EXPECT_NE(text.find("matches variant b10_no_max_pages_bound"), std::string::npos) << text;
+  EXPECT_NE(text.find("spilled past max_pages (B10) recorded as production\" read_table (claims production): "
+                      "DIFFERS at 2 of 6 lanes; matches variant b10_no_max_pages_bound"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("matches variant era_b_unclamped"), std::string::npos) << text;
   EXPECT_NE(text.find("16 calls: 14 equal, 2 differ, 0 error"), std::string::npos) << text;
 }
@@ -98,7 +109,7 @@ TEST(ReplayExample, JsonReport) {
   EXPECT_EQ(c["status"], "differs");
   EXPECT_EQ(c["diffs"][0]["recorded"], -3);
   EXPECT_EQ(c["diffs"][0]["index"], json::array({0, 0}));
-  EXPECT_EQ(c["matching_variants"], json::array({"era_b_unclamped"}));
+  EXPECT_EQ(c["matching_variants"][0], "era_b_unclamped");
 }
 
 TEST(ReplayExample, CommittedExampleIsReproducible) {
@@ -127,7 +138,8 @@ TEST(ReplayExample, StaleWriteLocTailIsRecognisedAsB06) {
   EXPECT_EQ(c.diffs[0].index, (std::vector<std::int64_t>{5}));
   EXPECT_EQ(c.diffs[0].expected, 0);
   EXPECT_EQ(c.diffs[0].recorded, 123);
-  EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b06_stale_tail"}));
+  EXPECT_TRUE(contains(c.matching_variants, "b06_stale_tail"));
+  EXPECT_FALSE(contains(c.matching_variants, "production"));
   std::filesystem::remove_all(d);
 }
 

@@ -1,0 +1,694 @@
+// pybind11 module `kvaddr`: kvaddr's reference model and host routes over numpy arrays, so that an
+// engine's pytest can assert a production kernel's output in one line:
+//
+//   np.testing.assert_array_equal(my_table, kvaddr.read_table(req_to_token=..., ..., out=before))
+//
+// Conventions (docs/python.md):
+//   * argument names follow the upstream kernels (req_to_token, req_pool_indices, seq_lens, v2p,
+//     page_size, multiplier, max_pages, seq_len_delta, out, ...);
+//   * every route writes into `out` in place and returns that very array; with out=None a fresh
+//     array is allocated (tables: zeros, flashmla kv_indices: -1, as the backends prefill them);
+//   * dtypes follow the route contracts: v2p tables int64, req_to_token / tables / kv_indices
+//     int32, id vectors int64 (int32 accepted for index inputs); arrays must be C-contiguous and
+//     outputs writeable; anything else raises kvaddr.InvalidArgument naming the argument;
+//   * kvaddr's typed C++ errors arrive as kvaddr.Error subclasses with the same message.
+#include <pybind11/numpy.h>
+#include <pybind11/operators.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/model/formulas.hpp"
+#include "kvaddr/model/geometry.hpp"
+#include "kvaddr/replay/npy.hpp"
+#include "kvaddr/replay/replay.hpp"
+#include "kvaddr/translate/routes.hpp"
+#include "kvaddr/translate/validate.hpp"
+
+namespace py = pybind11;
+using std::int32_t;
+using std::int64_t;
+
+namespace kvaddr::python {
+namespace {
+
+// ---- exceptions ------------------------------------------------------------------------------
+struct ExceptionTypes {
+  PyObject* error = nullptr;
+  PyObject* invalid_argument = nullptr;
+  PyObject* out_of_range = nullptr;
+  PyObject* overflow = nullptr;
+  PyObject* buffer_too_small = nullptr;
+  PyObject* invalid_state = nullptr;
+};
+ExceptionTypes g_exc;  // module-lifetime references (the module keeps them alive)
+
+PyObject* new_exception(py::module_& m, const char* name, const char* doc, py::tuple bases) {
+  const std::string qualified = std::string("kvaddr.") + name;
+  PyObject* t = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases.ptr(), nullptr);
+  if (t == nullptr) throw py::error_already_set();
+  m.add_object(name, py::handle(t));  // steals nothing: add_object increments
+  return t;
+}
+
+PyObject* type_of(ErrorKind k) {
+  switch (k) {
+    case ErrorKind::invalid_argument: return g_exc.invalid_argument;
+    case ErrorKind::out_of_range: return g_exc.out_of_range;
+    case ErrorKind::overflow: return g_exc.overflow;
+    case ErrorKind::buffer_too_small: return g_exc.buffer_too_small;
+    case ErrorKind::invalid_state: return g_exc.invalid_state;
+  }
+  return g_exc.error;
+}
+
+void raise_python(const Error& e) {
+  PyObject* type = type_of(e.kind());
+  py::object inst = py::reinterpret_steal<py::object>(PyObject_CallFunction(type, "s", e.what()));
+  if (!inst) return;  // the call itself set a Python error
+  inst.attr("kind") = py::str(std::string(to_string(e.kind())));
+  inst.attr("argument") = py::str(e.argument());
+  inst.attr("value") = py::str(e.value());
+  inst.attr("reason") = py::str(e.reason());
+  PyErr_SetObject(type, inst.ptr());
+}
+
+// ---- numpy argument handling -----------------------------------------------------------------
+std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
+std::string dtype_name(const py::array& a) { return py::str(a.dtype()); }
+
+py::array as_ndarray(py::handle obj, const char* name) {
+  if (!py::isinstance<py::array>(obj)) {
+    throw InvalidArgument(name, type_name(obj), "expected a numpy.ndarray");
+  }
+  return py::reinterpret_borrow<py::array>(obj);
+}
+
+void check_layout(const py::array& a, const char* name, int min_ndim, int max_ndim) {
+  const auto nd = static_cast<int>(a.ndim());
+  if (nd < min_ndim || nd > max_ndim) {
+    const std::string want = min_ndim == max_ndim ? std::to_string(min_ndim) + "-D"
+                                                  : std::to_string(min_ndim) + "-D to " + std::to_string(max_ndim) + "-D";
+    throw InvalidArgument(name, "ndim " + std::to_string(nd), "expected a " + want + " array");
+  }
+  if (!(a.flags() & py::array::c_style)) {
+    throw InvalidArgument(name, "non-contiguous array", "must be C-contiguous (use np.ascontiguousarray)");
+  }
+}
+
+template <class T>
+bool is_dtype(const py::array& a) {
+  return py::isinstance<py::array_t<T>>(a);
+}
+
+std::vector<int64_t> shape_of(const py::array& a) {
+  std::vector<int64_t> s;
+  for (py::ssize_t d = 0; d < a.ndim(); ++d) s.push_back(static_cast<int64_t>(a.shape(d)));
+  return s;
+}
+
+// A read-only input, viewed as T. `widen` (T = int64 only) also accepts int32 and copies.
+template <class T>
+struct In {
+  bool present = false;
+  py::array keep;
+  std::vector<T> copy;
+  const T* ptr = nullptr;
+  int64_t size = 0;
+  std::vector<int64_t> shape;
+
+  Vec<const T> vec() const { return present ? Vec<const T>{ptr, size} : Vec<const T>{}; }
+  Mat<const T> mat() const {
+    if (!present) return {};
+    return {ptr, shape[0], shape[1], shape[1], 1};
+  }
+  int64_t at(int64_t i) const { return static_cast<int64_t>(ptr[i]); }
+};
+
+template <class T>
+In<T> input(py::handle obj, const char* name, int min_ndim, int max_ndim, bool widen = false, bool optional = false) {
+  In<T> in;
+  if (obj.is_none()) {
+    if (optional) return in;
+    throw InvalidArgument(name, "None", "required array");
+  }
+  in.keep = as_ndarray(obj, name);
+  check_layout(in.keep, name, min_ndim, max_ndim);
+  in.present = true;
+  in.shape = shape_of(in.keep);
+  in.size = static_cast<int64_t>(in.keep.size());
+  if (is_dtype<T>(in.keep)) {
+    in.ptr = static_cast<const T*>(in.keep.data());
+    return in;
+  }
+  if constexpr (std::is_same_v<T, int64_t>) {
+    if (widen && is_dtype<int32_t>(in.keep)) {
+      const auto* src = static_cast<const int32_t*>(in.keep.data());
+      in.copy.assign(src, src + in.size);
+      in.ptr = in.copy.data();
+      return in;
+    }
+  }
+  const std::string want = std::is_same_v<T, int32_t> ? "int32" : (widen ? "int64 (or int32)" : "int64");
+  throw InvalidArgument(name, dtype_name(in.keep), "dtype must be " + want);
+}
+
+// A writable output of exactly dtype T (in place), returned to the caller as the same object.
+template <class T>
+struct Out {
+  py::array arr;
+  T* ptr = nullptr;
+  int64_t size = 0;
+  std::vector<int64_t> shape;
+  Vec<T> vec() { return {ptr, size}; }
+  Mat<T> mat() { return {ptr, shape[0], shape[1], shape[1], 1}; }
+};
+
+template <class T>
+Out<T> output(const py::array& a, const char* name, int min_ndim, int max_ndim) {
+  Out<T> o;
+  o.arr = a;
+  check_layout(a, name, min_ndim, max_ndim);
+  if (!is_dtype<T>(a)) {
+    throw InvalidArgument(name, dtype_name(a), std::string("dtype must be ") + (sizeof(T) == 4 ? "int32" : "int64"));
+  }
+  if (!a.writeable()) throw InvalidArgument(name, "read-only array", "output must be writeable");
+  o.ptr = static_cast<T*>(o.arr.mutable_data());
+  o.size = static_cast<int64_t>(a.size());
+  o.shape = shape_of(a);
+  return o;
+}
+
+template <class T>
+py::array fresh(const std::vector<int64_t>& shape, T fill) {
+  std::vector<py::ssize_t> s(shape.begin(), shape.end());
+  py::array_t<T> a(s);
+  T* p = a.mutable_data();
+  for (py::ssize_t i = 0; i < a.size(); ++i) p[i] = fill;
+  return a;
+}
+
+// The given out, or a fresh array of `shape` filled with `fill`.
+template <class T>
+Out<T> output_or_fresh(py::handle obj, const char* name, const std::vector<int64_t>& shape, T fill, int min_ndim,
+                       int max_ndim) {
+  if (obj.is_none()) return output<T>(fresh<T>(shape, fill), name, min_ndim, max_ndim);
+  return output<T>(as_ndarray(obj, name), name, min_ndim, max_ndim);
+}
+
+Variant variant_arg(const std::string& v) { return parse_variant(v); }
+
+// A v2p table for the scalar formulas: an int64 ndarray, or any Python sequence of ints.
+std::vector<int64_t> table_arg(py::handle obj, const char* name) {
+  if (py::isinstance<py::array>(obj)) {
+    const In<int64_t> in = input<int64_t>(obj, name, 1, 1);
+    return std::vector<int64_t>(in.ptr, in.ptr + in.size);
+  }
+  if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj)) {
+    throw InvalidArgument(name, type_name(obj), "expected an int64 numpy array or a sequence of ints");
+  }
+  std::vector<int64_t> v;
+  for (py::handle h : py::reinterpret_borrow<py::sequence>(obj)) v.push_back(h.cast<int64_t>());
+  return v;
+}
+
+int64_t max_pages_of(const In<int64_t>& lens, int64_t ps, int64_t delta) {
+  int64_t m = 0;
+  for (int64_t b = 0; b < lens.size; ++b) {
+    const int64_t len = checked_add(lens.at(b), delta, "seq_lens");
+    if (len > 0) m = std::max(m, checked_add(len, ps - 1, "seq_lens") / ps);
+  }
+  return m;
+}
+
+// ---- routes ----------------------------------------------------------------------------------
+py::array token_translate(py::handle ids_o, py::handle v2p_o, int64_t page_size, int64_t multiplier, py::handle out_o,
+                          const std::string& variant) {
+  const auto ids = input<int64_t>(ids_o, "ids", 0, 32, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
+  if (!out_o.is_none() && is_dtype<int32_t>(as_ndarray(out_o, "out"))) {
+    auto out = output<int32_t>(as_ndarray(out_o, "out"), "out", 0, 32);
+    translate::token_translate<int32_t>({ids.vec(), v2p.vec(), page_size, multiplier, out.vec(), variant_arg(variant)});
+    return out.arr;
+  }
+  auto out = output_or_fresh<int64_t>(out_o, "out", ids.shape, 0, 0, 32);
+  translate::token_translate<int64_t>({ids.vec(), v2p.vec(), page_size, multiplier, out.vec(), variant_arg(variant)});
+  return out.arr;
+}
+
+py::array swa_translate(py::handle ids_o, py::handle v2p_o, int64_t page_size, int64_t swa_multiplier, py::handle out_o,
+                        const std::string& variant) {
+  const auto ids = input<int64_t>(ids_o, "ids", 0, 32, true);
+  const auto v2p = input<int64_t>(v2p_o, "swa_v2p", 1, 1);
+  if (!out_o.is_none() && is_dtype<int32_t>(as_ndarray(out_o, "out"))) {
+    auto out = output<int32_t>(as_ndarray(out_o, "out"), "out", 0, 32);
+    translate::swa_translate<int32_t>({ids.vec(), v2p.vec(), page_size, swa_multiplier, out.vec(), variant_arg(variant)});
+    return out.arr;
+  }
+  auto out = output_or_fresh<int64_t>(out_o, "out", ids.shape, 0, 0, 32);
+  translate::swa_translate<int64_t>({ids.vec(), v2p.vec(), page_size, swa_multiplier, out.vec(), variant_arg(variant)});
+  return out.arr;
+}
+
+py::array flashmla_block_table(py::handle r2t_o, py::handle rows_o, py::handle lens_o, py::handle v2p_o,
+                               py::handle start_o, int64_t page_size, int64_t multiplier, py::handle out_o,
+                               const std::string& variant) {
+  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2);
+  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
+  const auto lens = input<int64_t>(lens_o, "page_kernel_lens", 1, 1, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1, false, true);
+  const auto start = input<int64_t>(start_o, "kv_start_idx", 1, 1, true, true);
+  require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
+  int64_t width = 0;
+  if (out_o.is_none()) {
+    require_size(lens.size >= rows.size, "page_kernel_lens", lens.size, "needs one entry per batch row");
+    width = max_pages_of(lens, page_size, 0);
+  }
+  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, width}, -1, 2, 2);
+  translate::flashmla_block_table({r2t.mat(), rows.vec(), lens.vec(), start.vec(), v2p.vec(), page_size, multiplier,
+                                   out.mat(), variant_arg(variant)});
+  return out.arr;
+}
+
+py::array canonical_page_table(py::handle r2t_o, py::handle rows_o, py::handle lens_o, py::handle v2p_o,
+                               int64_t page_size, int64_t multiplier, int64_t max_pages, py::handle out_o,
+                               const std::string& variant) {
+  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2);
+  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
+  const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  require(max_pages >= 0, "max_pages", max_pages, "max_pages must be >= 0");
+  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2);
+  translate::canonical_page_table(
+      {r2t.mat(), rows.vec(), lens.vec(), v2p.vec(), page_size, multiplier, max_pages, out.mat(), variant_arg(variant)});
+  return out.arr;
+}
+
+py::array read_table(py::handle r2t_o, py::handle rows_o, py::handle lens_o, py::handle v2p_o, int64_t page_size,
+                     int64_t multiplier, int64_t max_pages, int64_t seq_len_delta, bool zero_tail, py::handle out_o,
+                     const std::string& variant) {
+  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2);
+  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
+  const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  require(max_pages >= 0, "max_pages", max_pages, "max_pages must be >= 0");
+  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2);
+  translate::read_table({r2t.mat(), rows.vec(), lens.vec(), seq_len_delta, max_pages, v2p.vec(), page_size, multiplier,
+                         out.mat(), zero_tail, variant_arg(variant)});
+  return out.arr;
+}
+
+py::array read_stream(py::handle table_o, py::handle indptr_o, int64_t page_size, py::handle start_o, py::handle out_o) {
+  const auto table = input<int32_t>(table_o, "table", 2, 2);
+  const auto indptr = input<int32_t>(indptr_o, "indptr", 1, 1);
+  const auto start = input<int64_t>(start_o, "kv_start_idx", 1, 1, true, true);
+  int64_t n = 0;
+  if (out_o.is_none()) {
+    require(indptr.size >= 1, "indptr", indptr.size, "needs at least one entry");
+    n = std::max<int64_t>(0, indptr.at(indptr.size - 1));
+  }
+  auto out = output_or_fresh<int32_t>(out_o, "out", {n}, 0, 1, 1);
+  translate::read_stream({table.mat(), indptr.vec(), start.vec(), page_size, out.vec()});
+  return out.arr;
+}
+
+py::dict decode_metadata(py::handle seq_o, py::handle r2t_o, py::handle rows_o, int64_t max_seq_pages, int64_t page_size,
+                         int64_t seq_len_delta, py::handle v2p_o, int64_t multiplier, py::handle kpt_o,
+                         bool skip_page_table, py::handle swa_v2p_o, int64_t swa_multiplier, py::handle cs_o,
+                         py::handle cu_o, py::handle pt_o, py::handle swa_pt_o, const std::string& variant) {
+  const auto seq = input<int64_t>(seq_o, "seq_lens", 1, 1, true);
+  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2, false, true);
+  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1, false, true);
+  const auto kpt = input<int32_t>(kpt_o, "kernel_page_table", 2, 2, false, true);
+  const auto swa = input<int64_t>(swa_v2p_o, "swa_v2p", 1, 1, false, true);
+  require(max_seq_pages >= 0, "max_seq_pages", max_seq_pages, "max_seq_pages must be >= 0");
+  const int64_t b = seq.size;
+  auto cs = output_or_fresh<int32_t>(cs_o, "cache_seqlens", {b}, 0, 1, 1);
+  auto cu = output_or_fresh<int32_t>(cu_o, "cu_seqlens_k", {b + 1}, 0, 1, 1);
+  DecodeMetadataArgs a;
+  a.seq_lens = seq.vec();
+  a.req_to_token = r2t.mat();
+  a.req_pool_indices = rows.vec();
+  a.max_seq_pages = max_seq_pages;
+  a.seq_len_delta = seq_len_delta;
+  a.page_size = page_size;
+  a.v2p = v2p.vec();
+  a.multiplier = multiplier;
+  a.kernel_page_table = kpt.mat();
+  a.skip_page_table = skip_page_table;
+  a.cache_seqlens = cs.vec();
+  a.cu_seqlens_k = cu.vec();
+  a.swa_v2p = swa.vec();
+  a.swa_multiplier = swa_multiplier;
+  a.variant = variant_arg(variant);
+  py::dict result;
+  std::optional<Out<int32_t>> pt, swa_pt;
+  if (!skip_page_table || !pt_o.is_none()) {
+    pt = output_or_fresh<int32_t>(pt_o, "page_table", {b, max_seq_pages}, 0, 2, 2);
+    a.page_table = pt->mat();
+  }
+  if (swa.present) {
+    swa_pt = output_or_fresh<int32_t>(swa_pt_o, "swa_page_table", {b, max_seq_pages}, 0, 2, 2);
+    a.swa_page_table = swa_pt->mat();
+  }
+  translate::decode_metadata(a);
+  result["cache_seqlens"] = cs.arr;
+  result["cu_seqlens_k"] = cu.arr;
+  result["page_table"] = pt ? py::object(pt->arr) : py::none();
+  result["swa_page_table"] = swa_pt ? py::object(swa_pt->arr) : py::none();
+  return result;
+}
+
+py::array eager_funnel(py::handle table_o, py::handle v2p_o, int64_t page_size, int64_t multiplier, py::handle out_o,
+                       const std::string& variant) {
+  const auto table = input<int64_t>(table_o, "page_table", 2, 2, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  auto out = output_or_fresh<int64_t>(out_o, "out", table.shape, 0, 2, 2);
+  translate::eager_funnel({table.mat(), v2p.vec(), page_size, multiplier, out.mat(), variant_arg(variant)});
+  return out.arr;
+}
+
+py::array kv_indices_inplace(py::handle kv_o, py::handle indptr_o, int64_t batch_size, py::handle v2p_o,
+                             int64_t page_size, int64_t multiplier, py::handle src_o, const std::string& variant) {
+  auto kv = output<int32_t>(as_ndarray(kv_o, "kv_indices"), "kv_indices", 1, 1);
+  const auto indptr = input<int32_t>(indptr_o, "kv_indptr", 1, 1);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  const auto src = input<int32_t>(src_o, "src", 1, 1, false, true);
+  translate::kv_indices_inplace(
+      {kv.vec(), indptr.vec(), batch_size, src.vec(), v2p.vec(), page_size, multiplier, variant_arg(variant)});
+  return kv.arr;
+}
+
+py::array write_loc(py::handle loc_o, py::handle v2p_o, int64_t page_size, int64_t multiplier, int64_t dcp_size,
+                    int64_t dcp_rank, py::handle out_o, std::optional<int64_t> out_width, const std::string& variant) {
+  const auto loc = input<int64_t>(loc_o, "loc", 1, 1, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  const int64_t width = out_width.value_or(loc.size);
+  require_size(width >= loc.size, "out_width", width, "must be >= len(loc) = " + std::to_string(loc.size));
+  auto out = output_or_fresh<int64_t>(out_o, "out", {width}, 0, 1, 1);
+  if (out_width) {
+    require_size(out.size >= width, "out", out.size, "shorter than out_width = " + std::to_string(width));
+  }
+  translate::write_loc({loc.vec(), v2p.vec(), page_size, multiplier, dcp_size, dcp_rank, {out.ptr, width},
+                        variant_arg(variant)});
+  return out.arr;
+}
+
+py::array mamba_translate(py::handle slots_o, py::handle v2p_o, bool clamp, py::handle out_o) {
+  const auto slots = input<int64_t>(slots_o, "slots", 1, 1, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  auto out = output_or_fresh<int32_t>(out_o, "out", slots.shape, 0, 1, 1);
+  translate::mamba_translate({slots.vec(), v2p.vec(), clamp, out.vec()});
+  return out.arr;
+}
+
+py::array full_prefill_table(py::handle r2t_o, py::handle rows_o, py::handle lens_o, py::handle v2p_o,
+                             int64_t page_size, int64_t multiplier, int64_t max_pages, py::handle out_o,
+                             const std::string& variant) {
+  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2);
+  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
+  const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  require(max_pages >= 0, "max_pages", max_pages, "max_pages must be >= 0");
+  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2);
+  translate::full_prefill_table(
+      {r2t.mat(), rows.vec(), lens.vec(), v2p.vec(), page_size, multiplier, max_pages, out.mat(), variant_arg(variant)});
+  return out.arr;
+}
+
+py::array dcp_read_translate(py::handle ids_o, py::handle v2p_o, int64_t page_size, int64_t multiplier, int64_t dcp_size,
+                             py::handle out_o, const std::string& variant) {
+  const auto ids = input<int64_t>(ids_o, "ids", 0, 32, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  auto out = output_or_fresh<int64_t>(out_o, "out", ids.shape, 0, 0, 32);
+  translate::dcp_read_translate({ids.vec(), v2p.vec(), page_size, multiplier, dcp_size, out.vec(), variant_arg(variant)});
+  return out.arr;
+}
+
+py::array transfer_ids(py::handle ids_o, py::handle v2p_o, int64_t page_size, py::handle out_o, const std::string& variant) {
+  const auto ids = input<int64_t>(ids_o, "ids", 0, 32, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
+  auto out = output_or_fresh<int64_t>(out_o, "out", ids.shape, 0, 0, 32);
+  translate::transfer_ids({ids.vec(), v2p.vec(), page_size, out.vec(), variant_arg(variant)});
+  return out.arr;
+}
+
+py::tuple envelope_moves(py::handle dst_o, py::handle src_o, int64_t page_size) {
+  const auto dst = input<int64_t>(dst_o, "dst_tokens", 1, 1, true);
+  const auto src = input<int64_t>(src_o, "src_tokens", 1, 1, true);
+  require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
+  const int64_t runs = dst.size / page_size;
+  auto d = output<int64_t>(fresh<int64_t>({runs}, 0), "dst_pages", 1, 1);
+  auto s = output<int64_t>(fresh<int64_t>({runs}, 0), "src_pages", 1, 1);
+  translate::envelope_moves({dst.vec(), src.vec(), page_size, d.vec(), s.vec()});
+  return py::make_tuple(d.arr, s.arr);
+}
+
+py::object json_to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
+
+}  // namespace
+}  // namespace kvaddr::python
+
+PYBIND11_MODULE(kvaddr, m) {
+  using namespace kvaddr;
+  using namespace kvaddr::python;
+  namespace mdl = kvaddr::model;
+  m.doc() = "kvaddr: reference model and host routes of SGLang's unified-memory KV address translation";
+  m.attr("__version__") = "0.1.0";
+
+  // ---- exceptions ----
+  g_exc.error = new_exception(m, "Error", "Base of every kvaddr error; str(e) is '<argument> = <value>: <reason>'.",
+                              py::make_tuple(py::handle(PyExc_Exception)));
+  py::handle err(g_exc.error);
+  g_exc.invalid_argument = new_exception(m, "InvalidArgument", "A scalar, dtype or layout outside the contract.",
+                                         py::make_tuple(err, py::handle(PyExc_ValueError)));
+  g_exc.out_of_range = new_exception(m, "OutOfRange", "An index or id past the table it addresses.",
+                                     py::make_tuple(err, py::handle(PyExc_IndexError)));
+  g_exc.overflow = new_exception(m, "Overflow", "A value that does not fit its integer type.",
+                                 py::make_tuple(err, py::handle(PyExc_OverflowError)));
+  g_exc.buffer_too_small = new_exception(m, "BufferTooSmall", "An output or input buffer smaller than the route needs.",
+                                         py::make_tuple(err, py::handle(PyExc_ValueError)));
+  g_exc.invalid_state = new_exception(m, "InvalidState", "A state-machine precondition does not hold.",
+                                      py::make_tuple(err, py::handle(PyExc_RuntimeError)));
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const kvaddr::Error& e) {
+      raise_python(e);
+    }
+  });
+
+  // ---- names ----
+  m.def("routes", [] {
+    std::vector<std::string> v;
+    for (Route r : kAllRoutes) v.emplace_back(to_string(r));
+    return v;
+  }, "The spec §4.1-4.13 route names.");
+  m.def("variants", [](std::optional<std::string> route) {
+    std::vector<std::string> v;
+    std::optional<Route> r;
+    if (route) r = parse_route(*route);
+    for (Variant x : kAllVariants)
+      if (!r || route_accepts(*r, x)) v.emplace_back(to_string(x));
+    return v;
+  }, py::arg("route") = py::none(), "Variant names (all, or those the route accepts; production first).");
+
+  // ---- model formulas (kvaddr.model, with the common ones re-exported at top level) ----
+  py::module_ model = m.def_submodule("model", "The independent reference model (spec §2 formulas).");
+  model.def("floor_div", &mdl::floor_div, py::arg("a"), py::arg("b"));
+  model.def("floor_mod", &mdl::floor_mod, py::arg("a"), py::arg("b"));
+  model.def("trunc_div", &mdl::trunc_div, py::arg("a"), py::arg("b"));
+  model.def("trunc_mod", &mdl::trunc_mod, py::arg("a"), py::arg("b"));
+  model.def("ceil_div", &mdl::ceil_div, py::arg("a"), py::arg("b"));
+  model.def("phys", [](py::handle v2p, int64_t page_size, int64_t t) {
+    const auto tab = table_arg(v2p, "v2p");
+    return mdl::phys(tab, page_size, mdl::VirtualToken(t)).value;
+  }, py::arg("v2p"), py::arg("page_size"), py::arg("t"), "phys(t) = max(v2p[t div ps]*ps + t mod ps, 0); t < 0 -> 0.");
+  model.def("kernel_id", [](py::handle v2p, int64_t page_size, int64_t multiplier, int64_t t) {
+    const auto tab = table_arg(v2p, "v2p");
+    return mdl::kernel_id(tab, page_size, multiplier, mdl::VirtualToken(t)).value;
+  }, py::arg("v2p"), py::arg("page_size"), py::arg("multiplier"), py::arg("t"),
+     "d(t) = max(v2p[t div ps]*ps*M + t mod ps, 0); t < 0 -> 0.");
+  model.def("kernel_id_unclamped", [](py::handle v2p, int64_t page_size, int64_t multiplier, int64_t t) {
+    const auto tab = table_arg(v2p, "v2p");
+    return mdl::kernel_id_unclamped(tab, page_size, multiplier, mdl::VirtualToken(t));
+  }, py::arg("v2p"), py::arg("page_size"), py::arg("multiplier"), py::arg("t"));
+  model.def("kernel_id_variant", [](py::handle v2p, int64_t page_size, int64_t multiplier, int64_t t,
+                                    const std::string& div, bool padding_guard) {
+    const auto tab = table_arg(v2p, "v2p");
+    mdl::DivKind k = mdl::DivKind::floor;
+    if (div == "trunc") k = mdl::DivKind::trunc;
+    else if (div != "floor") throw InvalidArgument("div", div, "must be 'floor' or 'trunc'");
+    return mdl::kernel_id_variant(tab, page_size, multiplier, mdl::VirtualToken(t), k, padding_guard);
+  }, py::arg("v2p"), py::arg("page_size"), py::arg("multiplier"), py::arg("t"), py::arg("div") = "floor",
+     py::arg("padding_guard") = true, "Spec I9 division experiments (div 'floor' or 'trunc').");
+  model.def("block_entry", [](py::handle v2p, int64_t multiplier, int64_t p) {
+    const auto tab = table_arg(v2p, "v2p");
+    return mdl::block_entry(tab, multiplier, mdl::VirtualPage(p));
+  }, py::arg("v2p"), py::arg("multiplier"), py::arg("p"), "max(v2p[p]*M, 0).");
+  model.def("block_entry_unclamped", [](py::handle v2p, int64_t multiplier, int64_t p) {
+    const auto tab = table_arg(v2p, "v2p");
+    return mdl::block_entry_unclamped(tab, multiplier, mdl::VirtualPage(p));
+  }, py::arg("v2p"), py::arg("multiplier"), py::arg("p"), "v2p[p]*M (Era B flashmla: a tombstone gives -M).");
+  model.def("token_from_entry", &mdl::token_from_entry, py::arg("entry"), py::arg("o"), py::arg("page_size"));
+  model.def("phi", [](int64_t x, int64_t page_size, int64_t multiplier) {
+    return mdl::phi(mdl::PhysicalToken(x), page_size, multiplier).value;
+  }, py::arg("x"), py::arg("page_size"), py::arg("multiplier"), "phi(x) = (x div ps)*ps*M + x mod ps.");
+  model.def("write_loc_owned", [](int64_t loc, int64_t dcp_size, int64_t dcp_rank) {
+    return mdl::write_loc_owned(mdl::WidenedWriteLoc(loc), dcp_size, dcp_rank);
+  }, py::arg("loc"), py::arg("dcp_size"), py::arg("dcp_rank"));
+  model.def("write_loc", [](py::handle v2p, int64_t page_size, int64_t multiplier, int64_t dcp_size, int64_t dcp_rank,
+                            int64_t loc) {
+    const auto tab = table_arg(v2p, "v2p");
+    return mdl::write_loc(tab, page_size, multiplier, dcp_size, dcp_rank, mdl::WidenedWriteLoc(loc)).value;
+  }, py::arg("v2p"), py::arg("page_size"), py::arg("multiplier"), py::arg("dcp_size"), py::arg("dcp_rank"),
+     py::arg("loc"), "One write-loc lane: d(loc div dcp_size) if loc > 0 and owned, else 0.");
+  model.def("write_loc_lanes", [](py::handle v2p, int64_t page_size, int64_t multiplier, int64_t dcp_size,
+                                  int64_t dcp_rank, py::handle locs, int64_t out_width) {
+    const auto tab = table_arg(v2p, "v2p");
+    const auto raw = table_arg(locs, "locs");
+    std::vector<mdl::WidenedWriteLoc> w;
+    for (int64_t x : raw) w.emplace_back(x);
+    const auto lanes = mdl::write_loc_lanes(tab, page_size, multiplier, dcp_size, dcp_rank, w, out_width);
+    py::array_t<int64_t> a(static_cast<py::ssize_t>(lanes.size()));
+    std::copy(lanes.begin(), lanes.end(), a.mutable_data());
+    return a;
+  }, py::arg("v2p"), py::arg("page_size"), py::arg("multiplier"), py::arg("dcp_size"), py::arg("dcp_rank"),
+     py::arg("locs"), py::arg("out_width"));
+  model.def("swa_id", [](py::handle swa_v2p, int64_t page_size, int64_t swa_multiplier, int64_t t) {
+    const auto tab = table_arg(swa_v2p, "swa_v2p");
+    return mdl::swa_id(tab, page_size, swa_multiplier, mdl::VirtualToken(t)).value;
+  }, py::arg("swa_v2p"), py::arg("page_size"), py::arg("swa_multiplier"), py::arg("t"));
+  model.def("mamba_slot", [](py::handle v2p, int64_t v, bool clamp) {
+    const auto tab = table_arg(v2p, "v2p");
+    return mdl::mamba_slot(tab, v, clamp);
+  }, py::arg("v2p"), py::arg("v"), py::arg("clamp") = false);
+  for (const char* name : {"phys", "kernel_id", "kernel_id_unclamped", "block_entry", "block_entry_unclamped", "phi",
+                           "swa_id", "mamba_slot", "token_from_entry", "write_loc_owned", "floor_div", "floor_mod",
+                           "trunc_div", "trunc_mod", "ceil_div"}) {
+    m.attr(name) = model.attr(name);
+  }
+
+  // ---- Geometry ----
+  py::class_<mdl::Geometry>(m, "Geometry", "Validated geometry of one sub-pool (spec §0.4, §3).")
+      .def(py::init([](int64_t page_size, int64_t multiplier, int64_t num_pages, int64_t num_layers, int64_t row_width,
+                       int64_t item_bytes, const std::string& layout) {
+             mdl::LayoutKind k = mdl::LayoutKind::page_major;
+             if (layout == "token_major") k = mdl::LayoutKind::token_major;
+             else if (layout != "page_major") throw InvalidArgument("layout", layout, "must be 'page_major' or 'token_major'");
+             return mdl::Geometry(page_size, multiplier, num_pages, num_layers, row_width, item_bytes, k);
+           }),
+           py::arg("page_size"), py::arg("multiplier"), py::arg("num_pages"), py::arg("num_layers") = 1,
+           py::arg("row_width") = 1, py::arg("item_bytes") = 1, py::arg("layout") = "page_major")
+      .def_property_readonly("page_size", &mdl::Geometry::page_size)
+      .def_property_readonly("multiplier", &mdl::Geometry::multiplier)
+      .def_property_readonly("num_pages", &mdl::Geometry::num_pages)
+      .def_property_readonly("num_layers", &mdl::Geometry::num_layers)
+      .def_property_readonly("row_width", &mdl::Geometry::row_width)
+      .def_property_readonly("item_bytes", &mdl::Geometry::item_bytes)
+      .def_property_readonly("layout", [](const mdl::Geometry& g) { return std::string(mdl::to_string(g.layout())); })
+      .def_property_readonly("stride", &mdl::Geometry::stride)
+      .def_property_readonly("kernel_rows", &mdl::Geometry::kernel_rows)
+      .def_property_readonly("num_slots", &mdl::Geometry::num_slots)
+      .def_property_readonly("row_bytes", &mdl::Geometry::row_bytes)
+      .def_property_readonly("entry_bytes", &mdl::Geometry::entry_bytes)
+      .def_property_readonly("page_bytes", &mdl::Geometry::page_bytes)
+      .def_property_readonly("total_bytes", &mdl::Geometry::total_bytes)
+      .def_property_readonly("kernel_view_elems", &mdl::Geometry::kernel_view_elems)
+      .def("kernel_ids_fit_int32", &mdl::Geometry::kernel_ids_fit_int32)
+      .def("kernel_id", [](const mdl::Geometry& g, py::handle v2p, int64_t t) {
+        const auto tab = table_arg(v2p, "v2p");
+        return mdl::kernel_id(tab, g, mdl::VirtualToken(t)).value;
+      }, py::arg("v2p"), py::arg("t"))
+      .def(py::self == py::self)
+      .def("__repr__", [](const mdl::Geometry& g) {
+        return "Geometry(page_size=" + std::to_string(g.page_size()) + ", multiplier=" + std::to_string(g.multiplier()) +
+               ", num_pages=" + std::to_string(g.num_pages()) + ", num_layers=" + std::to_string(g.num_layers()) +
+               ", row_width=" + std::to_string(g.row_width()) + ", item_bytes=" + std::to_string(g.item_bytes()) +
+               ", layout='" + std::string(mdl::to_string(g.layout())) + "')";
+      });
+
+  // ---- routes ----
+  const auto none = py::none();
+  m.def("token_translate", &token_translate, py::arg("ids"), py::arg("v2p"), py::arg("page_size"),
+        py::arg("multiplier") = 1, py::arg("out") = none, py::arg("variant") = "production",
+        "§4.1: out[i] = 0 if t < 0 else max(v2p[t // ps]*ps*M + t % ps, 0). out int64 (or int32), same size.");
+  m.def("translate_kv_loc", [](py::handle loc, py::handle v2p, int64_t page_size, py::handle out) {
+    return token_translate(loc, v2p, page_size, 1, out, "production");
+  }, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("out") = none, "Physical translate (M = 1).");
+  m.def("translate_kv_loc_for_kernel", [](py::handle loc, py::handle v2p, int64_t page_size, int64_t multiplier,
+                                          py::handle out) {
+    return token_translate(loc, v2p, page_size, multiplier, out, "production");
+  }, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("multiplier"), py::arg("out") = none);
+  m.def("translate_v2p", [](py::handle virt, py::handle v2p, int64_t page_size, int64_t page_stride, py::handle out) {
+    require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
+    require(page_stride >= page_size && page_stride % page_size == 0, "page_stride", page_stride,
+            "must be a positive multiple of page_size = " + std::to_string(page_size));
+    return token_translate(virt, v2p, page_size, page_stride / page_size, out, "production");
+  }, py::arg("virt"), py::arg("v2p"), py::arg("page_size"), py::arg("page_stride"), py::arg("out") = none,
+     "Fused translate_v2p(virt, v2p, page_size, page_stride, out).");
+  m.def("flashmla_block_table", &flashmla_block_table, py::arg("req_to_token"), py::arg("req_pool_indices"),
+        py::arg("page_kernel_lens"), py::arg("v2p") = none, py::arg("kv_start_idx") = none, py::arg("page_size") = 64,
+        py::arg("multiplier") = 1, py::arg("out") = none, py::arg("variant") = "production",
+        "§4.2 (kv_indices): lanes c < ceil(len/ps) get v2p[tok // ps]*M (clamped in production); others untouched. "
+        "out=None: a fresh [B, max pages] int32 table of -1.");
+  m.def("canonical_page_table", &canonical_page_table, py::arg("req_to_token"), py::arg("req_pool_indices"),
+        py::arg("seq_lens"), py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1, py::arg("max_pages"),
+        py::arg("out") = none, py::arg("variant") = "production", "§4.3, prefix-only; out int32 [>= B, >= max_pages].");
+  m.def("read_table", &read_table, py::arg("req_to_token"), py::arg("req_pool_indices"), py::arg("seq_lens"),
+        py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1, py::arg("max_pages"),
+        py::arg("seq_len_delta") = 0, py::arg("zero_tail") = false, py::arg("out") = none,
+        py::arg("variant") = "production", "§4.4 build_kv_read_table; req_pool_indices are the row ids.");
+  m.def("read_stream", &read_stream, py::arg("table"), py::arg("indptr"), py::arg("page_size"),
+        py::arg("kv_start_idx") = none, py::arg("out") = none, "§4.4 packed CSR stream over a built table.");
+  m.def("decode_metadata", &decode_metadata, py::arg("seq_lens"), py::arg("req_to_token") = none,
+        py::arg("req_pool_indices") = none, py::arg("max_seq_pages"), py::arg("page_size"),
+        py::arg("seq_len_delta") = 0, py::arg("v2p") = none, py::arg("multiplier") = 1,
+        py::arg("kernel_page_table") = none, py::arg("skip_page_table") = false, py::arg("swa_v2p") = none,
+        py::arg("swa_multiplier") = 1, py::arg("cache_seqlens") = none, py::arg("cu_seqlens_k") = none,
+        py::arg("page_table") = none, py::arg("swa_page_table") = none, py::arg("variant") = "production",
+        "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.");
+  m.def("eager_funnel", &eager_funnel, py::arg("page_table"), py::arg("v2p"), py::arg("page_size"),
+        py::arg("multiplier") = 1, py::arg("out") = none, py::arg("variant") = "production");
+  m.def("kv_indices_inplace", &kv_indices_inplace, py::arg("kv_indices"), py::arg("kv_indptr"), py::arg("batch_size"),
+        py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1, py::arg("src") = none,
+        py::arg("variant") = "production", "§4.7: kv_indices[:kv_indptr[bs]] translated in place; returns kv_indices.");
+  m.def("write_loc", &write_loc, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1,
+        py::arg("dcp_size") = 1, py::arg("dcp_rank") = 0, py::arg("out") = none, py::arg("out_width") = none,
+        py::arg("variant") = "production", "§4.8 write_loc_to_kernel_ids; lanes [N, out_width) zeroed.");
+  m.def("write_loc_to_kernel_ids", [](py::handle loc, py::handle v2p, int64_t page_size, int64_t stride,
+                                      int64_t dcp_size, int64_t dcp_rank, py::handle out, std::optional<int64_t> w) {
+    require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
+    require(stride >= page_size && stride % page_size == 0, "stride", stride,
+            "must be a positive multiple of page_size = " + std::to_string(page_size));
+    return write_loc(loc, v2p, page_size, stride / page_size, dcp_size, dcp_rank, out, w, "production");
+  }, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("stride"), py::arg("dcp_size") = 1,
+     py::arg("dcp_rank") = 0, py::arg("out") = none, py::arg("out_width") = none);
+  m.def("swa_translate", &swa_translate, py::arg("ids"), py::arg("swa_v2p"), py::arg("page_size"),
+        py::arg("swa_multiplier") = 1, py::arg("out") = none, py::arg("variant") = "production");
+  m.def("mamba_translate", &mamba_translate, py::arg("slots"), py::arg("v2p"), py::arg("clamp") = false,
+        py::arg("out") = none, "§4.10 int32(v2p[v]); raw gather (clamp: spec §7 Q3).");
+  m.def("full_prefill_table", &full_prefill_table, py::arg("req_to_token"), py::arg("req_pool_indices"),
+        py::arg("seq_lens"), py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1, py::arg("max_pages"),
+        py::arg("out") = none, py::arg("variant") = "production");
+  m.def("dcp_read_translate", &dcp_read_translate, py::arg("ids"), py::arg("v2p"), py::arg("page_size"),
+        py::arg("multiplier") = 1, py::arg("dcp_size") = 1, py::arg("out") = none, py::arg("variant") = "production");
+  m.def("transfer_ids", &transfer_ids, py::arg("ids"), py::arg("v2p"), py::arg("page_size"), py::arg("out") = none,
+        py::arg("variant") = "production");
+  m.def("envelope_moves", &envelope_moves, py::arg("dst_tokens"), py::arg("src_tokens"), py::arg("page_size"),
+        "§4.13 move_kv_cache: page-major runs -> (dst_pages, src_pages).");
+
+  // ---- replay ----
+  m.def("replay", [](const std::filesystem::path& dir) { return json_to_python(replay::to_json(replay::replay_dir(dir))); },
+        py::arg("dir"), "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict.");
+  m.def("replay_text", [](const std::filesystem::path& dir) { return replay::to_text(replay::replay_dir(dir)); },
+        py::arg("dir"), "Replay DIR/manifest.json; returns the human-readable report.");
+}
