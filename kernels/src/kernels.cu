@@ -50,6 +50,13 @@ dim3 grid_rows(i64 cols, i64 rows) {
   return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1);
 }
 
+// Streaming (evict-first) loads and stores for data touched once (ids, req_to_token, outputs), so
+// the L2 keeps the gathered tables. Cache hints only: values are unchanged.
+__device__ __forceinline__ i64 ld_stream(const i64* p) { return __ldcs(reinterpret_cast<const long long*>(p)); }
+__device__ __forceinline__ i64 ld_stream(const i32* p) { return __ldcs(p); }
+__device__ __forceinline__ void st_stream(i64* p, i64 v) { __stcs(reinterpret_cast<long long*>(p), static_cast<long long>(v)); }
+__device__ __forceinline__ void st_stream(i32* p, i32 v) { __stcs(p, v); }
+
 // Page sizes that get a compile-time specialisation (division by a constant); 0 = run time.
 template <i64 PS>
 __device__ __forceinline__ i64 page_size(i64 runtime) { return PS != 0 ? PS : runtime; }
@@ -70,7 +77,7 @@ __global__ void __launch_bounds__(kThreads) k_elementwise(const i64* __restrict_
 #pragma unroll
   for (int k = 0; k < kIlp; ++k) {
     const i64 i = base + k * kThreads;
-    v[k] = i < n ? in[i] : 0;
+    v[k] = i < n ? ld_stream(in + i) : 0;
   }
   i64 r[kIlp];
 #pragma unroll
@@ -81,7 +88,7 @@ __global__ void __launch_bounds__(kThreads) k_elementwise(const i64* __restrict_
 #pragma unroll
   for (int k = 0; k < kIlp; ++k) {
     const i64 i = base + k * kThreads;
-    if (i < n) out[i] = static_cast<Out>(r[k]);
+    if (i < n) st_stream(out + i, static_cast<Out>(r[k]));
   }
 }
 
@@ -147,7 +154,7 @@ void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const
 
 // Page-start token of column c of a req_to_token row (int32 ids widened to int64).
 __device__ __forceinline__ i64 token_at(const Mat<const i32>& m, i64 row, i64 col) {
-  return static_cast<i64>(m.data[row * m.row_stride + col * m.col_stride]);
+  return ld_stream(m.data + row * m.row_stride + col * m.col_stride);
 }
 
 template <i64 PS>
@@ -162,7 +169,7 @@ struct CanonicalBody {
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
   }
   __device__ void store(i64 b, i64 c, i64 v) const {
-    a.out.data[b * a.out.row_stride + c * a.out.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+    st_stream(a.out.data + b * a.out.row_stride + c * a.out.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
   }
 };
 
@@ -178,7 +185,7 @@ struct FullPrefillBody {
     return L::full_prefill_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
   }
   __device__ void store(i64 b, i64 c, i64 v) const {
-    a.out.data[b * a.out.row_stride + c * a.out.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+    st_stream(a.out.data + b * a.out.row_stride + c * a.out.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
   }
 };
 
@@ -204,7 +211,7 @@ struct ReadTableBody {
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
   }
   __device__ void store(i64 b, i64 c, i64 v) const {
-    a.out.data[b * a.out.row_stride + c * a.out.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+    st_stream(a.out.data + b * a.out.row_stride + c * a.out.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
   }
 };
 
@@ -308,7 +315,8 @@ struct DecodeBody {
     return (p.log2_ps == 0) ? page_index : L::kv_shr<i64>(page_index, p.log2_ps);  // static: the shift only
   }
   __device__ void store(i64 b, i64 c, i64 v) const {
-    p.a.page_table.data[b * p.a.page_table.row_stride + c * p.a.page_table.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+    st_stream(p.a.page_table.data + b * p.a.page_table.row_stride + c * p.a.page_table.col_stride,
+              static_cast<i32>(L::kv_narrow32<i64>(v)));
   }
 };
 

@@ -14,7 +14,7 @@ namespace kvaddr::gpu {
 struct BenchOptions {
   int runs = 30;            // timed runs per workload (median reported), >= 20 for the targets
   int warmup = 5;
-  bool flush_l2 = true;     // write a 256 MiB scratch buffer before every timed run
+  bool flush_l2 = true;     // read a 256 MiB scratch buffer (clean L2) before every timed run
   int latency_runs = 2000;  // host-timed launch-to-completion runs for the latency workload
 };
 
@@ -42,6 +42,8 @@ struct BenchReport {
   double latency_host_p90_us = 0;
   double latency_gpu_median_us = 0;   // same launch timed with events
   bool latency_target_met = false;
+  double latency_empty_kernel_us = 0;  // baseline: empty kernel, launch + sync (host clock)
+  double latency_graph_us = 0;         // the N = 1024 launch replayed from a CUDA graph
 };
 
 // Runs every workload; skipped = true (never throws) when no GPU is present.
