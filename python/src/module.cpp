@@ -391,12 +391,11 @@ py::array write_loc(py::handle loc_o, py::handle v2p_o, int64_t page_size, int64
                     int64_t dcp_rank, py::handle out_o, std::optional<int64_t> out_width, const std::string& variant) {
   const auto loc = input<int64_t>(loc_o, "loc", 1, 1, true);
   const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  const int64_t width = out_width.value_or(loc.size);
+  // The launch width: out_width, else the whole `out` (a capture buffer), else len(loc).
+  auto out = output_or_fresh<int64_t>(out_o, "out", {out_width.value_or(loc.size)}, 0, 1, 1);
+  const int64_t width = out_width.value_or(out.size);
   require_size(width >= loc.size, "out_width", width, "must be >= len(loc) = " + std::to_string(loc.size));
-  auto out = output_or_fresh<int64_t>(out_o, "out", {width}, 0, 1, 1);
-  if (out_width) {
-    require_size(out.size >= width, "out", out.size, "shorter than out_width = " + std::to_string(width));
-  }
+  require_size(out.size >= width, "out", out.size, "shorter than out_width = " + std::to_string(width));
   translate::write_loc({loc.vec(), v2p.vec(), page_size, multiplier, dcp_size, dcp_rank, {out.ptr, width},
                         variant_arg(variant)});
   return out.arr;
