@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/model/formulas.hpp"
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
@@ -245,6 +246,8 @@ Vec<T> mvec_of(std::vector<T>& v) {
 struct Prepared {
   std::vector<Output> outputs;
   Runner run;
+  // Optional: the reference model's (model/) production outputs, independent of translate/.
+  std::function<std::vector<I64>()> model;
 };
 
 // Era / flag handling shared by every route: returns the claimed variant.
@@ -279,6 +282,24 @@ Prepared prep_token(Call& c, Route route) {
   const bool o32 = out.dtype == NpyDtype::int32;
   Prepared p;
   p.outputs.push_back(out);
+  p.model = [route, ids = ids.v, table = table.v, before = out.before, ps, mult, dcp, clamp] {
+    namespace m = kvaddr::model;
+    I64 o = before;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::int64_t t = ids[i];
+      switch (route) {
+        case Route::token_translate: o[i] = m::kernel_id(table, ps, mult, m::VirtualToken(t)).value; break;
+        case Route::swa_translate: o[i] = m::swa_id(table, ps, mult, m::VirtualToken(t)).value; break;
+        case Route::mamba_translate: o[i] = m::mamba_slot(table, t, clamp); break;
+        case Route::dcp_read_translate:
+          o[i] = t < 0 ? 0 : m::kernel_id(table, ps, mult, m::VirtualToken(m::floor_div(t, dcp))).value;
+          break;
+        case Route::transfer_ids: o[i] = m::phys(table, ps, m::VirtualToken(t)).value; break;
+        default: break;
+      }
+    }
+    return std::vector<I64>{o};
+  };
   p.run = [route, ids = ids.v, table = table.v, before = out.before, o32, ps, mult, dcp, clamp](Variant v) {
     I64 o64 = before;
     I32 o32buf = o32 ? narrow_copy(before) : I32(before.size());
@@ -322,6 +343,11 @@ Prepared prep_write_loc(Call& c) {
   if (width < loc.size()) bad(fmt::format("out has {} lanes but loc has {} (out_width >= N)", width, loc.size()));
   Prepared p;
   p.outputs.push_back(out);
+  p.model = [loc = loc.v, v2p = v2p.v, width, ps, mult, dcp_size, dcp_rank] {
+    std::vector<kvaddr::model::WidenedWriteLoc> w;
+    for (std::int64_t x : loc) w.emplace_back(x);
+    return std::vector<I64>{kvaddr::model::write_loc_lanes(v2p, ps, mult, dcp_size, dcp_rank, w, width)};
+  };
   p.run = [loc = loc.v, v2p = v2p.v, before = out.before, ps, mult, dcp_size, dcp_rank](Variant v) {
     I64 o = before;
     translate::write_loc({view(loc), view(v2p), ps, mult, dcp_size, dcp_rank, mvec_of(o), v});
@@ -636,6 +662,25 @@ void check_call(const json& call, const std::filesystem::path& dir, CallReport& 
   } catch (const kvaddr::Error& e) {
     bad(std::string("the reference route rejects this call: ") + e.what());
   }
+  // The host route and the independent model must agree on production (a kvaddr defect otherwise).
+  if (p.model && claim.variant == Variant::production) {
+    std::vector<I64> model;
+    try {
+      model = p.model();
+    } catch (const kvaddr::Error& e) {
+      bad(std::string("kvaddr internal disagreement: the host route accepts this call but the model rejects it: ") +
+          e.what());
+    }
+    for (std::size_t k = 0; k < model.size(); ++k) {
+      for (std::size_t i = 0; i < model[k].size(); ++i) {
+        if (model[k][i] != expected[k][i]) {
+          bad(fmt::format("kvaddr internal disagreement at {} lane {}: host route {}, model {}", p.outputs[k].name, i,
+                          expected[k][i], model[k][i]));
+        }
+      }
+    }
+    r.model_checked = true;
+  }
   for (std::size_t k = 0; k < p.outputs.size(); ++k) compare(p.outputs[k], expected[k], r);
   r.status = r.lanes_differing == 0 ? CallStatus::equal : CallStatus::differs;
 
@@ -755,6 +800,7 @@ json to_json(const ReplayReport& report) {
                {"variant", c.variant},   {"status", to_string(c.status)}};
     if (c.status == CallStatus::error) cj["error"] = c.error;
     cj["lanes_checked"] = c.lanes_checked;
+    cj["model_checked"] = c.model_checked;
     cj["lanes_differing"] = c.lanes_differing;
     cj["diffs"] = json::array();
     for (const auto& d : c.diffs) {

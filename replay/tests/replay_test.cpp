@@ -52,6 +52,12 @@ TEST(ReplayExample, EveryRouteIsReplayedAndOnlyTheDeliberateCallsDiffer) {
     EXPECT_GT(c.lanes_checked, 0) << c.name;
   }
   EXPECT_EQ(routes.size(), 13u);  // spec §4.1-4.13
+  // Token-granular production calls are also recomputed by the independent model.
+  for (const char* route : {"token_translate", "write_loc", "swa_translate", "mamba_translate", "dcp_read_translate",
+                            "transfer_ids"}) {
+    EXPECT_TRUE(by_route(r, route).model_checked) << route;
+  }
+  EXPECT_FALSE(by_route(r, "read_table").model_checked);
   EXPECT_EQ(r.count(CallStatus::equal), 14u);
   EXPECT_EQ(r.count(CallStatus::differs), 2u);
   EXPECT_FALSE(r.ok());

@@ -42,6 +42,9 @@ struct CallReport {
   CallStatus status = CallStatus::error;
   std::string error;                         // status == error: what is wrong with the call
   std::int64_t lanes_checked = 0;            // output elements compared
+  // True when the expected outputs were also recomputed by the independent reference model
+  // (model/, token-granular routes under production) and agreed with the host route.
+  bool model_checked = false;
   std::int64_t lanes_differing = 0;          // differing elements, all outputs together
   std::vector<LaneDiff> diffs;               // the first differing lanes (at most kMaxDiffs)
   // Variants (production included) whose output equals the recorded output on every lane.
@@ -66,7 +69,7 @@ ReplayReport replay_dir(const std::filesystem::path& dir);
 ReplayReport replay_manifest(const nlohmann::json& manifest, const std::filesystem::path& dir);
 
 // {"dir", "ok", "error"?, "summary": {"equal", "differs", "error"}, "calls": [{"position", "name",
-//  "route", "variant", "status", "error"?, "lanes_checked", "lanes_differing", "diffs": [{"output",
+//  "route", "variant", "status", "error"?, "lanes_checked", "model_checked", "lanes_differing", "diffs": [{"output",
 //  "flat", "index", "expected", "recorded"}], "matching_variants": [...]}]}
 nlohmann::json to_json(const ReplayReport& report);
 // One block per call, then a summary line; suitable for a terminal.
