@@ -84,7 +84,15 @@ std::vector<PhysicalPage> SubPool::take_physical(std::int64_t n) {
 
 void SubPool::bind_all(std::span<const VirtualPage> virt, std::span<const PhysicalPage> phys) {
   for (std::size_t i = 0; i < virt.size(); ++i) {
-    tables_.bind(virt[i], phys[i]);
+    if (bug_ == PoolBug::none) {
+      tables_.bind(virt[i], phys[i]);
+    } else {
+      // alloc_bind_inplace: plain stores, no "already bound" check. E04: the second page of the
+      // allocation aliases the first one's physical page (its own page stays taken but unbound).
+      const PhysicalPage P = (bug_ == PoolBug::e04_alias_bind && i == 1) ? phys[0] : phys[i];
+      tables_.set_v2p_raw(virt[i].value, P.value);
+      tables_.set_p2v_raw(P.value, virt[i].value);
+    }
     if (opt_.zero_on_alloc) {
       for (std::int64_t b = 0; b < blocks_; ++b)
         for (std::int64_t o = 0; o < g_.page_size(); ++o) store_[row_of(phys[i].value, b, o)] = 0;
@@ -145,12 +153,16 @@ std::vector<PhysicalPage> SubPool::validate_free(std::span<const VirtualPage> pa
   for (VirtualPage v : pages) {
     require_range(v.value >= opt_.min_page_index && v.value < tables_.num_virtual_ids(), "virtual_pages", v.value,
                   "virtual page outside [min_page_index, num_virtual_ids = " + str(tables_.num_virtual_ids()) + ")");
-    if (!seen.insert(v.value).second) {
+    const bool first = seen.insert(v.value).second;
+    if (!first && bug_ != PoolBug::duplicate_free_ids) {
       throw InvalidState("virtual_pages", str(v.value), "duplicate virtual page id (ids must be unique)");
     }
     const auto P = tables_.physical_of(v);
-    if (!P) throw InvalidState("virtual_pages", str(v.value), "virtual page is not bound (double free / stale slot)");
-    out.push_back(*P);
+    if (!P) {
+      if (bug_ == PoolBug::double_free_unchecked) continue;  // assert dropped: nothing to hole, id recycled below
+      throw InvalidState("virtual_pages", str(v.value), "virtual page is not bound (double free / stale slot)");
+    }
+    out.push_back(*P);  // a duplicate id (planted) races: every lane read the same P before the stores
   }
   return out;
 }
@@ -158,7 +170,12 @@ std::vector<PhysicalPage> SubPool::validate_free(std::span<const VirtualPage> pa
 void SubPool::free_lazy(std::span<const VirtualPage> pages) {
   const std::vector<PhysicalPage> phys_pages = validate_free(pages);
   for (VirtualPage v : pages) {
-    (void)tables_.unbind(v);
+    if (bug_ == PoolBug::none) {
+      (void)tables_.unbind(v);
+    } else if (const auto P = tables_.physical_of(v)) {  // planted: plain tombstone stores
+      tables_.set_v2p_raw(v.value, -1);
+      if (tables_.p2v()[uz(P->value)] == v.value) tables_.set_p2v_raw(P->value, -1);
+    }
     if (opt_.id_owner) free_virtual_.push_back(v.value);
   }
   holes_.insert(holes_.end(), phys_pages.begin(), phys_pages.end());
@@ -276,6 +293,12 @@ std::vector<InvariantViolation> SubPool::check_invariants() const {
     }
   }
   return out;
+}
+
+SubPoolOptions e08_sink_handed_out(SubPoolOptions options) {
+  options.min_page_index = 0;
+  options.table.v2p0_pinned = false;
+  return options;
 }
 
 // ================================================================================================

@@ -32,6 +32,53 @@ std::int64_t pool_row(const Vec<const std::int64_t>& rows, std::int64_t b, const
   return row;
 }
 
+// The req_to_token row of batch lane b: rows[b] in production; E10 uses b itself (the batch
+// position), which names another request's row whenever the pool rows are not 0..B-1.
+std::int64_t batch_row(const Vec<const std::int64_t>& rows, std::int64_t b, const Mat<const std::int32_t>& r2t,
+                       const char* name, Variant v) {
+  if (v != Variant::e10_batch_index_rows) return pool_row(rows, b, r2t, name);
+  (void)read_vec(rows, b, name);  // the lane still exists
+  if (b >= r2t.rows) {
+    throw OutOfRange("req_to_token", "row " + std::to_string(b),
+                     "batch position used as a row id lies outside req_to_token's " + std::to_string(r2t.rows) +
+                         " rows (E10)");
+  }
+  return b;
+}
+
+// Flat element offset and extent of a matrix: what an unmasked kernel address computes. A
+// column past the row width lands in the next row; past the extent it is outside the buffer.
+template <class T>
+std::int64_t flat_index(const Mat<T>& m, std::int64_t r, std::int64_t c, const char* name) {
+  return checked_add(checked_mul(r, m.row_stride, name), checked_mul(c, m.col_stride, name), name);
+}
+template <class T>
+std::int64_t flat_extent(const Mat<T>& m) {
+  return (m.rows == 0 || m.cols == 0) ? 0 : (m.rows - 1) * m.row_stride + (m.cols - 1) * m.col_stride + 1;
+}
+
+// E01: the req_to_token load without the column bound (flat address, bounded by the buffer only).
+std::int64_t unbounded_load(const Mat<const std::int32_t>& r2t, std::int64_t row, std::int64_t col) {
+  const std::int64_t flat = flat_index(r2t, row, col, "req_to_token");
+  if (flat < 0 || flat >= flat_extent(r2t)) {
+    throw OutOfRange("req_to_token", "row " + std::to_string(row) + " column " + std::to_string(col),
+                     "unmasked load past the end of the req_to_token buffer of " +
+                         std::to_string(flat_extent(r2t)) + " elements (E01)");
+  }
+  return r2t.data[flat];
+}
+
+// A table store at the flat address of (b, c): beyond the row width it lands in the next row
+// (B10 / E01 spill); past the buffer it is OutOfRange naming the output.
+void flat_store(const Mat<std::int32_t>& out, std::int64_t b, std::int64_t c, std::int32_t value, const char* name) {
+  const std::int64_t flat = flat_index(out, b, c, name);
+  if (flat >= flat_extent(out)) {
+    throw OutOfRange(name, "row " + std::to_string(b) + " column " + std::to_string(c),
+                     "write past the end of the table buffer of " + std::to_string(flat_extent(out)) + " elements");
+  }
+  out.data[flat] = value;
+}
+
 // A KV length (sequence length plus delta); negative lengths are rejected naming the field.
 std::int64_t kv_length(const Vec<const std::int64_t>& lens, std::int64_t b, std::int64_t delta, const char* name) {
   const std::int64_t len = checked_add(read_vec(lens, b, name), delta, name);
@@ -65,11 +112,11 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
   const std::int64_t width = a.kv_indices.cols;
   rename_lane_overflow("kv_indices", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
-      const std::int64_t row = pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices");
+      const std::int64_t row = batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t start = a.kv_start_idx.present() ? read_vec(a.kv_start_idx, b, "kv_start_idx") : 0;
       if (start < 0) throw OutOfRange("kv_start_idx", std::to_string(start), "negative KV start");
       const std::int64_t len = kv_length(a.page_kernel_lens, b, 0, "page_kernel_lens");
-      const std::int64_t n_pages = lanes::ceil_div(CI(len), ps).get();
+      const std::int64_t n_pages = lanes::page_count(CI(len), ps, a.variant).get();
       const std::int64_t n = n_pages < width ? n_pages : width;
       for (std::int64_t i = 0; i < n; ++i) {
         const CI tok(page_start_token(a.req_to_token, row, start, i, a.page_size));
@@ -82,19 +129,28 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
 }
 
 // §4.3: out[b, c] = max(v2p[page(tok)] * M, 0) for c < min(ceil(len_b / ps), max_pages); prefix-only.
+// E01: columns bounded by n_pages only, loads and stores at flat addresses (next row / OutOfRange);
+// E02: no clamp (lane); E10: row b of req_to_token.
 void canonical_page_table(const CanonicalPageTableArgs& a) {
   validate(a);
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
+  const bool e01 = a.variant == Variant::e01_no_column_bound;
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
-      const std::int64_t row = pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices");
+      const std::int64_t row = batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
-      const std::int64_t n = lanes::table_columns(CI(len), ps, CI(a.max_pages), Variant::production).get();
+      const std::int64_t n = lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get();
       for (std::int64_t c = 0; c < n; ++c) {
-        const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));
-        at(a.out, b, c) = narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, a.variant), "out");
+        const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
+                         : page_start_token(a.req_to_token, row, 0, c, a.page_size));
+        const std::int32_t e = narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, a.variant), "out");
+        if (e01) {
+          flat_store(a.out, b, c, e, "out");
+        } else {
+          at(a.out, b, c) = e;
+        }
       }
     }
   });
@@ -108,34 +164,32 @@ void read_table(const ReadTableArgs& a) {
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
-  const Variant entry_variant = a.variant == Variant::b10_no_max_pages_bound ? Variant::production : a.variant;
-  const std::int64_t extent =
-      (a.out.rows == 0 || a.out.cols == 0) ? 0 : (a.out.rows - 1) * a.out.row_stride + a.out.cols;
+  // Only B09 acts inside the entry lane; every other read_table variant acts on this loop.
+  const Variant entry_variant = a.variant == Variant::b09_no_padding_guard ? a.variant : Variant::production;
+  const bool e01 = a.variant == Variant::e01_no_column_bound;
+  // E02: the "empty" fill is the slot-map pad -1 instead of the sink 0.
+  const std::int32_t tail_fill = a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
   const std::int64_t batch = a.row_ids.size;
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
-      const std::int64_t row = pool_row(a.row_ids, b, a.req_to_token, "row_ids");
+      const std::int64_t row = batch_row(a.row_ids, b, a.req_to_token, "row_ids", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
       const std::int64_t n = lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get();
       for (std::int64_t c = 0; c < n; ++c) {
-        const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));
+        const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
+                         : page_start_token(a.req_to_token, row, 0, c, a.page_size));
         const std::int32_t e = narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, entry_variant), "out");
-        // Flat address of a packed row: beyond the row width it lands in the next row (B10 spill).
-        const std::int64_t flat = checked_add(checked_mul(b, a.out.row_stride, "out"), c, "out");
-        if (flat >= extent) {
-          throw OutOfRange("out", "row " + std::to_string(b) + " column " + std::to_string(c),
-                           "write past the end of the table buffer of " + std::to_string(extent) + " elements");
-        }
-        a.out.data[flat] = e;
+        // Flat address of a packed row: beyond the row width it lands in the next row (B10 / E01 spill).
+        flat_store(a.out, b, c, e, "out");
       }
       if (a.zero_tail) {
-        for (std::int64_t c = n; c < a.max_pages; ++c) at(a.out, b, c) = 0;
+        for (std::int64_t c = n; c < a.max_pages; ++c) at(a.out, b, c) = tail_fill;
       }
     }
   });
   if (a.zero_tail) {
     for (std::int64_t b = batch; b < a.out.rows; ++b)
-      for (std::int64_t c = 0; c < a.max_pages; ++c) at(a.out, b, c) = 0;
+      for (std::int64_t c = 0; c < a.max_pages; ++c) at(a.out, b, c) = tail_fill;
   }
 }
 
@@ -196,7 +250,7 @@ void decode_metadata(const DecodeMetadataArgs& a) {
     const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
     const std::int64_t live = lanes::decode_columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get();
     const std::int64_t row =
-        (!copy || swa) ? pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices") : 0;
+        (!copy || swa) ? batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant) : 0;
     for (std::int64_t c = 0; c < live; ++c) {
       const CI page_index = (!copy || swa) ? CI(page_start_token(a.req_to_token, row, 0, c, a.page_size)) : CI(0);
       rename_lane_overflow("page_table", [&] {

@@ -87,7 +87,7 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
 }
 
 // §4.8: out[i] = keep(loc[i]) ? d(loc[i] / dcp_size) : 0 for i < N; out[N, out.size) = 0
-// (B06: that tail is left stale).
+// (B06: that tail is left stale; E02: filled with -1; E03: int32 id arithmetic in the lane).
 void write_loc(const WriteLocArgs& a) {
   validate(a);
   const TableGather g{a.v2p, "v2p"};
@@ -98,11 +98,13 @@ void write_loc(const WriteLocArgs& a) {
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.loc.size; ++i) {
       const CI loc(a.loc.data[i]);
-      a.out.data[i] = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank).get();
+      a.out.data[i] = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank, a.variant).get();
     }
   });
   if (a.variant != Variant::b06_stale_tail) {
-    for (std::int64_t i = a.loc.size; i < a.out.size; ++i) a.out.data[i] = 0;
+    // E02: the tail is filled with the pad -1 instead of the sink 0.
+    const std::int64_t fill = a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
+    for (std::int64_t i = a.loc.size; i < a.out.size; ++i) a.out.data[i] = fill;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -15,7 +16,7 @@
 namespace kvaddr {
 namespace {
 
-constexpr std::array<std::pair<Variant, std::string_view>, 12> kVariantNames{{
+constexpr std::array<std::pair<Variant, std::string_view>, 17> kVariantNames{{
     {Variant::production, "production"},
     {Variant::b02_rank2_index_select, "b02_rank2_index_select"},
     {Variant::b04_prefill_no_remap, "b04_prefill_no_remap"},
@@ -28,7 +29,14 @@ constexpr std::array<std::pair<Variant, std::string_view>, 12> kVariantNames{{
     {Variant::b16_virtual_as_physical, "b16_virtual_as_physical"},
     {Variant::b17_doc_formula, "b17_doc_formula"},
     {Variant::era_b_unclamped, "era_b_unclamped"},
+    {Variant::e01_no_column_bound, "e01_no_column_bound"},
+    {Variant::e02_minus_one_sentinel, "e02_minus_one_sentinel"},
+    {Variant::e03_int32_offset, "e03_int32_offset"},
+    {Variant::e09_floor_pages, "e09_floor_pages"},
+    {Variant::e10_batch_index_rows, "e10_batch_index_rows"},
 }};
+
+static_assert(kVariantNames.size() == std::size(kAllVariants), "every Variant needs a name (and a kAllVariants entry)");
 
 constexpr std::array<std::pair<Route, std::string_view>, 13> kRouteNames{{
     {Route::token_translate, "token_translate"},

@@ -36,6 +36,19 @@ struct PageMove {
   friend bool operator==(const PageMove&, const PageMove&) = default;
 };
 
+// Planted allocator bugs (spec §6.1 "related allocator guards", §6.2 E04). `none` is production.
+// E08 (sink page handed out) is a configuration, not a code change: see e08_sink_handed_out().
+enum class PoolBug {
+  none,
+  double_free_unchecked,  // free drops the `v2p[v] < 0` assert: an unbound id is recycled again
+  duplicate_free_ids,     // free_unbind_inplace accepts duplicate ids: the page is tombstoned and holed twice
+  e04_alias_bind,         // alloc of n >= 2 pages binds the second virtual page to the first one's physical page
+};
+
+// E08 (kvcached #398 shape): the reserved floor dropped (min_page_index = 0) and clear() without the
+// sink pin, so physical page 0 (the sink every padding lane reads and writes) goes to a live request.
+SubPoolOptions e08_sink_handed_out(SubPoolOptions options = {});
+
 // Largest simulated KV store (rows = (num_pages + 1) * L * ps); larger geometries are rejected.
 inline constexpr std::int64_t kMaxSimulatedRows = std::int64_t{1} << 24;
 
@@ -71,6 +84,11 @@ class SubPool {
   void free_lazy(std::span<const VirtualPage> pages);
   // Deferred compaction of every lazy hole.
   void flush();
+
+  // Re-introduce one allocator bug from now on (binds then use raw table writes, as the upstream
+  // kernels do, so the damage shows in check_invariants() and in the KV store instead of a throw).
+  void plant(PoolBug bug) noexcept { bug_ = bug; }
+  PoolBug planted() const noexcept { return bug_; }
 
   const std::vector<PageMove>& moves() const noexcept { return moves_; }  // every move since construction
   void clear_moves() noexcept { moves_.clear(); }
@@ -115,6 +133,7 @@ class SubPool {
   std::vector<PhysicalPage> holes_;
   std::vector<PageMove> moves_;
   std::vector<std::uint64_t> store_;
+  PoolBug bug_ = PoolBug::none;
 };
 
 // ---- SWA composite (§3.5, §4.9) ------------------------------------------------------------------

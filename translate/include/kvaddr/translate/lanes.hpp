@@ -54,6 +54,13 @@ KVADDR_HD constexpr I kv_max0(I a) { return kv_pick(a < I(0), I(0), a); }
 template <class I>
 KVADDR_HD constexpr I ceil_div(I n, I d) { return kv_div(n + d - I(1), d); }
 
+// Pages covering a KV length `len` >= 0: ceil(len / ps). E09 (PyTorch #160861 shape): floor, so a
+// partial last page is never read.
+template <class I>
+KVADDR_HD constexpr I page_count(I len, I ps, Variant v) {
+  return (v == Variant::e09_floor_pages) ? kv_div(len, ps) : ceil_div(len, ps);
+}
+
 // §4.1 token_translate: t < 0 -> 0; else max(v2p[t / ps] * S + t % ps, 0), S = ps * M.
 // The sign test comes first, so padding lanes never touch the table (spec I9).
 template <class I, class Gather>
@@ -63,7 +70,9 @@ KVADDR_HD constexpr I token_translate_lane(I t, Gather&& v2p, I ps, I stride, Va
   const I off = kv_pick(live, kv_rem(t, ps), I(0));
   // B17: the docstring formula of translate_kv_loc_for_kernel, which omits the v2p gather.
   const I phys_page = (v == Variant::b17_doc_formula) ? page : v2p(page, live);
-  const I d = phys_page * stride + off;
+  const I wide = phys_page * stride + off;
+  // E03 (vLLM #57030 shape): the product is formed in int32 and wraps once it reaches 2^31.
+  const I d = (v == Variant::e03_int32_offset) ? kv_narrow32(wide) : wide;
   return kv_pick(live, kv_max0(d), I(0));
 }
 
@@ -82,12 +91,14 @@ KVADDR_HD constexpr I swa_translate_lane(I t, Gather&& swa_v2p, I ps, I stride, 
 // virtual token `tok`:  page = 0 if tok < 0 else tok / ps;  entry = max(v2p[page] * M, 0).
 //   b09_no_padding_guard: no sign test; truncating division (ps = 1: tok = -1 reads v2p[-1]).
 //   era_b_unclamped:      no clamp; a tombstone yields -M (Era B flashmla block table).
+//   e02_minus_one_sentinel: no clamp either (canonical table without it: the tombstone -1 leaks as -M).
 template <class I, class Gather>
 KVADDR_HD constexpr I page_entry_lane(I tok, Gather&& v2p, I ps, I mult, Variant v) {
   const bool guard = (v != Variant::b09_no_padding_guard);
   const I page = guard ? kv_pick(tok < I(0), I(0), kv_div(tok, ps)) : kv_div(tok, ps);
   const I raw = v2p(page, tok == tok) * mult;  // mask always true: the lane is live, the load is not masked
-  return (v == Variant::era_b_unclamped) ? raw : kv_max0(raw);
+  const bool unclamped = (v == Variant::era_b_unclamped) || (v == Variant::e02_minus_one_sentinel);
+  return unclamped ? raw : kv_max0(raw);
 }
 
 // I10: the static (pre-unified) entry, v2p absent and M = 1: tok / ps.
@@ -109,11 +120,12 @@ KVADDR_HD constexpr I decode_entry_lane(I page_index, Gather&& v2p, int log2_ps,
 }
 
 // Number of live columns of a page-table row whose KV length is `len` (already widened by any
-// seq_len_delta): ceil(len / ps), bounded by `max_pages` unless the variant drops the bound (B10).
+// seq_len_delta): ceil(len / ps), bounded by `max_pages` unless the variant drops the bound (B10,
+// E01); E09 counts pages with floor division.
 template <class I>
 KVADDR_HD constexpr I table_columns(I len, I ps, I max_pages, Variant v) {
-  const I n_pages = ceil_div(len, ps);
-  if (v == Variant::b10_no_max_pages_bound) return n_pages;
+  const I n_pages = page_count(len, ps, v);
+  if (v == Variant::b10_no_max_pages_bound || v == Variant::e01_no_column_bound) return n_pages;
   return kv_pick(n_pages < max_pages, n_pages, max_pages);
 }
 
@@ -136,14 +148,23 @@ KVADDR_HD constexpr I eager_funnel_lane(I tok, Gather&& v2p, I ps, I stride) {
 
 // §4.8 write_loc: keep = loc > 0 and loc % dcp_size == dcp_rank; out = d(loc / dcp_size) if keep
 // else 0. loc = 0 never loads v2p[0] (the load is masked by keep).
+// E03: the kernel-facing id P*S + o is formed in int32 (wraps once >= 2^31; a wrapped negative id
+// then clamps to the sink, a silent write to row 0). Other variants act outside the lane.
 template <class I, class Gather>
-KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_size, I dcp_rank) {
+KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_size, I dcp_rank, Variant v) {
   const auto keep = (I(0) < loc) && (kv_rem(loc, dcp_size) == dcp_rank);
   const I t = kv_pick(keep, kv_div(loc, dcp_size), I(-1));
   const I page = kv_pick(keep, kv_div(t, ps), I(0));
   const I off = kv_pick(keep, kv_rem(t, ps), I(0));
-  const I d = v2p(page, keep) * stride + off;
+  const I wide = v2p(page, keep) * stride + off;
+  const I d = (v == Variant::e03_int32_offset) ? kv_narrow32(wide) : wide;
   return kv_pick(keep, kv_max0(d), I(0));
+}
+
+// The production write_loc lane (signature kept for existing instantiations).
+template <class I, class Gather>
+KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_size, I dcp_rank) {
+  return write_loc_lane(loc, v2p, ps, stride, dcp_size, dcp_rank, Variant::production);
 }
 
 // §4.10 mamba_translate: raw gather v2p[v] (no clamp upstream; `clamp` is the §7 Q3 parameter).

@@ -19,6 +19,14 @@ enum class Variant : std::int32_t {
   b16_virtual_as_physical, // transfer_ids: virtual ids used as physical offsets
   b17_doc_formula,         // token_translate: the docstring formula, without the v2p gather
   era_b_unclamped,         // flashmla_block_table / decode_metadata remap: tombstone yields -M
+  // ---- appended by the bug zoo (spec §6.2); the values above are frozen ----------------------
+  e01_no_column_bound,     // read_table / canonical_page_table: loads and stores masked by n_pages only,
+                           // no c < max_pages and no c*ps < width bound (flat addresses spill into the next row)
+  e02_minus_one_sentinel,  // -1 used where the sink 0 belongs: read_table zero_tail fills -1, write_loc fills
+                           // its tail [N, out_width) with -1, canonical_page_table drops the clamp (tombstone -> -M)
+  e03_int32_offset,        // token_translate / write_loc: P*S + o computed in int32 (wraps once >= 2^31)
+  e09_floor_pages,         // flashmla_block_table / read_table: n_pages = floor(len / ps), partial last page lost
+  e10_batch_index_rows,    // page-table routes read req_to_token row b instead of req_pool_indices[b] / row_ids[b]
 };
 
 inline constexpr Variant kAllVariants[] = {
@@ -26,6 +34,8 @@ inline constexpr Variant kAllVariants[] = {
     Variant::b05_rebind_fresh,     Variant::b06_stale_tail,         Variant::b09_no_padding_guard,
     Variant::b10_no_max_pages_bound, Variant::b11_swa_no_clamp,     Variant::b14_dcp_untranslated,
     Variant::b16_virtual_as_physical, Variant::b17_doc_formula,     Variant::era_b_unclamped,
+    Variant::e01_no_column_bound,  Variant::e02_minus_one_sentinel, Variant::e03_int32_offset,
+    Variant::e09_floor_pages,      Variant::e10_batch_index_rows,
 };
 
 // The spec's stable route identifiers (§4 section titles).
@@ -54,23 +64,47 @@ inline constexpr Route kAllRoutes[] = {
 
 // Which variants a route accepts (production always). Host entry points reject the others
 // with InvalidArgument("variant", ...). constexpr so kernels and proofs can use it too.
+// Every accepted variant is caught by `kvaddr verify`'s grid. Two planted lanes are deliberately
+// not accepted yet, because that grid cannot reach them (see lane_plants below).
 constexpr bool route_accepts(Route r, Variant v) {
   if (v == Variant::production) return true;
   switch (r) {
     case Route::token_translate: return v == Variant::b17_doc_formula;
-    case Route::flashmla_block_table: return v == Variant::era_b_unclamped || v == Variant::b09_no_padding_guard;
-    case Route::canonical_page_table: return v == Variant::b09_no_padding_guard;
-    case Route::read_table: return v == Variant::b10_no_max_pages_bound || v == Variant::b09_no_padding_guard;
-    case Route::decode_metadata: return v == Variant::era_b_unclamped || v == Variant::b09_no_padding_guard;
+    case Route::flashmla_block_table:
+      return v == Variant::era_b_unclamped || v == Variant::b09_no_padding_guard || v == Variant::e09_floor_pages ||
+             v == Variant::e10_batch_index_rows;
+    case Route::canonical_page_table:
+      return v == Variant::b09_no_padding_guard || v == Variant::e02_minus_one_sentinel ||
+             v == Variant::e10_batch_index_rows;
+    case Route::read_table:
+      return v == Variant::b10_no_max_pages_bound || v == Variant::b09_no_padding_guard ||
+             v == Variant::e01_no_column_bound || v == Variant::e02_minus_one_sentinel ||
+             v == Variant::e09_floor_pages || v == Variant::e10_batch_index_rows;
+    case Route::decode_metadata:
+      return v == Variant::era_b_unclamped || v == Variant::b09_no_padding_guard || v == Variant::e10_batch_index_rows;
     case Route::eager_funnel: return v == Variant::b02_rank2_index_select;
     case Route::kv_indices_inplace: return v == Variant::b05_rebind_fresh;
-    case Route::write_loc: return v == Variant::b06_stale_tail;
+    case Route::write_loc:
+      return v == Variant::b06_stale_tail || v == Variant::e02_minus_one_sentinel;
     case Route::swa_translate: return v == Variant::b11_swa_no_clamp;
     case Route::mamba_translate: return false;
     case Route::full_prefill_table: return v == Variant::b04_prefill_no_remap;
     case Route::dcp_read_translate: return v == Variant::b14_dcp_untranslated;
     case Route::transfer_ids: return v == Variant::b16_virtual_as_physical;
   }
+  return false;
+}
+
+// Routes whose lane arithmetic (lanes.hpp) or host loop carries a variant: route_accepts plus
+//   * e03_int32_offset on token_translate and write_loc: the int32 wrap only shows once
+//     P*S + o >= 2^31, and the verify grid's ids stay below 512*64*24 (needs a large-id grid);
+//   * e01_no_column_bound on canonical_page_table: the grid builds canonical tables at full width
+//     (max_pages * ps == width), so n_pages never exceeds max_pages there.
+// Proofs and kernels may instantiate these lanes directly; the host routes still reject them.
+constexpr bool lane_plants(Route r, Variant v) {
+  if (route_accepts(r, v)) return true;
+  if (v == Variant::e03_int32_offset) return r == Route::token_translate || r == Route::write_loc;
+  if (v == Variant::e01_no_column_bound) return r == Route::canonical_page_table;
   return false;
 }
 
