@@ -1,0 +1,116 @@
+#pragma once
+// Private: property plumbing shared by the route, cross-route and stateful properties.
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/props/props.hpp"
+#include "kvaddr/translate/variant.hpp"
+
+namespace kvaddr::props::detail {
+
+using i64 = std::int64_t;
+using i32 = std::int32_t;
+
+inline std::size_t uz(i64 v) { return static_cast<std::size_t>(v); }
+
+// A property body: generates its inputs with `*gen` and fails through RC_ASSERT / RC_FAIL.
+struct PropertyDef {
+  PropertyInfo info;
+  std::function<void(Variant)> body;
+};
+const std::vector<PropertyDef>& registry();
+void register_route_properties(std::vector<PropertyDef>& out);
+void register_cross_properties(std::vector<PropertyDef>& out);
+void register_stateful_property(std::vector<PropertyDef>& out);
+
+// Stateful counters (the simulation runs single-threaded inside one property).
+struct StatefulCounters {
+  std::int64_t steps = 0;
+  std::int64_t moves = 0;
+};
+StatefulCounters& stateful_counters();
+
+// The variant a route runs: `v` if the route accepts it, production otherwise.
+inline Variant for_route(Route r, Variant v) { return route_accepts(r, v) ? v : Variant::production; }
+
+// What the model says a route call must do: succeed, or reject with a typed error.
+struct Expect {
+  bool oor = false;  // some live lane reads outside a table: OutOfRange
+  bool ovf = false;  // some value does not fit its type (int32 output or int64 product): Overflow
+  bool ok() const { return !oor && !ovf; }
+};
+
+// Evaluates one model lane; records OutOfRange / Overflow in `e` and returns nullopt for them.
+template <class F>
+std::optional<i64> model_lane(Expect& e, F&& f) {
+  try {
+    return f();
+  } catch (const OutOfRange&) {
+    e.oor = true;
+  } catch (const Overflow&) {
+    e.ovf = true;
+  }
+  return std::nullopt;
+}
+
+inline bool fits32(i64 v) {
+  return v >= std::numeric_limits<i32>::min() && v <= std::numeric_limits<i32>::max();
+}
+
+// Marker of a failure caused by a route rejecting the variant it was given: never a kill.
+inline constexpr std::string_view kVariantRejected = "[variant rejected by the route]";
+
+// Runs a route. Returns true when it returned normally and the model expected that (compare the
+// buffers next); false when it threw the typed error the model expected (no buffer comparison).
+// Any other outcome fails the property with a readable message.
+template <class F>
+bool call_route(std::string_view route, const Expect& e, F&& f) {
+  try {
+    f();
+  } catch (const Error& err) {
+    const bool expected = (err.kind() == ErrorKind::out_of_range && e.oor) || (err.kind() == ErrorKind::overflow && e.ovf);
+    if (expected) return false;
+    std::ostringstream os;
+    if (err.argument() == "variant") os << kVariantRejected << " ";
+    os << route << " threw " << to_string(err.kind()) << " (" << err.what() << ") but the model "
+       << (e.ok() ? "computes every lane" : (e.ovf ? "expects Overflow" : "expects OutOfRange"));
+    RC_FAIL(os.str());
+  } catch (const std::exception& ex) {
+    RC_FAIL(std::string(route) + " threw an untyped exception: " + ex.what());
+  }
+  if (!e.ok()) {
+    RC_FAIL(std::string(route) + " returned normally but the model expects " +
+            (e.ovf ? "Overflow (a value does not fit int32: silent wrap)" : "OutOfRange (a read outside the table)"));
+  }
+  return true;
+}
+
+// Bit-for-bit comparison of a whole output buffer (written lanes and untouched lanes alike).
+template <class T>
+void same(std::string_view what, const std::vector<T>& got, const std::vector<T>& want, i64 cols = 0) {
+  if (got.size() != want.size()) RC_FAIL(std::string(what) + ": buffer size changed");
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    if (got[i] != want[i]) {
+      std::ostringstream os;
+      os << what;
+      if (cols > 0) {
+        os << "[" << static_cast<i64>(i) / cols << ", " << static_cast<i64>(i) % cols << "]";
+      } else {
+        os << "[" << i << "]";
+      }
+      os << ": route wrote " << static_cast<i64>(got[i]) << ", model expects " << static_cast<i64>(want[i]);
+      RC_FAIL(os.str());
+    }
+  }
+}
+
+}  // namespace kvaddr::props::detail
