@@ -1,10 +1,109 @@
+// Subcommands of the optional areas: each is registered only when its area was built.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "kvaddr/model/errors.hpp"
 #include "subcommands.hpp"
+
+#ifdef KVADDR_WITH_KERNELS
+#include "kvaddr/kernels/bench.hpp"
+#include "kvaddr/kernels/diff.hpp"
+#endif
+#ifdef KVADDR_WITH_REPLAY
+#include "kvaddr/replay/replay.hpp"
+#endif
 
 namespace kvaddr::cli {
 
-void register_extra_subcommands(CLI::App&) {}
+namespace {
 
-int run_extra_subcommands(CLI::App&, std::ostream&, std::ostream& err) {
+struct ExtraState {
+#ifdef KVADDR_WITH_KERNELS
+  CLI::App* diff = nullptr;
+  gpu::DiffOptions diff_options;
+  std::string diff_kernel;
+  bool diff_json = false;
+  CLI::App* bench = nullptr;
+  gpu::BenchOptions bench_options;
+  bool bench_json = false;
+#endif
+#ifdef KVADDR_WITH_REPLAY
+  CLI::App* replay = nullptr;
+  std::string replay_dir;
+  bool replay_json = false;
+#endif
+};
+
+ExtraState& state() {
+  static ExtraState s;
+  return s;
+}
+
+}  // namespace
+
+void register_extra_subcommands(CLI::App& app) {
+  auto& s = state();
+  s = ExtraState{};
+  (void)app;
+#ifdef KVADDR_WITH_KERNELS
+  s.diff = app.add_subcommand("diff", "Differential checks: CUDA kernels vs host routes vs model on generated cases");
+  s.diff->add_option("--cases", s.diff_options.cases, "Number of generated cases");
+  s.diff->add_option("--seed", s.diff_options.seed, "Seed; with the case index it rebuilds every input");
+  s.diff->add_option("--first-case", s.diff_options.first_case, "Index of the first case (replay one case)");
+  s.diff->add_option("--case-lanes", s.diff_options.max_case_lanes, "Size scale of one case (part of the replay key)");
+  s.diff->add_option("--min-lanes", s.diff_options.min_lanes, "Keep generating cases until this many lanes ran");
+  s.diff->add_option("--kernel", s.diff_kernel, "Restrict to one kernel (e.g. read_table)");
+  s.diff->add_flag("--production-only", s.diff_options.production_only, "No planted-bug variants");
+  s.diff->add_flag("--host-only", s.diff_options.host_only, "Generator, host route and model only (no GPU)");
+  s.diff->add_flag("--json", s.diff_json, "Print one JSON object");
+
+  s.bench = app.add_subcommand("bench", "Time each kernel with CUDA events, as a ratio of device copy bandwidth");
+  s.bench->add_option("--runs", s.bench_options.runs, "Timed runs per workload (median reported)");
+  s.bench->add_option("--warmup", s.bench_options.warmup, "Warm-up runs per workload");
+  s.bench->add_flag("--json", s.bench_json, "Print one JSON object");
+#endif
+#ifdef KVADDR_WITH_REPLAY
+  s.replay = app.add_subcommand("replay", "Check recorded kernel calls (manifest.json + .npy) lane by lane");
+  s.replay->add_option("dir", s.replay_dir, "Folder holding manifest.json")->required();
+  s.replay->add_flag("--json", s.replay_json, "Print one JSON object");
+#endif
+}
+
+int run_extra_subcommands(CLI::App& app, std::ostream& out, std::ostream& err) {
+  auto& s = state();
+  (void)app;
+#ifdef KVADDR_WITH_KERNELS
+  if (s.diff != nullptr && s.diff->parsed()) {
+    if (!s.diff_kernel.empty()) {
+      s.diff_options.only = gpu::parse_diff_kernel(s.diff_kernel);
+      if (!s.diff_options.only) throw InvalidArgument("kernel", s.diff_kernel, "not a differential kernel name");
+    }
+    require(s.diff_options.cases >= 0, "cases", s.diff_options.cases, "must be >= 0");
+    require(s.diff_options.max_case_lanes >= 1, "case-lanes", s.diff_options.max_case_lanes, "must be >= 1");
+    const auto report = gpu::run_differential(s.diff_options);
+    out << (s.diff_json ? gpu::to_json(report) : gpu::to_text(report)) << "\n";
+    if (report.skipped) return 0;
+    return report.ok() ? 0 : 1;
+  }
+  if (s.bench != nullptr && s.bench->parsed()) {
+    require(s.bench_options.runs >= 1, "runs", s.bench_options.runs, "must be >= 1");
+    const auto report = gpu::run_bench(s.bench_options);
+    out << (s.bench_json ? gpu::to_json(report) : gpu::to_text(report)) << "\n";
+    return 0;
+  }
+#endif
+#ifdef KVADDR_WITH_REPLAY
+  if (s.replay != nullptr && s.replay->parsed()) {
+    const auto report = replay::replay_dir(s.replay_dir);
+    if (s.replay_json) {
+      out << replay::to_json(report).dump(2) << "\n";
+    } else {
+      out << replay::to_text(report);
+    }
+    return replay::exit_code(report);
+  }
+#endif
   err << "kvaddr: no subcommand ran\n";
   return 2;
 }

@@ -1,9 +1,20 @@
 #include "verify_extra.hpp"
 
+#include <fmt/format.h>
+
+#include <chrono>
+#include <functional>
+
+#ifdef KVADDR_WITH_KERNELS
+#include "kvaddr/kernels/diff.hpp"
+#include "kvaddr/kernels/launch.hpp"
+#endif
+
 namespace kvaddr::cli {
 
 namespace {
-CheckResult skipped(const std::string& name, const std::string& why) {
+
+[[maybe_unused]] CheckResult skipped(const std::string& name, const std::string& why) {
   CheckResult r;
   r.name = name;
   r.passed = true;
@@ -11,16 +22,68 @@ CheckResult skipped(const std::string& name, const std::string& why) {
   r.detail = why;
   return r;
 }
+
+[[maybe_unused]] CheckResult timed(const std::string& name, const std::function<CheckResult()>& body) {
+  const auto start = std::chrono::steady_clock::now();
+  CheckResult r;
+  try {
+    r = body();
+  } catch (const std::exception& e) {
+    r.passed = false;
+    r.detail = std::string("raised: ") + e.what();
+  }
+  r.name = name;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+#ifdef KVADDR_WITH_KERNELS
+CheckResult from_diff(const gpu::DiffReport& report, const std::string& what) {
+  CheckResult r;
+  r.passed = report.ok();
+  if (report.first_mismatch) {
+    r.detail = gpu::to_text(report);
+    if (r.detail.size() > 400) r.detail = r.detail.substr(0, 397) + "...";
+  } else {
+    r.detail = fmt::format("{}: {} cases, {} lanes translated, {} lanes compared, {} model lanes, 0 mismatches", what,
+                           report.cases_run, report.lanes_translated, report.lanes_compared,
+                           report.model_lanes_compared);
+  }
+  return r;
+}
+#endif
+
 }  // namespace
 
-void append_extra_checks(const VerifyOptions&, std::vector<CheckResult>& results) {
+void append_extra_checks(const VerifyOptions& options, std::vector<CheckResult>& results) {
+  (void)options;
 #ifndef KVADDR_WITH_PROOFS
   results.push_back(skipped("proofs", "skipped: built without Z3 (libz3-dev)"));
 #endif
 #ifndef KVADDR_WITH_PROPS
   results.push_back(skipped("props", "skipped: built without RapidCheck (librapidcheck-dev)"));
 #endif
-#ifndef KVADDR_WITH_KERNELS
+#ifdef KVADDR_WITH_KERNELS
+  // The differential generator, host routes and model run everywhere; the GPU leg needs a GPU.
+  results.push_back(timed("differential.host_vs_model", [&] {
+    gpu::DiffOptions o;
+    o.seed = options.seed;
+    o.cases = options.quick ? 40 : 200;
+    o.host_only = true;
+    return from_diff(gpu::run_differential(o), "host routes vs model on generated cases");
+  }));
+  std::string why;
+  if (!gpu::gpu_available(&why)) {
+    results.push_back(skipped("gpu.differential", "skipped: no CUDA GPU (" + why + ")"));
+  } else {
+    results.push_back(timed("gpu.differential", [&] {
+      gpu::DiffOptions o;
+      o.seed = options.seed;
+      o.cases = options.quick ? 40 : 400;
+      return from_diff(gpu::run_differential(o), "GPU kernels vs host routes vs model");
+    }));
+  }
+#else
   results.push_back(skipped("gpu.differential", "skipped: built without CUDA (nvcc not found)"));
 #endif
 }

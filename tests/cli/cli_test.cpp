@@ -95,3 +95,49 @@ TEST(CliVerify, TableEndsWithTheVerdict) {
 }
 
 }  // namespace
+
+namespace {
+
+#ifdef KVADDR_WITH_REPLAY
+TEST(CliReplay, ShippedExampleReportsTheTwoPlantedBugs) {
+  auto r = run({"replay", std::string(KVADDR_TEST_DATA_DIR) + "/replay/example", "--json"});
+  EXPECT_EQ(r.status, 1) << r.err;  // two recorded calls carry a bug variant's output
+  auto j = nlohmann::json::parse(r.out);
+  int differ = 0, equal = 0;
+  std::vector<std::string> matched;
+  for (const auto& c : j["calls"]) {
+    if (c["status"] == "differs") {
+      ++differ;
+      for (const auto& v : c["matching_variants"]) matched.push_back(v.get<std::string>());
+    }
+    if (c["status"] == "equal") ++equal;
+  }
+  EXPECT_EQ(differ, 2);
+  EXPECT_EQ(equal, 14);
+  EXPECT_NE(std::find(matched.begin(), matched.end(), "era_b_unclamped"), matched.end());
+  EXPECT_NE(std::find(matched.begin(), matched.end(), "b10_no_max_pages_bound"), matched.end());
+}
+
+TEST(CliReplay, MissingManifestIsAnErrorNotACrash) {
+  auto r = run({"replay", std::string(KVADDR_TEST_DATA_DIR) + "/does-not-exist"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("manifest.json"), std::string::npos) << r.out;
+}
+#endif
+
+#ifdef KVADDR_WITH_KERNELS
+TEST(CliDiff, HostOnlyRunsWithoutAGpuAndPrintsJson) {
+  auto r = run({"diff", "--host-only", "--cases", "12", "--seed", "7", "--json"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["lanes_translated"].get<std::int64_t>(), 0);
+}
+
+TEST(CliDiff, BadKernelNameIsRejected) {
+  auto r = run({"diff", "--kernel", "nope"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("kernel = nope"), std::string::npos) << r.err;
+}
+#endif
+
+}  // namespace
