@@ -21,8 +21,8 @@ namespace {
 using kvaddr::Variant;
 namespace kp = kvaddr::props;
 
-constexpr int kGateCasesPerProperty = 5000;
-constexpr int kGateStatefulRuns = 600;
+constexpr int kGateCasesPerProperty = 10000;
+constexpr int kGateStatefulRuns = 1200;
 constexpr std::int64_t kGateStatefulSteps = 10000;
 constexpr int kKillBudget = 3000;
 
