@@ -13,12 +13,23 @@
 #ifdef KVADDR_WITH_REPLAY
 #include "kvaddr/replay/replay.hpp"
 #endif
+#ifdef KVADDR_WITH_PROPS
+#include <iostream>
+
+#include "kvaddr/props/props.hpp"
+#endif
 
 namespace kvaddr::cli {
 
 namespace {
 
 struct ExtraState {
+#ifdef KVADDR_WITH_PROPS
+  CLI::App* props = nullptr;
+  props::Options props_options;
+  bool props_json = false;
+  bool props_quiet = false;
+#endif
 #ifdef KVADDR_WITH_KERNELS
   CLI::App* diff = nullptr;
   gpu::DiffOptions diff_options;
@@ -46,6 +57,15 @@ void register_extra_subcommands(CLI::App& app) {
   auto& s = state();
   s = ExtraState{};
   (void)app;
+#ifdef KVADDR_WITH_PROPS
+  s.props = app.add_subcommand("props", "RapidCheck properties and the stateful pool simulation (longer campaigns)");
+  s.props->add_option("--seed", s.props_options.seed, "Seed (each property derives its own from it)");
+  s.props->add_option("--cases", s.props_options.cases_per_property, "Generated cases per property");
+  s.props->add_option("--stateful-runs", s.props_options.stateful_runs, "Stateful simulation runs");
+  s.props->add_option("--only", s.props_options.only, "Run only these properties");
+  s.props->add_flag("--json", s.props_json, "Print one JSON object");
+  s.props->add_flag("--quiet", s.props_quiet, "No progress line on stderr");
+#endif
 #ifdef KVADDR_WITH_KERNELS
   s.diff = app.add_subcommand("diff", "Differential checks: CUDA kernels vs host routes vs model on generated cases");
   s.diff->add_option("--cases", s.diff_options.cases, "Number of generated cases");
@@ -73,6 +93,26 @@ void register_extra_subcommands(CLI::App& app) {
 int run_extra_subcommands(CLI::App& app, std::ostream& out, std::ostream& err) {
   auto& s = state();
   (void)app;
+#ifdef KVADDR_WITH_PROPS
+  if (s.props != nullptr && s.props->parsed()) {
+    require(s.props_options.cases_per_property >= 1, "cases", s.props_options.cases_per_property, "must be >= 1");
+    require(s.props_options.stateful_runs >= 0, "stateful-runs", s.props_options.stateful_runs, "must be >= 0");
+    s.props_options.progress = s.props_quiet ? nullptr : &err;
+    const auto report = props::run_props(s.props_options);
+    if (s.props_json) {
+      out << props::to_json(report) << "\n";
+    } else {
+      for (const auto& p : report.properties) {
+        out << fmt::format("{:<36} {:>8} cases  {:>7.2f} s  {}\n", p.name, p.cases, p.seconds,
+                           p.passed ? "passed" : "FAILED");
+        if (!p.passed) out << "  " << p.failure << "\n  reproduce: " << p.reproduce << "\n";
+      }
+      out << fmt::format("props: {} cases, {} stateful steps, {:.1f} s: {}\n", report.total_cases,
+                         report.stateful_steps, report.seconds, report.passed() ? "PASSED" : "FAILED");
+    }
+    return report.passed() ? 0 : 1;
+  }
+#endif
 #ifdef KVADDR_WITH_KERNELS
   if (s.diff != nullptr && s.diff->parsed()) {
     if (!s.diff_kernel.empty()) {

@@ -55,7 +55,9 @@ Grid make_grid(const GridOptions& o) {
   std::shuffle(perm.begin(), perm.end(), rng);
   g.v2p.assign(static_cast<std::size_t>(g.num_pages + 1), -1);
   g.v2p[0] = 0;
-  for (std::int64_t p = 1; p < g.num_pages; ++p) g.v2p[static_cast<std::size_t>(p)] = perm[static_cast<std::size_t>(p - 1)];
+  const std::int64_t offset = o.large_ids ? (std::int64_t{1} << 21) : 0;
+  for (std::int64_t p = 1; p < g.num_pages; ++p)
+    g.v2p[static_cast<std::size_t>(p)] = perm[static_cast<std::size_t>(p - 1)] + offset;
   g.req_to_token.assign(static_cast<std::size_t>(g.rows * g.max_ctx), 0);
   std::int64_t next_vp = 1;
   for (std::int64_t b = 0; b < g.bs; ++b) {
@@ -134,21 +136,24 @@ std::string run(Route route, Variant variant, const Grid& g) {
     }
     case Route::canonical_page_table:
     case Route::full_prefill_table: {
-      const std::int64_t W = g.width();
-      std::vector<std::int32_t> out(static_cast<std::size_t>(g.bs * W), kStale);
-      if (route == Route::canonical_page_table) {
-        translate::canonical_page_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M, W,
-                                         mmat(out, g.bs, W), variant});
-      } else {
-        translate::full_prefill_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M, W,
-                                       mmat(out, g.bs, W), variant});
-      }
-      for (std::int64_t b = 0; b < g.bs; ++b)
-        for (std::int64_t c = 0; c < W; ++c) {
-          const bool live = c < (g.seq(b) + g.ps - 1) / g.ps;
-          diff.eq(fmt::format("out[{},{}]", b, c), out[static_cast<std::size_t>(b * W + c)],
-                  live ? g.entry(g.tok(b, c * g.ps)) : kStale);
+      // Full width, then a narrow table (max_pages 3) with a guard column: columns stop at max_pages.
+      for (const std::int64_t max_pages : {g.width(), std::int64_t{3}}) {
+        const std::int64_t cols = max_pages == g.width() ? max_pages : max_pages + 1;
+        std::vector<std::int32_t> out(static_cast<std::size_t>(g.bs * cols), kStale);
+        if (route == Route::canonical_page_table) {
+          translate::canonical_page_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M,
+                                           max_pages, mmat(out, g.bs, cols), variant});
+        } else {
+          translate::full_prefill_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M,
+                                         max_pages, mmat(out, g.bs, cols), variant});
         }
+        for (std::int64_t b = 0; b < g.bs; ++b)
+          for (std::int64_t c = 0; c < cols; ++c) {
+            const bool live = c < std::min((g.seq(b) + g.ps - 1) / g.ps, max_pages);
+            diff.eq(fmt::format("out[{},{}] max_pages={}", b, c, max_pages), out[static_cast<std::size_t>(b * cols + c)],
+                    live ? g.entry(g.tok(b, c * g.ps)) : kStale);
+          }
+      }
       break;
     }
     case Route::read_table: {
@@ -342,6 +347,18 @@ std::string run(Route route, Variant variant, const Grid& g) {
 }  // namespace
 
 std::vector<std::int64_t> grid_page_sizes(Route) { return {1, 32, 64}; }
+
+bool has_int64_output(Route route) {
+  switch (route) {
+    case Route::token_translate:
+    case Route::write_loc:
+    case Route::dcp_read_translate:
+    case Route::transfer_ids:
+      return true;
+    default:
+      return false;
+  }
+}
 
 std::string check_route_on_grid(Route route, Variant variant, const GridOptions& options) {
   try {

@@ -16,7 +16,12 @@ struct GridOptions {
   std::int64_t multiplier = 24;  // L = 24 (spec §5.2)
   bool upstream_exact = false;   // true: upstream's cases exactly (no tombstone, no padding)
   std::uint64_t seed = 20260829;
+  // Physical pages offset by 2^21 so that P*S + o passes 2^31 (int64 routes only; E03).
+  bool large_ids = false;
 };
+
+// Whether the route's outputs are int64 (so the large-id grid applies to it).
+bool has_int64_output(Route route);
 
 // Runs `route` (with `variant`) on the grid and compares with the model. Returns "" when every
 // written lane equals the model and every untouched lane kept its sentinel; otherwise the first

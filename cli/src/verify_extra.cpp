@@ -5,6 +5,9 @@
 #include <chrono>
 #include <functional>
 
+#ifdef KVADDR_WITH_PROPS
+#include "kvaddr/props/props.hpp"
+#endif
 #ifdef KVADDR_WITH_KERNELS
 #include "kvaddr/kernels/diff.hpp"
 #include "kvaddr/kernels/launch.hpp"
@@ -60,7 +63,29 @@ void append_extra_checks(const VerifyOptions& options, std::vector<CheckResult>&
 #ifndef KVADDR_WITH_PROOFS
   results.push_back(skipped("proofs", "skipped: built without Z3 (libz3-dev)"));
 #endif
-#ifndef KVADDR_WITH_PROPS
+#ifdef KVADDR_WITH_PROPS
+  results.push_back(timed("props.gate", [&] {
+    props::Options o;
+    o.seed = options.seed;
+    o.cases_per_property = options.quick ? 200 : 2000;
+    o.stateful_runs = options.quick ? 20 : 200;
+    const auto report = props::run_props(o);
+    CheckResult r;
+    r.passed = report.passed();
+    if (r.passed) {
+      r.detail = fmt::format("{} properties, {} cases, {} stateful steps ({} page moves), all passed",
+                             report.properties.size(), report.total_cases, report.stateful_steps,
+                             report.stateful_moves);
+    } else {
+      for (const auto& p : report.properties) {
+        if (p.passed) continue;
+        r.detail = fmt::format("{} failed: {} (reproduce: {})", p.name, p.failure, p.reproduce);
+        break;
+      }
+    }
+    return r;
+  }));
+#else
   results.push_back(skipped("props", "skipped: built without RapidCheck (librapidcheck-dev)"));
 #endif
 #ifdef KVADDR_WITH_KERNELS

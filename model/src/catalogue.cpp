@@ -72,17 +72,16 @@ constexpr std::array<CatalogueEntry, 31> kCatalogue{{
     {"E01", "column mask by token validity only, not by the table's column range", "read_table, canonical_page_table",
      "vLLM #53982: narrower per-group block tables (MI325X)", "GPU memory fault", "D+P", K::translate_variant,
      "e01_no_column_bound",
-     "host route read_table; canonical_page_table in the loop and lane only (lane_plants): the verify grid sizes "
-     "canonical tables at full width so n_pages never exceeds max_pages; decode_metadata SWA narrower table: not "
-     "modelled (the host route takes one column bound for both tables)"},
+     "host routes read_table and canonical_page_table (the verify grid's narrow max_pages = 3 table catches it); "
+     "decode_metadata SWA narrower table: not modelled (the host route takes one column bound for both tables)"},
     {"E02", "-1 used as block-table padding instead of the null block 0", "read_table, write_loc, canonical_page_table",
      "vLLM PR #35431", "two sentinels with different meanings", "P", K::translate_variant, "e02_minus_one_sentinel",
      "read_table zero_tail -1, write_loc tail -1, canonical table without clamp"},
     {"E03", "row * stride in int32 wraps at >= 2^31", "token_translate, write_loc",
-     "vLLM #57030: 1M context, >= 2149 requests", "out of bounds or silent write to row 0", "A+D", K::lane_variant,
+     "vLLM #57030: 1M context, >= 2149 requests", "out of bounds or silent write to row 0", "A+D", K::translate_variant,
      "e03_int32_offset",
-     "lanes.hpp narrows P*S + o with kv_narrow32; host routes do not accept it yet because the verify grid's ids "
-     "stay below 2^31 (needs a grid with v2p values near 2^21 at ps 64, M 24); row offsets row*s0 not modelled "
+     "lanes.hpp narrows P*S + o with kv_narrow32 (the device wraps silently; the host's checked narrowing raises "
+     "Overflow); the verify grid's large-id run (v2p values past 2^21) catches it; row offsets row*s0 not modelled "
      "(host matrices that large cannot be allocated)"},
     {"E04", "physical -> logical inversion assumed unique logical ids", "page_lifecycle",
      "vLLM PR #30915: sliding-window block reuse", "compaction rewrites one alias only", "P", K::pool_bug,

@@ -169,8 +169,8 @@ TEST(ZooE01, ReadTableLoadsTheNextRowAndSpills) {
       "req_to_token"));
 }
 
-TEST(ZooE01, CanonicalIsPlantedInTheLaneOnly) {
-  EXPECT_FALSE(route_accepts(Route::canonical_page_table, Variant::e01_no_column_bound));
+TEST(ZooE01, CanonicalAcceptsIt) {
+  EXPECT_TRUE(route_accepts(Route::canonical_page_table, Variant::e01_no_column_bound));
   EXPECT_TRUE(lane_plants(Route::canonical_page_table, Variant::e01_no_column_bound));
   EXPECT_EQ(lanes::table_columns<std::int64_t>(6, 2, 2, Variant::e01_no_column_bound), 3);
   EXPECT_EQ(lanes::table_columns<std::int64_t>(6, 2, 2, Variant::production), 2);
@@ -193,11 +193,18 @@ TEST(ZooE03, WrapsToTheSinkPastTwoToThe31) {
   EXPECT_EQ(lanes::write_loc_lane<std::int64_t>(5, gather, 64, 1536, 1, 0), want);
 }
 
-TEST(ZooE03, HostRoutesDoNotAcceptItYet) {
-  EXPECT_TRUE(lane_plants(Route::token_translate, Variant::e03_int32_offset));
-  EXPECT_TRUE(lane_plants(Route::write_loc, Variant::e03_int32_offset));
-  EXPECT_TRUE(throws_naming<InvalidArgument>(
-      [] { require_variant(Route::token_translate, Variant::e03_int32_offset); }, "variant"));
+TEST(ZooE03, HostRoutesRaiseOverflowWhereTheDeviceWraps) {
+  EXPECT_TRUE(route_accepts(Route::token_translate, Variant::e03_int32_offset));
+  EXPECT_TRUE(route_accepts(Route::write_loc, Variant::e03_int32_offset));
+  // v2p[0] = 2^21 (unpinned on purpose), ps 64, M 24: t = 5 -> 2^21 * 1536 + 5 >= 2^31.
+  const std::vector<std::int64_t> v2p{std::int64_t{1} << 21, -1};
+  const std::vector<std::int64_t> ids{5};
+  std::vector<std::int64_t> out{777};
+  translate::token_translate<std::int64_t>({cvec(ids), cvec(v2p), 64, 24, mvec(out), Variant::production});
+  EXPECT_EQ(out[0], (std::int64_t{1} << 21) * 1536 + 5);
+  EXPECT_TRUE(throws_naming<Overflow>(
+      [&] { translate::token_translate<std::int64_t>({cvec(ids), cvec(v2p), 64, 24, mvec(out), Variant::e03_int32_offset}); },
+      "out"));
 }
 
 // ---- names and the catalogue ---------------------------------------------------------------------

@@ -167,11 +167,14 @@ KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_
   return write_loc_lane(loc, v2p, ps, stride, dcp_size, dcp_rank, Variant::production);
 }
 
-// §4.10 mamba_translate: raw gather v2p[v] (no clamp upstream; `clamp` is the §7 Q3 parameter).
+// §4.10 mamba_translate: raw gather v2p[v] (no clamp upstream: a padding id -1 reads before the
+// table, a tombstone gives -1). With `clamp` (the §7 Q3 parameter) padding ids are guarded before
+// the load and tombstones clamp to the sink.
 template <class I, class Gather>
 KVADDR_HD constexpr I mamba_lane(I slot, Gather&& v2p, bool clamp) {
-  const I raw = v2p(slot, slot == slot);
-  return clamp ? kv_max0(raw) : raw;
+  if (!clamp) return v2p(slot, slot == slot);
+  const auto live = !(slot < I(0));
+  return kv_pick(live, kv_max0(v2p(slot, live)), I(0));
 }
 
 // §4.11 full_prefill_table entry: production rebuilds from the live v2p (page_entry_lane);

@@ -64,18 +64,18 @@ inline constexpr Route kAllRoutes[] = {
 
 // Which variants a route accepts (production always). Host entry points reject the others
 // with InvalidArgument("variant", ...). constexpr so kernels and proofs can use it too.
-// Every accepted variant is caught by `kvaddr verify`'s grid. Two planted lanes are deliberately
-// not accepted yet, because that grid cannot reach them (see lane_plants below).
+// Every accepted variant is caught by `kvaddr verify`'s grid (E03 by its large-id run, E01 on the
+// canonical table by its narrow-table run).
 constexpr bool route_accepts(Route r, Variant v) {
   if (v == Variant::production) return true;
   switch (r) {
-    case Route::token_translate: return v == Variant::b17_doc_formula;
+    case Route::token_translate: return v == Variant::b17_doc_formula || v == Variant::e03_int32_offset;
     case Route::flashmla_block_table:
       return v == Variant::era_b_unclamped || v == Variant::b09_no_padding_guard || v == Variant::e09_floor_pages ||
              v == Variant::e10_batch_index_rows;
     case Route::canonical_page_table:
       return v == Variant::b09_no_padding_guard || v == Variant::e02_minus_one_sentinel ||
-             v == Variant::e10_batch_index_rows;
+             v == Variant::e10_batch_index_rows || v == Variant::e01_no_column_bound;
     case Route::read_table:
       return v == Variant::b10_no_max_pages_bound || v == Variant::b09_no_padding_guard ||
              v == Variant::e01_no_column_bound || v == Variant::e02_minus_one_sentinel ||
@@ -85,7 +85,7 @@ constexpr bool route_accepts(Route r, Variant v) {
     case Route::eager_funnel: return v == Variant::b02_rank2_index_select;
     case Route::kv_indices_inplace: return v == Variant::b05_rebind_fresh;
     case Route::write_loc:
-      return v == Variant::b06_stale_tail || v == Variant::e02_minus_one_sentinel;
+      return v == Variant::b06_stale_tail || v == Variant::e02_minus_one_sentinel || v == Variant::e03_int32_offset;
     case Route::swa_translate: return v == Variant::b11_swa_no_clamp;
     case Route::mamba_translate: return false;
     case Route::full_prefill_table: return v == Variant::b04_prefill_no_remap;
@@ -95,17 +95,9 @@ constexpr bool route_accepts(Route r, Variant v) {
   return false;
 }
 
-// Routes whose lane arithmetic (lanes.hpp) or host loop carries a variant: route_accepts plus
-//   * e03_int32_offset on token_translate and write_loc: the int32 wrap only shows once
-//     P*S + o >= 2^31, and the verify grid's ids stay below 512*64*24 (needs a large-id grid);
-//   * e01_no_column_bound on canonical_page_table: the grid builds canonical tables at full width
-//     (max_pages * ps == width), so n_pages never exceeds max_pages there.
-// Proofs and kernels may instantiate these lanes directly; the host routes still reject them.
-constexpr bool lane_plants(Route r, Variant v) {
-  if (route_accepts(r, v)) return true;
-  if (v == Variant::e03_int32_offset) return r == Route::token_translate || r == Route::write_loc;
-  if (v == Variant::e01_no_column_bound) return r == Route::canonical_page_table;
-  return false;
-}
+// Routes whose lane arithmetic (lanes.hpp) or host loop carries a variant. Today every planted
+// lane is also accepted by its host route, so this equals route_accepts; it stays a separate name
+// for proofs and kernels that instantiate lanes directly.
+constexpr bool lane_plants(Route r, Variant v) { return route_accepts(r, v); }
 
 }  // namespace kvaddr
