@@ -13,6 +13,9 @@
 #ifdef KVADDR_WITH_REPLAY
 #include "kvaddr/replay/replay.hpp"
 #endif
+#ifdef KVADDR_WITH_PROOFS
+#include "kvaddr/proofs/registry.hpp"
+#endif
 #ifdef KVADDR_WITH_PROPS
 #include <iostream>
 
@@ -24,6 +27,12 @@ namespace kvaddr::cli {
 namespace {
 
 struct ExtraState {
+#ifdef KVADDR_WITH_PROOFS
+  CLI::App* prove = nullptr;
+  proofs::RunOptions prove_options;
+  bool prove_json = false;
+  bool prove_list = false;
+#endif
 #ifdef KVADDR_WITH_PROPS
   CLI::App* props = nullptr;
   props::Options props_options;
@@ -57,6 +66,14 @@ void register_extra_subcommands(CLI::App& app) {
   auto& s = state();
   s = ExtraState{};
   (void)app;
+#ifdef KVADDR_WITH_PROOFS
+  s.prove = app.add_subcommand("prove", "Z3 obligations: proved / refuted (with a counterexample) / unknown");
+  s.prove->add_option("--only", s.prove_options.only, "Run only these obligations (names or prefixes)");
+  s.prove->add_flag("--full-sweep", s.prove_options.full_sweep, "Cover the full per-ps domains (slower)");
+  s.prove->add_option("--timeout-ms", s.prove_options.timeout_ms, "Per-query solver timeout");
+  s.prove->add_flag("--list", s.prove_list, "List the obligations and their stated domains");
+  s.prove->add_flag("--json", s.prove_json, "Print one JSON object");
+#endif
 #ifdef KVADDR_WITH_PROPS
   s.props = app.add_subcommand("props", "RapidCheck properties and the stateful pool simulation (longer campaigns)");
   s.props->add_option("--seed", s.props_options.seed, "Seed (each property derives its own from it)");
@@ -93,6 +110,22 @@ void register_extra_subcommands(CLI::App& app) {
 int run_extra_subcommands(CLI::App& app, std::ostream& out, std::ostream& err) {
   auto& s = state();
   (void)app;
+#ifdef KVADDR_WITH_PROOFS
+  if (s.prove != nullptr && s.prove->parsed()) {
+    if (s.prove_list) {
+      for (const auto& o : proofs::obligations()) {
+        out << fmt::format("{:<48} expected {:<8} {}\n  pre: {}\n  post: {}\n  domain: {}\n", o.name,
+                           proofs::to_string(o.expected), o.spec, o.preconditions, o.conclusion, o.domain);
+      }
+      return 0;
+    }
+    const auto results = proofs::run_all(s.prove_options);
+    out << (s.prove_json ? proofs::to_json(results) : proofs::to_text(results)) << "\n";
+    bool all = !results.empty();
+    for (const auto& r : results) all = all && r.as_expected();
+    return all ? 0 : 1;
+  }
+#endif
 #ifdef KVADDR_WITH_PROPS
   if (s.props != nullptr && s.props->parsed()) {
     require(s.props_options.cases_per_property >= 1, "cases", s.props_options.cases_per_property, "must be >= 1");

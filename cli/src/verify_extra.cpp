@@ -8,6 +8,9 @@
 #ifdef KVADDR_WITH_PROPS
 #include "kvaddr/props/props.hpp"
 #endif
+#ifdef KVADDR_WITH_PROOFS
+#include "kvaddr/proofs/registry.hpp"
+#endif
 #ifdef KVADDR_WITH_KERNELS
 #include "kvaddr/kernels/diff.hpp"
 #include "kvaddr/kernels/launch.hpp"
@@ -60,7 +63,28 @@ CheckResult from_diff(const gpu::DiffReport& report, const std::string& what) {
 
 void append_extra_checks(const VerifyOptions& options, std::vector<CheckResult>& results) {
   (void)options;
-#ifndef KVADDR_WITH_PROOFS
+#ifdef KVADDR_WITH_PROOFS
+  results.push_back(timed("proofs", [&] {
+    const auto all = proofs::run_all({});
+    CheckResult r;
+    int proved = 0, refuted = 0, unknown = 0;
+    std::string off;
+    for (const auto& o : all) {
+      proved += o.verdict == proofs::Verdict::proved ? 1 : 0;
+      refuted += o.verdict == proofs::Verdict::refuted ? 1 : 0;
+      unknown += o.verdict == proofs::Verdict::unknown ? 1 : 0;
+      if (!o.as_expected() && off.empty()) {
+        off = fmt::format("{}: expected {}, got {} {}", o.name, proofs::to_string(o.expected),
+                          proofs::to_string(o.verdict), o.counterexample);
+      }
+    }
+    r.passed = off.empty() && !all.empty();
+    r.detail = r.passed ? fmt::format("{} obligations as expected: {} proved, {} refuted (bug variants), {} unknown",
+                                      all.size(), proved, refuted, unknown)
+                        : off;
+    return r;
+  }));
+#else
   results.push_back(skipped("proofs", "skipped: built without Z3 (libz3-dev)"));
 #endif
 #ifdef KVADDR_WITH_PROPS
