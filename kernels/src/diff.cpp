@@ -124,6 +124,7 @@ struct Ctx {
   bool production_only;
   bool compare_model;
   bool host_only = false;
+  std::optional<Variant> forced;  // DiffOptions::force_variant
   DevPool dev;
   Geometry geo;
   CaseResult res;
@@ -132,6 +133,7 @@ struct Ctx {
   Ctx(DiffKernel k, u64 key, i64 sc, bool po, bool cm) : kernel(k), rng(key), scale(sc), production_only(po), compare_model(cm) {}
 
   Variant choose_variant(std::initializer_list<Variant> extra) {
+    if (forced) return std::find(extra.begin(), extra.end(), *forced) != extra.end() ? *forced : Variant::production;
     if (production_only || extra.size() == 0 || rng.chance(0.5)) return Variant::production;
     return *(extra.begin() + rng.uniform(0, ssz(extra.size()) - 1));
   }
@@ -165,7 +167,7 @@ struct Ctx {
 
   // Host route output vs an independent model value at one lane.
   void model_lane(const char* name, i64 index, i64 host, const std::function<i64()>& model) {
-    if (!compare_model || variant != Variant::production || res.mismatch) return;
+    if (!compare_model || (variant != Variant::production && !forced) || res.mismatch) return;
     ++res.model_compared;
     i64 want = 0;
     try {
@@ -882,9 +884,16 @@ DiffReport run_differential(const DiffOptions& o) {
     if (!more_cases && !more_lanes) break;
     const i64 idx = o.first_case + n;
     const u64 key = case_key(o.seed, idx, o.max_case_lanes);
-    const DiffKernel kernel = o.only ? *o.only : static_cast<DiffKernel>(static_cast<i64>(key % kDiffKernelCount));
+    DiffKernel kernel = o.only ? *o.only : static_cast<DiffKernel>(static_cast<i64>(key % kDiffKernelCount));
+    if (!o.only && o.force_route) {
+      std::vector<DiffKernel> of_route;
+      for (int k = 0; k < kDiffKernelCount; ++k)
+        if (route_of(static_cast<DiffKernel>(k)) == *o.force_route) of_route.push_back(static_cast<DiffKernel>(k));
+      if (!of_route.empty()) kernel = of_route[static_cast<std::size_t>(key % of_route.size())];
+    }
     Ctx c(kernel, key, std::max<i64>(1, o.max_case_lanes), o.production_only, o.compare_model);
     c.host_only = o.host_only;
+    c.forced = o.force_variant;
     c.proto.kernel = kernel;
     c.proto.route = route_of(kernel);
     c.proto.seed = o.seed;

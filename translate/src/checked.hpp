@@ -11,6 +11,7 @@
 
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/contracts.hpp"
+#include "kvaddr/translate/variant.hpp"
 
 namespace kvaddr::translate::detail {
 
@@ -18,50 +19,237 @@ namespace kvaddr::translate::detail {
 // output the lane was computing (see `rename_lane_overflow`).
 inline constexpr std::string_view kLaneArg = "lane";
 
+// ---- mutation hooks (bug zoo, issue 6) ------------------------------------------------------
+// The mutation campaign of zoo/ perturbs the host routes' arithmetic without a rebuild: every CI
+// operation, table gather, matrix offset and a few route-loop values are "sites". A site belongs
+// to the route call in progress (RouteScope) and to a segment of it (lane(seg): 0 = per row /
+// per id, 1 = per column); its index k counts the occurrences of that site kind since the segment
+// began. A mutant {unit, seg, site, k, op} changes exactly that occurrence in every lane.
+// Nothing changes unless a mutant (or the counting pass) is armed for the running route: the
+// only cost is one thread-local flag test per operation.
+namespace mutation {
+
+enum class Site : int { addsub, mul, div, rem, shr, pick, cmp, eq, gather, mat, row, stride, bound, kCount };
+enum class Op : int {
+  none,
+  arith_plus1,      // addsub: result + 1 (off-by-one, e.g. in ceil division's n + d - 1)
+  arith_minus1,     // addsub: result - 1
+  mul_narrow32,     // mul: product wrapped to int32 (narrowing before the multiply is used)
+  mul_drop_rhs,     // mul: a * b -> a (stride / multiplier dropped)
+  div_floor,        // div: truncating -> floor division
+  div_plus1,        // div: quotient + 1 (off-by-one page count)
+  rem_zero,         // rem: offset dropped
+  shr_trunc,        // shr: floor (arithmetic shift) -> truncating division by 2^s
+  pick_then,        // pick: condition forced true (clamp / guard misplaced)
+  pick_else,        // pick: condition forced false (clamp / guard missing)
+  pick_negate,      // pick: branches swapped
+  cmp_boundary,     // cmp: < <-> <=, > <-> >= (mask on the wrong bound)
+  eq_negate,        // eq: == <-> !=
+  gather_index,     // gather: the index is used where the table value is needed (dropped v2p gather)
+  gather_unmasked,  // gather: the load ignores its mask
+  gather_next,      // gather: reads the next table entry (row off by one)
+  mat_stride_swap,  // mat: row and column strides swapped in an element offset
+  row_batch,        // row: batch position b used as the req_to_token row (row swap)
+  stride_drop_mult, // stride: S = ps instead of ps * M
+  bound_plus1,      // bound: a loop bound / tail start one too high
+  bound_minus1,     // bound: one too low
+  kCount
+};
+inline constexpr int kSegments = 2;
+inline constexpr int kSites = static_cast<int>(Site::kCount);
+inline constexpr int kMaxK = 64;
+
+// Mutation units: the routes of variant.hpp, plus the two host entry points without a Route.
+inline constexpr int kUnitReadStream = 13;
+inline constexpr int kUnitEnvelopeMoves = 14;
+inline constexpr int kUnits = 15;
+inline constexpr int unit_of(Route r) { return static_cast<int>(r); }
+
+struct Mutant {
+  int unit = -1;
+  int seg = 0;
+  Site site = Site::addsub;
+  int k = 0;
+  Op op = Op::none;
+};
+
+struct State {
+  int unit = -1;        // unit of the route call in progress (-1: none)
+  bool armed = false;   // counting or a mutant is active for `unit`
+  int seg = 0;
+  std::uint16_t count[kSegments][kSites] = {};
+  int counting_unit = -1;                  // counting pass: record the sites of this unit
+  std::uint64_t seen[kSegments][kSites] = {};  // bit k: occurrence k of (seg, site) was reached
+  Mutant active;                           // active.unit == -1: no mutant
+};
+inline thread_local State tl_state;
+
+inline bool armed() noexcept { return tl_state.armed; }
+
+// Marks the start of a lane of segment `seg` (resets that segment's occurrence counters).
+inline void lane(int seg) noexcept {
+  State& s = tl_state;
+  if (!s.armed) return;
+  s.seg = seg;
+  for (auto& c : s.count[seg]) c = 0;
+}
+
+// One occurrence of `site`: records it in the counting pass; returns the active mutant's op when
+// this is its occurrence, else Op::none.
+inline Op hit(Site site) noexcept {
+  State& s = tl_state;
+  const int si = static_cast<int>(site);
+  const int k = s.count[s.seg][si]++;
+  if (s.counting_unit == s.unit) {
+    if (k < kMaxK) s.seen[s.seg][si] |= std::uint64_t{1} << k;
+    return Op::none;
+  }
+  const Mutant& m = s.active;
+  return (m.unit == s.unit && m.seg == s.seg && m.site == site && m.k == k) ? m.op : Op::none;
+}
+
+// RAII: the route call of unit `u` is in progress.
+class RouteScope {
+ public:
+  explicit RouteScope(int u) noexcept : prev_unit_(tl_state.unit), prev_armed_(tl_state.armed), prev_seg_(tl_state.seg) {
+    State& s = tl_state;
+    s.unit = u;
+    s.armed = (s.counting_unit == u) || (s.active.unit == u);
+    s.seg = 0;
+    if (s.armed)
+      for (auto& row : s.count)
+        for (auto& c : row) c = 0;
+  }
+  ~RouteScope() {
+    tl_state.unit = prev_unit_;
+    tl_state.armed = prev_armed_;
+    tl_state.seg = prev_seg_;
+  }
+  RouteScope(const RouteScope&) = delete;
+  RouteScope& operator=(const RouteScope&) = delete;
+
+ private:
+  int prev_unit_;
+  bool prev_armed_;
+  int prev_seg_;
+};
+
+// Route-loop values: `value` normally; the alternative under the active mutant of that site.
+inline std::int64_t alt(Site site, std::int64_t value, std::int64_t alternative) noexcept {
+  if (!armed()) return value;
+  return hit(site) == Op::none ? value : alternative;
+}
+inline std::int64_t bound(std::int64_t value) noexcept {
+  if (!armed()) return value;
+  switch (hit(Site::bound)) {
+    case Op::bound_plus1: return value + 1;
+    case Op::bound_minus1: return value - 1;
+    default: return value;
+  }
+}
+
+}  // namespace mutation
+
 class CI {
  public:
   // Implicit on purpose: lanes.hpp writes I(0), I(-1) and compares with them.
   constexpr CI(std::int64_t v) noexcept : v_(v) {}  // NOLINT(google-explicit-constructor)
   constexpr std::int64_t get() const noexcept { return v_; }
 
-  friend CI operator+(CI a, CI b) { return CI(checked_add(a.v_, b.v_, kLaneArg)); }
+  friend CI operator+(CI a, CI b) { return addsub(CI(checked_add(a.v_, b.v_, kLaneArg))); }
   friend CI operator-(CI a, CI b) {
     std::int64_t r = 0;
     if (__builtin_sub_overflow(a.v_, b.v_, &r)) {
       throw Overflow(std::string(kLaneArg), std::to_string(a.v_) + " - " + std::to_string(b.v_),
                      "difference does not fit int64");
     }
-    return CI(r);
+    return addsub(CI(r));
   }
-  friend CI operator*(CI a, CI b) { return CI(checked_mul(a.v_, b.v_, kLaneArg)); }
+  friend CI operator*(CI a, CI b) {
+    if (mutation::armed()) [[unlikely]] {
+      switch (mutation::hit(mutation::Site::mul)) {
+        case mutation::Op::mul_narrow32:
+          return CI(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(a.v_) *
+                                                                         static_cast<std::uint64_t>(b.v_))));
+        case mutation::Op::mul_drop_rhs: return a;
+        default: break;
+      }
+    }
+    return CI(checked_mul(a.v_, b.v_, kLaneArg));
+  }
 
-  friend constexpr bool operator==(CI a, CI b) noexcept { return a.v_ == b.v_; }
-  friend constexpr bool operator!=(CI a, CI b) noexcept { return a.v_ != b.v_; }
-  friend constexpr bool operator<(CI a, CI b) noexcept { return a.v_ < b.v_; }
-  friend constexpr bool operator<=(CI a, CI b) noexcept { return a.v_ <= b.v_; }
-  friend constexpr bool operator>(CI a, CI b) noexcept { return a.v_ > b.v_; }
-  friend constexpr bool operator>=(CI a, CI b) noexcept { return a.v_ >= b.v_; }
+  friend bool operator==(CI a, CI b) noexcept { return eq(a.v_ == b.v_); }
+  friend bool operator!=(CI a, CI b) noexcept { return eq(a.v_ != b.v_); }
+  friend bool operator<(CI a, CI b) noexcept { return cmp(a.v_ < b.v_, a.v_ <= b.v_); }
+  friend bool operator<=(CI a, CI b) noexcept { return cmp(a.v_ <= b.v_, a.v_ < b.v_); }
+  friend bool operator>(CI a, CI b) noexcept { return cmp(a.v_ > b.v_, a.v_ >= b.v_); }
+  friend bool operator>=(CI a, CI b) noexcept { return cmp(a.v_ >= b.v_, a.v_ > b.v_); }
 
   // ---- lanes.hpp customisation points, found by argument-dependent lookup ----------------
   // Truncating division and remainder (C/CUDA/Triton semantics).
   friend CI kv_div(CI a, CI b) {
     check_divisor(a, b, "/");
+    if (mutation::armed()) [[unlikely]] {
+      switch (mutation::hit(mutation::Site::div)) {
+        case mutation::Op::div_floor: {
+          std::int64_t q = a.v_ / b.v_;
+          if ((a.v_ % b.v_ != 0) && ((a.v_ < 0) != (b.v_ < 0))) --q;
+          return CI(q);
+        }
+        case mutation::Op::div_plus1: return CI(checked_add(a.v_ / b.v_, 1, kLaneArg));
+        default: break;
+      }
+    }
     return CI(a.v_ / b.v_);
   }
   friend CI kv_rem(CI a, CI b) {
     check_divisor(a, b, "%");
+    if (mutation::armed() && mutation::hit(mutation::Site::rem) == mutation::Op::rem_zero) [[unlikely]] return CI(0);
     return CI(a.v_ % b.v_);
   }
   // Arithmetic shift right (floor division by 2^s), as Triton's >> on a signed value.
   friend CI kv_shr(CI a, int s) {
     if (s < 0 || s > 63) throw InvalidArgument("shift", std::to_string(s), "shift count outside [0, 63]");
+    if (mutation::armed() && mutation::hit(mutation::Site::shr) == mutation::Op::shr_trunc) [[unlikely]] {
+      return CI(s == 63 ? 0 : a.v_ / (std::int64_t{1} << s));
+    }
     return CI(a.v_ >> s);  // C++20: arithmetic shift of a negative value is defined
   }
-  friend constexpr CI kv_pick(bool c, CI a, CI b) noexcept { return c ? a : b; }
+  friend CI kv_pick(bool c, CI a, CI b) noexcept {
+    if (mutation::armed()) [[unlikely]] {
+      switch (mutation::hit(mutation::Site::pick)) {
+        case mutation::Op::pick_then: return a;
+        case mutation::Op::pick_else: return b;
+        case mutation::Op::pick_negate: return c ? b : a;
+        default: break;
+      }
+    }
+    return c ? a : b;
+  }
   // The host never wraps silently: a value that does not fit 32 bits is an Overflow.
   friend CI kv_narrow32(CI a) { return CI(checked_narrow32(a.v_, kLaneArg)); }
 
  private:
+  static CI addsub(CI r) {
+    if (mutation::armed()) [[unlikely]] {
+      switch (mutation::hit(mutation::Site::addsub)) {
+        case mutation::Op::arith_plus1: return CI(checked_add(r.v_, 1, kLaneArg));
+        case mutation::Op::arith_minus1: return CI(checked_add(r.v_, -1, kLaneArg));
+        default: break;
+      }
+    }
+    return r;
+  }
+  static bool cmp(bool normal, bool boundary) noexcept {
+    if (mutation::armed() && mutation::hit(mutation::Site::cmp) == mutation::Op::cmp_boundary) [[unlikely]] {
+      return boundary;
+    }
+    return normal;
+  }
+  static bool eq(bool normal) noexcept {
+    if (mutation::armed() && mutation::hit(mutation::Site::eq) == mutation::Op::eq_negate) [[unlikely]] return !normal;
+    return normal;
+  }
   static void check_divisor(CI a, CI b, const char* op) {
     if (b.v_ == 0) throw InvalidArgument("divisor", "0", "integer division by zero in lane arithmetic");
     if (a.v_ == std::numeric_limits<std::int64_t>::min() && b.v_ == -1) {
@@ -79,8 +267,18 @@ struct TableGather {
   std::string_view name;
 
   CI operator()(CI index, bool mask) const {
+    if (mutation::armed()) [[unlikely]] {
+      switch (mutation::hit(mutation::Site::gather)) {
+        case mutation::Op::gather_index: return mask ? index : CI(0);
+        case mutation::Op::gather_unmasked: return load(index.get());
+        case mutation::Op::gather_next: return mask ? load(index.get() + 1) : CI(0);
+        default: break;
+      }
+    }
     if (!mask) return CI(0);
-    const std::int64_t i = index.get();
+    return load(index.get());
+  }
+  CI load(std::int64_t i) const {
     if (i < 0 || i >= table.size) {
       throw OutOfRange(std::string(name), std::to_string(i),
                        "read outside the table of length " + std::to_string(table.size));
@@ -113,9 +311,27 @@ Out narrow_out(CI v, std::string_view output) {
 }
 
 // Element offset of (r, c) in a Mat whose extent validate() has already checked to fit int64.
+// (Mutation mat_stride_swap: the strides swapped; an offset outside the buffer is an OutOfRange.)
 template <class T>
 std::int64_t mat_offset(const Mat<T>& m, std::int64_t r, std::int64_t c) {
+  if (mutation::armed() && mutation::hit(mutation::Site::mat) == mutation::Op::mat_stride_swap) [[unlikely]] {
+    const std::int64_t off = r * m.col_stride + c * m.row_stride;
+    const std::int64_t extent =
+        (m.rows == 0 || m.cols == 0) ? 0 : (m.rows - 1) * m.row_stride + (m.cols - 1) * m.col_stride + 1;
+    if (off < 0 || off >= extent) throw OutOfRange("matrix", std::to_string(off), "element offset outside the buffer");
+    return off;
+  }
   return r * m.row_stride + c * m.col_stride;
+}
+
+// A store to element i of a buffer of `size` elements. Route loops index within their validated
+// sizes; only a mutated loop bound can step outside, and that is an OutOfRange, never a wild write.
+template <class T>
+T& put(T* data, std::int64_t size, std::int64_t i, std::string_view name) {
+  if (mutation::armed() && (i < 0 || i >= size)) [[unlikely]] {
+    throw OutOfRange(std::string(name), std::to_string(i), "store outside the buffer (mutated bound)");
+  }
+  return data[i];
 }
 
 // Bounds-checked element read of an input matrix; a column (or row) outside the matrix is an

@@ -19,11 +19,12 @@ using detail::read_mat;
 using detail::read_vec;
 using detail::rename_lane_overflow;
 using detail::TableGather;
+namespace mut = detail::mutation;
 
 // A request-pool row id, checked against the rows of req_to_token.
 std::int64_t pool_row(const Vec<const std::int64_t>& rows, std::int64_t b, const Mat<const std::int32_t>& r2t,
                       const char* name) {
-  const std::int64_t row = read_vec(rows, b, name);
+  const std::int64_t row = mut::alt(mut::Site::row, read_vec(rows, b, name), b);
   if (row < 0 || row >= r2t.rows) {
     throw OutOfRange(name, std::to_string(row),
                      "row id outside req_to_token's " + std::to_string(r2t.rows) + " rows (batch lane " +
@@ -97,6 +98,10 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
 
 template <class T>
 T& at(const Mat<T>& m, std::int64_t r, std::int64_t c) {
+  if (mut::armed() && (r < 0 || r >= m.rows || c < 0 || c >= m.cols)) [[unlikely]] {
+    throw OutOfRange("table", "row " + std::to_string(r) + " column " + std::to_string(c),
+                     "store outside the table (mutated bound)");
+  }
   return m.data[mat_offset(m, r, c)];
 }
 
@@ -106,19 +111,22 @@ T& at(const Mat<T>& m, std::int64_t r, std::int64_t c) {
 // req_to_token[row_b, kv_start_b + i * ps]; other lanes keep the caller's -1.
 void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::flashmla_block_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
   const std::int64_t width = a.kv_indices.cols;
   rename_lane_overflow("kv_indices", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
+      mut::lane(0);
       const std::int64_t row = batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t start = a.kv_start_idx.present() ? read_vec(a.kv_start_idx, b, "kv_start_idx") : 0;
       if (start < 0) throw OutOfRange("kv_start_idx", std::to_string(start), "negative KV start");
       const std::int64_t len = kv_length(a.page_kernel_lens, b, 0, "page_kernel_lens");
       const std::int64_t n_pages = lanes::page_count(CI(len), ps, a.variant).get();
-      const std::int64_t n = n_pages < width ? n_pages : width;
+      const std::int64_t n = mut::bound(n_pages < width ? n_pages : width);
       for (std::int64_t i = 0; i < n; ++i) {
+        mut::lane(1);
         const CI tok(page_start_token(a.req_to_token, row, start, i, a.page_size));
         const CI e = a.v2p.present() ? lanes::page_entry_lane(tok, g, ps, mult, a.variant)
                                      : lanes::static_entry_lane(tok, ps);
@@ -133,16 +141,19 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
 // E02: no clamp (lane); E10: row b of req_to_token.
 void canonical_page_table(const CanonicalPageTableArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::canonical_page_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
   const bool e01 = a.variant == Variant::e01_no_column_bound;
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
+      mut::lane(0);
       const std::int64_t row = batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
-      const std::int64_t n = lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get();
+      const std::int64_t n = mut::bound(lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get());
       for (std::int64_t c = 0; c < n; ++c) {
+        mut::lane(1);
         const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
                          : page_start_token(a.req_to_token, row, 0, c, a.page_size));
         const std::int32_t e = narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, a.variant), "out");
@@ -161,6 +172,7 @@ void canonical_page_table(const CanonicalPageTableArgs& a) {
 // zero_tail: 0 on [live, max_pages) of each row and on [0, max_pages) of rows [B, out.rows).
 void read_table(const ReadTableArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::read_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
@@ -172,10 +184,12 @@ void read_table(const ReadTableArgs& a) {
   const std::int64_t batch = a.row_ids.size;
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
+      mut::lane(0);
       const std::int64_t row = batch_row(a.row_ids, b, a.req_to_token, "row_ids", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-      const std::int64_t n = lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get();
+      const std::int64_t n = mut::bound(lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get());
       for (std::int64_t c = 0; c < n; ++c) {
+        mut::lane(1);
         const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
                          : page_start_token(a.req_to_token, row, 0, c, a.page_size));
         const std::int32_t e = narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, entry_variant), "out");
@@ -183,12 +197,12 @@ void read_table(const ReadTableArgs& a) {
         flat_store(a.out, b, c, e, "out");
       }
       if (a.zero_tail) {
-        for (std::int64_t c = n; c < a.max_pages; ++c) at(a.out, b, c) = tail_fill;
+        for (std::int64_t c = mut::bound(n); c < a.max_pages; ++c) at(a.out, b, c) = tail_fill;
       }
     }
   });
   if (a.zero_tail) {
-    for (std::int64_t b = batch; b < a.out.rows; ++b)
+    for (std::int64_t b = mut::bound(batch); b < a.out.rows; ++b)
       for (std::int64_t c = 0; c < a.max_pages; ++c) at(a.out, b, c) = tail_fill;
   }
 }
@@ -197,6 +211,7 @@ void read_table(const ReadTableArgs& a) {
 // indptr[b] <= j < indptr[b + 1], pos = kv_start_b + (j - indptr[b]); lanes >= indptr[B] untouched.
 void read_stream(const ReadStreamArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::kUnitReadStream);
   const std::int64_t batch = a.indptr.size - 1;
   std::int64_t prev = 0;
   for (std::int64_t b = 0; b <= batch; ++b) {
@@ -211,10 +226,12 @@ void read_stream(const ReadStreamArgs& a) {
   const CI ps(a.page_size);
   rename_lane_overflow("stream", [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
+      mut::lane(0);
       const std::int64_t start = a.kv_start_idx.present() ? read_vec(a.kv_start_idx, b, "kv_start_idx") : 0;
       if (start < 0) throw OutOfRange("kv_start_idx", std::to_string(start), "negative KV start");
       const std::int64_t lo = a.indptr.data[b];
       for (std::int64_t j = lo; j < a.indptr.data[b + 1]; ++j) {
+        mut::lane(1);
         const std::int64_t pos = checked_add(start, j - lo, "kv_start_idx");
         const CI entry(read_mat(a.table, b, pos / a.page_size, "table"));
         a.stream.data[j] = narrow_out<std::int32_t>(lanes::stream_lane(entry, CI(pos), ps), "stream");
@@ -228,6 +245,7 @@ void read_stream(const ReadStreamArgs& a) {
 // kernel_page_table (Era C copy), v2p (Era B remap) or the static shift; swa_page_table likewise.
 void decode_metadata(const DecodeMetadataArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::decode_metadata));
   const std::int64_t batch = a.seq_lens.size;
   // Program (0, 0): lengths and prefix sums.
   std::int64_t total = 0;
@@ -247,11 +265,13 @@ void decode_metadata(const DecodeMetadataArgs& a) {
   const bool copy = a.kernel_page_table.present();
   const bool swa = a.swa_v2p.present();
   for (std::int64_t b = 0; b < batch; ++b) {
+    mut::lane(0);
     const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-    const std::int64_t live = lanes::decode_columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get();
+    const std::int64_t live = mut::bound(lanes::decode_columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get());
     const std::int64_t row =
         (!copy || swa) ? batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant) : 0;
     for (std::int64_t c = 0; c < live; ++c) {
+      mut::lane(1);
       const CI page_index = (!copy || swa) ? CI(page_start_token(a.req_to_token, row, 0, c, a.page_size)) : CI(0);
       rename_lane_overflow("page_table", [&] {
         CI value(0);
@@ -283,12 +303,14 @@ void eager_funnel(const EagerFunnelArgs& a) {
                                             std::to_string(a.page_table.cols) + "]",
                           "index_select at page_size 1 accepts only a 1-D index (bug B02)");
   }
+  const mut::RouteScope scope(mut::unit_of(Route::eager_funnel));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(a.page_size * a.multiplier);
+  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));
   rename_lane_overflow("out", [&] {
     for (std::int64_t r = 0; r < a.page_table.rows; ++r) {
       for (std::int64_t c = 0; c < a.page_table.cols; ++c) {
+        mut::lane(1);
         const CI tok(read_mat(a.page_table, r, c, "page_table"));
         at(a.out, r, c) = lanes::eager_funnel_lane(tok, g, ps, stride).get();
       }
@@ -300,15 +322,18 @@ void eager_funnel(const EagerFunnelArgs& a) {
 // page-start token / ps, no remap); prefix-only.
 void full_prefill_table(const FullPrefillTableArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::full_prefill_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
+      mut::lane(0);
       const std::int64_t row = pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices");
       const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
-      const std::int64_t n = lanes::table_columns(CI(len), ps, CI(a.max_pages), Variant::production).get();
+      const std::int64_t n = mut::bound(lanes::table_columns(CI(len), ps, CI(a.max_pages), Variant::production).get());
       for (std::int64_t c = 0; c < n; ++c) {
+        mut::lane(1);
         const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));
         at(a.out, b, c) =
             narrow_out<std::int32_t>(lanes::full_prefill_entry_lane(tok, g, ps, mult, a.variant), "out");

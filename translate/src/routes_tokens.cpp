@@ -15,17 +15,20 @@ using detail::CI;
 using detail::narrow_out;
 using detail::rename_lane_overflow;
 using detail::TableGather;
+namespace mut = detail::mutation;
 
 // §4.1: out[i] = t < 0 ? 0 : max(v2p[t / ps] * ps * M + t % ps, 0) for i < ids.size; out's tail
 // past ids.size is untouched.
 template <class Out>
 void token_translate(const TokenTranslateArgs<Out>& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::token_translate));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(a.page_size * a.multiplier);  // validated to fit
+  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));  // validated to fit
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
+      mut::lane(0);
       const CI t(a.ids.data[i]);
       const CI d = lanes::token_translate_lane(t, g, ps, stride, a.variant);
       a.out.data[i] = narrow_out<Out>(d, "out");
@@ -39,11 +42,13 @@ template void token_translate(const TokenTranslateArgs<std::int64_t>&);
 template <class Out>
 void swa_translate(const SwaTranslateArgs<Out>& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::swa_translate));
   const TableGather g{a.swa_v2p, "swa_v2p"};
   const CI ps(a.page_size);
-  const CI stride(a.page_size * a.swa_multiplier);
+  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.swa_multiplier, a.page_size));
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
+      mut::lane(0);
       const CI t(a.ids.data[i]);
       const CI d = lanes::swa_translate_lane(t, g, ps, stride, a.variant);
       a.out.data[i] = narrow_out<Out>(d, "out");
@@ -57,6 +62,7 @@ template void swa_translate(const SwaTranslateArgs<std::int64_t>&);
 // B05 computes the same values into a fresh buffer and leaves kv_indices as it was.
 void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::kv_indices_inplace));
   const std::int64_t n = a.kv_indptr.data[a.batch_size];
   if (n < 0) {
     throw OutOfRange("kv_indptr", std::to_string(n), "kv_indptr[batch_size] is negative");
@@ -69,7 +75,7 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   }
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(a.page_size * a.multiplier);
+  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));
   std::vector<std::int32_t> fresh;
   std::int32_t* dst = a.kv_indices.data;
   if (a.variant == Variant::b05_rebind_fresh) {
@@ -78,6 +84,7 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   }
   rename_lane_overflow("kv_indices", [&] {
     for (std::int64_t i = 0; i < n; ++i) {
+      mut::lane(0);
       const CI t(src[i]);
       const CI d = lanes::token_translate_lane(t, g, ps, stride, Variant::production);
       dst[i] = narrow_out<std::int32_t>(d, "kv_indices");
@@ -90,13 +97,15 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
 // (B06: that tail is left stale; E02: filled with -1; E03: int32 id arithmetic in the lane).
 void write_loc(const WriteLocArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::write_loc));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(a.page_size * a.multiplier);
+  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));
   const CI dcp_size(a.dcp_size);
   const CI dcp_rank(a.dcp_rank);
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.loc.size; ++i) {
+      mut::lane(0);
       const CI loc(a.loc.data[i]);
       a.out.data[i] = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank, a.variant).get();
     }
@@ -104,7 +113,7 @@ void write_loc(const WriteLocArgs& a) {
   if (a.variant != Variant::b06_stale_tail) {
     // E02: the tail is filled with the pad -1 instead of the sink 0.
     const std::int64_t fill = a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
-    for (std::int64_t i = a.loc.size; i < a.out.size; ++i) a.out.data[i] = fill;
+    for (std::int64_t i = mut::bound(a.loc.size); i < a.out.size; ++i) detail::put(a.out.data, a.out.size, i, "out") = fill;
   }
 }
 
@@ -112,9 +121,11 @@ void write_loc(const WriteLocArgs& a) {
 // slot is a read outside v2p (OutOfRange), as the Triton kernel would read out of bounds.
 void mamba_translate(const MambaTranslateArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::mamba_translate));
   const TableGather g{a.v2p, "v2p"};
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.slots.size; ++i) {
+      mut::lane(0);
       const CI v(a.slots.data[i]);
       a.out.data[i] = narrow_out<std::int32_t>(lanes::mamba_lane(v, g, a.clamp), "out");
     }
@@ -124,12 +135,14 @@ void mamba_translate(const MambaTranslateArgs& a) {
 // §4.12: out[i] = translate_kv_loc(ids[i] / dcp_size); padding -> 0 (B14: collapsed, untranslated).
 void dcp_read_translate(const DcpReadTranslateArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::dcp_read_translate));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(a.page_size * a.multiplier);
+  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));
   const CI dcp(a.dcp_size);
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
+      mut::lane(0);
       const CI w(a.ids.data[i]);
       a.out.data[i] = lanes::dcp_read_lane(w, g, ps, stride, dcp, a.variant).get();
     }
@@ -139,10 +152,12 @@ void dcp_read_translate(const DcpReadTranslateArgs& a) {
 // §4.13: out[i] = phys(ids[i]) (B16: the virtual id itself, clamped at 0).
 void transfer_ids(const TransferIdsArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::unit_of(Route::transfer_ids));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
+      mut::lane(0);
       const CI t(a.ids.data[i]);
       a.out.data[i] = lanes::transfer_lane(t, g, ps, a.variant).get();
     }
@@ -153,6 +168,7 @@ void transfer_ids(const TransferIdsArgs& a) {
 // be a page-aligned ascending run of physical tokens; its page is first / ps.
 void envelope_moves(const EnvelopeMoveArgs& a) {
   validate(a);
+  const mut::RouteScope scope(mut::kUnitEnvelopeMoves);
   const std::int64_t ps = a.page_size;
   const std::int64_t runs = a.dst_tokens.size / ps;
   auto check_run = [ps](const Vec<const std::int64_t>& tok, std::int64_t r, const char* name) {
@@ -175,6 +191,7 @@ void envelope_moves(const EnvelopeMoveArgs& a) {
     check_run(a.src_tokens, r, "src_tokens");
   }
   for (std::int64_t r = 0; r < runs; ++r) {
+    mut::lane(0);
     const std::int64_t d = lanes::run_page_lane(CI(a.dst_tokens.data[r * ps]), CI(ps)).get();
     const std::int64_t s = lanes::run_page_lane(CI(a.src_tokens.data[r * ps]), CI(ps)).get();
     a.dst_pages.data[r] = d;

@@ -1,4 +1,4 @@
-#include "grid.hpp"
+#include "kvaddr/zoo/grid.hpp"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include "kvaddr/model/pool.hpp"
 #include "kvaddr/translate/routes.hpp"
 
-namespace kvaddr::cli {
+namespace kvaddr::zoo {
 
 namespace {
 
@@ -449,4 +449,4 @@ std::string check_simulator_readback(std::uint64_t seed) {
   }
 }
 
-}  // namespace kvaddr::cli
+}  // namespace kvaddr::zoo

@@ -49,6 +49,11 @@ struct DiffOptions {
   bool compare_model = true;              // also compare production outputs with model/
   std::int64_t max_cases = 1 << 30;       // hard stop for min_lanes mode
   bool host_only = false;                 // generator + host route + model only (no GPU needed)
+  // Bug zoo (issue 6): run every case whose kernel can carry this variant with it (other cases run
+  // production) and compare the outputs with the model too, so a "model" mismatch means the GPU
+  // kernel running the variant disagrees with the production semantics (a differential kill).
+  std::optional<Variant> force_variant;
+  std::optional<Route> force_route;       // restrict the cases to the kernels of this route
 };
 
 struct LaneDiff {
