@@ -1,0 +1,55 @@
+#pragma once
+// Shared pieces of the obligation files: the symbolic pool of spec §1-§2 and the registry entry.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine.hpp"
+#include "kvaddr/translate/lanes.hpp"
+#include "kvaddr/translate/variant.hpp"
+#include "sym.hpp"
+
+namespace kvaddr::proofs {
+
+struct Def {
+  ObligationInfo info;
+  std::function<Outcome(const RunOptions&)> run;
+  std::string domain_full;  // domain under RunOptions::full_sweep (empty: same as info.domain)
+};
+
+// Registration (one function per obligation file).
+void add_identity_obligations(std::vector<Def>& out);
+void add_route_obligations(std::vector<Def>& out);
+void add_layout_obligations(std::vector<Def>& out);
+
+constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
+constexpr std::int64_t kMaxPs = std::int64_t{1} << 16;
+constexpr std::int64_t kMaxM = 4096;
+
+std::string_view variant_name(Variant v);
+std::string_view route_name(Route r);
+
+// The symbolic unified sub-pool of spec §1: page size ps, multiplier M, num_pages N (physical),
+// num_virtual_ids NV (= N for an id owner) and v2p of length NV + 1.
+//   domain:     1 <= ps <= 2^16 (or the given numeral), 1 <= M <= 4096, 1 <= N, NV >= 1;
+//   int32 bound (I8, asserted by Era C at pool build): N*ps*M < 2^31 and NV*ps*M < 2^31... only
+//   N*ps*M is asserted upstream; virtual ids are bounded separately by NV*ps < 2^31 (req_to_token
+//   is int32).
+struct SymPool {
+  sym::Sym ps, M, N, NV;
+  sym::SymTable v2p;
+  // ps_value > 0: ps is that numeral; 0: symbolic in [1, 2^16].
+  explicit SymPool(std::int64_t ps_value = 0, const std::string& table = "v2p");
+  // Adds the domain, the I8 bound and the table invariant (§1: entries are -1 or a physical page
+  // < N; v2p[0] = 0 when pinned; the trailing row v2p[NV] = -1) over the loads made so far: call
+  // after the lanes have run.
+  void constrain(Query& q, bool pinned = true) const;
+  void show(Query& q) const;
+  sym::Sym stride() const { return ps * M; }
+  sym::SymBool entry_ok(const sym::Sym& idx, const sym::Sym& v, bool pinned) const;
+};
+
+// Admitted token: the padding id -1 (§1 "Padding ids") or a virtual token id 0 <= tok < NV*ps.
+sym::SymBool admitted_token(const SymPool& p, const sym::Sym& tok);
+
+}  // namespace kvaddr::proofs

@@ -1,0 +1,363 @@
+// Route obligations (spec §4, §2.5, §6, §7): every production route maps padding and tombstones
+// to the sink, loads only inside its table, stays inside the kernel-facing id space, computes
+// exactly in int64 and fits its int32 output; each bug variant is refuted. All lanes are the
+// templates of translate/lanes.hpp instantiated over sym::Sym.
+#include <string>
+
+#include "common.hpp"
+
+namespace kvaddr::proofs {
+namespace {
+using sym::Env;
+using sym::Mode;
+using sym::Sym;
+using sym::SymBool;
+using sym::implies;
+
+std::string header(Route r, Variant v) {
+  return "route=" + std::string(route_name(r)) + " variant=" + std::string(variant_name(v));
+}
+
+// Which lane function a page-table route runs.
+enum class PageLane { entry, decode, eager };
+
+// Page-granular tables (flashmla_block_table, canonical_page_table, read_table, decode_metadata,
+// eager_funnel): one lane per (row, column) from the page-start token `tok` of req_to_token.
+Outcome page_table_query(Route r, Variant v, PageLane kind, bool pinned, std::int64_t ps_value, Mode mode,
+                         unsigned timeout_ms) {
+  z3::context ctx;
+  Env env(ctx, mode);
+  SymPool pool(ps_value);
+  const Sym tok = Sym::var("tok");
+  env.clear_overflow();
+  Sym out(0);
+  int log2_ps = 0;
+  while (ps_value > 0 && (std::int64_t{1} << log2_ps) < ps_value) ++log2_ps;
+  switch (kind) {
+    case PageLane::entry: out = lanes::page_entry_lane(tok, pool.v2p, pool.ps, pool.M, v); break;
+    case PageLane::decode: out = lanes::decode_entry_lane(tok, pool.v2p, log2_ps, pool.M, v); break;
+    case PageLane::eager: out = lanes::eager_funnel_lane(tok, pool.v2p, pool.ps, pool.stride()); break;
+  }
+  const SymBool exact(env.no_overflow());
+  Query q;
+  q.header = header(r, v) + (pinned ? "" : " v2p0_pinned=0");
+  pool.constrain(q, pinned);
+  q.require(admitted_token(pool, tok));
+  pool.show(q);
+  q.show("tok", tok);
+  q.show("entry", out);
+  q.tables.push_back(&pool.v2p);
+  const Sym page = sym::floor_div(tok, pool.ps);
+  q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds());
+  q.ensure("padding_to_sink", implies(tok < Sym(0), out == Sym(0)));
+  q.ensure("tombstone_to_sink", implies(tok >= Sym(0) && pool.v2p.at(page) == Sym(-1), out == Sym(0)));
+  q.ensure("entry_in_range", out >= Sym(0) && out < pool.N * pool.M);
+  q.ensure("int64_exact", exact);
+  q.ensure("int32_fits", sym::kv_narrow32(out) == out);
+  return check(q, timeout_ms);
+}
+
+// Token-level routes: token_translate (kernel-facing), transfer_ids (physical), swa_translate,
+// dcp_read_translate (collapsed reads), write_loc (widened, owned lanes).
+enum class TokenLane { token, transfer, swa, dcp_read, write_loc };
+
+Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_t dcp_value, unsigned timeout_ms) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  SymPool pool(0, kind == TokenLane::swa ? "swa_v2p" : "v2p");
+  const Sym t = Sym::var(kind == TokenLane::write_loc ? "loc" : (kind == TokenLane::dcp_read ? "w" : "t"));
+  const Sym dcp = dcp_value > 0 ? Sym(dcp_value) : Sym::var("dcp_size");
+  const Sym rank = Sym::var("dcp_rank");
+  const bool has_dcp = kind == TokenLane::dcp_read || kind == TokenLane::write_loc;
+  const Sym stride = kind == TokenLane::transfer ? pool.ps : pool.stride();
+  env.clear_overflow();
+  Sym out(0);
+  switch (kind) {
+    case TokenLane::token: out = lanes::token_translate_lane(t, pool.v2p, pool.ps, stride, v); break;
+    case TokenLane::transfer: out = lanes::transfer_lane(t, pool.v2p, pool.ps, v); break;
+    case TokenLane::swa: out = lanes::swa_translate_lane(t, pool.v2p, pool.ps, stride, v); break;
+    case TokenLane::dcp_read: out = lanes::dcp_read_lane(t, pool.v2p, pool.ps, stride, dcp, v); break;
+    case TokenLane::write_loc: out = lanes::write_loc_lane(t, pool.v2p, pool.ps, stride, dcp, rank); break;
+  }
+  const SymBool exact(env.no_overflow());
+  // The collapsed token a lane translates (w / dcp_size, loc / dcp_size) and the reference
+  // token_translate of it, for the agreement conclusions.
+  // (t >= 0 wherever it matters, where truncation = floor: I9.nonneg_div_kind.)
+  const Sym collapsed = has_dcp ? sym::kv_div(t, dcp) : t;
+  Query q;
+  q.header = header(r, v) + (pinned ? "" : " v2p0_pinned=0");
+  if (has_dcp) {
+    q.require(dcp >= Sym(1) && dcp <= Sym(64) && rank >= Sym(0) && rank < dcp);
+    q.require(t >= Sym(-1) && t < pool.NV * pool.ps * dcp);  // padding -1, 0 (padded write loc), ids
+  } else {
+    q.require(admitted_token(pool, t));
+  }
+  pool.show(q);
+  if (has_dcp) {
+    q.show("dcp_size", dcp);
+    q.show("dcp_rank", rank);
+  }
+  q.show(kind == TokenLane::write_loc ? "loc" : (kind == TokenLane::dcp_read ? "w" : "t"), t);
+  q.show("out", out);
+  const Sym page = sym::floor_div(collapsed, pool.ps);
+  const Sym bound = pool.N * stride;
+  q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds());
+  if (kind == TokenLane::write_loc) {
+    const SymBool keep = (t > Sym(0)) && (sym::kv_rem(t, dcp) == rank);
+    q.ensure("padding_or_not_owned_to_sink", implies(!keep, out == Sym(0)));
+    const Sym ref = lanes::token_translate_lane(collapsed, pool.v2p, pool.ps, stride, Variant::production);
+    q.ensure("owned_equals_token_translate", implies(keep, out == ref));
+  } else {
+    q.ensure("padding_to_sink", implies(t < Sym(0), out == Sym(0)));
+    q.ensure("tombstone_to_sink", implies(t >= Sym(0) && pool.v2p.at(page) == Sym(-1), out == Sym(0)));
+    if (kind == TokenLane::dcp_read) {
+      const Sym ref = lanes::token_translate_lane(collapsed, pool.v2p, pool.ps, stride, Variant::production);
+      q.ensure("equals_token_translate_of_collapsed", implies(t >= Sym(0), out == ref));
+    }
+  }
+  if (kind == TokenLane::write_loc) {
+    // Range and int32 width of owned lanes follow from route.token_translate, whose domain
+    // contains every collapsed id (stated here); stating them again only slows the query.
+    q.ensure("collapsed_id_admitted", implies(t > Sym(0), collapsed >= Sym(0) && collapsed < pool.NV * pool.ps));
+  } else {
+    q.ensure("id_in_range", out >= Sym(0) && out < bound);
+    q.ensure("int32_fits", sym::kv_narrow32(out) == out);
+  }
+  q.ensure("int64_exact", exact);
+  pool.constrain(q, pinned);
+  q.tables.push_back(&pool.v2p);
+  return check(q, timeout_ms);
+}
+
+// §4.10 / §7 Q3: mamba_translate is a raw gather (page size 1); clamp is the Q3 parameter.
+Outcome mamba_query(bool clamp, unsigned timeout_ms) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  SymPool pool(1, "mamba_v2p");
+  const Sym slot = Sym::var("slot");
+  const Sym out = lanes::mamba_lane(slot, pool.v2p, clamp);
+  Query q;
+  q.header = std::string("route=mamba_translate variant=production mamba_clamp=") + (clamp ? "1" : "0");
+  q.require(slot >= Sym(0) && slot < pool.NV);
+  pool.constrain(q, true);
+  q.require(pool.M == Sym(1));
+  pool.show(q);
+  q.show("slot", slot);
+  q.show("out", out);
+  q.tables.push_back(&pool.v2p);
+  q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds());
+  q.ensure("tombstone_to_sink", implies(pool.v2p.at(slot) == Sym(-1), out == Sym(0)));
+  q.ensure("slot_in_range", out >= Sym(0) && out < pool.N);
+  return check(q, timeout_ms);
+}
+
+// §4.4 read_table column bound (B10): every written column c < table_columns(...) is < max_pages.
+Outcome columns_query(Variant v, unsigned timeout_ms) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  const Sym ps = Sym::var("ps");
+  const Sym len = Sym::var("seq_len_plus_delta");
+  const Sym max_pages = Sym::var("max_pages");
+  const Sym c = Sym::var("c");
+  const Sym cols = lanes::table_columns(len, ps, max_pages, v);
+  Query q;
+  q.header = header(Route::read_table, v);
+  q.require(ps >= Sym(1) && ps <= Sym(kMaxPs) && len >= Sym(0) && len < Sym(kTwo31));
+  q.require(max_pages >= Sym(1) && max_pages < Sym(kTwo31));
+  q.require(c >= Sym(0) && c < cols);
+  q.show("ps", ps);
+  q.show("seq_len_plus_delta", len);
+  q.show("max_pages", max_pages);
+  q.show("column", c);
+  q.ensure("column_below_max_pages", c < max_pages);
+  q.ensure("covers_live_pages", implies(c < sym::floor_div(len + ps - Sym(1), ps), c < cols || c >= max_pages));
+  return check(q, timeout_ms);
+}
+
+// §6 B12: the SWA side is a non-owner; its v2p is indexed by the owner's virtual ids.
+Outcome swa_sizing_query(bool by_owner, unsigned timeout_ms) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  const Sym ps = Sym::var("ps");
+  const Sym m_swa = Sym::var("M_swa");
+  const Sym owner_ids = Sym::var("owner_num_virtual_ids");
+  const Sym swa_pages = Sym::var("swa_num_pages");
+  sym::SymTable swa_v2p("swa_v2p", (by_owner ? owner_ids : swa_pages) + Sym(1));
+  const Sym t = Sym::var("t");
+  const Sym out = lanes::swa_translate_lane(t, swa_v2p, ps, ps * m_swa, Variant::production);
+  Query q;
+  q.header = std::string("route=swa_translate variant=production swa_v2p_sized_by=") +
+             (by_owner ? "owner_num_virtual_ids" : "swa_num_pages");
+  q.require(ps >= Sym(1) && ps <= Sym(kMaxPs) && m_swa >= Sym(1) && m_swa <= Sym(kMaxM));
+  q.require(swa_pages >= Sym(1) && owner_ids >= Sym(1) && owner_ids * ps < Sym(kTwo31));
+  q.require(swa_pages * ps * m_swa < Sym(kTwo31));
+  q.require(t >= Sym(-1) && t < owner_ids * ps);  // full-side virtual tokens, or padding
+  q.require(swa_v2p.loaded_entries([&](const Sym&, const Sym& val) {
+    return val == Sym(-1) || (val >= Sym(0) && val < swa_pages);
+  }));
+  q.show("ps", ps);
+  q.show("M_swa", m_swa);
+  q.show("owner_num_virtual_ids", owner_ids);
+  q.show("swa_num_pages", swa_pages);
+  q.show("t", t);
+  q.tables.push_back(&swa_v2p);
+  q.ensure("loads_in_bounds", swa_v2p.loads_in_bounds());
+  return check(q, timeout_ms);
+}
+
+constexpr const char* kPoolDomain =
+    "ps in 1..2^16 and M in 1..4096 symbolic, num_pages N >= 1 and num_virtual_ids NV >= 1 symbolic with "
+    "N*ps*M < 2^31 and NV*ps < 2^31; exact integers with every intermediate checked to lie in int64";
+constexpr const char* kPow2Domain =
+    "every power of two ps = 2^k, k = 0..16 (one query each; the fa3 kernel asserts a power of two), M in "
+    "1..4096, N, NV symbolic with N*ps*M < 2^31, NV*ps < 2^31";
+
+void add_page_route(std::vector<Def>& out, Route r, Variant v, PageLane kind, bool pinned, Verdict expected,
+                    std::string name, std::string spec) {
+  Def d;
+  d.info.name = std::move(name);
+  d.info.spec = std::move(spec);
+  d.info.preconditions = std::string("pool domain; table entries -1 or a physical page < N") +
+                         (pinned ? ", v2p[0] = 0 (pinned)" : ", v2p[0] unconstrained (pin removed)") +
+                         ", v2p[NV] = -1; tok = -1 (padding) or 0 <= tok < NV*ps";
+  d.info.conclusion =
+      "every v2p load lies in [0, NV], padding and tombstones give the sink 0, 0 <= entry < N*M, "
+      "int64 arithmetic exact, int32 store lossless";
+  const bool decode = kind == PageLane::decode;
+  d.info.domain = decode ? kPow2Domain : kPoolDomain;
+  d.info.expected = expected;
+  d.run = [=](const RunOptions& o) {
+    if (!decode) return page_table_query(r, v, kind, pinned, 0, Mode::integer, o.timeout_ms);
+    return sweep(pow2_sweep(o.full_sweep), [&](std::int64_t ps) {
+      return page_table_query(r, v, kind, pinned, ps, Mode::integer, o.timeout_ms);
+    });
+  };
+  out.push_back(std::move(d));
+}
+
+void add_token_route(std::vector<Def>& out, Route r, Variant v, TokenLane kind, bool pinned, Verdict expected,
+                     std::string name, std::string spec, std::string conclusion) {
+  Def d;
+  d.info.name = std::move(name);
+  d.info.spec = std::move(spec);
+  d.info.preconditions = std::string("pool domain; table entries -1 or a physical page < N") +
+                         (pinned ? ", v2p[0] = 0 (pinned)" : ", v2p[0] unconstrained (pin removed)") +
+                         ", v2p[NV] = -1; ids: -1 (padding) or 0 <= id < NV*ps (times dcp_size for widened ids)";
+  d.info.conclusion = std::move(conclusion);
+  const bool has_dcp = kind == TokenLane::dcp_read || kind == TokenLane::write_loc;
+  d.info.domain = std::string(kPoolDomain) + (has_dcp ? "; one query per dcp_size in {1, 2, 4, 8}, dcp_rank symbolic" : "");
+  d.info.expected = expected;
+  d.run = [=](const RunOptions& o) {
+    if (!has_dcp) return token_query(r, v, kind, pinned, 0, o.timeout_ms);
+    return sweep({1, 2, 4, 8}, [&](std::int64_t dcp) { return token_query(r, v, kind, pinned, dcp, o.timeout_ms); });
+  };
+  out.push_back(std::move(d));
+}
+
+}  // namespace
+
+void add_route_obligations(std::vector<Def>& out) {
+  using enum Verdict;
+  const std::string tok_concl =
+      "every v2p load lies in [0, NV], padding and tombstones give the sink 0, 0 <= id < N*S, int64 exact, "
+      "int32 store lossless";
+  add_token_route(out, Route::token_translate, Variant::production, TokenLane::token, true, proved,
+                  "route.token_translate", "§4.1, §2.5, I6, I9", tok_concl);
+  add_token_route(out, Route::transfer_ids, Variant::production, TokenLane::transfer, true, proved,
+                  "route.transfer_ids", "§4.13 (phys = M = 1 translate)", tok_concl);
+  add_token_route(out, Route::swa_translate, Variant::production, TokenLane::swa, true, proved,
+                  "route.swa_translate", "§4.9, §3.5", tok_concl + " (S = ps*M_swa)");
+  add_token_route(out, Route::swa_translate, Variant::b11_swa_no_clamp, TokenLane::swa, true, refuted,
+                  "route.swa_translate.b11", "§6 B11", tok_concl);
+  add_token_route(out, Route::dcp_read_translate, Variant::production, TokenLane::dcp_read, true, proved,
+                  "route.dcp_read_translate", "§4.12, §7 Q9",
+                  tok_concl + "; w >= 0 gives token_translate(w / dcp_size)");
+  add_token_route(out, Route::write_loc, Variant::production, TokenLane::write_loc, true, proved, "route.write_loc",
+                  "§4.8, §7 Q9",
+                  "loads in bounds, loc <= 0 or not owned gives 0, owned loc gives token_translate(loc / dcp_size) "
+                  "of an admitted collapsed id (so range and int32 width follow from route.token_translate), int64 "
+                  "exact");
+
+  add_page_route(out, Route::flashmla_block_table, Variant::production, PageLane::entry, true, proved,
+                 "route.flashmla_block_table", "§4.2, §2.3, I7");
+  add_page_route(out, Route::flashmla_block_table, Variant::era_b_unclamped, PageLane::entry, true, refuted,
+                 "route.flashmla_block_table.era_b_unclamped", "§4.2, I7, §7 Q5 (tombstone -> -M)");
+  add_page_route(out, Route::flashmla_block_table, Variant::b09_no_padding_guard, PageLane::entry, true, refuted,
+                 "route.flashmla_block_table.b09", "§6 B09, I9");
+  add_page_route(out, Route::canonical_page_table, Variant::production, PageLane::entry, true, proved,
+                 "route.canonical_page_table", "§4.3 with the sign guard");
+  add_page_route(out, Route::canonical_page_table, Variant::b09_no_padding_guard, PageLane::entry, true, refuted,
+                 "route.canonical_page_table.b09", "§6 B09, I9 (ps = 1, tok = -1 loads v2p[-1])");
+  add_page_route(out, Route::read_table, Variant::production, PageLane::entry, true, proved, "route.read_table",
+                 "§4.4");
+  add_page_route(out, Route::read_table, Variant::b09_no_padding_guard, PageLane::entry, true, refuted,
+                 "route.read_table.b09", "§6 B09, E11");
+  add_page_route(out, Route::decode_metadata, Variant::production, PageLane::decode, true, proved,
+                 "route.decode_metadata", "§4.5 (shift by log2 ps)");
+  add_page_route(out, Route::decode_metadata, Variant::b09_no_padding_guard, PageLane::decode, true, refuted,
+                 "route.decode_metadata.b09", "§4.5, §7 Q7 (unguarded shift: -1 >> k = -1)");
+  add_page_route(out, Route::decode_metadata, Variant::era_b_unclamped, PageLane::decode, true, refuted,
+                 "route.decode_metadata.era_b_unclamped", "§4.5 Era B remap, §7 Q7");
+  add_page_route(out, Route::eager_funnel, Variant::production, PageLane::eager, true, proved, "route.eager_funnel",
+                 "§4.6, I7");
+
+  {
+    Def d;
+    d.info = {"route.mamba_translate", "§4.10, §7 Q3 (upstream: no clamp)",
+              "slot in [0, NV) (padding excluded: the route has no guard), entries -1 or < N",
+              "loads in bounds, a tombstone gives the sink, 0 <= out < N", "ps = 1, N, NV symbolic", refuted};
+    d.run = [](const RunOptions& o) { return mamba_query(false, o.timeout_ms); };
+    out.push_back(d);
+    d.info.name = "Q3.mamba_translate.clamped";
+    d.info.spec = "§7 Q3 with mamba_clamp = on";
+    d.info.expected = proved;
+    d.run = [](const RunOptions& o) { return mamba_query(true, o.timeout_ms); };
+    out.push_back(std::move(d));
+  }
+  {
+    Def d;
+    d.info = {"route.read_table.columns", "§4.4 max_pages bound",
+              "1 <= ps <= 2^16, 0 <= seq_len + delta < 2^31, 1 <= max_pages < 2^31, c < table_columns",
+              "every written column c < max_pages, and every live page below max_pages is written",
+              "ps, lengths, max_pages symbolic", proved};
+    d.run = [](const RunOptions& o) { return columns_query(Variant::production, o.timeout_ms); };
+    out.push_back(d);
+    d.info.name = "route.read_table.columns.b10";
+    d.info.spec = "§6 B10";
+    d.info.expected = refuted;
+    d.run = [](const RunOptions& o) { return columns_query(Variant::b10_no_max_pages_bound, o.timeout_ms); };
+    out.push_back(std::move(d));
+  }
+  {
+    Def d;
+    d.info = {"B12.swa_sizing.owner_ids", "§6 B12, §3.5 (#37560)",
+              "swa_v2p has owner_num_virtual_ids + 1 rows; t = -1 or a full-side virtual token < owner ids * ps",
+              "every swa_v2p load lies inside the table", "ps, M_swa, both id counts symbolic", proved};
+    d.run = [](const RunOptions& o) { return swa_sizing_query(true, o.timeout_ms); };
+    out.push_back(d);
+    d.info.name = "B12.swa_sizing.own_pages";
+    d.info.preconditions = "swa_v2p has swa_num_pages + 1 rows (the B12 sizing); otherwise as above";
+    d.info.expected = refuted;
+    d.run = [](const RunOptions& o) { return swa_sizing_query(false, o.timeout_ms); };
+    out.push_back(std::move(d));
+  }
+
+  // §7 Q2: which routes still send padding to the sink when v2p[0] = 0 is not pinned.
+  add_token_route(out, Route::token_translate, Variant::production, TokenLane::token, false, proved,
+                  "Q2.unpinned.token_translate", "§7 Q2 (sign guard returns 0 before any load)", tok_concl);
+  add_token_route(out, Route::write_loc, Variant::production, TokenLane::write_loc, false, proved,
+                  "Q2.unpinned.write_loc", "§7 Q2, §2.5 (loc = 0 never loads v2p[0])",
+                  "as route.write_loc, with v2p[0] unconstrained");
+  add_page_route(out, Route::eager_funnel, Variant::production, PageLane::eager, false, proved,
+                 "Q2.unpinned.eager_funnel", "§7 Q2 (goes through token_translate)");
+  add_page_route(out, Route::canonical_page_table, Variant::production, PageLane::entry, false, refuted,
+                 "Q2.unpinned.canonical_page_table", "§7 Q2 (padding -> page 0 -> v2p[0]*M)");
+  add_page_route(out, Route::read_table, Variant::production, PageLane::entry, false, refuted,
+                 "Q2.unpinned.read_table", "§7 Q2");
+  add_page_route(out, Route::flashmla_block_table, Variant::production, PageLane::entry, false, refuted,
+                 "Q2.unpinned.flashmla_block_table", "§7 Q2");
+  add_page_route(out, Route::decode_metadata, Variant::production, PageLane::decode, false, refuted,
+                 "Q2.unpinned.decode_metadata", "§7 Q2");
+}
+
+}  // namespace kvaddr::proofs
