@@ -81,6 +81,7 @@ struct State {
   int counting_unit = -1;                  // counting pass: record the sites of this unit
   std::uint64_t seen[kSegments][kSites] = {};  // bit k: occurrence k of (seg, site) was reached
   Mutant active;                           // active.unit == -1: no mutant
+  bool infected = false;                   // the active mutant changed a value at least once
 };
 inline thread_local State tl_state;
 
@@ -135,15 +136,21 @@ class RouteScope {
 };
 
 // Route-loop values: `value` normally; the alternative under the active mutant of that site.
+// Records that the active mutant changed a value (mutants that never do are equivalent on the
+// inputs the checks generated).
+inline void infect(bool changed) noexcept { tl_state.infected = tl_state.infected || changed; }
+
 inline std::int64_t alt(Site site, std::int64_t value, std::int64_t alternative) noexcept {
   if (!armed()) return value;
-  return hit(site) == Op::none ? value : alternative;
+  if (hit(site) == Op::none) return value;
+  infect(value != alternative);
+  return alternative;
 }
 inline std::int64_t bound(std::int64_t value) noexcept {
   if (!armed()) return value;
   switch (hit(Site::bound)) {
-    case Op::bound_plus1: return value + 1;
-    case Op::bound_minus1: return value - 1;
+    case Op::bound_plus1: infect(true); return value + 1;
+    case Op::bound_minus1: infect(true); return value - 1;
     default: return value;
   }
 }
@@ -168,10 +175,14 @@ class CI {
   friend CI operator*(CI a, CI b) {
     if (mutation::armed()) [[unlikely]] {
       switch (mutation::hit(mutation::Site::mul)) {
-        case mutation::Op::mul_narrow32:
-          return CI(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(a.v_) *
-                                                                         static_cast<std::uint64_t>(b.v_))));
-        case mutation::Op::mul_drop_rhs: return a;
+        case mutation::Op::mul_narrow32: {
+          const auto wrapped = static_cast<std::int32_t>(
+              static_cast<std::uint32_t>(static_cast<std::uint64_t>(a.v_) * static_cast<std::uint64_t>(b.v_)));
+          std::int64_t exact = 0;
+          mutation::infect(__builtin_mul_overflow(a.v_, b.v_, &exact) || exact != wrapped);
+          return CI(wrapped);
+        }
+        case mutation::Op::mul_drop_rhs: mutation::infect(b.v_ != 1 && a.v_ != 0); return a;
         default: break;
       }
     }
@@ -194,9 +205,10 @@ class CI {
         case mutation::Op::div_floor: {
           std::int64_t q = a.v_ / b.v_;
           if ((a.v_ % b.v_ != 0) && ((a.v_ < 0) != (b.v_ < 0))) --q;
+          mutation::infect(q != a.v_ / b.v_);
           return CI(q);
         }
-        case mutation::Op::div_plus1: return CI(checked_add(a.v_ / b.v_, 1, kLaneArg));
+        case mutation::Op::div_plus1: mutation::infect(true); return CI(checked_add(a.v_ / b.v_, 1, kLaneArg));
         default: break;
       }
     }
@@ -204,23 +216,28 @@ class CI {
   }
   friend CI kv_rem(CI a, CI b) {
     check_divisor(a, b, "%");
-    if (mutation::armed() && mutation::hit(mutation::Site::rem) == mutation::Op::rem_zero) [[unlikely]] return CI(0);
+    if (mutation::armed() && mutation::hit(mutation::Site::rem) == mutation::Op::rem_zero) [[unlikely]] {
+      mutation::infect(a.v_ % b.v_ != 0);
+      return CI(0);
+    }
     return CI(a.v_ % b.v_);
   }
   // Arithmetic shift right (floor division by 2^s), as Triton's >> on a signed value.
   friend CI kv_shr(CI a, int s) {
     if (s < 0 || s > 63) throw InvalidArgument("shift", std::to_string(s), "shift count outside [0, 63]");
     if (mutation::armed() && mutation::hit(mutation::Site::shr) == mutation::Op::shr_trunc) [[unlikely]] {
-      return CI(s == 63 ? 0 : a.v_ / (std::int64_t{1} << s));
+      const std::int64_t t = s == 63 ? 0 : a.v_ / (std::int64_t{1} << s);
+      mutation::infect(t != (a.v_ >> s));
+      return CI(t);
     }
     return CI(a.v_ >> s);  // C++20: arithmetic shift of a negative value is defined
   }
   friend CI kv_pick(bool c, CI a, CI b) noexcept {
     if (mutation::armed()) [[unlikely]] {
       switch (mutation::hit(mutation::Site::pick)) {
-        case mutation::Op::pick_then: return a;
-        case mutation::Op::pick_else: return b;
-        case mutation::Op::pick_negate: return c ? b : a;
+        case mutation::Op::pick_then: mutation::infect(!c && a.v_ != b.v_); return a;
+        case mutation::Op::pick_else: mutation::infect(c && a.v_ != b.v_); return b;
+        case mutation::Op::pick_negate: mutation::infect(a.v_ != b.v_); return c ? b : a;
         default: break;
       }
     }
@@ -242,12 +259,16 @@ class CI {
   }
   static bool cmp(bool normal, bool boundary) noexcept {
     if (mutation::armed() && mutation::hit(mutation::Site::cmp) == mutation::Op::cmp_boundary) [[unlikely]] {
+      mutation::infect(boundary != normal);
       return boundary;
     }
     return normal;
   }
   static bool eq(bool normal) noexcept {
-    if (mutation::armed() && mutation::hit(mutation::Site::eq) == mutation::Op::eq_negate) [[unlikely]] return !normal;
+    if (mutation::armed() && mutation::hit(mutation::Site::eq) == mutation::Op::eq_negate) [[unlikely]] {
+      mutation::infect(true);
+      return !normal;
+    }
     return normal;
   }
   static void check_divisor(CI a, CI b, const char* op) {
@@ -269,15 +290,25 @@ struct TableGather {
   CI operator()(CI index, bool mask) const {
     if (mutation::armed()) [[unlikely]] {
       switch (mutation::hit(mutation::Site::gather)) {
-        case mutation::Op::gather_index: return mask ? index : CI(0);
-        case mutation::Op::gather_unmasked: return load(index.get());
-        case mutation::Op::gather_next: return mask ? load(index.get() + 1) : CI(0);
+        case mutation::Op::gather_index:
+          if (!mask) return CI(0);
+          mutation::infect(!in_table(index.get()) || table.data[index.get()] != index.get());
+          return index;
+        case mutation::Op::gather_unmasked:
+          mutation::infect(!mask && (!in_table(index.get()) || table.data[index.get()] != 0));
+          return load(index.get());
+        case mutation::Op::gather_next:
+          if (!mask) return CI(0);
+          mutation::infect(!in_table(index.get()) || !in_table(index.get() + 1) ||
+                           table.data[index.get()] != table.data[index.get() + 1]);
+          return load(index.get() + 1);
         default: break;
       }
     }
     if (!mask) return CI(0);
     return load(index.get());
   }
+  bool in_table(std::int64_t i) const { return i >= 0 && i < table.size; }
   CI load(std::int64_t i) const {
     if (i < 0 || i >= table.size) {
       throw OutOfRange(std::string(name), std::to_string(i),
@@ -316,6 +347,7 @@ template <class T>
 std::int64_t mat_offset(const Mat<T>& m, std::int64_t r, std::int64_t c) {
   if (mutation::armed() && mutation::hit(mutation::Site::mat) == mutation::Op::mat_stride_swap) [[unlikely]] {
     const std::int64_t off = r * m.col_stride + c * m.row_stride;
+    mutation::infect(off != r * m.row_stride + c * m.col_stride);
     const std::int64_t extent =
         (m.rows == 0 || m.cols == 0) ? 0 : (m.rows - 1) * m.row_stride + (m.cols - 1) * m.col_stride + 1;
     if (off < 0 || off >= extent) throw OutOfRange("matrix", std::to_string(off), "element offset outside the buffer");

@@ -167,21 +167,20 @@ std::string survivor_reason(const UnitDef& u, mut::Site site, mut::Op op) {
   using O = mut::Op;
   (void)u;
   switch (op) {
-    case O::mul_narrow32:
-      return "equivalent on every admitted input: validate() bounds the operands so the product fits int32 "
-             "(only ids >= 2^31, which E03's large-id runs reach through other sites)";
-    case O::gather_unmasked:
-      return "equivalent: the masked-off lane's index is in the table (page 0 or a clamped page), so reading "
-             "it and discarding by the pick gives the same value";
-    case O::div_floor:
-      return "equivalent: the dividend is non-negative at this site (guarded by the sign test)";
-    case O::shr_trunc: return "equivalent: shifted values are non-negative at this site";
-    case O::cmp_boundary:
-      return site == mut::Site::cmp ? "equivalent: the operands are never equal at this comparison on admitted inputs"
-                                    : "gap";
+    case O::mul_narrow32: return "the product fits int32 on every admitted input";
+    case O::gather_unmasked: return "a masked-off lane reads page 0, whose entry is the sink 0";
+    case O::div_floor: return "the dividend is non-negative here: the sign test runs first";
+    case O::shr_trunc: return "the shifted value is non-negative here";
+    case O::cmp_boundary: return "the operands are never equal here (tok < 0 at tok = 0 selects page 0 either way)";
+    case O::pick_then:
+    case O::pick_else:
+    case O::pick_negate: return "both branches carry the same value here";
+    case O::mul_drop_rhs: return "the dropped factor is 1 here";
+    case O::rem_zero: return "the remainder is 0 here";
     default: break;
   }
-  return "gap: no property or grid case distinguishes it";
+  (void)site;
+  return "no value changed";
 }
 
 }  // namespace
@@ -209,6 +208,7 @@ MutationReport run_mutants(const MutantOptions& o) {
             st = mut::State{};
             st.active = mut::Mutant{u.unit, seg, site, k, op};
             const std::string killer = run_checks(u, o, o.property_cases);
+            const bool infected = st.infected;
             st = mut::State{};
             Mutant m;
             m.unit = std::string(u.name);
@@ -216,9 +216,17 @@ MutationReport run_mutants(const MutantOptions& o) {
             m.site = fmt::format("{}#{} seg {}", site_name(site), k, seg);
             m.killed = !killer.empty();
             m.killer = killer;
-            if (!m.killed) m.reason = survivor_reason(u, site, op);
+            m.equivalent = !m.killed && !infected;
+            if (!m.killed) {
+              m.reason = m.equivalent ? "equivalent on every generated input: the mutated operation never changed a "
+                                        "value (" + survivor_reason(u, site, op) + ")"
+                                      : "unclassified: it changed an intermediate value, yet no output compared by the "
+                                        "grid or a property differed (likely discarded by a later pick or clamp; "
+                                        "not proved equivalent: counted as a survivor)";
+            }
             ++score.mutants;
             score.killed += m.killed ? 1 : 0;
+            score.equivalent += m.equivalent ? 1 : 0;
             if (o.progress && !m.killed)
               *o.progress << "[mutant] " << m.unit << ' ' << m.op << " @ " << m.site << ": SURVIVED" << std::endl;
             rep.mutants.push_back(std::move(m));
@@ -228,6 +236,7 @@ MutationReport run_mutants(const MutantOptions& o) {
       *o.progress << "[mutants] " << score.unit << ": " << score.killed << "/" << score.mutants << " killed" << std::endl;
     rep.total += score.mutants;
     rep.killed += score.killed;
+    rep.equivalent += score.equivalent;
     rep.units.push_back(std::move(score));
   }
   rep.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

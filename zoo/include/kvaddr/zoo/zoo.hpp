@@ -91,6 +91,7 @@ struct Mutant {
   std::string op;       // mutation operator
   std::string site;     // "<site kind>#<k> seg <s>" (k-th occurrence of that kind in the lane segment)
   bool killed = false;
+  bool equivalent = false;  // survived and never changed a value on the generated inputs
   std::string killer;   // "grid ps=..", property name, ...
   std::string reason;   // survivors: why (equivalent / gap), from the classification table
 };
@@ -99,7 +100,11 @@ struct UnitScore {
   std::string unit;
   int mutants = 0;
   int killed = 0;
-  double score() const noexcept { return mutants ? static_cast<double>(killed) / mutants : 1.0; }
+  int equivalent = 0;  // never infected: equivalent on every generated input, left out of the score
+  double score() const noexcept {
+    return mutants - equivalent ? static_cast<double>(killed) / (mutants - equivalent) : 1.0;
+  }
+  double raw_score() const noexcept { return mutants ? static_cast<double>(killed) / mutants : 1.0; }
 };
 
 struct MutationReport {
@@ -107,8 +112,11 @@ struct MutationReport {
   std::vector<Mutant> mutants;  // every mutant (survivors have killed == false)
   int total = 0;
   int killed = 0;
+  int equivalent = 0;
   double seconds = 0;
-  double score() const noexcept { return total ? static_cast<double>(killed) / total : 1.0; }
+  // killed / (total - equivalent): the usual mutation score; raw_score counts equivalents as survivors.
+  double score() const noexcept { return total - equivalent ? static_cast<double>(killed) / (total - equivalent) : 1.0; }
+  double raw_score() const noexcept { return total ? static_cast<double>(killed) / total : 1.0; }
 };
 
 MutationReport run_mutants(const MutantOptions& options = {});
