@@ -70,6 +70,8 @@ TEST(CliTranslate, ErrorsNameTheArgument) {
 }
 
 TEST(CliVerify, JsonShapeAndVerdict) {
+  // One run of the whole quick verify; the table form is checked by CliVerify.TableEndsWithTheVerdict
+  // on the JSON-free path of the same checks.
   auto r = run({"verify", "--json", "--quick"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
@@ -92,6 +94,7 @@ TEST(CliVerify, TableEndsWithTheVerdict) {
   auto r = run({"verify", "--quick"});
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("PASSED"), std::string::npos);
+  EXPECT_EQ(r.out.find("FAIL\n"), std::string::npos);
 }
 
 }  // namespace

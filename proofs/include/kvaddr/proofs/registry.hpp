@@ -46,7 +46,7 @@ struct RunOptions {
   // which always run all 17 powers of two, so the flag changes no verdict; it is kept for
   // obligations that need a concrete-ps restatement (engine.hpp ps_sweep).
   bool full_sweep = false;
-  unsigned timeout_ms = 10000;  // per solver query
+  unsigned timeout_ms = 60000;  // per solver query (generous: a loaded 2-core CI machine must not turn a proof into unknown)
   // Empty: all. Otherwise run an obligation when its name equals an entry or starts with
   // "<entry>." (so "I8" selects every I8 obligation).
   std::vector<std::string> only;
