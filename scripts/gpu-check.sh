@@ -24,7 +24,7 @@ step() {  # step NAME CMD...: run, log to $OUT/NAME.log, remember failures
 }
 
 step configure cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$ARCH"
-step build cmake --build "$BUILD_DIR" -j "$(nproc)"
+step build cmake --build "$BUILD_DIR" -j "$(nproc)" -- -k 0
 step gpu-tests ctest --test-dir "$BUILD_DIR" -L gpu --output-on-failure
 step all-tests ctest --test-dir "$BUILD_DIR" -j "$(nproc)" --output-on-failure -LE gpu
 gpu_tests="$BUILD_DIR/tests/kvaddr_gpu_tests"

@@ -16,6 +16,11 @@
 #ifdef KVADDR_WITH_PROOFS
 #include "kvaddr/proofs/registry.hpp"
 #endif
+#ifdef KVADDR_WITH_ZOO
+#include <nlohmann/json.hpp>
+
+#include "kvaddr/zoo/zoo.hpp"
+#endif
 #ifdef KVADDR_WITH_PROPS
 #include <iostream>
 
@@ -27,6 +32,14 @@ namespace kvaddr::cli {
 namespace {
 
 struct ExtraState {
+#ifdef KVADDR_WITH_ZOO
+  CLI::App* zoo = nullptr;
+  bool zoo_json = false;
+  bool zoo_mutants = false;
+  bool zoo_markdown = false;
+  bool zoo_quiet = false;
+  zoo::ZooOptions zoo_options;
+#endif
 #ifdef KVADDR_WITH_PROOFS
   CLI::App* prove = nullptr;
   proofs::RunOptions prove_options;
@@ -66,6 +79,15 @@ void register_extra_subcommands(CLI::App& app) {
   auto& s = state();
   s = ExtraState{};
   (void)app;
+#ifdef KVADDR_WITH_ZOO
+  s.zoo = app.add_subcommand("zoo", "Kill matrix: every check kind against every planted bug variant");
+  s.zoo->add_flag("--json", s.zoo_json, "Print one JSON object");
+  s.zoo->add_flag("--mutants", s.zoo_mutants, "Also run the mutation campaign over the host routes");
+  s.zoo->add_flag("--markdown", s.zoo_markdown, "Print docs/bug-zoo.md");
+  s.zoo->add_option("--only", s.zoo_options.only, "Only these variant rows");
+  s.zoo->add_option("--property-cases", s.zoo_options.property_cases, "Property cases per cell");
+  s.zoo->add_flag("--quiet", s.zoo_quiet, "No progress on stderr");
+#endif
 #ifdef KVADDR_WITH_PROOFS
   s.prove = app.add_subcommand("prove", "Z3 obligations: proved / refuted (with a counterexample) / unknown");
   s.prove->add_option("--only", s.prove_options.only, "Run only these obligations (names or prefixes)");
@@ -110,6 +132,30 @@ void register_extra_subcommands(CLI::App& app) {
 int run_extra_subcommands(CLI::App& app, std::ostream& out, std::ostream& err) {
   auto& s = state();
   (void)app;
+#ifdef KVADDR_WITH_ZOO
+  if (s.zoo != nullptr && s.zoo->parsed()) {
+    require(s.zoo_options.property_cases >= 1, "property-cases", s.zoo_options.property_cases, "must be >= 1");
+    s.zoo_options.progress = s.zoo_quiet ? nullptr : &err;
+    const auto report = zoo::run_zoo(s.zoo_options);
+    zoo::MutationReport mutation;
+    if (s.zoo_mutants) {
+      zoo::MutantOptions mo;
+      mo.progress = s.zoo_quiet ? nullptr : &err;
+      mutation = zoo::run_mutants(mo);
+    }
+    if (s.zoo_markdown) {
+      out << zoo::to_markdown(report, s.zoo_mutants ? &mutation : nullptr);
+    } else if (s.zoo_json) {
+      auto j = nlohmann::json::parse(zoo::to_json(report));
+      if (s.zoo_mutants) j["mutation"] = nlohmann::json::parse(zoo::to_json(mutation));
+      out << j.dump(2) << "\n";
+    } else {
+      out << zoo::to_text(report);
+      if (s.zoo_mutants) out << zoo::to_text(mutation);
+    }
+    return report.production_false_alarms == 0 ? 0 : 1;
+  }
+#endif
 #ifdef KVADDR_WITH_PROOFS
   if (s.prove != nullptr && s.prove->parsed()) {
     if (s.prove_list) {

@@ -65,10 +65,10 @@ void append_extra_checks(const VerifyOptions& options, std::vector<CheckResult>&
   (void)options;
 #ifdef KVADDR_WITH_PROOFS
   results.push_back(timed("proofs", [&] {
-    proofs::RunOptions o;
+    proofs::RunOptions run;
     // --quick (the test suite) proves one identity and refutes one bug; `ctest -L proofs` runs them all.
-    if (options.quick) o.only = {"I1.algebra", "route.canonical_page_table.b09"};
-    const auto all = proofs::run_all(o);
+    if (options.quick) run.only = {"I1.algebra", "route.canonical_page_table.b09"};
+    const auto all = proofs::run_all(run);
     CheckResult r;
     int proved = 0, refuted = 0, unknown = 0;
     std::string off;

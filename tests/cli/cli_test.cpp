@@ -144,3 +144,29 @@ TEST(CliDiff, BadKernelNameIsRejected) {
 #endif
 
 }  // namespace
+
+namespace {
+#ifdef KVADDR_WITH_ZOO
+TEST(CliZoo, JsonHasTheIssueShapeAndNoFalseAlarm) {
+  auto r = run({"zoo", "--json", "--quiet", "--only", "production", "--only", "b10_no_max_pages_bound"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["production_false_alarms"], 0);
+  ASSERT_TRUE(j["variants"].is_array());
+  bool saw_b10 = false;
+  for (const auto& v : j["variants"]) {
+    ASSERT_TRUE(v["name"].is_string());
+    ASSERT_TRUE(v["route"].is_string());
+    for (const char* kind : {"proofs", "properties", "stateful", "differential", "upstream_grid"}) {
+      const auto cell = v["kills"][kind].get<std::string>();
+      EXPECT_TRUE(cell == "killed" || cell == "survived" || cell == "n/a" || cell == "skipped") << cell;
+    }
+    if (v["name"] == "b10_no_max_pages_bound") {
+      saw_b10 = true;
+      EXPECT_EQ(v["kills"]["properties"], "killed");
+    }
+  }
+  EXPECT_TRUE(saw_b10);
+}
+#endif
+}  // namespace
