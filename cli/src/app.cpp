@@ -82,7 +82,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   translate->add_flag("--mamba-clamp", topt.mamba_clamp, "Clamp mamba_translate at 0 (spec Q3)");
   translate->add_flag("--json", topt.json, "Print one JSON object");
   translate->add_option("--ids", topt.ids_list, "Ids as a comma list (use for negative ids)");
-  translate->add_option("ids", topt.ids, "Ids to translate");
+  translate->add_option("id", topt.ids, "Ids to translate (positional)");
 
   register_extra_subcommands(app);
 

@@ -69,7 +69,7 @@ TEST(ReplayExample, UnclampedFlashmlaRecordingMatchesEraBVariant) {
   const CallReport& claimed_b = by_route(r, "flashmla_block_table", 0);
   EXPECT_EQ(claimed_b.status, CallStatus::equal);
   EXPECT_EQ(claimed_b.variant, "era_b_unclamped");  // from flags.clamp_entries = false
-  const CallReport& c = by_route(r, "flashmla_block_table", 1);
+  const CallReport c = by_route(r, "flashmla_block_table", 1);
   EXPECT_EQ(c.variant, "production");
   ASSERT_EQ(c.status, CallStatus::differs);
   EXPECT_EQ(c.lanes_differing, 1);
@@ -86,7 +86,7 @@ TEST(ReplayExample, UnclampedFlashmlaRecordingMatchesEraBVariant) {
 
 TEST(ReplayExample, ReadTableSpillMatchesB10) {
   const ReplayReport r = replay_dir(kExample);
-  const CallReport& c = by_route(r, "read_table", 1);
+  const CallReport c = by_route(r, "read_table", 1);
   ASSERT_EQ(c.status, CallStatus::differs);
   EXPECT_TRUE(contains(c.matching_variants, "b10_no_max_pages_bound"));
   EXPECT_FALSE(contains(c.matching_variants, "production"));
@@ -138,7 +138,7 @@ TEST(ReplayExample, StaleWriteLocTailIsRecognisedAsB06) {
   for (std::size_t i = 5; i < after.values.size(); ++i) after.values[i] = before.values[i];
   write_npy(d / "c11.out.after.npy", NpyDtype::int64, after.shape, after.values);
   const ReplayReport r = replay_dir(d);
-  const CallReport& c = by_route(r, "write_loc");
+  const CallReport c = by_route(r, "write_loc");
   ASSERT_EQ(c.status, CallStatus::differs);
   EXPECT_EQ(c.lanes_differing, 3);
   EXPECT_EQ(c.diffs[0].index, (std::vector<std::int64_t>{5}));
@@ -156,7 +156,7 @@ TEST(ReplayExample, ARecordingThatMatchesNoVariantSaysSo) {
   after.values[1] += 1000;
   write_npy(d / "c16.out.after.npy", NpyDtype::int64, after.shape, after.values);
   const ReplayReport r = replay_dir(d);
-  const CallReport& c = by_route(r, "transfer_ids");
+  const CallReport c = by_route(r, "transfer_ids");
   ASSERT_EQ(c.status, CallStatus::differs);
   EXPECT_TRUE(c.matching_variants.empty());
   EXPECT_NE(to_text(r).find("matches no named variant"), std::string::npos);
