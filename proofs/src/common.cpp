@@ -18,7 +18,11 @@ std::string_view variant_name(Variant v) {
     case Variant::b16_virtual_as_physical: return "b16_virtual_as_physical";
     case Variant::b17_doc_formula: return "b17_doc_formula";
     case Variant::era_b_unclamped: return "era_b_unclamped";
-    default: break;
+    case Variant::e01_no_column_bound: return "e01_no_column_bound";
+    case Variant::e02_minus_one_sentinel: return "e02_minus_one_sentinel";
+    case Variant::e03_int32_offset: return "e03_int32_offset";
+    case Variant::e09_floor_pages: return "e09_floor_pages";
+    case Variant::e10_batch_index_rows: return "e10_batch_index_rows";
   }
   return "?";
 }

@@ -205,6 +205,96 @@ Outcome swa_sizing_query(bool by_owner, unsigned timeout_ms) {
   return check(q, timeout_ms);
 }
 
+// §6 E03 over the int64 domain of the int64 route outputs (I8 dropped: N*S may reach 2^62, as for
+// token_translate / write_loc with int64 `out`): the lane of variant v agrees with the exact int64
+// production lane. Production proves it; e03_int32_offset (P*S + o formed in int32) is refuted by
+// any live id with P*S + o >= 2^31.
+Outcome e03_query(bool write_loc, Variant v, unsigned timeout_ms) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  SymPool pool(0);
+  const Sym t = Sym::var(write_loc ? "loc" : "t");
+  const Sym stride = pool.stride();
+  env.clear_overflow();
+  Sym out(0), ref(0);
+  if (write_loc) {
+    out = lanes::write_loc_lane(t, pool.v2p, pool.ps, stride, Sym(1), Sym(0), v);
+    ref = lanes::write_loc_lane(t, pool.v2p, pool.ps, stride, Sym(1), Sym(0), Variant::production);
+  } else {
+    out = lanes::token_translate_lane(t, pool.v2p, pool.ps, stride, v);
+    ref = lanes::token_translate_lane(t, pool.v2p, pool.ps, stride, Variant::production);
+  }
+  const SymBool exact(env.no_overflow());
+  Query q;
+  q.header = header(write_loc ? Route::write_loc : Route::token_translate, v) + " domain=int64_outputs" +
+             (write_loc ? " dcp_size=1" : "");
+  q.require(pool.ps >= Sym(1) && pool.ps <= Sym(kMaxPs) && pool.M >= Sym(1) && pool.M <= Sym(kMaxM));
+  q.require(pool.N >= Sym(1) && pool.NV >= Sym(1));
+  q.require(pool.N * pool.ps * pool.M < Sym(std::int64_t{1} << 62));  // int64 outputs: no I8 bound
+  q.require(pool.NV * pool.ps < Sym(kTwo31));                          // virtual ids: int32 req_to_token
+  q.require(pool.v2p.loaded_entries([&](const Sym& i, const Sym& val) { return pool.entry_ok(i, val, true); }));
+  q.require(write_loc ? (t >= Sym(-1) && t < pool.NV * pool.ps) : admitted_token(pool, t));
+  pool.show(q);
+  q.show(write_loc ? "loc" : "t", t);
+  q.show("out", out);
+  q.show("int64_reference", ref);
+  q.tables.push_back(&pool.v2p);
+  q.ensure("agrees_with_int64_lane", out == ref);
+  q.ensure("int64_exact", exact);
+  return check(q, timeout_ms);
+}
+
+// §4.2-§4.5 row selection, E10 (attention-gym #189 shape): batch lane b of a page table reads the
+// req_to_token row req_pool_indices[b] (row_ids[b] for read_table). A symbolic two-row
+// req_to_token of width W (flat, row r at [r*W, r*W + W)), symbolic req_pool_indices over {0, 1},
+// batch lane b in {0, 1} and column col < W: the lane's entry equals the entry of the token at
+// (req_pool_indices[b], col). E10 reads row b instead and is refuted by any non-identity row map
+// whose two rows name pages with different v2p entries.
+Outcome rows_query(Route r, Variant v, unsigned timeout_ms) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  const bool decode = r == Route::decode_metadata;
+  SymPool pool(decode ? 1 : 0);  // decode: the shift lane at ps = 1 (log2 ps = 0)
+  const Sym width = Sym::var("row_width");
+  const Sym b = Sym::var("b");
+  const Sym col = Sym::var("col");
+  sym::SymTable r2t("req_to_token", Sym(2) * width);
+  sym::SymTable rows("req_pool_indices", Sym(2));
+  const Sym pool_row = rows(b, b == b);
+  // The row the route reads: production rows[b]; E10 the batch position b (routes_tables.cpp batch_row).
+  const Sym row = (v == Variant::e10_batch_index_rows) ? b : pool_row;
+  const Sym tok = r2t(kv_pick(row == Sym(0), col, width + col), col == col);
+  const Sym out = decode ? lanes::decode_entry_lane(tok, pool.v2p, 0, pool.M, Variant::production)
+                         : lanes::page_entry_lane(tok, pool.v2p, pool.ps, pool.M, Variant::production);
+  // The spec's entry: the token of request rows[b] at column col.
+  const Sym ref_tok = r2t.at(kv_pick(rows.at(b) == Sym(0), col, width + col));
+  const Sym ref = decode ? lanes::decode_entry_lane(ref_tok, pool.v2p, 0, pool.M, Variant::production)
+                         : lanes::page_entry_lane(ref_tok, pool.v2p, pool.ps, pool.M, Variant::production);
+  Query q;
+  q.header = header(r, v) + " rows=2 (symbolic req_to_token, req_pool_indices)";
+  q.require(width >= Sym(1) && width < Sym(kTwo31));
+  q.require(b >= Sym(0) && b < Sym(2) && col >= Sym(0) && col < width);
+  q.require(rows.loaded_entries([](const Sym&, const Sym& val) { return val >= Sym(0) && val < Sym(2); }));
+  q.require(r2t.loaded_entries([&](const Sym&, const Sym& val) { return admitted_token(pool, val); }));
+  q.require(admitted_token(pool, ref_tok));
+  pool.constrain(q, true);
+  pool.show(q);
+  q.show("row_width", width);
+  q.show("b", b);
+  q.show("col", col);
+  q.show("req_pool_indices[b]", pool_row);
+  q.show("row_read", row);
+  q.show("tok", tok);
+  q.show("entry", out);
+  q.show("spec_entry", ref);
+  q.tables.push_back(&pool.v2p);
+  q.tables.push_back(&r2t);
+  q.tables.push_back(&rows);
+  q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds() && r2t.loads_in_bounds() && rows.loads_in_bounds());
+  q.ensure("row_is_req_pool_index", out == ref);
+  return check(q, timeout_ms);
+}
+
 constexpr const char* kPoolDomain =
     "ps in 1..2^16 and M in 1..4096 symbolic, num_pages N >= 1 and num_virtual_ids NV >= 1 symbolic with "
     "N*ps*M < 2^31 and NV*ps < 2^31; exact integers with every intermediate checked to lie in int64";
@@ -339,6 +429,52 @@ void add_route_obligations(std::vector<Def>& out) {
     d.info.preconditions = "swa_v2p has swa_num_pages + 1 rows (the B12 sizing); otherwise as above";
     d.info.expected = refuted;
     d.run = [](const RunOptions& o) { return swa_sizing_query(false, o.timeout_ms); };
+    out.push_back(std::move(d));
+  }
+
+  // §6 E02 on canonical_page_table: the variant drops the clamp, so a tombstone leaks as -M.
+  add_page_route(out, Route::canonical_page_table, Variant::e02_minus_one_sentinel, PageLane::entry, true, refuted,
+                 "route.canonical_page_table.e02", "§6 E02 (tombstone entry -1 * M < 0 instead of the sink)");
+
+  // §6 E03 over the int64 output domain (I8 dropped).
+  {
+    const char* pre =
+        "ps in 1..2^16, M in 1..4096, N, NV >= 1 with N*ps*M < 2^62 (int64 outputs, no I8 bound), NV*ps < 2^31; "
+        "entries -1 or a physical page < N, v2p[0] = 0, v2p[NV] = -1; id -1 or 0 <= id < NV*ps";
+    const char* dom = "ps, M, N, NV, the id and the loaded entries symbolic; exact integers";
+    for (bool wl : {false, true}) {
+      const std::string base = wl ? "route.write_loc.int64_domain" : "route.token_translate.int64_domain";
+      Def d;
+      d.info = {base, wl ? "§4.8, I8 (int64 out), dcp_size = 1" : "§4.1, I8 (int64 out)", pre,
+                "the lane equals the exact int64 lane (every intermediate within int64)", dom, proved};
+      d.run = [wl](const RunOptions& o) { return e03_query(wl, Variant::production, o.timeout_ms); };
+      out.push_back(d);
+      d.info.name = base + ".e03";
+      d.info.spec = "§6 E03 (vLLM #57030: P*S + o formed in int32)";
+      d.info.expected = refuted;
+      d.run = [wl](const RunOptions& o) { return e03_query(wl, Variant::e03_int32_offset, o.timeout_ms); };
+      out.push_back(std::move(d));
+    }
+  }
+
+  // §4.2-§4.5 row selection; §6 E10.
+  for (Route r : {Route::flashmla_block_table, Route::canonical_page_table, Route::read_table,
+                  Route::decode_metadata}) {
+    const std::string base = "route." + std::string(route_name(r)) + ".rows";
+    Def d;
+    d.info = {base, "§4.2-§4.5 (batch lane b reads req_to_token row req_pool_indices[b])",
+              "two-row req_to_token of symbolic width W, entries admitted tokens; req_pool_indices over {0, 1}; "
+              "b in {0, 1}, 0 <= col < W; pool domain, v2p[0] = 0",
+              "the lane's entry equals the entry of req_to_token[req_pool_indices[b], col]; loads in bounds",
+              r == Route::decode_metadata ? "ps = 1 (shift lane), M, N, NV, W and all entries symbolic"
+                                          : "ps, M, N, NV, W and all entries symbolic",
+              proved};
+    d.run = [r](const RunOptions& o) { return rows_query(r, Variant::production, o.timeout_ms); };
+    out.push_back(d);
+    d.info.name = base + ".e10";
+    d.info.spec = "§6 E10 (attention-gym #189: batch position used as the row)";
+    d.info.expected = refuted;
+    d.run = [r](const RunOptions& o) { return rows_query(r, Variant::e10_batch_index_rows, o.timeout_ms); };
     out.push_back(std::move(d));
   }
 

@@ -456,13 +456,21 @@ std::vector<i64> widen(const std::vector<i64>& toks, i64 dcp) {
   return out;
 }
 
-void prop_write_loc(Variant v) {
+// unpinned (§7 Q2, §2.5): v2p[0] names a live physical page (a grow-down pool), and padded write
+// locs 0 are mixed in; loc = 0 must still give 0 without loading v2p[0] (keep = loc > 0).
+void write_loc_case(Variant v, bool unpinned) {
   const i64 ps = *g::page_size(false);
   const i64 M = *g::multiplier();
-  const auto t = g::any<int>(0, 6) == 5 ? *g::wide_tables() : *g::tables();
+  auto t = g::any<int>(0, 6) == 5 ? *g::wide_tables() : *g::tables();
   const i64 dcp = g::elem<i64>({1, 2, 3, 4});
   const i64 rank = g::any<i64>(0, dcp);
-  const auto loc = widen(*g::tokens(t, ps, true), dcp);
+  auto loc = widen(*g::tokens(t, ps, true), dcp);
+  if (unpinned) {
+    t.v2p[0] = g::any<i64>(1, std::max<i64>(t.num_pages, 2));
+    const i64 zeros = g::any<i64>(1, 4);
+    for (i64 z = 0; z < zeros; ++z)
+      loc.insert(loc.begin() + g::any<i64>(0, static_cast<i64>(loc.size()) + 1), 0);
+  }
   const i64 width = static_cast<i64>(loc.size()) + g::any<i64>(0, 4);
   std::vector<i64> out(uz(width), *g::stale_value());
   Expect e;
@@ -483,6 +491,9 @@ void prop_write_loc(Variant v) {
   a.variant = for_route(Route::write_loc, v);
   if (call_route("write_loc", e, [&] { tr::write_loc(a); })) same("write_loc out", out, want);
 }
+
+void prop_write_loc(Variant v) { write_loc_case(v, false); }
+void prop_write_loc_unpinned(Variant v) { write_loc_case(v, true); }
 
 // ---- §4.10 mamba_translate -------------------------------------------------------------------
 void prop_mamba(Variant) {
@@ -605,6 +616,8 @@ void register_route_properties(std::vector<PropertyDef>& out) {
                   {V::b05_rebind_fresh}, {R::kv_indices_inplace}}, prop_kv_indices});
   out.push_back({{"write_loc_vs_model", "§4.8 keep lanes = d(loc div dcp), others and [N, width) = 0",
                   {V::b06_stale_tail, V::e02_minus_one_sentinel, V::e03_int32_offset}, {R::write_loc}}, prop_write_loc});
+  out.push_back({{"write_loc_loc0_unpinned", "§2.5, §7 Q2 loc = 0 -> 0 without loading v2p[0], with v2p[0] a live page",
+                  {V::b06_stale_tail, V::e02_minus_one_sentinel}, {R::write_loc}}, prop_write_loc_unpinned});
   out.push_back({{"swa_translate_vs_model", "§4.9 swa_id with tombstone clamp (int32/int64 out)", {V::b11_swa_no_clamp}, {R::swa_translate}},
                  prop_swa_translate});
   out.push_back({{"mamba_translate_vs_model", "§4.10 int32(v2p[v]) raw gather / clamp", {}, {R::mamba_translate}}, prop_mamba});

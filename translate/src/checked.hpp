@@ -25,6 +25,9 @@ inline constexpr std::string_view kLaneArg = "lane";
 // to the route call in progress (RouteScope) and to a segment of it (lane(seg): 0 = per row /
 // per id, 1 = per column); its index k counts the occurrences of that site kind since the segment
 // began. A mutant {unit, seg, site, k, op} changes exactly that occurrence in every lane.
+// Segment 2 is a route's epilogue (after its lane loops, e.g. read_table's padded-row fill), so
+// epilogue sites have one fixed name whatever the data; `resume(seg)` returns to a segment
+// after a nested loop without restarting its count (read_table's per-row tail after the columns).
 // Nothing changes unless a mutant (or the counting pass) is armed for the running route: the
 // only cost is one thread-local flag test per operation.
 namespace mutation {
@@ -55,7 +58,7 @@ enum class Op : int {
   bound_minus1,     // bound: one too low
   kCount
 };
-inline constexpr int kSegments = 2;
+inline constexpr int kSegments = 3;
 inline constexpr int kSites = static_cast<int>(Site::kCount);
 inline constexpr int kMaxK = 64;
 
@@ -93,6 +96,13 @@ inline void lane(int seg) noexcept {
   if (!s.armed) return;
   s.seg = seg;
   for (auto& c : s.count[seg]) c = 0;
+}
+
+// Returns to segment `seg` after a nested loop of another segment, keeping its occurrence count.
+inline void resume(int seg) noexcept {
+  State& s = tl_state;
+  if (!s.armed) return;
+  s.seg = seg;
 }
 
 // One occurrence of `site`: records it in the counting pass; returns the active mutant's op when

@@ -196,11 +196,13 @@ void read_table(const ReadTableArgs& a) {
         // Flat address of a packed row: beyond the row width it lands in the next row (B10 / E01 spill).
         flat_store(a.out, b, c, e, "out");
       }
+      mut::resume(0);  // the row's tail bound is a per-row site whatever n is
       if (a.zero_tail) {
         for (std::int64_t c = mut::bound(n); c < a.max_pages; ++c) at(a.out, b, c) = tail_fill;
       }
     }
   });
+  mut::lane(2);  // epilogue: the padded rows
   if (a.zero_tail) {
     for (std::int64_t b = mut::bound(batch); b < a.out.rows; ++b)
       for (std::int64_t c = 0; c < a.max_pages; ++c) at(a.out, b, c) = tail_fill;

@@ -110,6 +110,7 @@ void write_loc(const WriteLocArgs& a) {
       a.out.data[i] = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank, a.variant).get();
     }
   });
+  mut::lane(2);  // epilogue: the tail [N, out.size)
   if (a.variant != Variant::b06_stale_tail) {
     // E02: the tail is filled with the pad -1 instead of the sink 0.
     const std::int64_t fill = a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;

@@ -123,6 +123,13 @@ constexpr ProofKill kProofKills[] = {
     {"full_prefill_table", "b04_prefill_no_remap", "agree.full_prefill.b04"},
     {"dcp_read_translate", "b14_dcp_untranslated", "agree.dcp_read.b14"},
     {"transfer_ids", "b16_virtual_as_physical", "agree.transfer.b16"},
+    {"canonical_page_table", "e02_minus_one_sentinel", "route.canonical_page_table.e02"},
+    {"token_translate", "e03_int32_offset", "route.token_translate.int64_domain.e03"},
+    {"write_loc", "e03_int32_offset", "route.write_loc.int64_domain.e03"},
+    {"flashmla_block_table", "e10_batch_index_rows", "route.flashmla_block_table.rows.e10"},
+    {"canonical_page_table", "e10_batch_index_rows", "route.canonical_page_table.rows.e10"},
+    {"read_table", "e10_batch_index_rows", "route.read_table.rows.e10"},
+    {"decode_metadata", "e10_batch_index_rows", "route.decode_metadata.rows.e10"},
     // wiring rows: the arithmetic shape of the wiring bug
     {"backend_gate", "b03_detect_multiplier", "B03.detector.multiplier_gt_1"},
     {"full_prefill_table", "b04_prefill_graph_no_remap", "agree.full_prefill.b04"},
@@ -136,6 +143,8 @@ constexpr std::string_view kProductionObligations[] = {
     "route.canonical_page_table", "route.read_table",           "route.decode_metadata",
     "route.eager_funnel",         "route.read_table.columns",   "agree.token_translate.spec",
     "agree.full_prefill",         "B03.detector.v2p_present",   "I7.eager_vs_canonical",
+    "route.token_translate.int64_domain", "route.write_loc.int64_domain", "route.flashmla_block_table.rows",
+    "route.canonical_page_table.rows", "route.read_table.rows", "route.decode_metadata.rows",
 };
 
 void proofs_cell(Cell& cell, std::string_view route, std::string_view variant, bool production,

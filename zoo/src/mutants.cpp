@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ostream>
+#include <set>
 
 #include "checked.hpp"
 #include "kvaddr/translate/validate.hpp"
@@ -43,7 +44,7 @@ const std::vector<UnitDef>& units() {
       {mut::unit_of(Route::eager_funnel), "eager_funnel", Route::eager_funnel, {"eager_funnel_vs_model", "eager_funnel_vs_canonical"}},
       {mut::unit_of(Route::kv_indices_inplace), "kv_indices_inplace", Route::kv_indices_inplace,
        {"kv_indices_inplace_vs_model", "kv_indices_vs_block_table", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::write_loc), "write_loc", Route::write_loc, {"write_loc_vs_model", "write_loc_vs_token_translate"}},
+      {mut::unit_of(Route::write_loc), "write_loc", Route::write_loc, {"write_loc_vs_model", "write_loc_loc0_unpinned", "write_loc_vs_token_translate"}},
       {mut::unit_of(Route::swa_translate), "swa_translate", Route::swa_translate, {"swa_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
       {mut::unit_of(Route::mamba_translate), "mamba_translate", Route::mamba_translate, {"mamba_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
       {mut::unit_of(Route::full_prefill_table), "full_prefill_table", Route::full_prefill_table, {"full_prefill_table_vs_model", "stateful_pool"}},
@@ -183,10 +184,136 @@ std::string survivor_reason(const UnitDef& u, mut::Site site, mut::Op op) {
   return "no value changed";
 }
 
+// ---- classification table: infected survivors proved equivalent by reading the lane code ----------
+// A mutant listed here changed an intermediate value on some generated input, yet no output can
+// differ on an admitted input; the reason says why (lanes.hpp, spec §2.4 I9, §2.5, §7 Q2). Only
+// these and never-infected mutants are left out of the score. An entry that matches no surviving
+// infected mutant, or matches a killed one, is reported (MutationReport::stale_classifications).
+constexpr std::string_view kGuardDiv =
+    "the quotient differs from truncation only for a negative dividend (a padding lane), whose value the sign-guard "
+    "pick that follows replaces (I9: page = 0 if t < 0)";
+constexpr std::string_view kGuardPick =
+    "forces the live branch on padding / not-kept lanes only: the value reaches only the load masked by the same "
+    "guard (fill 0) and the final guard pick, which returns 0 for those lanes";
+constexpr std::string_view kSinkCmp =
+    "t <= 0 differs from t < 0 only at t = 0, which then takes the padding branch (0) while production computes "
+    "v2p[0] * S + 0 = 0: v2p[0] = 0 is the pinned sink of every admitted table (v2p0_pinned, §2.4 I9, §7 Q2)";
+constexpr std::string_view kMax0Cmp = "max(d, 0) tested with d <= 0: differs only at d = 0, where both branches are 0";
+constexpr std::string_view kCapCmp =
+    "min(n, cap) tested with n <= cap: differs only at n == cap, where both branches of the pick are equal";
+constexpr std::string_view kPage0Cmp =
+    "tok <= 0 differs only at tok = 0, where the guarded page 0 equals the quotient 0 / ps (0 >> s) = 0";
+constexpr std::string_view kEagerOff =
+    "the offset 0 <= o < ps only feeds (P * ps * M + o) / ps = P * M (truncation, P * M >= 0), and a tombstone "
+    "P = -1 clamps to 0 with or without o; padding lanes are replaced by the guard";
+
+struct Classified {
+  std::string_view unit, site, op, reason;
+};
+constexpr Classified kClassified[] = {
+    // token_translate_lane sites: cmp#0 t<0, div#0 t/ps, pick#0 page, rem#0, pick#1 off, gather#0,
+    // mul#0, addsub#0, cmp#1/pick#2 max0, pick#3 final guard.
+    {"token_translate", "div#0 seg 0", "div_floor", kGuardDiv},
+    {"token_translate", "pick#0 seg 0", "pick_then", kGuardPick},
+    {"token_translate", "pick#1 seg 0", "pick_then", kGuardPick},
+    {"token_translate", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
+    {"token_translate", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
+    {"kv_indices_inplace", "div#0 seg 0", "div_floor", kGuardDiv},
+    {"kv_indices_inplace", "pick#0 seg 0", "pick_then", kGuardPick},
+    {"kv_indices_inplace", "pick#1 seg 0", "pick_then", kGuardPick},
+    {"kv_indices_inplace", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
+    {"kv_indices_inplace", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
+    {"swa_translate", "div#0 seg 0", "div_floor", kGuardDiv},
+    {"swa_translate", "pick#0 seg 0", "pick_then", kGuardPick},
+    {"swa_translate", "pick#1 seg 0", "pick_then", kGuardPick},
+    {"swa_translate", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
+    {"swa_translate", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
+    {"transfer_ids", "div#0 seg 0", "div_floor", kGuardDiv},
+    {"transfer_ids", "pick#0 seg 0", "pick_then", kGuardPick},
+    {"transfer_ids", "pick#1 seg 0", "pick_then", kGuardPick},
+    {"transfer_ids", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
+    {"transfer_ids", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
+    // write_loc_lane: cmp#0 0<loc, [rem#0, eq#0], div#0 loc/dcp, pick#0 t, div#1 t/ps, pick#1 page,
+    // rem pick#2 off, gather#0, mul#0, addsub#0, cmp#1/pick#3 max0, pick#4 final (keep).
+    {"write_loc", "div#0 seg 0", "div_floor",
+     "loc / dcp_size differs from truncation only for loc = -1 (padding), which is not kept: pick#0 replaces it by -1"},
+    {"write_loc", "div#1 seg 0", "div_floor",
+     "t / ps differs only for t = -1 (a not-kept lane), which pick#1 replaces by page 0"},
+    {"write_loc", "pick#0 seg 0", "pick_then",
+     "t is used only through pick#1 / pick#2, which select page 0 and offset 0 on not-kept lanes whatever t is"},
+    {"write_loc", "pick#1 seg 0", "pick_then", kGuardPick},
+    {"write_loc", "pick#2 seg 0", "pick_then", kGuardPick},
+    {"write_loc", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
+    {"write_loc", "gather#0 seg 0", "gather_unmasked",
+     "a not-kept lane (loc <= 0 or another rank's loc) loads v2p[0] unmasked, an in-bounds entry (changed only "
+     "under write_loc_loc0_unpinned, v2p[0] != 0); the final keep pick replaces the lane's value by 0"},
+    // mamba_lane (clamp): cmp#0 slot<0, gather#0, cmp#1/pick#0 max0, pick#1 guard.
+    {"mamba_translate", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
+    {"mamba_translate", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
+    // dcp_read_lane: cmp#0 w<0, div#0 w/dcp, pick#0 t, then token_translate_lane (cmp#1, div#1,
+    // pick#1, rem#0, pick#2, gather#0, mul#0, addsub#0, cmp#2/pick#3 max0, pick#4).
+    {"dcp_read_translate", "div#0 seg 0", "div_floor",
+     "w / dcp_size differs from truncation only for w < 0 (padding), which pick#0 replaces by -1"},
+    {"dcp_read_translate", "div#1 seg 0", "div_floor", kGuardDiv},
+    {"dcp_read_translate", "pick#0 seg 0", "pick_else",
+     "padding w = -1 then gives t = -1 / dcp_size: -1 (dcp 1) takes the padding branch, 0 (dcp > 1) translates to "
+     "v2p[0] * S = 0 (pinned sink, §7 Q2); live w are unchanged"},
+    {"dcp_read_translate", "pick#1 seg 0", "pick_then", kGuardPick},
+    {"dcp_read_translate", "pick#2 seg 0", "pick_then", kGuardPick},
+    {"dcp_read_translate", "cmp#0 seg 0", "cmp_boundary",
+     "w <= 0 differs only at w = 0: t = -1 gives 0, production t = 0 gives v2p[0] * S = 0 (pinned sink, §7 Q2)"},
+    {"dcp_read_translate", "cmp#1 seg 0", "cmp_boundary", kSinkCmp},
+    {"dcp_read_translate", "cmp#2 seg 0", "cmp_boundary", kMax0Cmp},
+    // eager_funnel_lane (seg 1): token_translate_lane sites, then div#1 (/ ps).
+    {"eager_funnel", "div#0 seg 1", "div_floor", kGuardDiv},
+    {"eager_funnel", "rem#0 seg 1", "rem_zero", kEagerOff},
+    {"eager_funnel", "pick#0 seg 1", "pick_then", kGuardPick},
+    {"eager_funnel", "pick#1 seg 1", "pick_then", kGuardPick},
+    {"eager_funnel", "pick#1 seg 1", "pick_else", kEagerOff},
+    {"eager_funnel", "pick#1 seg 1", "pick_negate", kEagerOff},
+    {"eager_funnel", "cmp#0 seg 1", "cmp_boundary", kSinkCmp},
+    {"eager_funnel", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+    // Page tables. seg 0: table_columns (ceil: addsub#0/#1, div#0; cmp#0/pick#0 the max_pages cap);
+    // seg 1: page_entry_lane (cmp#0 tok<0, div#0, pick#0 guard, eq#0, gather#0, mul#0, cmp#1/pick#1 max0).
+    {"flashmla_block_table", "div#0 seg 1", "div_floor", kGuardDiv},
+    {"flashmla_block_table", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
+    {"flashmla_block_table", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+    {"canonical_page_table", "cmp#0 seg 0", "cmp_boundary", kCapCmp},
+    {"canonical_page_table", "div#0 seg 1", "div_floor", kGuardDiv},
+    {"canonical_page_table", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
+    {"canonical_page_table", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+    {"read_table", "cmp#0 seg 0", "cmp_boundary", kCapCmp},
+    {"read_table", "div#0 seg 1", "div_floor", kGuardDiv},
+    {"read_table", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
+    {"read_table", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+    {"full_prefill_table", "cmp#0 seg 0", "cmp_boundary", kCapCmp},
+    {"full_prefill_table", "div#0 seg 1", "div_floor", kGuardDiv},
+    {"full_prefill_table", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
+    {"full_prefill_table", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+    // decode_metadata. seg 0: decode_columns (cmp#0/pick#0 the max_seq_pages cap); seg 1:
+    // decode_entry_lane of page_table (shr#0, cmp#0 guard, cmp#1 max0) then of swa_page_table
+    // (shr#1, cmp#2 guard, cmp#3 max0); with a kernel_page_table copy only the SWA lane runs (#0/#1).
+    {"decode_metadata", "cmp#0 seg 0", "cmp_boundary", kCapCmp},
+    {"decode_metadata", "shr#1 seg 1", "shr_trunc",
+     "the SWA lane's shifted page index differs from the floor shift only for a padding index < 0, which the sign "
+     "guard replaces by page 0"},
+    {"decode_metadata", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
+    {"decode_metadata", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+    {"decode_metadata", "cmp#2 seg 1", "cmp_boundary", kPage0Cmp},
+    {"decode_metadata", "cmp#3 seg 1", "cmp_boundary", kMax0Cmp},
+};
+
+const Classified* classified(std::string_view unit, std::string_view site, std::string_view op) {
+  for (const auto& c : kClassified)
+    if (c.unit == unit && c.site == site && c.op == op) return &c;
+  return nullptr;
+}
+
 }  // namespace
 
 MutationReport run_mutants(const MutantOptions& o) {
   MutationReport rep;
+  std::set<const Classified*> matched;
   const auto t0 = Clock::now();
   auto& st = mut::tl_state;
   for (const auto& u : units()) {
@@ -217,16 +344,30 @@ MutationReport run_mutants(const MutantOptions& o) {
             m.killed = !killer.empty();
             m.killer = killer;
             m.equivalent = !m.killed && !infected;
+            const Classified* cls = classified(m.unit, m.site, m.op);
+            if (cls != nullptr) {
+              matched.insert(cls);
+              if (m.killed)
+                rep.stale_classifications.push_back(
+                    fmt::format("{} {} @ {}: classified equivalent but killed by {}", m.unit, m.op, m.site, killer));
+            }
             if (!m.killed) {
-              m.reason = m.equivalent ? "equivalent on every generated input: the mutated operation never changed a "
-                                        "value (" + survivor_reason(u, site, op) + ")"
-                                      : "unclassified: it changed an intermediate value, yet no output compared by the "
-                                        "grid or a property differed (likely discarded by a later pick or clamp; "
-                                        "not proved equivalent: counted as a survivor)";
+              if (m.equivalent) {
+                m.reason = "equivalent on every generated input: the mutated operation never changed a value (" +
+                           survivor_reason(u, site, op) + ")";
+              } else if (cls != nullptr) {
+                m.equivalent = true;
+                m.argued = true;
+                m.reason = "equivalent (classified): " + std::string(cls->reason);
+              } else {
+                m.reason = "unclassified: it changed an intermediate value, yet no output compared by the grid or a "
+                           "property differed (not proved equivalent: counted as a survivor)";
+              }
             }
             ++score.mutants;
             score.killed += m.killed ? 1 : 0;
             score.equivalent += m.equivalent ? 1 : 0;
+            score.argued += m.argued ? 1 : 0;
             if (o.progress && !m.killed)
               *o.progress << "[mutant] " << m.unit << ' ' << m.op << " @ " << m.site << ": SURVIVED" << std::endl;
             rep.mutants.push_back(std::move(m));
@@ -237,7 +378,13 @@ MutationReport run_mutants(const MutantOptions& o) {
     rep.total += score.mutants;
     rep.killed += score.killed;
     rep.equivalent += score.equivalent;
+    rep.argued += score.argued;
     rep.units.push_back(std::move(score));
+  }
+  for (const auto& c : kClassified) {
+    if (matched.count(&c)) continue;
+    const bool ran = o.units.empty() || std::find(o.units.begin(), o.units.end(), c.unit) != o.units.end();
+    if (ran) rep.stale_classifications.push_back(fmt::format("{} {} @ {}: no such mutant", c.unit, c.op, c.site));
   }
   rep.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return rep;

@@ -81,12 +81,20 @@ std::string to_text(const ZooReport& r) {
 std::string to_json(const MutationReport& r) {
   nlohmann::json units = nlohmann::json::array();
   for (const auto& u : r.units)
-    units.push_back({{"unit", u.unit}, {"mutants", u.mutants}, {"killed", u.killed}, {"score", u.score()}});
+    units.push_back({{"unit", u.unit}, {"mutants", u.mutants}, {"killed", u.killed}, {"equivalent", u.equivalent},
+                     {"classified_equivalent", u.argued}, {"score", u.score()}});
+  nlohmann::json kills = nlohmann::json::array();
+  for (const auto& m : r.mutants)
+    if (m.killed) kills.push_back({{"unit", m.unit}, {"op", m.op}, {"site", m.site}, {"killer", m.killer}});
   nlohmann::json surv = nlohmann::json::array();
   for (const auto& m : r.mutants)
-    if (!m.killed) surv.push_back({{"unit", m.unit}, {"op", m.op}, {"site", m.site}, {"reason", m.reason}});
-  nlohmann::json j{{"units", units}, {"total", r.total}, {"killed", r.killed}, {"score", r.score()},
-                   {"survivors", surv}, {"seconds", r.seconds}};
+    if (!m.killed)
+      surv.push_back({{"unit", m.unit}, {"op", m.op}, {"site", m.site}, {"equivalent", m.equivalent},
+                      {"reason", m.reason}});
+  nlohmann::json j{{"units", units},       {"total", r.total},       {"killed", r.killed},
+                   {"equivalent", r.equivalent}, {"classified_equivalent", r.argued}, {"score", r.score()},
+                   {"survivors", surv},    {"kills", kills},         {"stale_classifications", r.stale_classifications},
+                   {"seconds", r.seconds}};
   return j.dump(2);
 }
 
@@ -94,7 +102,9 @@ std::string to_text(const MutationReport& r) {
   std::ostringstream os;
   for (const auto& u : r.units)
     os << fmt::format("{:<30} {:>4}/{:<4} killed  {:6.1f}%\n", u.unit, u.killed, u.mutants, 100.0 * u.score());
-  os << fmt::format("overall: {}/{} killed ({:.1f}%), {:.1f} s\n", r.killed, r.total, 100.0 * r.score(), r.seconds);
+  os << fmt::format("overall: {}/{} killed, {} equivalent ({} classified with a reason): {:.1f}%, {:.1f} s\n",
+                    r.killed, r.total, r.equivalent, r.argued, 100.0 * r.score(), r.seconds);
+  for (const auto& st : r.stale_classifications) os << "stale classification: " << st << '\n';
   for (const auto& m : r.mutants)
     if (!m.killed) os << fmt::format("survivor: {} {} @ {}: {}\n", m.unit, m.op, m.site, m.reason);
   return os.str();
@@ -171,10 +181,18 @@ std::string to_markdown(const ZooReport& r, const MutationReport* mut) {
         "occurrence of an operation kind in one lane of a route; sites are enumerated per route by a counting "
         "pass over the same checks. Each mutant runs against the verify grid (gaps closed, large ids for int64 "
         "routes) and then the route's properties; the first failure kills it.\n\n";
-  os << "| route | mutants | killed | score |\n|---|---|---|---|\n";
+  os << "Score = killed / (mutants - equivalent). Equivalent mutants are left out only when they never changed a "
+        "value on any generated input (never infected), or when they did change an intermediate value and the "
+        "classification table of zoo/src/mutants.cpp states why no output can differ on an admitted input (the "
+        "reason is printed with each one below); every other survivor counts against the score.\n\n";
+  os << "| route | mutants | killed | equivalent: never infected | equivalent: classified | score |\n"
+        "|---|---|---|---|---|---|\n";
   for (const auto& u : mut->units)
-    os << fmt::format("| {} | {} | {} | {:.1f}% |\n", u.unit, u.mutants, u.killed, 100.0 * u.score());
-  os << fmt::format("| **overall** | {} | {} | **{:.1f}%** |\n\n", mut->total, mut->killed, 100.0 * mut->score());
+    os << fmt::format("| {} | {} | {} | {} | {} | {:.1f}% |\n", u.unit, u.mutants, u.killed, u.equivalent - u.argued,
+                      u.argued, 100.0 * u.score());
+  os << fmt::format("| **overall** | {} | {} | {} | {} | **{:.1f}%** |\n\n", mut->total, mut->killed,
+                    mut->equivalent - mut->argued, mut->argued, 100.0 * mut->score());
+  for (const auto& st : mut->stale_classifications) os << "Stale classification entry: " << md_escape(st) << "\n\n";
   os << fmt::format("Campaign time {:.1f} s.\n\n### Surviving mutants\n\n", mut->seconds);
   bool any = false;
   for (const auto& m : mut->mutants) {

@@ -91,7 +91,10 @@ struct Mutant {
   std::string op;       // mutation operator
   std::string site;     // "<site kind>#<k> seg <s>" (k-th occurrence of that kind in the lane segment)
   bool killed = false;
-  bool equivalent = false;  // survived and never changed a value on the generated inputs
+  // Left out of the score: survived and either never changed a value on the generated inputs, or
+  // changed an intermediate value that the classification table (mutants.cpp) proves discarded.
+  bool equivalent = false;
+  bool argued = false;  // equivalent by a classification-table entry (infected, reason stated)
   std::string killer;   // "grid ps=..", property name, ...
   std::string reason;   // survivors: why (equivalent / gap), from the classification table
 };
@@ -100,7 +103,8 @@ struct UnitScore {
   std::string unit;
   int mutants = 0;
   int killed = 0;
-  int equivalent = 0;  // never infected: equivalent on every generated input, left out of the score
+  int equivalent = 0;  // never infected, or classified equivalent with a stated reason: left out of the score
+  int argued = 0;      // of which classified by the table (infected, reason stated)
   double score() const noexcept {
     return mutants - equivalent ? static_cast<double>(killed) / (mutants - equivalent) : 1.0;
   }
@@ -113,6 +117,10 @@ struct MutationReport {
   int total = 0;
   int killed = 0;
   int equivalent = 0;
+  int argued = 0;
+  // Classification-table entries that no surviving infected mutant matched (stale: the sites moved)
+  // or that matched a killed mutant (wrong); both must stay empty.
+  std::vector<std::string> stale_classifications;
   double seconds = 0;
   // killed / (total - equivalent): the usual mutation score; raw_score counts equivalents as survivors.
   double score() const noexcept { return total - equivalent ? static_cast<double>(killed) / (total - equivalent) : 1.0; }
