@@ -84,6 +84,19 @@ struct DevPool {
     ptrs.push_back(p);
     return static_cast<T*>(p);
   }
+  // A v2p table preceded by one guard element holding kV2pGuard, in the same cudaMalloc; returns
+  // the table (guard + 1). This is a deliberate detector, not a bug hider: a lane that reads
+  // v2p[-1] (B09's unguarded padding token) gets kV2pGuard instead of whatever precedes the
+  // allocation, i.e. a large wrong entry that the comparison with the model reports. Production
+  // never reads v2p[-1], so memcheck stays clean; memcheck's own B09 detection uses
+  // kernels/tools/b09_oob (no guard), see docs/sanitizers.md.
+  static constexpr i64 kV2pGuard = i64(1) << 20;
+  const i64* up_v2p(const std::vector<i64>& h) {
+    std::vector<i64> g(h.size() + 1);
+    g[0] = kV2pGuard;
+    std::copy(h.begin(), h.end(), g.begin() + 1);
+    return up(g) + 1;
+  }
   template <class T>
   T* up(const std::vector<T>& h) {
     T* d = alloc<T>(ssz(h.size()));
@@ -129,6 +142,23 @@ struct Ctx {
   Geometry geo;
   CaseResult res;
   Mismatch proto;
+  // Set when the host route threw on a planted variant during a GPU run: the expected outputs are
+  // then the production host route's (the model semantics), so a GPU difference is a kill
+  // "against model"; without one the host's exception is the kill ("error").
+  std::string host_error;
+
+  // Runs the host route `run(variant)` (which must first reset its outputs to the initial
+  // contents). Host-only runs and production rethrow, as before.
+  template <class F>
+  void host_route(F&& run) {
+    try {
+      run(variant);
+    } catch (const std::exception& e) {
+      if (host_only || variant == Variant::production) throw;
+      host_error = e.what();
+      run(Variant::production);
+    }
+  }
 
   Ctx(DiffKernel k, u64 key, i64 sc, bool po, bool cm) : kernel(k), rng(key), scale(sc), production_only(po), compare_model(cm) {}
 
@@ -162,7 +192,9 @@ struct Ctx {
       }
     }
     res.compared += ssz(expected.size());
-    if (count) fail("host", std::move(diffs), count);
+    if (count)
+      fail(host_error.empty() ? "host" : "model", std::move(diffs), count,
+           host_error.empty() ? std::string() : "GPU kernel running the variant differs from production (host route threw: " + host_error + ")");
   }
 
   // Host route output vs an independent model value at one lane.
@@ -194,7 +226,10 @@ i64 pick_m(Rng& r) { return r.pick<i64>({1, 1, 2, 3, 5, 8, 16, 24, 24, 48, 64, r
 
 // A v2p of a sub-pool: v2p[0] = 0 (sink), trailing sentinel -1, bound pages a random injection into
 // physical pages [1, num_pages), tombstones at rate q. int32_outputs bounds num_pages*ps*M < 2^31.
-Pool make_pool(Ctx& c, i64 ps, i64 M, i64 want_pages, bool int32_outputs) {
+// may_offset (int64-output routes only): in some cases every bound physical page is offset so that
+// P * S + o straddles 2^31 (values near 2^31 / (ps * M), e.g. ~2^21 at ps 64, M 24): the table stays
+// small, only its values are large (E03 wraps them in int32).
+Pool make_pool(Ctx& c, i64 ps, i64 M, i64 want_pages, bool int32_outputs, bool may_offset = false) {
   Pool p;
   p.ps = ps;
   p.M = M;
@@ -213,7 +248,18 @@ Pool make_pool(Ctx& c, i64 ps, i64 M, i64 want_pages, bool int32_outputs) {
   for (i64 v = 1; v < p.num_virtual; ++v) {
     if (next < phys.size() && !c.rng.chance(q)) p.v2p[sz(v)] = phys[next++];
   }
+  i64 offset = 0;
+  // An unforced E03 case cannot take the offset: the host route's checked narrowing throws where
+  // the kernel wraps, so GPU and host could not be compared; forced E03 (a kill run) takes it often.
+  const bool e03 = c.variant == Variant::e03_int32_offset;
+  if (!int32_outputs && may_offset && (!e03 || c.forced) && c.rng.chance(e03 ? 0.75 : 0.25)) {
+    const i64 pivot = ((i64(1) << 31) + ps * M - 1) / (ps * M);  // first page with P * S >= 2^31
+    offset = std::max<i64>(0, pivot - c.rng.uniform(0, np));    // some pages below 2^31, most above
+    for (i64 v = 1; v < p.num_virtual; ++v)
+      if (p.v2p[sz(v)] > 0) p.v2p[sz(v)] += offset;
+  }
   c.geo.kv("ps", ps).kv("M", M).kv("num_pages", np).kv("num_virtual", p.num_virtual).kv("tombstone_rate", q);
+  if (offset) c.geo.kv("page_offset", offset);
   return p;
 }
 
@@ -242,13 +288,20 @@ std::vector<T> stale(Ctx& c, i64 n) {
 }
 
 // A request table: R rows of C int32 virtual tokens, pages of the pool laid out page-major,
-// padding -1 at rate pad (at any position, page starts included).
-std::vector<i32> make_req_to_token(Ctx& c, const Pool& p, i64 R, i64 C, double pad) {
+// padding -1 at rate pad (at any position, page starts included), and at rate `tomb` a page that
+// is a tombstone of the pool (v2p = -1: unbound pages and the trailing sentinel), so tombstones
+// land inside live prefixes.
+std::vector<i32> make_req_to_token(Ctx& c, const Pool& p, i64 R, i64 C, double pad, double tomb) {
+  std::vector<i64> tombs;
+  for (i64 v = 1; v < ssz(p.v2p.size()); ++v)
+    if (p.v2p[sz(v)] < 0) tombs.push_back(v);
   std::vector<i32> r2t(sz(R * C));
   for (i64 r = 0; r < R; ++r) {
     i64 vpage = 0;
     for (i64 j = 0; j < C; ++j) {
-      if (j % p.ps == 0) vpage = c.rng.uniform(0, p.num_virtual);
+      if (j % p.ps == 0)
+        vpage = (!tombs.empty() && c.rng.chance(tomb)) ? tombs[sz(c.rng.uniform(0, ssz(tombs.size()) - 1))]
+                                                        : c.rng.uniform(0, p.num_virtual);
       const i64 t = c.rng.chance(pad) ? -1 : vpage * p.ps + j % p.ps;
       r2t[sz(r * C + j)] = static_cast<i32>(t);
     }
@@ -256,11 +309,27 @@ std::vector<i32> make_req_to_token(Ctx& c, const Pool& p, i64 R, i64 C, double p
   return r2t;
 }
 
-std::vector<i64> distinct_rows(Ctx& c, i64 B, i64 R) {
+// req_pool_indices / row_ids: 0 arange(B) (rare), 1 distinct rows in random order (permuted,
+// non-contiguous), 2 rows drawn with repetition, 3 a reversed or shifted window. Under E10 the
+// rows are never arange(B) (R > B always holds there), so the batch position names another row.
+std::vector<i64> pool_rows(Ctx& c, i64 B, i64 R, int& kind) {
+  kind = static_cast<int>(c.rng.pick<i64>({0, 1, 1, 2, 2, 3}));
   std::vector<i64> rows(sz(R));
   std::iota(rows.begin(), rows.end(), i64(0));
-  for (std::size_t i = rows.size(); i > 1; --i) std::swap(rows[i - 1], rows[sz(c.rng.uniform(0, ssz(i) - 1))]);
+  if (kind == 1) {
+    for (std::size_t i = rows.size(); i > 1; --i) std::swap(rows[i - 1], rows[sz(c.rng.uniform(0, ssz(i) - 1))]);
+  } else if (kind == 2) {
+    for (auto& r : rows) r = c.rng.uniform(0, R - 1);
+  } else if (kind == 3) {
+    const i64 shift = c.rng.uniform(0, R - B);
+    for (i64 b = 0; b < R; ++b) rows[sz(b)] = b < B ? (c.rng.chance(0.5) ? shift + B - 1 - b : shift + b) : b;
+  }
   rows.resize(sz(B));
+  if (c.variant == Variant::e10_batch_index_rows && B > 0) {
+    bool identity = true;
+    for (i64 b = 0; b < B; ++b) identity = identity && rows[sz(b)] == b;
+    if (identity) rows[0] = B;  // R > B under E10
+  }
   return rows;
 }
 
@@ -282,11 +351,11 @@ i64 ragged_len(Ctx& c, i64 ps, i64 cap) {
 template <class Out>
 void case_token(Ctx& c, bool swa) {
   const bool i32out = std::is_same_v<Out, i32>;
-  c.variant = swa ? c.choose_variant({Variant::b11_swa_no_clamp}) : c.choose_variant({Variant::b17_doc_formula});
+  c.variant = swa ? c.choose_variant({Variant::b11_swa_no_clamp}) : c.choose_variant({Variant::b17_doc_formula, Variant::e03_int32_offset});
   const i64 ps = pick_ps(c.rng, false);
   const i64 M = pick_m(c.rng);
   const i64 n = lanes_for(c);
-  Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), i32out);
+  Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), i32out, !i32out);
   const double pad = c.rng.pick<double>({0.0, 0.01, 0.2});
   std::vector<i64> ids(sz(n));
   for (auto& t : ids) t = token(c, p, pad);
@@ -313,7 +382,7 @@ void case_token(Ctx& c, bool swa) {
   if (!c.host_only) {
   Out* d_out = c.dev.up(initial);
   const i64* d_ids = alias ? reinterpret_cast<const i64*>(d_out) : c.dev.up(ids);
-  const i64* d_v2p = c.dev.up(p.v2p);
+  const i64* d_v2p = c.dev.up_v2p(p.v2p);
   const Vec<const i64> did{d_ids, n};
   const Vec<Out> dout{d_out, ssz(initial.size())};
   if (swa) launch_swa_translate(SwaTranslateArgs<Out>{did, {d_v2p, ssz(p.v2p.size())}, ps, M, dout, c.variant}, nullptr);
@@ -346,7 +415,7 @@ void case_mamba(Ctx& c) {
   translate::mamba_translate({cvec(slots), cvec(p.v2p), clamp, mvec(host_out)});
   if (!c.host_only) {
   i32* d_out = c.dev.up(initial);
-  launch_mamba_translate({{c.dev.up(slots), n}, {c.dev.up(p.v2p), ssz(p.v2p.size())}, clamp, {d_out, ssz(initial.size())}}, nullptr);
+  launch_mamba_translate({{c.dev.up(slots), n}, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, clamp, {d_out, ssz(initial.size())}}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   c.compare("out", host_out, d_out);
   }
@@ -359,7 +428,7 @@ void case_dcp_read(Ctx& c) {
   c.variant = c.choose_variant({Variant::b14_dcp_untranslated});
   const i64 ps = pick_ps(c.rng, false), M = pick_m(c.rng), n = lanes_for(c);
   const i64 dcp = c.rng.pick<i64>({1, 2, 4, 8});
-  Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false);
+  Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false, true);
   std::vector<i64> ids(sz(n));
   for (auto& w : ids) {
     const i64 t = token(c, p, 0.05);
@@ -371,7 +440,7 @@ void case_dcp_read(Ctx& c) {
   translate::dcp_read_translate({cvec(ids), cvec(p.v2p), ps, M, dcp, mvec(host_out), c.variant});
   if (!c.host_only) {
   i64* d_out = c.dev.up(initial);
-  launch_dcp_read_translate({{c.dev.up(ids), n}, {c.dev.up(p.v2p), ssz(p.v2p.size())}, ps, M, dcp, {d_out, ssz(initial.size())}, c.variant}, nullptr);
+  launch_dcp_read_translate({{c.dev.up(ids), n}, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, M, dcp, {d_out, ssz(initial.size())}, c.variant}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   c.compare("out", host_out, d_out);
   }
@@ -386,7 +455,7 @@ void case_dcp_read(Ctx& c) {
 void case_transfer(Ctx& c) {
   c.variant = c.choose_variant({Variant::b16_virtual_as_physical});
   const i64 ps = pick_ps(c.rng, false), n = lanes_for(c);
-  Pool p = make_pool(c, ps, 1, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false);
+  Pool p = make_pool(c, ps, 1, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false, true);
   std::vector<i64> ids(sz(n));
   for (auto& t : ids) t = token(c, p, 0.05);
   c.geo.kv("N", n);
@@ -395,7 +464,7 @@ void case_transfer(Ctx& c) {
   translate::transfer_ids({cvec(ids), cvec(p.v2p), ps, mvec(host_out), c.variant});
   if (!c.host_only) {
   i64* d_out = c.dev.up(initial);
-  launch_transfer_ids({{c.dev.up(ids), n}, {c.dev.up(p.v2p), ssz(p.v2p.size())}, ps, {d_out, ssz(initial.size())}, c.variant}, nullptr);
+  launch_transfer_ids({{c.dev.up(ids), n}, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, {d_out, ssz(initial.size())}, c.variant}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   c.compare("out", host_out, d_out);
   }
@@ -405,11 +474,11 @@ void case_transfer(Ctx& c) {
 }
 
 void case_write_loc(Ctx& c) {
-  c.variant = c.choose_variant({Variant::b06_stale_tail});
+  c.variant = c.choose_variant({Variant::b06_stale_tail, Variant::e02_minus_one_sentinel, Variant::e03_int32_offset});
   const i64 ps = pick_ps(c.rng, false), M = pick_m(c.rng), n = lanes_for(c);
   const i64 dcp = c.rng.pick<i64>({1, 1, 2, 4});
   const i64 rank = c.rng.uniform(0, dcp - 1);
-  Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false);
+  Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false, true);
   std::vector<i64> loc(sz(n));
   for (auto& l : loc) {
     const i64 t = token(c, p, 0.1);
@@ -422,12 +491,12 @@ void case_write_loc(Ctx& c) {
   translate::write_loc({cvec(loc), cvec(p.v2p), ps, M, dcp, rank, mvec(host_out), c.variant});
   if (!c.host_only) {
   i64* d_out = c.dev.up(initial);
-  launch_write_loc({{c.dev.up(loc), n}, {c.dev.up(p.v2p), ssz(p.v2p.size())}, ps, M, dcp, rank, {d_out, width}, c.variant}, nullptr);
+  launch_write_loc({{c.dev.up(loc), n}, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, M, dcp, rank, {d_out, width}, c.variant}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   c.compare("out", host_out, d_out);
   }
   c.res.lanes += width;
-  if (c.compare_model && c.variant == Variant::production && !c.res.mismatch) {
+  if (c.compare_model && (c.variant == Variant::production || c.forced) && !c.res.mismatch) {
     std::vector<model::WidenedWriteLoc> w(loc.size());
     for (std::size_t i = 0; i < loc.size(); ++i) w[i] = model::WidenedWriteLoc(loc[i]);
     std::vector<i64> want;
@@ -464,7 +533,7 @@ void case_kv_inplace(Ctx& c) {
   if (!c.host_only) {
   i32* d_buf = c.dev.up(initial);
   const Vec<const i32> dsrc = separate_src ? Vec<const i32>{c.dev.up(virt), n} : Vec<const i32>{};
-  launch_kv_indices_inplace({{d_buf, ssz(initial.size())}, {c.dev.up(indptr), ssz(indptr.size())}, bs, dsrc, {c.dev.up(p.v2p), ssz(p.v2p.size())}, ps, M, c.variant}, nullptr);
+  launch_kv_indices_inplace({{d_buf, ssz(initial.size())}, {c.dev.up(indptr), ssz(indptr.size())}, bs, dsrc, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, M, c.variant}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   c.compare("kv_indices", buf, d_buf);
   }
@@ -515,13 +584,15 @@ Batch make_batch(Ctx& c, const Pool& p, i64 cols, i64 len_cap, double pad) {
   const i64 budget = std::max<i64>(1, c.scale);
   b.B = c.rng.uniform(1, std::max<i64>(1, std::min<i64>(256, budget / std::max<i64>(1, cols))));
   if (c.rng.chance(0.1)) b.B = c.rng.uniform(0, 2);
-  b.R = b.B + c.rng.uniform(0, 8);
+  b.R = b.B + c.rng.uniform(c.variant == Variant::e10_batch_index_rows ? 1 : 0, 8);
   b.C = cols * p.ps + c.rng.uniform(0, p.ps);
-  b.r2t = make_req_to_token(c, p, std::max<i64>(b.R, 1), b.C, pad);
-  b.rows = distinct_rows(c, b.B, b.R);
+  const double tomb = c.variant == Variant::e02_minus_one_sentinel ? 0.3 : c.rng.pick<double>({0.0, 0.0, 0.05, 0.2});
+  b.r2t = make_req_to_token(c, p, std::max<i64>(b.R, 1), b.C, pad, tomb);
+  int kind = 0;
+  b.rows = pool_rows(c, b.B, b.R, kind);
   b.lens.resize(sz(b.B));
   for (auto& l : b.lens) l = ragged_len(c, p.ps, len_cap);
-  c.geo.kv("B", b.B).kv("R", b.R).kv("C", b.C).kv("pad", pad);
+  c.geo.kv("B", b.B).kv("R", b.R).kv("C", b.C).kv("pad", pad).kv("tomb", tomb).kv("rows_kind", kind);
   return b;
 }
 
@@ -535,12 +606,27 @@ i64 model_entry(const Pool& p, i64 tok) {  // spec §4.3/§4.4: page = 0 if tok 
   return model::block_entry(p.v2p, p.M, model::VirtualPage(tok < 0 ? 0 : tok / p.ps));
 }
 
+// B09 differs from production only where a padding page-start token -1 is divided (ps = 1:
+// -1 / 1 = -1 reads v2p[-1]; decode's shift reads it at every ps). Forced B09 cases (the bug zoo's
+// kill runs) mostly run ps = 1 and always get padding in live prefixes: the host route then
+// throws (OutOfRange v2p) and the GPU kernel reads the guard before the table (DevPool::up_v2p).
+// Unforced B09 cases (GPU vs host agreement) keep ps = 1 padding-free, since the host cannot run them.
+bool b09_kill(const Ctx& c) { return c.variant == Variant::b09_no_padding_guard && c.forced.has_value(); }
+i64 b09_ps(Ctx& c, i64 ps) { return (b09_kill(c) && c.rng.chance(0.7)) ? 1 : ps; }
+double table_pad(Ctx& c, i64 ps, bool every_ps = false) {
+  if (b09_kill(c)) return c.rng.pick<double>({0.05, 0.2});
+  if (c.variant == Variant::b09_no_padding_guard && (ps == 1 || every_ps)) return 0.0;
+  return c.rng.pick<double>({0.0, 0.05});
+}
+
 void case_canonical(Ctx& c, bool full_prefill) {
-  c.variant = full_prefill ? c.choose_variant({Variant::b04_prefill_no_remap}) : c.choose_variant({Variant::b09_no_padding_guard});
-  const i64 ps = pick_ps(c.rng, false), M = pick_m(c.rng);
+  c.variant = full_prefill ? c.choose_variant({Variant::b04_prefill_no_remap})
+                           : c.choose_variant({Variant::b09_no_padding_guard, Variant::e02_minus_one_sentinel,
+                                               Variant::e10_batch_index_rows});
+  const i64 ps = b09_ps(c, pick_ps(c.rng, false)), M = pick_m(c.rng);
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, 1 << 16), true);
   const i64 max_pages = table_cols(c, ps);
-  const double pad = (c.variant == Variant::b09_no_padding_guard && ps == 1) ? 0.0 : c.rng.pick<double>({0.0, 0.05});
+  const double pad = table_pad(c, ps);
   Batch b = make_batch(c, p, max_pages, max_pages * ps + 2 * ps, pad);
   const i64 gr = c.rng.uniform(0, 2), gc = c.rng.uniform(0, 9);
   const i64 orows = b.B + gr, ocols = max_pages + gc;
@@ -548,12 +634,15 @@ void case_canonical(Ctx& c, bool full_prefill) {
   std::vector<i32> out = stale<i32>(c, orows * ocols);
   const std::vector<i32> initial = out;
   const Mat<const i32> hr2t{b.r2t.data(), b.R, b.C, b.C, 1};
-  if (full_prefill) translate::full_prefill_table({hr2t, cvec(b.rows), cvec(b.lens), cvec(p.v2p), ps, M, max_pages, {out.data(), orows, ocols, ocols, 1}, c.variant});
-  else translate::canonical_page_table({hr2t, cvec(b.rows), cvec(b.lens), cvec(p.v2p), ps, M, max_pages, {out.data(), orows, ocols, ocols, 1}, c.variant});
+  c.host_route([&](Variant v) {
+    out = initial;
+    if (full_prefill) translate::full_prefill_table({hr2t, cvec(b.rows), cvec(b.lens), cvec(p.v2p), ps, M, max_pages, {out.data(), orows, ocols, ocols, 1}, v});
+    else translate::canonical_page_table({hr2t, cvec(b.rows), cvec(b.lens), cvec(p.v2p), ps, M, max_pages, {out.data(), orows, ocols, ocols, 1}, v});
+  });
   if (!c.host_only) {
   i32* d_out = c.dev.up(initial);
   const Mat<const i32> dr2t{c.dev.up(b.r2t), b.R, b.C, b.C, 1};
-  const Vec<const i64> drows{c.dev.up(b.rows), b.B}, dlens{c.dev.up(b.lens), b.B}, dv2p{c.dev.up(p.v2p), ssz(p.v2p.size())};
+  const Vec<const i64> drows{c.dev.up(b.rows), b.B}, dlens{c.dev.up(b.lens), b.B}, dv2p{c.dev.up_v2p(p.v2p), ssz(p.v2p.size())};
   if (full_prefill) launch_full_prefill_table({dr2t, drows, dlens, dv2p, ps, M, max_pages, {d_out, orows, ocols, ocols, 1}, c.variant}, nullptr);
   else launch_canonical_page_table({dr2t, drows, dlens, dv2p, ps, M, max_pages, {d_out, orows, ocols, ocols, 1}, c.variant}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -570,13 +659,14 @@ void case_canonical(Ctx& c, bool full_prefill) {
 }
 
 void case_read_table(Ctx& c) {
-  c.variant = c.choose_variant({Variant::b09_no_padding_guard, Variant::b10_no_max_pages_bound});
+  c.variant = c.choose_variant({Variant::b09_no_padding_guard, Variant::b10_no_max_pages_bound,
+                                Variant::e02_minus_one_sentinel, Variant::e10_batch_index_rows});
   const bool b10 = c.variant == Variant::b10_no_max_pages_bound;
-  const i64 ps = pick_ps(c.rng, false), M = pick_m(c.rng);
+  const i64 ps = b09_ps(c, pick_ps(c.rng, false)), M = pick_m(c.rng);
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, 1 << 16), true);
   const i64 max_pages = std::max<i64>(1, table_cols(c, ps));
   const i64 delta = c.rng.pick<i64>({0, 0, 1, ps + 1, 2 * ps});
-  const double pad = (c.variant == Variant::b09_no_padding_guard && ps == 1) ? 0.0 : c.rng.pick<double>({0.0, 0.05});
+  const double pad = table_pad(c, ps);
   const i64 extra_cols = b10 ? c.rng.uniform(1, 4) : 0;  // B10 reads (and writes) past max_pages
   const i64 gc = c.rng.uniform(0, 7);
   const i64 ocols = max_pages + gc;
@@ -589,12 +679,15 @@ void case_read_table(Ctx& c) {
       .kv("out", std::to_string(orows) + "x" + std::to_string(ocols));
   std::vector<i32> out = stale<i32>(c, orows * ocols);
   const std::vector<i32> initial = out;
-  translate::read_table({{b.r2t.data(), b.R, b.C, b.C, 1}, cvec(b.rows), cvec(b.lens), delta, max_pages, cvec(p.v2p), ps, M,
-                         {out.data(), orows, ocols, ocols, 1}, zero_tail, c.variant});
+  c.host_route([&](Variant v) {
+    out = initial;
+    translate::read_table({{b.r2t.data(), b.R, b.C, b.C, 1}, cvec(b.rows), cvec(b.lens), delta, max_pages, cvec(p.v2p), ps, M,
+                           {out.data(), orows, ocols, ocols, 1}, zero_tail, v});
+  });
   if (!c.host_only) {
   i32* d_out = c.dev.up(initial);
   launch_read_table({{c.dev.up(b.r2t), b.R, b.C, b.C, 1}, {c.dev.up(b.rows), b.B}, {c.dev.up(b.lens), b.B}, delta, max_pages,
-                     {c.dev.up(p.v2p), ssz(p.v2p.size())}, ps, M, {d_out, orows, ocols, ocols, 1}, zero_tail, c.variant}, nullptr);
+                     {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, M, {d_out, orows, ocols, ocols, 1}, zero_tail, c.variant}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   c.compare("out", out, d_out);
   }
@@ -605,16 +698,24 @@ void case_read_table(Ctx& c) {
       const i64 tok = b.r2t[sz(b.rows[sz(r)] * b.C + col * ps)];
       c.model_lane("out", r * ocols + col, out[sz(r * ocols + col)], [&] { return model_entry(p, tok); });
     }
+    // §4.4 zero_tail: the sink 0 on [live, max_pages) (E02 fills the pad -1).
+    if (zero_tail && c.variant != Variant::b10_no_max_pages_bound)
+      for (i64 col = n; col < max_pages && !c.res.mismatch; ++col)
+        c.model_lane("out", r * ocols + col, out[sz(r * ocols + col)], [] { return i64(0); });
   }
+  if (zero_tail)  // and on every column < max_pages of the padded rows [B, out.rows)
+    for (i64 r = b.B; r < orows && !c.res.mismatch; ++r)
+      for (i64 col = 0; col < max_pages && !c.res.mismatch; ++col)
+        c.model_lane("out", r * ocols + col, out[sz(r * ocols + col)], [] { return i64(0); });
 }
 
 void case_flashmla(Ctx& c) {
-  c.variant = c.choose_variant({Variant::era_b_unclamped, Variant::b09_no_padding_guard});
+  c.variant = c.choose_variant({Variant::era_b_unclamped, Variant::b09_no_padding_guard, Variant::e10_batch_index_rows});
   const bool static_kernel = c.variant == Variant::production && c.rng.chance(0.2);
-  const i64 ps = pick_ps(c.rng, false), M = static_kernel ? 1 : pick_m(c.rng);
+  const i64 ps = b09_ps(c, pick_ps(c.rng, false)), M = static_kernel ? 1 : pick_m(c.rng);
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, 1 << 16), true);
   const i64 W = std::max<i64>(1, table_cols(c, ps));
-  const double pad = (c.variant == Variant::b09_no_padding_guard && ps == 1) ? 0.0 : c.rng.pick<double>({0.0, 0.05});
+  const double pad = table_pad(c, ps);
   Batch b = make_batch(c, p, W + 2, (W + 1) * ps, pad);  // lengths may exceed W pages: bounded by W
   const bool with_start = c.rng.chance(0.5);
   std::vector<i64> start(sz(b.B), 0);
@@ -624,11 +725,14 @@ void case_flashmla(Ctx& c) {
   std::vector<i32> out(sz(b.B * W), -1);  // prefilled with -1 by the backend
   const std::vector<i32> initial = out;
   const Vec<const i64> hv2p = static_kernel ? Vec<const i64>{} : cvec(p.v2p);
-  translate::flashmla_block_table({{b.r2t.data(), b.R, b.C, b.C, 1}, cvec(b.rows), cvec(b.lens), with_start ? cvec(start) : Vec<const i64>{},
-                                   hv2p, ps, M, {out.data(), b.B, W, W, 1}, c.variant});
+  c.host_route([&](Variant v) {
+    out = initial;
+    translate::flashmla_block_table({{b.r2t.data(), b.R, b.C, b.C, 1}, cvec(b.rows), cvec(b.lens), with_start ? cvec(start) : Vec<const i64>{},
+                                     hv2p, ps, M, {out.data(), b.B, W, W, 1}, v});
+  });
   if (!c.host_only) {
   i32* d_out = c.dev.up(initial);
-  const Vec<const i64> dv2p = static_kernel ? Vec<const i64>{} : Vec<const i64>{c.dev.up(p.v2p), ssz(p.v2p.size())};
+  const Vec<const i64> dv2p = static_kernel ? Vec<const i64>{} : Vec<const i64>{c.dev.up_v2p(p.v2p), ssz(p.v2p.size())};
   launch_flashmla_block_table({{c.dev.up(b.r2t), b.R, b.C, b.C, 1}, {c.dev.up(b.rows), b.B}, {c.dev.up(b.lens), b.B},
                                with_start ? Vec<const i64>{c.dev.up(start), b.B} : Vec<const i64>{}, dv2p, ps, M,
                                {d_out, b.B, W, W, 1}, c.variant}, nullptr);
@@ -701,7 +805,7 @@ void case_eager(Ctx& c) {
   if (!c.host_only) {
   i64* d_out = c.dev.up(initial);
   const i64* d_pt = alias ? d_out : c.dev.up(pt);
-  launch_eager_funnel({{d_pt, rows, cols, cols, 1}, {c.dev.up(p.v2p), ssz(p.v2p.size())}, ps, M, {d_out, rows, cols, cols, 1}, c.variant}, nullptr);
+  launch_eager_funnel({{d_pt, rows, cols, cols, 1}, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, M, {d_out, rows, cols, cols, 1}, c.variant}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   c.compare("out", out, d_out);
   }
@@ -711,7 +815,7 @@ void case_eager(Ctx& c) {
 }
 
 void case_decode(Ctx& c) {
-  c.variant = c.choose_variant({Variant::era_b_unclamped, Variant::b09_no_padding_guard});
+  c.variant = c.choose_variant({Variant::era_b_unclamped, Variant::b09_no_padding_guard, Variant::e10_batch_index_rows});
   const i64 ps = pick_ps(c.rng, true);
   int log2 = 0;
   while ((i64(1) << log2) < ps) ++log2;
@@ -725,8 +829,7 @@ void case_decode(Ctx& c) {
   if (swa) sp.v2p.back() = -1;
   const i64 max_seq_pages = table_cols(c, ps);
   const i64 delta = c.rng.pick<i64>({0, 0, 1, ps});
-  const bool no_pad = c.variant == Variant::b09_no_padding_guard;
-  Batch b = make_batch(c, p, max_seq_pages, std::max<i64>(0, max_seq_pages * ps + ps - delta), no_pad ? 0.0 : c.rng.pick<double>({0.0, 0.05}));
+  Batch b = make_batch(c, p, max_seq_pages, std::max<i64>(0, max_seq_pages * ps + ps - delta), table_pad(c, ps, true));
   const i64 gc = c.rng.uniform(0, 5);
   const i64 pcols = max_seq_pages + gc;
   c.geo.kv("mode", mode).kv("swa", swa).kv("max_seq_pages", max_seq_pages).kv("delta", delta);
@@ -757,15 +860,22 @@ void case_decode(Ctx& c) {
     h.swa_multiplier = sp.M;
     h.swa_page_table = {spt.data(), std::max<i64>(b.B, 1), pcols, pcols, 1};
   }
+  c.host_route([&](Variant v) {
+    std::copy(i_cache.begin(), i_cache.end(), cache.begin());  // in place: h points into these
+    std::copy(i_cu.begin(), i_cu.end(), cu.begin());
+    std::copy(i_pt.begin(), i_pt.end(), pt.begin());
+    std::copy(i_spt.begin(), i_spt.end(), spt.begin());
+    h.variant = v;
+    translate::decode_metadata(h);
+  });
   h.variant = c.variant;
-  translate::decode_metadata(h);
 
   if (!c.host_only) {
   DecodeMetadataArgs d = h;
   d.seq_lens = {c.dev.up(b.lens), b.B};
   d.req_to_token.data = c.dev.up(b.r2t);
   d.req_pool_indices = {c.dev.up(b.rows), b.B};
-  if (mode == 1) d.v2p = {c.dev.up(p.v2p), ssz(p.v2p.size())};
+  if (mode == 1) d.v2p = {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())};
   if (mode == 2) d.kernel_page_table.data = c.dev.up(kpt);
   i32* d_cache = c.dev.up(i_cache);
   i32* d_cu = c.dev.up(i_cu);
@@ -775,7 +885,7 @@ void case_decode(Ctx& c) {
   d.cu_seqlens_k.data = d_cu;
   d.page_table.data = d_pt;
   if (swa) {
-    d.swa_v2p = {c.dev.up(sp.v2p), ssz(sp.v2p.size())};
+    d.swa_v2p = {c.dev.up_v2p(sp.v2p), ssz(sp.v2p.size())};
     d.swa_page_table.data = d_spt;
   }
   launch_decode_metadata(d, nullptr);
@@ -902,6 +1012,9 @@ DiffReport run_differential(const DiffOptions& o) {
     c.proto.replay = replay_line(o.seed, idx, o.max_case_lanes);
     try {
       run_kernel_case(c);
+      // The host route threw on the planted variant and the GPU kernel still matched production:
+      // the host's exception is the kill, as in host-only runs.
+      if (!c.res.mismatch && !c.host_error.empty()) c.fail("error", {}, 0, c.host_error);
     } catch (const std::exception& e) {
       c.proto.variant = c.variant;
       c.fail("error", {}, 0, e.what());

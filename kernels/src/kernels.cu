@@ -152,6 +152,11 @@ void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const
   check_launch(name);
 }
 
+// The req_to_token row of batch lane b: rows[b]; E10 plants the batch position b itself.
+__device__ __forceinline__ i64 batch_row(const i64* rows, i64 b, Variant v) {
+  return v == Variant::e10_batch_index_rows ? b : rows[b];
+}
+
 // Page-start token of column c of a req_to_token row (int32 ids widened to int64).
 __device__ __forceinline__ i64 token_at(const Mat<const i32>& m, i64 row, i64 col) {
   return ld_stream(m.data + row * m.row_stride + col * m.col_stride);
@@ -165,7 +170,7 @@ struct CanonicalBody {
   }
   __device__ i64 lane(i64 b, i64 c) const {
     const i64 ps = page_size<PS>(a.page_size);
-    const i64 tok = token_at(a.req_to_token, a.req_pool_indices.data[b], c * ps);
+    const i64 tok = token_at(a.req_to_token, batch_row(a.req_pool_indices.data, b, a.variant), c * ps);
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
   }
   __device__ void store(i64 b, i64 c, i64 v) const {
@@ -205,10 +210,13 @@ struct ReadTableBody {
     return (a.zero_tail && n < a.max_pages) ? a.max_pages : n;
   }
   __device__ i64 lane(i64 b, i64 c) const {
-    if (c >= live(b)) return 0;  // zero tail (only reached when zero_tail)
+    // Zero tail (only reached when zero_tail); E02 fills the pad -1 instead of the sink 0.
+    if (c >= live(b)) return a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
     const i64 ps = page_size<PS>(a.page_size);
-    const i64 tok = token_at(a.req_to_token, a.row_ids.data[b], c * ps);
-    return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
+    const i64 tok = token_at(a.req_to_token, batch_row(a.row_ids.data, b, a.variant), c * ps);
+    // Only B09 acts inside the entry lane (as the host route); the other variants act on the loop.
+    const Variant ev = a.variant == Variant::b09_no_padding_guard ? a.variant : Variant::production;
+    return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, ev);
   }
   __device__ void store(i64 b, i64 c, i64 v) const {
     st_stream(a.out.data + b * a.out.row_stride + c * a.out.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
@@ -218,12 +226,12 @@ struct ReadTableBody {
 struct FlashmlaBody {
   FlashmlaBlockTableArgs a;
   __device__ i64 columns(i64 b) const {
-    const i64 n = L::ceil_div<i64>(a.page_kernel_lens.data[b], a.page_size);
+    const i64 n = L::page_count<i64>(a.page_kernel_lens.data[b], a.page_size, a.variant);  // E09: floor
     return n < a.kv_indices.cols ? n : a.kv_indices.cols;  // never past the table width
   }
   __device__ i64 lane(i64 b, i64 c) const {
     const i64 start = (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0;
-    const i64 tok = token_at(a.req_to_token, a.req_pool_indices.data[b], start + c * a.page_size);
+    const i64 tok = token_at(a.req_to_token, batch_row(a.req_pool_indices.data, b, a.variant), start + c * a.page_size);
     if (!(a.v2p.data != nullptr)) return L::static_entry_lane<i64>(tok, a.page_size);
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, a.page_size, a.multiplier, a.variant);
   }
@@ -303,7 +311,8 @@ struct DecodeBody {
     const bool copy = (a.kernel_page_table.data != nullptr);
     const bool swa = (a.swa_v2p.data != nullptr);
     // Era C copies the canonical table and reads req_to_token only for the SWA table.
-    const i64 page_index = (!copy || swa) ? token_at(a.req_to_token, a.req_pool_indices.data[b], c * a.page_size) : 0;
+    const i64 page_index =
+        (!copy || swa) ? token_at(a.req_to_token, batch_row(a.req_pool_indices.data, b, a.variant), c * a.page_size) : 0;
     if (swa) {
       a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] = static_cast<i32>(
           L::kv_narrow32<i64>(L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, p.log2_ps,
@@ -362,9 +371,9 @@ __global__ void __launch_bounds__(kThreads) k_write_loc(WriteLocArgs a) {
   const i64 n = a.loc.size;
   if (i < n) {
     a.out.data[i] = L::write_loc_lane<i64>(a.loc.data[i], Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier,
-                                           a.dcp_size, a.dcp_rank);
+                                           a.dcp_size, a.dcp_rank, a.variant);
   } else if (i < a.out.size && a.variant != Variant::b06_stale_tail) {
-    a.out.data[i] = 0;
+    a.out.data[i] = a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;  // E02: pad -1 instead of the sink
   }
 }
 

@@ -83,6 +83,57 @@ TEST(GpuDiff, ManySmallCasesPerKernel) {
   }
 }
 
+// ---- forced variants: the generator reaches every planted bug class (a kill = the route running
+// the variant disagrees with the model, or throws). Host-only needs no GPU; the GPU leg runs the
+// kernels with the variant and must kill against the model too (never a mere GPU-vs-host split).
+struct ForcedCell {
+  Variant v;
+  Route r;
+};
+const ForcedCell kForced[] = {
+    {Variant::e10_batch_index_rows, Route::flashmla_block_table}, {Variant::e10_batch_index_rows, Route::canonical_page_table},
+    {Variant::e10_batch_index_rows, Route::read_table},           {Variant::e10_batch_index_rows, Route::decode_metadata},
+    {Variant::e02_minus_one_sentinel, Route::canonical_page_table}, {Variant::e02_minus_one_sentinel, Route::read_table},
+    {Variant::e02_minus_one_sentinel, Route::write_loc},          {Variant::e03_int32_offset, Route::token_translate},
+    {Variant::e03_int32_offset, Route::write_loc},                {Variant::b09_no_padding_guard, Route::flashmla_block_table},
+    {Variant::b09_no_padding_guard, Route::canonical_page_table}, {Variant::b09_no_padding_guard, Route::read_table},
+    {Variant::b09_no_padding_guard, Route::decode_metadata},
+};
+
+gpu::DiffReport forced_run(const ForcedCell& f, bool host_only) {
+  gpu::DiffOptions o;
+  o.seed = 1;
+  o.cases = env_or("KVADDR_FORCED_CASES", 200);
+  o.max_case_lanes = 4096;
+  o.host_only = host_only;
+  o.force_variant = f.v;
+  o.force_route = f.r;
+  return gpu::run_differential(o);
+}
+
+TEST(GpuDiffHostOnly, ForcedVariantsAreKilled) {
+  for (const auto& f : kForced) {
+    const auto r = forced_run(f, true);
+    ASSERT_TRUE(r.first_mismatch.has_value()) << to_string(f.v) << " on " << to_string(f.r) << " survived";
+    EXPECT_NE(r.first_mismatch->against, "host") << gpu::to_text(r);
+    std::printf("host-only: %s on %s: killed by %s vs %s (case %lld)\n", std::string(to_string(f.v)).c_str(),
+                std::string(to_string(f.r)).c_str(), std::string(gpu::to_string(r.first_mismatch->kernel)).c_str(),
+                r.first_mismatch->against.c_str(), static_cast<long long>(r.first_mismatch->case_index));
+  }
+}
+
+TEST(GpuDiff, ForcedVariantsAreKilledOnTheGpu) {
+  REQUIRE_GPU();
+  for (const auto& f : kForced) {
+    const auto r = forced_run(f, false);
+    ASSERT_TRUE(r.first_mismatch.has_value()) << to_string(f.v) << " on " << to_string(f.r) << " survived";
+    EXPECT_NE(r.first_mismatch->against, "host") << gpu::to_text(r);
+    std::printf("%s on %s: killed by %s vs %s (case %lld)\n", std::string(to_string(f.v)).c_str(),
+                std::string(to_string(f.r)).c_str(), std::string(gpu::to_string(r.first_mismatch->kernel)).c_str(),
+                r.first_mismatch->against.c_str(), static_cast<long long>(r.first_mismatch->case_index));
+  }
+}
+
 TEST(GpuDiff, ReplayIsDeterministic) {
   REQUIRE_GPU();
   const auto a = gpu::replay_case(99, 5, 4096);
