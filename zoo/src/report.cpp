@@ -178,8 +178,9 @@ std::string to_markdown(const ZooReport& r, const MutationReport* mut) {
         "comparison boundary (`<` / `<=`: a mask on the wrong bound), `==` negated, dropped v2p gather (index "
         "used as the value), unmasked load, next-entry load, row/column stride swap, batch position used as the "
         "request row, stride `ps` instead of `ps*M`, loop bounds and tail starts off by one. A site is the k-th "
-        "occurrence of an operation kind in one lane of a route; sites are enumerated per route by a counting "
-        "pass over the same checks. Each mutant runs against the verify grid (gaps closed, large ids for int64 "
+        "occurrence of an operation kind in one lane segment of a route (seg 0: the per-row / per-id lane, seg 1: "
+        "the per-column lane, seg 2: the route's epilogue after its lane loops, e.g. read_table's padded rows and "
+        "write_loc's tail); sites are enumerated per route by a counting pass over the same checks. Each mutant runs against the verify grid (gaps closed, large ids for int64 "
         "routes) and then the route's properties; the first failure kills it.\n\n";
   os << "Score = killed / (mutants - equivalent). Equivalent mutants are left out only when they never changed a "
         "value on any generated input (never infected), or when they did change an intermediate value and the "
