@@ -1,4 +1,7 @@
-// kvaddr_zoo_tool [--json] [--mutants] [--markdown] [--quick]: the bug zoo without the CLI.
+// kvaddr_zoo_tool [--json] [--mutants] [--markdown] [--quick] [--mutant-cases N]: the bug zoo
+// without the CLI. --mutant-cases raises the property budget per mutant (a deeper check that no
+// mutant classified equivalent is killed: it would be reported as a stale classification).
+#include <cstdlib>
 #include <iostream>
 #include <string_view>
 
@@ -6,14 +9,16 @@
 
 int main(int argc, char** argv) {
   bool json = false, mutants = false, markdown = false, quick = false;
+  int mutant_cases = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string_view a = argv[i];
-    if (a == "--json") json = true;
+    if (a == "--mutant-cases" && i + 1 < argc) mutant_cases = std::atoi(argv[++i]);
+    else if (a == "--json") json = true;
     else if (a == "--mutants") mutants = true;
     else if (a == "--markdown") markdown = true;
     else if (a == "--quick") quick = true;
     else {
-      std::cerr << "usage: kvaddr_zoo_tool [--json] [--mutants] [--markdown] [--quick]\n";
+      std::cerr << "usage: kvaddr_zoo_tool [--json] [--mutants] [--markdown] [--quick] [--mutant-cases N]\n";
       return 2;
     }
   }
@@ -29,6 +34,7 @@ int main(int argc, char** argv) {
   if (mutants) {
     kvaddr::zoo::MutantOptions mo;
     mo.progress = &std::cerr;
+    if (mutant_cases > 0) mo.property_cases = mutant_cases;
     mr = kvaddr::zoo::run_mutants(mo);
   }
   if (markdown) {
