@@ -6,7 +6,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "kvaddr/kernels/launch.hpp"
 #include "kvaddr/translate/lanes.hpp"
@@ -20,7 +22,8 @@ using i32 = std::int32_t;
 namespace L = kvaddr::lanes;
 
 constexpr int kThreads = 256;
-constexpr int kIlp = 4;            // independent lanes per thread (loads in flight)
+constexpr int kIlpWide = 8;        // independent lanes per thread (loads in flight), LaunchShape default
+constexpr int kIlpNarrow = 4;      // the previous shape (LaunchShape{4, false})
 constexpr i64 kMaxGridY = 65535;
 constexpr i64 kMaxGridX = 1 << 20;
 
@@ -42,12 +45,61 @@ unsigned grid_1d(i64 lanes, i64 per_block) {
   if (g > kMaxGridX) g = kMaxGridX;
   return static_cast<unsigned>(g);
 }
-dim3 grid_rows(i64 cols, i64 rows) {
-  i64 gx = ceil_div_host(cols, i64(kThreads) * kIlp);
+LaunchShape g_shape{};  // process-wide (set_launch_shape)
+
+// Blocks of `kernel` (kThreads each) resident on the whole device at once, cached per kernel.
+i64 resident_blocks(const void* kernel) {
+  static std::mutex mu;
+  static std::unordered_map<const void*, i64> cache;
+  const std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(kernel);
+  if (it != cache.end()) return it->second;
+  int dev = 0, sms = 1, per_sm = 1;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    per_sm = 2048 / kThreads;  // full occupancy (the query only fails where launching would)
+  }
+  const i64 r = i64(sms) * (per_sm < 1 ? 1 : per_sm);
+  cache.emplace(kernel, r);
+  return r;
+}
+
+// Row-kernel grid: columns on x, rows on y. Wide shape: at most one resident wave (gx * gy <=
+// resident blocks, gx >= 1), every block then owns an equal slice of its rows' columns, so no
+// partial last wave; narrow (previous) shape: one block per kThreads * ILP columns.
+dim3 grid_rows(i64 cols, i64 rows, int ilp, const void* kernel) {
+  i64 gx = ceil_div_host(cols, i64(kThreads) * ilp);
   if (gx < 1) gx = 1;
   if (gx > 4096) gx = 4096;
   i64 gy = rows < 1 ? 1 : (rows > kMaxGridY ? kMaxGridY : rows);
+  if (g_shape.resident_grid) {
+    const i64 res = resident_blocks(kernel);
+    const i64 fit = res / gy;
+    if (fit >= 1 && fit < gx) gx = fit;
+    if (fit < 1) gx = 1;
+  }
   return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1);
+}
+unsigned grid_elems(i64 n, int ilp, const void* kernel) {
+  i64 g = ceil_div_host(n, i64(kThreads) * ilp);
+  if (g < 1) g = 1;
+  if (g_shape.resident_grid) {
+    const i64 res = resident_blocks(kernel);
+    if (g > res) g = res;
+  }
+  if (g > kMaxGridX) g = kMaxGridX;
+  return static_cast<unsigned>(g);
+}
+
+// The slice [lo, hi) of [0, n) owned by block `part` of `parts`: equal slices, rounded up to whole
+// warps (32 lanes) so that every warp's loads stay aligned.
+__device__ __forceinline__ void block_slice(i64 n, i64 part, i64 parts, i64& lo, i64& hi) {
+  i64 per = (n + parts - 1) / parts;
+  per = (per + 31) & ~i64(31);
+  lo = part * per;
+  hi = lo + per < n ? lo + per : n;
 }
 
 // Streaming (evict-first) loads and stores for data touched once (ids, req_to_token, outputs), so
@@ -70,32 +122,43 @@ void dispatch_ps(i64 ps, F&& f) {
 
 // ---- elementwise routes: lane i reads in[i] and writes out[i] (aliasing-safe) ----------------------
 // Op::apply(i64 value) -> i64 runs the lane function; the kernel does the ILP loads and stores.
-template <class Out, class Op>
+// Block blockIdx.x owns the slice [lo, hi) of the lanes (block_slice), in passes of kThreads * ILP.
+template <class Out, class Op, int ILP>
 __global__ void __launch_bounds__(kThreads) k_elementwise(const i64* __restrict__ in, i64 n, Out* out, Op op) {
-  const i64 base = static_cast<i64>(blockIdx.x) * (kThreads * kIlp) + threadIdx.x;
-  i64 v[kIlp];
+  i64 lo = 0, hi = 0;
+  block_slice(n, blockIdx.x, gridDim.x, lo, hi);
+  for (i64 base = lo + threadIdx.x; base < hi; base += kThreads * ILP) {
+    i64 v[ILP];
 #pragma unroll
-  for (int k = 0; k < kIlp; ++k) {
-    const i64 i = base + k * kThreads;
-    v[k] = i < n ? ld_stream(in + i) : 0;
-  }
-  i64 r[kIlp];
+    for (int k = 0; k < ILP; ++k) {
+      const i64 i = base + k * kThreads;
+      v[k] = i < hi ? ld_stream(in + i) : 0;
+    }
+    i64 r[ILP];
 #pragma unroll
-  for (int k = 0; k < kIlp; ++k) {
-    const i64 i = base + k * kThreads;
-    r[k] = i < n ? op(v[k]) : 0;
-  }
+    for (int k = 0; k < ILP; ++k) {
+      const i64 i = base + k * kThreads;
+      r[k] = i < hi ? op(v[k]) : 0;
+    }
 #pragma unroll
-  for (int k = 0; k < kIlp; ++k) {
-    const i64 i = base + k * kThreads;
-    if (i < n) st_stream(out + i, static_cast<Out>(r[k]));
+    for (int k = 0; k < ILP; ++k) {
+      const i64 i = base + k * kThreads;
+      if (i < hi) st_stream(out + i, static_cast<Out>(r[k]));
+    }
   }
+}
+
+template <int ILP, class Out, class Op>
+void launch_elementwise_ilp(const i64* in, i64 n, Out* out, Op op, cudaStream_t s) {
+  const void* k = reinterpret_cast<const void*>(&k_elementwise<Out, Op, ILP>);
+  k_elementwise<Out, Op, ILP><<<grid_elems(n, ILP, k), kThreads, 0, s>>>(in, n, out, op);
 }
 
 template <class Out, class Op>
 void launch_elementwise(const i64* in, i64 n, Out* out, Op op, cudaStream_t s, const char* name) {
   if (n <= 0) return;
-  k_elementwise<Out, Op><<<grid_1d(n, i64(kThreads) * kIlp), kThreads, 0, s>>>(in, n, out, op);
+  if (g_shape.lanes_per_thread >= kIlpWide) launch_elementwise_ilp<kIlpWide>(in, n, out, op, s);
+  else launch_elementwise_ilp<kIlpNarrow>(in, n, out, op, s);
   check_launch(name);
 }
 
@@ -122,33 +185,43 @@ struct TransferOp {
   __device__ i64 operator()(i64 t) const { return L::transfer_lane<i64>(t, g, ps, v); }
 };
 
-// ---- table routes: rows on grid.y (strided), columns strided over grid.x, kIlp columns per pass ----
+// ---- table routes: rows on grid.y (strided); block x owns an equal slice of the row's columns,
+// written in passes of ILP columns per thread ----
 // Body::columns(b) -> number of columns of row b to write; Body::lane(b, c) -> value; Body::store.
-template <class Body>
-__global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows) {
-  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) {
-    const i64 n = body.columns(b);
-    const i64 step = static_cast<i64>(gridDim.x) * (kThreads * kIlp);
-    for (i64 c0 = static_cast<i64>(blockIdx.x) * (kThreads * kIlp) + threadIdx.x; c0 < n; c0 += step) {
-      i64 r[kIlp];
+template <int ILP, class Body>
+__device__ __forceinline__ void row_slice(const Body& body, i64 b, i64 n) {
+  i64 lo = 0, hi = 0;
+  block_slice(n, blockIdx.x, gridDim.x, lo, hi);
+  for (i64 c0 = lo + threadIdx.x; c0 < hi; c0 += kThreads * ILP) {
+    i64 r[ILP];
 #pragma unroll
-      for (int k = 0; k < kIlp; ++k) {
-        const i64 c = c0 + k * kThreads;
-        r[k] = c < n ? body.lane(b, c) : 0;
-      }
+    for (int k = 0; k < ILP; ++k) {
+      const i64 c = c0 + k * kThreads;
+      r[k] = c < hi ? body.lane(b, c) : 0;
+    }
 #pragma unroll
-      for (int k = 0; k < kIlp; ++k) {
-        const i64 c = c0 + k * kThreads;
-        if (c < n) body.store(b, c, r[k]);
-      }
+    for (int k = 0; k < ILP; ++k) {
+      const i64 c = c0 + k * kThreads;
+      if (c < hi) body.store(b, c, r[k]);
     }
   }
+}
+
+template <class Body, int ILP>
+__global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows) {
+  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b, body.columns(b));
 }
 
 template <class Body>
 void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const char* name) {
   if (rows <= 0) return;
-  k_rows<Body><<<grid_rows(max_cols, rows), kThreads, 0, s>>>(body, rows);
+  if (g_shape.lanes_per_thread >= kIlpWide) {
+    const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpWide>);
+    k_rows<Body, kIlpWide><<<grid_rows(max_cols, rows, kIlpWide, k), kThreads, 0, s>>>(body, rows);
+  } else {
+    const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpNarrow>);
+    k_rows<Body, kIlpNarrow><<<grid_rows(max_cols, rows, kIlpNarrow, k), kThreads, 0, s>>>(body, rows);
+  }
   check_launch(name);
 }
 
@@ -329,25 +402,10 @@ struct DecodeBody {
   }
 };
 
+template <int ILP>
 __global__ void __launch_bounds__(kThreads) k_decode_metadata(DecodeBody body, i64 rows) {
   if (blockIdx.x == 0 && blockIdx.y == 0) decode_prefix_sums(body.p);
-  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) {
-    const i64 n = body.columns(b);
-    const i64 step = static_cast<i64>(gridDim.x) * (kThreads * kIlp);
-    for (i64 c0 = static_cast<i64>(blockIdx.x) * (kThreads * kIlp) + threadIdx.x; c0 < n; c0 += step) {
-      i64 r[kIlp];
-#pragma unroll
-      for (int k = 0; k < kIlp; ++k) {
-        const i64 c = c0 + k * kThreads;
-        r[k] = c < n ? body.lane(b, c) : 0;
-      }
-#pragma unroll
-      for (int k = 0; k < kIlp; ++k) {
-        const i64 c = c0 + k * kThreads;
-        if (c < n) body.store(b, c, r[k]);
-      }
-    }
-  }
+  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b, body.columns(b));
 }
 
 // ---- kv_indices_inplace: fixed grid, n read on the device, grid-stride over [0, n) ---------------
@@ -415,6 +473,9 @@ int log2_exact(i64 ps) {
 
 }  // namespace
 
+void set_launch_shape(const LaunchShape& shape) { g_shape = shape; }
+LaunchShape launch_shape() { return g_shape; }
+
 bool gpu_available(std::string* why) {
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
@@ -469,7 +530,13 @@ void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
   validate(a);
   DecodeBody body{DecodeParams{a, log2_exact(a.page_size)}};
   const i64 rows = a.seq_lens.size;
-  k_decode_metadata<<<grid_rows(a.max_seq_pages, rows), kThreads, 0, s>>>(body, rows);
+  if (g_shape.lanes_per_thread >= kIlpWide) {
+    const void* k = reinterpret_cast<const void*>(&k_decode_metadata<kIlpWide>);
+    k_decode_metadata<kIlpWide><<<grid_rows(a.max_seq_pages, rows, kIlpWide, k), kThreads, 0, s>>>(body, rows);
+  } else {
+    const void* k = reinterpret_cast<const void*>(&k_decode_metadata<kIlpNarrow>);
+    k_decode_metadata<kIlpNarrow><<<grid_rows(a.max_seq_pages, rows, kIlpNarrow, k), kThreads, 0, s>>>(body, rows);
+  }
   check_launch("decode_metadata");
 }
 

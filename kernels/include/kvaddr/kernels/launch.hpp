@@ -42,6 +42,19 @@ namespace gpu {
 // (no driver, no device, runtime error text). Never throws.
 bool gpu_available(std::string* why = nullptr);
 
+// Launch shape of the elementwise and table kernels (token/swa/mamba/dcp/transfer, page tables,
+// read_table, decode_metadata). Default (docs/performance.md): 8 independent lanes per thread and
+// a grid of at most one resident wave in which every block owns an equal slice of the lanes.
+// {4, false} is the previous shape (4 lanes per thread, one block per 1024 lanes), kept so that the
+// bench can measure both in one process. Process-wide; set it only while no launch is in flight
+// on another thread. Results are identical for every shape.
+struct LaunchShape {
+  int lanes_per_thread = 8;   // 8, or 4 (anything below 8 selects 4)
+  bool resident_grid = true;  // cap the grid at the resident blocks of the device
+};
+void set_launch_shape(const LaunchShape& shape);
+LaunchShape launch_shape();
+
 // §4.1 token_translate (int64 and int32 out; out may alias ids).
 void launch_token_translate(const TokenTranslateArgs<std::int64_t>& a, cudaStream_t s);
 void launch_token_translate(const TokenTranslateArgs<std::int32_t>& a, cudaStream_t s);
