@@ -340,7 +340,10 @@ BenchReport run_bench(const BenchOptions& o) {
   {
     const LaunchShape keep = launch_shape();
     const std::pair<const char*, LaunchShape> shapes[] = {
-        {"@ilp4-fullgrid", LaunchShape{4, false}}, {"@ilp8-fullgrid", LaunchShape{8, false}}, {"@ilp4-resident", LaunchShape{4, true}}};
+        {"@ilp4-fullgrid", LaunchShape{4, false, 4, false}},  // the previous shape everywhere
+        {"@ilp8-resident", LaunchShape{8, true, 8, true}},
+        {"@ilp8-fullgrid", LaunchShape{8, false, 8, false}},
+        {"@ilp4-resident", LaunchShape{4, true, 4, true}}};
     for (const auto& [tag, shape] : shapes) {
       set_launch_shape(shape);
       for (auto& w : s.work) {
@@ -351,7 +354,7 @@ BenchReport run_bench(const BenchOptions& o) {
         BenchResult br;
         br.name = w.name + tag;
         br.workload = w.shape + ", launch shape " + std::to_string(shape.lanes_per_thread) + " lanes/thread, " +
-                      (shape.resident_grid ? "resident grid" : "one block per kThreads x lanes");
+                      (shape.resident_grid ? "resident grid" : "one block per kThreads x lanes") + " (decode alike)";
         br.median_us = median(t);
         br.min_us = *std::min_element(t.begin(), t.end());
         br.bytes = w.bytes;

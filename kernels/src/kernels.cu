@@ -22,8 +22,8 @@ using i32 = std::int32_t;
 namespace L = kvaddr::lanes;
 
 constexpr int kThreads = 256;
-constexpr int kIlpWide = 8;        // independent lanes per thread (loads in flight), LaunchShape default
-constexpr int kIlpNarrow = 4;      // the previous shape (LaunchShape{4, false})
+constexpr int kIlpWide = 8;        // independent lanes per thread (loads in flight): decode default
+constexpr int kIlpNarrow = 4;      // elementwise and table kernels default
 constexpr i64 kMaxGridY = 65535;
 constexpr i64 kMaxGridX = 1 << 20;
 
@@ -69,12 +69,12 @@ i64 resident_blocks(const void* kernel) {
 // Row-kernel grid: columns on x, rows on y. Wide shape: at most one resident wave (gx * gy <=
 // resident blocks, gx >= 1), every block then owns an equal slice of its rows' columns, so no
 // partial last wave; narrow (previous) shape: one block per kThreads * ILP columns.
-dim3 grid_rows(i64 cols, i64 rows, int ilp, const void* kernel) {
+dim3 grid_rows(i64 cols, i64 rows, int ilp, bool resident, const void* kernel) {
   i64 gx = ceil_div_host(cols, i64(kThreads) * ilp);
   if (gx < 1) gx = 1;
   if (gx > 4096) gx = 4096;
   i64 gy = rows < 1 ? 1 : (rows > kMaxGridY ? kMaxGridY : rows);
-  if (g_shape.resident_grid) {
+  if (resident) {
     const i64 res = resident_blocks(kernel);
     const i64 fit = res / gy;
     if (fit >= 1 && fit < gx) gx = fit;
@@ -217,10 +217,10 @@ void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const
   if (rows <= 0) return;
   if (g_shape.lanes_per_thread >= kIlpWide) {
     const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpWide>);
-    k_rows<Body, kIlpWide><<<grid_rows(max_cols, rows, kIlpWide, k), kThreads, 0, s>>>(body, rows);
+    k_rows<Body, kIlpWide><<<grid_rows(max_cols, rows, kIlpWide, g_shape.resident_grid, k), kThreads, 0, s>>>(body, rows);
   } else {
     const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpNarrow>);
-    k_rows<Body, kIlpNarrow><<<grid_rows(max_cols, rows, kIlpNarrow, k), kThreads, 0, s>>>(body, rows);
+    k_rows<Body, kIlpNarrow><<<grid_rows(max_cols, rows, kIlpNarrow, g_shape.resident_grid, k), kThreads, 0, s>>>(body, rows);
   }
   check_launch(name);
 }
@@ -530,12 +530,12 @@ void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
   validate(a);
   DecodeBody body{DecodeParams{a, log2_exact(a.page_size)}};
   const i64 rows = a.seq_lens.size;
-  if (g_shape.lanes_per_thread >= kIlpWide) {
+  if (g_shape.decode_lanes_per_thread >= kIlpWide) {
     const void* k = reinterpret_cast<const void*>(&k_decode_metadata<kIlpWide>);
-    k_decode_metadata<kIlpWide><<<grid_rows(a.max_seq_pages, rows, kIlpWide, k), kThreads, 0, s>>>(body, rows);
+    k_decode_metadata<kIlpWide><<<grid_rows(a.max_seq_pages, rows, kIlpWide, g_shape.decode_resident_grid, k), kThreads, 0, s>>>(body, rows);
   } else {
     const void* k = reinterpret_cast<const void*>(&k_decode_metadata<kIlpNarrow>);
-    k_decode_metadata<kIlpNarrow><<<grid_rows(a.max_seq_pages, rows, kIlpNarrow, k), kThreads, 0, s>>>(body, rows);
+    k_decode_metadata<kIlpNarrow><<<grid_rows(a.max_seq_pages, rows, kIlpNarrow, g_shape.decode_resident_grid, k), kThreads, 0, s>>>(body, rows);
   }
   check_launch("decode_metadata");
 }

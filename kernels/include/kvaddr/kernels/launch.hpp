@@ -42,15 +42,18 @@ namespace gpu {
 // (no driver, no device, runtime error text). Never throws.
 bool gpu_available(std::string* why = nullptr);
 
-// Launch shape of the elementwise and table kernels (token/swa/mamba/dcp/transfer, page tables,
-// read_table, decode_metadata). Default (docs/performance.md): 8 independent lanes per thread and
-// a grid of at most one resident wave in which every block owns an equal slice of the lanes.
-// {4, false} is the previous shape (4 lanes per thread, one block per 1024 lanes), kept so that the
-// bench can measure both in one process. Process-wide; set it only while no launch is in flight
-// on another thread. Results are identical for every shape.
+// Launch shape of the gather kernels, per family. Defaults are the fastest shapes measured on one
+// H200 (docs/performance.md, round 2): elementwise and table kernels (token/swa/mamba/dcp/transfer,
+// canonical/full-prefill/read_table/flashmla/eager/read_stream) 4 independent lanes per thread, one
+// block per kThreads x 4 lanes; decode_metadata 8 lanes per thread and a grid of at most one
+// resident wave (every block owns an equal, warp-aligned slice of its rows' columns). The bench
+// switches shapes to measure the others in the same process. Process-wide; set it only while no
+// launch is in flight on another thread. Outputs are identical for every shape.
 struct LaunchShape {
-  int lanes_per_thread = 8;   // 8, or 4 (anything below 8 selects 4)
-  bool resident_grid = true;  // cap the grid at the resident blocks of the device
+  int lanes_per_thread = 4;          // elementwise and table kernels: 8, or 4 (anything below 8)
+  bool resident_grid = false;        // cap their grid at the device's resident blocks
+  int decode_lanes_per_thread = 8;   // decode_metadata
+  bool decode_resident_grid = true;
 };
 void set_launch_shape(const LaunchShape& shape);
 LaunchShape launch_shape();
