@@ -163,7 +163,11 @@ TEST(CliZoo, JsonHasTheIssueShapeAndNoFalseAlarm) {
     }
     if (v["name"] == "b10_no_max_pages_bound") {
       saw_b10 = true;
+#ifdef KVADDR_WITH_PROPS
       EXPECT_EQ(v["kills"]["properties"], "killed");
+#else
+      EXPECT_EQ(v["kills"]["properties"], "skipped");  // no RapidCheck in this build (the GPU machine)
+#endif
     }
   }
   EXPECT_TRUE(saw_b10);
