@@ -282,9 +282,13 @@ void validate(const FlashmlaBlockTableArgs& a) {
   check_disjoint(a.kv_indices, a.req_to_token, "kv_indices", "req_to_token");
 }
 
-// ---- §4.3 --------------------------------------------------------------------------------------
-void validate(const CanonicalPageTableArgs& a) {
-  require_variant(Route::canonical_page_table, a.variant);
+// The argument checks that canonical_page_table and full_prefill_table share (same contract shape:
+// req_to_token rows picked by req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages).
+// Returns the batch size B.
+namespace {
+template <class PageTableArgs>
+std::int64_t check_page_table_args(const PageTableArgs& a, Route route) {
+  require_variant(route, a.variant);
   check_page_size(a.page_size);
   check_multiplier(a.multiplier);
   check_stride(a.page_size, a.multiplier);
@@ -294,6 +298,13 @@ void validate(const CanonicalPageTableArgs& a) {
   const std::int64_t b = a.req_pool_indices.size;
   check_at_least(a.seq_lens, "seq_lens", b);
   check_required(a.v2p, "v2p");
+  return b;
+}
+}  // namespace
+
+// ---- §4.3 --------------------------------------------------------------------------------------
+void validate(const CanonicalPageTableArgs& a) {
+  const std::int64_t b = check_page_table_args(a, Route::canonical_page_table);
   const std::int64_t span = checked_mul(a.max_pages, a.page_size, "max_pages");
   require_size(span <= a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
                "width < max_pages * page_size = " + s(span));
@@ -451,16 +462,7 @@ void validate(const MambaTranslateArgs& a) {
 }
 
 void validate(const FullPrefillTableArgs& a) {
-  require_variant(Route::full_prefill_table, a.variant);
-  check_page_size(a.page_size);
-  check_multiplier(a.multiplier);
-  check_stride(a.page_size, a.multiplier);
-  check_nonneg(a.max_pages, "max_pages", "max_pages must be >= 0");
-  check_mat(a.req_to_token, "req_to_token");
-  check_vec(a.req_pool_indices, "req_pool_indices");
-  const std::int64_t b = a.req_pool_indices.size;
-  check_at_least(a.seq_lens, "seq_lens", b);
-  check_required(a.v2p, "v2p");
+  const std::int64_t b = check_page_table_args(a, Route::full_prefill_table);
   check_out_mat(a.out, "out");
   check_shape_at_least(a.out, "out", b, a.max_pages);  // capacity guard: rows >= B
   check_disjoint(a.out, a.req_to_token, "out", "req_to_token");
