@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/validate.hpp"
 #include "subcommands.hpp"
 
 #ifdef KVADDR_WITH_KERNELS
@@ -56,6 +57,8 @@ struct ExtraState {
   CLI::App* diff = nullptr;
   gpu::DiffOptions diff_options;
   std::string diff_kernel;
+  std::string diff_force_variant;
+  std::string diff_force_route;
   bool diff_json = false;
   CLI::App* bench = nullptr;
   gpu::BenchOptions bench_options;
@@ -114,6 +117,9 @@ void register_extra_subcommands(CLI::App& app) {
   s.diff->add_option("--min-lanes", s.diff_options.min_lanes, "Keep generating cases until this many lanes ran");
   s.diff->add_option("--kernel", s.diff_kernel, "Restrict to one kernel (e.g. read_table)");
   s.diff->add_flag("--production-only", s.diff_options.production_only, "No planted-bug variants");
+  s.diff->add_option("--force-variant", s.diff_force_variant,
+                     "Run every case with this bug variant (a kill = disagreement with the model)");
+  s.diff->add_option("--force-route", s.diff_force_route, "Restrict the cases to the kernels of this route");
   s.diff->add_flag("--host-only", s.diff_options.host_only, "Generator, host route and model only (no GPU)");
   s.diff->add_flag("--json", s.diff_json, "Print one JSON object");
 
@@ -198,6 +204,8 @@ int run_extra_subcommands(CLI::App& app, std::ostream& out, std::ostream& err) {
       s.diff_options.only = gpu::parse_diff_kernel(s.diff_kernel);
       if (!s.diff_options.only) throw InvalidArgument("kernel", s.diff_kernel, "not a differential kernel name");
     }
+    if (!s.diff_force_variant.empty()) s.diff_options.force_variant = parse_variant(s.diff_force_variant);
+    if (!s.diff_force_route.empty()) s.diff_options.force_route = parse_route(s.diff_force_route);
     require(s.diff_options.cases >= 0, "cases", s.diff_options.cases, "must be >= 0");
     require(s.diff_options.max_case_lanes >= 1, "case-lanes", s.diff_options.max_case_lanes, "must be >= 1");
     const auto report = gpu::run_differential(s.diff_options);

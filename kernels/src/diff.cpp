@@ -940,9 +940,14 @@ void run_kernel_case(Ctx& c) {
   }
 }
 
-std::string replay_line(u64 seed, i64 idx, i64 scale) {
+std::string replay_line(const DiffOptions& o, i64 idx) {
   std::ostringstream s;
-  s << "kvaddr diff --seed " << seed << " --first-case " << idx << " --cases 1 --case-lanes " << scale;
+  s << "kvaddr diff --seed " << o.seed << " --first-case " << idx << " --cases 1 --case-lanes " << o.max_case_lanes;
+  if (o.force_variant) s << " --force-variant " << kvaddr::to_string(*o.force_variant);
+  if (o.force_route) s << " --force-route " << kvaddr::to_string(*o.force_route);
+  if (o.only) s << " --kernel " << to_string(*o.only);
+  if (o.production_only) s << " --production-only";
+  if (o.host_only) s << " --host-only";
   return s.str();
 }
 
@@ -1012,7 +1017,7 @@ DiffReport run_differential(const DiffOptions& o) {
     c.proto.seed = o.seed;
     c.proto.case_index = idx;
     c.proto.max_case_lanes = o.max_case_lanes;
-    c.proto.replay = replay_line(o.seed, idx, o.max_case_lanes);
+    c.proto.replay = replay_line(o, idx);
     try {
       run_kernel_case(c);
       // The host route threw on the planted variant and the GPU kernel still matched production:

@@ -174,3 +174,27 @@ TEST(CliZoo, JsonHasTheIssueShapeAndNoFalseAlarm) {
 }
 #endif
 }  // namespace
+
+namespace {
+#ifdef KVADDR_WITH_KERNELS
+TEST(CliDiff, ForcedVariantMismatchPrintsAReplayLineThatReproducesIt) {
+  auto first = run({"diff", "--host-only", "--cases", "5", "--seed", "1", "--force-variant", "e10_batch_index_rows",
+                    "--force-route", "read_table", "--json"});
+  ASSERT_EQ(first.status, 1) << first.out << first.err;  // the planted bug is killed
+  auto j = nlohmann::json::parse(first.out);
+  const std::string replay = j["first_mismatch"]["replay"].get<std::string>();
+  EXPECT_NE(replay.find("--force-variant e10_batch_index_rows"), std::string::npos) << replay;
+  // Run the printed line (without the leading "kvaddr") and get the same first differing lane.
+  std::vector<std::string> args;
+  std::istringstream words(replay);
+  for (std::string w; words >> w;) args.push_back(w);
+  ASSERT_EQ(args.front(), "kvaddr");
+  args.erase(args.begin());
+  args.push_back("--json");
+  auto again = run(args);
+  ASSERT_EQ(again.status, 1) << again.out << again.err;
+  auto k = nlohmann::json::parse(again.out);
+  EXPECT_EQ(k["first_mismatch"]["lanes"], j["first_mismatch"]["lanes"]);
+}
+#endif
+}  // namespace
