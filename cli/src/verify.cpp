@@ -14,19 +14,6 @@ namespace kvaddr::cli {
 
 namespace {
 
-CheckResult timed(const std::string& name, const std::function<CheckResult()>& body) {
-  const auto start = std::chrono::steady_clock::now();
-  CheckResult r;
-  try {
-    r = body();
-  } catch (const std::exception& e) {
-    r.passed = false;
-    r.detail = std::string("raised: ") + e.what();
-  }
-  r.name = name;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return r;
-}
 
 // Every production route agrees with the model on the grid, at every grid page size.
 CheckResult grid_check(Route route, bool upstream_exact, std::uint64_t seed) {
@@ -76,6 +63,20 @@ CheckResult variant_check(Route route, Variant variant, std::uint64_t seed) {
 }
 
 }  // namespace
+
+CheckResult timed(const std::string& name, const std::function<CheckResult()>& body) {
+  const auto start = std::chrono::steady_clock::now();
+  CheckResult r;
+  try {
+    r = body();
+  } catch (const std::exception& e) {
+    r.passed = false;
+    r.detail = std::string("raised: ") + e.what();
+  }
+  r.name = name;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
 
 std::int64_t wrong_reads_after_compaction(model::DetectVariant variant);  // gate.cpp
 

@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <functional>
 
 #ifdef KVADDR_WITH_PROPS
@@ -29,19 +28,6 @@ namespace {
   return r;
 }
 
-[[maybe_unused]] CheckResult timed(const std::string& name, const std::function<CheckResult()>& body) {
-  const auto start = std::chrono::steady_clock::now();
-  CheckResult r;
-  try {
-    r = body();
-  } catch (const std::exception& e) {
-    r.passed = false;
-    r.detail = std::string("raised: ") + e.what();
-  }
-  r.name = name;
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return r;
-}
 
 #ifdef KVADDR_WITH_KERNELS
 CheckResult from_diff(const gpu::DiffReport& report, const std::string& what) {
