@@ -619,16 +619,47 @@ double table_pad(Ctx& c, i64 ps, bool every_ps = false) {
   return c.rng.pick<double>({0.0, 0.05});
 }
 
+// Columns that B10 / E01 (no max_pages bound) read and write past max_pages; 0 otherwise.
+i64 spill_cols(Ctx& c) {
+  const bool unbounded = c.variant == Variant::b10_no_max_pages_bound || c.variant == Variant::e01_no_column_bound;
+  return unbounded ? c.rng.uniform(1, 4) : 0;
+}
+
+// With a spill (extra_cols > 0), about a third of the rows get a length whose page count (after
+// + delta) lands in (max_pages, max_pages + extra_cols]: the columns the unbounded variants write.
+void spill_lens(Ctx& c, Batch& b, i64 max_pages, i64 extra_cols, i64 ps, i64 delta) {
+  if (extra_cols <= 0) return;
+  for (auto& l : b.lens)
+    if (c.rng.chance(0.35)) l = std::max<i64>(0, max_pages * ps + c.rng.uniform(1, extra_cols * ps) - delta);
+}
+
+// Model check of the lanes a table route must leave alone: row r's columns [written(r), cols)
+// (rows past the batch: written(r) = 0) keep their initial contents.
+template <class T, class Written>
+void untouched_model(Ctx& c, const char* name, const std::vector<T>& out, const std::vector<T>& initial, i64 rows,
+                     i64 cols, Written&& written) {
+  for (i64 r = 0; r < rows && !c.res.mismatch; ++r)
+    for (i64 col = written(r); col < cols && !c.res.mismatch; ++col) {
+      const i64 i = r * cols + col;
+      c.model_lane(name, i, out[sz(i)], [&] { return static_cast<i64>(initial[sz(i)]); });
+    }
+}
+
 void case_canonical(Ctx& c, bool full_prefill) {
   c.variant = full_prefill ? c.choose_variant({Variant::b04_prefill_no_remap})
                            : c.choose_variant({Variant::b09_no_padding_guard, Variant::e02_minus_one_sentinel,
-                                               Variant::e10_batch_index_rows});
+                                               Variant::e10_batch_index_rows, Variant::e01_no_column_bound});
   const i64 ps = b09_ps(c, pick_ps(c.rng, false)), M = pick_m(c.rng);
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, 1 << 16), true);
   const i64 max_pages = table_cols(c, ps);
   const double pad = table_pad(c, ps);
-  Batch b = make_batch(c, p, max_pages, max_pages * ps + 2 * ps, pad);
-  const i64 gr = c.rng.uniform(0, 2), gc = c.rng.uniform(0, 9);
+  // E01 (no column bound) reads and writes up to n_pages > max_pages: those extra columns stay
+  // inside req_to_token and inside the row's guard columns (see case_read_table for why).
+  const i64 extra_cols = spill_cols(c);
+  Batch b = extra_cols > 0 ? make_batch(c, p, max_pages + extra_cols, (max_pages + extra_cols) * ps, pad)
+                           : make_batch(c, p, max_pages, max_pages * ps + 2 * ps, pad);
+  spill_lens(c, b, max_pages, extra_cols, ps, 0);
+  const i64 gr = c.rng.uniform(0, 2), gc = c.rng.uniform(extra_cols, extra_cols + 8);
   const i64 orows = b.B + gr, ocols = max_pages + gc;
   c.geo.kv("max_pages", max_pages).kv("out", std::to_string(orows) + "x" + std::to_string(ocols));
   std::vector<i32> out = stale<i32>(c, orows * ocols);
@@ -656,26 +687,32 @@ void case_canonical(Ctx& c, bool full_prefill) {
       c.model_lane("out", r * ocols + col, out[sz(r * ocols + col)], [&] { return model_entry(p, tok); });
     }
   }
+  // Prefix-only: every other element (columns past the live prefix, guard rows) keeps its contents.
+  untouched_model(c, "out", out, initial, orows, ocols, [&](i64 r) {
+    return r < b.B ? lanes::table_columns<i64>(b.lens[sz(r)], ps, max_pages, Variant::production) : i64(0);
+  });
 }
 
 void case_read_table(Ctx& c) {
   c.variant = c.choose_variant({Variant::b09_no_padding_guard, Variant::b10_no_max_pages_bound,
-                                Variant::e02_minus_one_sentinel, Variant::e10_batch_index_rows});
-  const bool b10 = c.variant == Variant::b10_no_max_pages_bound;
+                                Variant::e02_minus_one_sentinel, Variant::e10_batch_index_rows,
+                                Variant::e01_no_column_bound, Variant::e09_floor_pages});
   const i64 ps = b09_ps(c, pick_ps(c.rng, false)), M = pick_m(c.rng);
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, 1 << 16), true);
   const i64 max_pages = std::max<i64>(1, table_cols(c, ps));
   const i64 delta = c.rng.pick<i64>({0, 0, 1, ps + 1, 2 * ps});
   const double pad = table_pad(c, ps);
-  const i64 extra_cols = b10 ? c.rng.uniform(1, 4) : 0;  // B10 reads (and writes) past max_pages
-  // B10's extra columns stay inside the row's guard columns: a spill into the next row would be
-  // written by two GPU blocks (that row's own column 0.. and this row's spill) in no fixed order,
-  // so GPU and host could disagree by a race, not by a bug (seen: seed 1, case 227 on an H200).
-  const i64 gc = b10 ? c.rng.uniform(extra_cols, extra_cols + 7) : c.rng.uniform(0, 7);
+  // B10 / E01 read (and write) past max_pages: their extra columns stay inside the row's guard
+  // columns. A spill into the next row would be written by two GPU blocks (that row's own column
+  // 0.. and this row's spill) in no fixed order, so GPU and host could disagree by a race, not by
+  // a bug (seen: seed 1, case 227 on an H200).
+  const i64 extra_cols = spill_cols(c);
+  const i64 gc = c.rng.uniform(extra_cols, extra_cols + 7);
   const i64 ocols = max_pages + gc;
   // Lengths so that every read column (B10: up to max_pages + extra_cols) stays inside req_to_token.
   Batch b = make_batch(c, p, max_pages + extra_cols, (max_pages + extra_cols) * ps - delta, pad);
   for (auto& l : b.lens) l = std::max<i64>(0, l);
+  spill_lens(c, b, max_pages, extra_cols, ps, delta);
   const bool zero_tail = c.rng.chance(0.4);
   const i64 orows = b.B + 1 + c.rng.uniform(0, 2);  // guard rows
   c.geo.kv("max_pages", max_pages).kv("delta", delta).kv("zero_tail", zero_tail)
@@ -694,15 +731,20 @@ void case_read_table(Ctx& c) {
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   c.compare("out", out, d_out);
   }
+  // The model side uses the production column count: a forced E09 (floor) then misses the last
+  // partial page, and B10 / E01 spills show up as touched guard columns.
+  const auto live = [&](i64 r) {
+    return r < b.B ? lanes::table_columns<i64>(b.lens[sz(r)] + delta, ps, max_pages, Variant::production) : i64(0);
+  };
   for (i64 r = 0; r < b.B && !c.res.mismatch; ++r) {
-    const i64 n = lanes::table_columns<i64>(b.lens[sz(r)] + delta, ps, max_pages, c.variant);
+    const i64 n = live(r);
     c.res.lanes += n;
     for (i64 col = 0; col < n && !c.res.mismatch; ++col) {
       const i64 tok = b.r2t[sz(b.rows[sz(r)] * b.C + col * ps)];
       c.model_lane("out", r * ocols + col, out[sz(r * ocols + col)], [&] { return model_entry(p, tok); });
     }
     // §4.4 zero_tail: the sink 0 on [live, max_pages) (E02 fills the pad -1).
-    if (zero_tail && c.variant != Variant::b10_no_max_pages_bound)
+    if (zero_tail)
       for (i64 col = n; col < max_pages && !c.res.mismatch; ++col)
         c.model_lane("out", r * ocols + col, out[sz(r * ocols + col)], [] { return i64(0); });
   }
@@ -710,10 +752,13 @@ void case_read_table(Ctx& c) {
     for (i64 r = b.B; r < orows && !c.res.mismatch; ++r)
       for (i64 col = 0; col < max_pages && !c.res.mismatch; ++col)
         c.model_lane("out", r * ocols + col, out[sz(r * ocols + col)], [] { return i64(0); });
+  // Every element outside the live prefix (and outside [0, max_pages) with zero_tail) is untouched.
+  untouched_model(c, "out", out, initial, orows, ocols, [&](i64 r) { return zero_tail ? max_pages : live(r); });
 }
 
 void case_flashmla(Ctx& c) {
-  c.variant = c.choose_variant({Variant::era_b_unclamped, Variant::b09_no_padding_guard, Variant::e10_batch_index_rows});
+  c.variant = c.choose_variant({Variant::era_b_unclamped, Variant::b09_no_padding_guard, Variant::e10_batch_index_rows,
+                                Variant::e09_floor_pages});
   const bool static_kernel = c.variant == Variant::production && c.rng.chance(0.2);
   const i64 ps = b09_ps(c, pick_ps(c.rng, false)), M = static_kernel ? 1 : pick_m(c.rng);
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, 1 << 16), true);
@@ -751,6 +796,8 @@ void case_flashmla(Ctx& c) {
                    [&] { return static_kernel ? tok / ps : model_entry(p, tok); });  // static: trunc division (I10)
     }
   }
+  untouched_model(c, "kv_indices", out, initial, b.B, W,
+                  [&](i64 r) { return std::min<i64>(lanes::ceil_div<i64>(b.lens[sz(r)], ps), W); });
 }
 
 void case_read_stream(Ctx& c) {

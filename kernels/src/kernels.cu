@@ -187,9 +187,18 @@ struct TransferOp {
 
 // ---- table routes: rows on grid.y (strided); block x owns an equal slice of the row's columns,
 // written in passes of ILP columns per thread ----
-// Body::columns(b) -> number of columns of row b to write; Body::lane(b, c) -> value; Body::store.
+// Body::row(b) -> RowCtx (the row's per-batch loads, issued together so that they are not a chain
+// of dependent DRAM accesses: .n = number of columns of row b to write, plus whatever the lanes
+// need, e.g. the req_to_token row); Body::lane(ctx, b, c) -> value; Body::store(b, c, value).
+struct RowCtx {
+  i64 n = 0;    // columns to write
+  i64 row = 0;  // req_to_token row (or any per-row value the body needs)
+};
+
 template <int ILP, class Body>
-__device__ __forceinline__ void row_slice(const Body& body, i64 b, i64 n) {
+__device__ __forceinline__ void row_slice(const Body& body, i64 b) {
+  const auto ctx = body.row(b);
+  const i64 n = ctx.n;
   i64 lo = 0, hi = 0;
   block_slice(n, blockIdx.x, gridDim.x, lo, hi);
   for (i64 c0 = lo + threadIdx.x; c0 < hi; c0 += kThreads * ILP) {
@@ -197,7 +206,7 @@ __device__ __forceinline__ void row_slice(const Body& body, i64 b, i64 n) {
 #pragma unroll
     for (int k = 0; k < ILP; ++k) {
       const i64 c = c0 + k * kThreads;
-      r[k] = c < hi ? body.lane(b, c) : 0;
+      r[k] = c < hi ? body.lane(ctx, b, c) : 0;
     }
 #pragma unroll
     for (int k = 0; k < ILP; ++k) {
@@ -209,7 +218,7 @@ __device__ __forceinline__ void row_slice(const Body& body, i64 b, i64 n) {
 
 template <class Body, int ILP>
 __global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows) {
-  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b, body.columns(b));
+  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b);
 }
 
 template <class Body>
@@ -238,12 +247,14 @@ __device__ __forceinline__ i64 token_at(const Mat<const i32>& m, i64 row, i64 co
 template <i64 PS>
 struct CanonicalBody {
   CanonicalPageTableArgs a;
-  __device__ i64 columns(i64 b) const {
-    return L::table_columns<i64>(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, Variant::production);
+  // E01 drops the max_pages bound (columns up to n_pages, at flat addresses like the host route).
+  __device__ RowCtx row(i64 b) const {
+    return {L::table_columns<i64>(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, a.variant),
+            batch_row(a.req_pool_indices.data, b, a.variant)};
   }
-  __device__ i64 lane(i64 b, i64 c) const {
+  __device__ i64 lane(const RowCtx& r, i64, i64 c) const {
     const i64 ps = page_size<PS>(a.page_size);
-    const i64 tok = token_at(a.req_to_token, batch_row(a.req_pool_indices.data, b, a.variant), c * ps);
+    const i64 tok = token_at(a.req_to_token, r.row, c * ps);
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
   }
   __device__ void store(i64 b, i64 c, i64 v) const {
@@ -254,12 +265,13 @@ struct CanonicalBody {
 template <i64 PS>
 struct FullPrefillBody {
   FullPrefillTableArgs a;
-  __device__ i64 columns(i64 b) const {
-    return L::table_columns<i64>(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, Variant::production);
+  __device__ RowCtx row(i64 b) const {
+    return {L::table_columns<i64>(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, Variant::production),
+            a.req_pool_indices.data[b]};
   }
-  __device__ i64 lane(i64 b, i64 c) const {
+  __device__ i64 lane(const RowCtx& r, i64, i64 c) const {
     const i64 ps = page_size<PS>(a.page_size);
-    const i64 tok = token_at(a.req_to_token, a.req_pool_indices.data[b], c * ps);
+    const i64 tok = token_at(a.req_to_token, r.row, c * ps);
     return L::full_prefill_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
   }
   __device__ void store(i64 b, i64 c, i64 v) const {
@@ -278,15 +290,23 @@ struct ReadTableBody {
     return L::table_columns<i64>(a.seq_lens.data[b] + a.seq_len_delta, page_size<PS>(a.page_size), a.max_pages,
                                  a.variant);
   }
-  __device__ i64 columns(i64 b) const {
-    const i64 n = live(b);
-    return (a.zero_tail && n < a.max_pages) ? a.max_pages : n;
+  // n: columns written (the live prefix, or max_pages with zero_tail); live_n: the live prefix;
+  // row: the req_to_token row (0 for the padded rows [batch, rows), which only get the tail).
+  struct Ctx : RowCtx {
+    i64 live_n = 0;
+  };
+  __device__ Ctx row(i64 b) const {
+    Ctx r;
+    r.live_n = live(b);
+    r.row = b < batch ? batch_row(a.row_ids.data, b, a.variant) : 0;
+    r.n = (a.zero_tail && r.live_n < a.max_pages) ? a.max_pages : r.live_n;
+    return r;
   }
-  __device__ i64 lane(i64 b, i64 c) const {
+  __device__ i64 lane(const Ctx& r, i64, i64 c) const {
     // Zero tail (only reached when zero_tail); E02 fills the pad -1 instead of the sink 0.
-    if (c >= live(b)) return a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
+    if (c >= r.live_n) return a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
     const i64 ps = page_size<PS>(a.page_size);
-    const i64 tok = token_at(a.req_to_token, batch_row(a.row_ids.data, b, a.variant), c * ps);
+    const i64 tok = token_at(a.req_to_token, r.row, c * ps);
     // Only B09 acts inside the entry lane (as the host route); the other variants act on the loop.
     const Variant ev = a.variant == Variant::b09_no_padding_guard ? a.variant : Variant::production;
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, ev);
@@ -298,13 +318,19 @@ struct ReadTableBody {
 
 struct FlashmlaBody {
   FlashmlaBlockTableArgs a;
-  __device__ i64 columns(i64 b) const {
+  struct Ctx : RowCtx {
+    i64 start = 0;
+  };
+  __device__ Ctx row(i64 b) const {
+    Ctx r;
     const i64 n = L::page_count<i64>(a.page_kernel_lens.data[b], a.page_size, a.variant);  // E09: floor
-    return n < a.kv_indices.cols ? n : a.kv_indices.cols;  // never past the table width
+    r.n = n < a.kv_indices.cols ? n : a.kv_indices.cols;  // never past the table width
+    r.row = batch_row(a.req_pool_indices.data, b, a.variant);
+    r.start = (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0;
+    return r;
   }
-  __device__ i64 lane(i64 b, i64 c) const {
-    const i64 start = (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0;
-    const i64 tok = token_at(a.req_to_token, batch_row(a.req_pool_indices.data, b, a.variant), start + c * a.page_size);
+  __device__ i64 lane(const Ctx& r, i64, i64 c) const {
+    const i64 tok = token_at(a.req_to_token, r.row, r.start + c * a.page_size);
     if (!(a.v2p.data != nullptr)) return L::static_entry_lane<i64>(tok, a.page_size);
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, a.page_size, a.multiplier, a.variant);
   }
@@ -315,8 +341,8 @@ struct FlashmlaBody {
 
 struct EagerFunnelBody {
   EagerFunnelArgs a;
-  __device__ i64 columns(i64) const { return a.page_table.cols; }
-  __device__ i64 lane(i64 b, i64 c) const {
+  __device__ RowCtx row(i64) const { return {a.page_table.cols, 0}; }
+  __device__ i64 lane(const RowCtx&, i64 b, i64 c) const {
     const i64 tok = a.page_table.data[b * a.page_table.row_stride + c * a.page_table.col_stride];
     return L::eager_funnel_lane<i64>(tok, Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier);
   }
@@ -325,9 +351,13 @@ struct EagerFunnelBody {
 
 struct ReadStreamBody {
   ReadStreamArgs a;
-  __device__ i64 columns(i64 b) const { return static_cast<i64>(a.indptr.data[b + 1]) - a.indptr.data[b]; }
-  __device__ i64 lane(i64 b, i64 j) const {
-    const i64 pos = ((a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0) + j;
+  // row: the row's first kv position (kv_start_idx, or 0)
+  __device__ RowCtx row(i64 b) const {
+    return {static_cast<i64>(a.indptr.data[b + 1]) - a.indptr.data[b],
+            (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0};
+  }
+  __device__ i64 lane(const RowCtx& r, i64 b, i64 j) const {
+    const i64 pos = r.row + j;
     const i64 col = L::kv_div<i64>(pos, a.page_size);
     const i64 entry = a.table.data[b * a.table.row_stride + col * a.table.col_stride];
     return L::stream_lane<i64>(entry, pos, a.page_size);
@@ -372,29 +402,37 @@ __device__ void decode_prefix_sums(const DecodeParams& p) {
   if (threadIdx.x == 0) p.a.cu_seqlens_k.data[0] = 0;
 }
 
+// The page-table path of one decode_metadata launch, fixed at compile time so that each kernel
+// carries only its own loads (one kernel with every path needed 79 registers at 4 lanes per
+// thread): COPY = Era C (copy kernel_page_table), SWA = also write the SWA table, REMAP = Era B
+// v2p (otherwise the static shift), LOG2 = log2(ps) when known at compile time, else -1.
+template <bool COPY, bool SWA, bool REMAP, int LOG2>
 struct DecodeBody {
   DecodeParams p;
-  __device__ i64 columns(i64 b) const {
-    if (p.a.skip_page_table) return 0;
-    return L::decode_columns<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta, p.a.page_size, p.log2_ps,
-                                  p.a.max_seq_pages);
+  __device__ int log2_ps() const { return LOG2 >= 0 ? LOG2 : p.log2_ps; }
+  __device__ i64 ps() const { return LOG2 >= 0 ? (i64(1) << LOG2) : p.a.page_size; }
+  __device__ RowCtx row(i64 b) const {
+    if (p.a.skip_page_table) return {0, 0};
+    const i64 n = L::decode_columns<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta, ps(), log2_ps(), p.a.max_seq_pages);
+    // Era C without SWA reads no req_to_token row.
+    const i64 r = (!COPY || SWA) ? batch_row(p.a.req_pool_indices.data, b, p.a.variant) : 0;
+    return {n, r};
   }
-  __device__ i64 lane(i64 b, i64 c) const {
+  __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const {
     const DecodeMetadataArgs& a = p.a;
-    const bool copy = (a.kernel_page_table.data != nullptr);
-    const bool swa = (a.swa_v2p.data != nullptr);
-    // Era C copies the canonical table and reads req_to_token only for the SWA table.
-    const i64 page_index =
-        (!copy || swa) ? token_at(a.req_to_token, batch_row(a.req_pool_indices.data, b, a.variant), c * a.page_size) : 0;
-    if (swa) {
+    const i64 page_index = (!COPY || SWA) ? token_at(a.req_to_token, r.row, c * ps()) : 0;
+    if constexpr (SWA) {
       a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] = static_cast<i32>(
-          L::kv_narrow32<i64>(L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, p.log2_ps,
+          L::kv_narrow32<i64>(L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, log2_ps(),
                                                         a.swa_multiplier, Variant::production)));
     }
-    if (copy)
+    if constexpr (COPY) {
       return a.kernel_page_table.data[b * a.kernel_page_table.row_stride + c * a.kernel_page_table.col_stride];
-    if ((a.v2p.data != nullptr)) return L::decode_entry_lane<i64>(page_index, Gather{a.v2p.data}, p.log2_ps, a.multiplier, a.variant);
-    return (p.log2_ps == 0) ? page_index : L::kv_shr<i64>(page_index, p.log2_ps);  // static: the shift only
+    } else if constexpr (REMAP) {
+      return L::decode_entry_lane<i64>(page_index, Gather{a.v2p.data}, log2_ps(), a.multiplier, a.variant);
+    } else {
+      return (log2_ps() == 0) ? page_index : L::kv_shr<i64>(page_index, log2_ps());  // static: the shift only
+    }
   }
   __device__ void store(i64 b, i64 c, i64 v) const {
     st_stream(p.a.page_table.data + b * p.a.page_table.row_stride + c * p.a.page_table.col_stride,
@@ -402,10 +440,22 @@ struct DecodeBody {
   }
 };
 
-template <int ILP>
-__global__ void __launch_bounds__(kThreads) k_decode_metadata(DecodeBody body, i64 rows) {
+template <class Body, int ILP>
+__global__ void __launch_bounds__(kThreads) k_decode_metadata(Body body, i64 rows) {
   if (blockIdx.x == 0 && blockIdx.y == 0) decode_prefix_sums(body.p);
-  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b, body.columns(b));
+  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b);
+}
+
+template <class Body>
+void launch_decode_body(const Body& body, i64 rows, cudaStream_t s) {
+  const i64 cols = body.p.a.max_seq_pages;
+  if (g_shape.decode_lanes_per_thread >= kIlpWide) {
+    const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpWide>);
+    k_decode_metadata<Body, kIlpWide><<<grid_rows(cols, rows, kIlpWide, g_shape.decode_resident_grid, k), kThreads, 0, s>>>(body, rows);
+  } else {
+    const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpNarrow>);
+    k_decode_metadata<Body, kIlpNarrow><<<grid_rows(cols, rows, kIlpNarrow, g_shape.decode_resident_grid, k), kThreads, 0, s>>>(body, rows);
+  }
 }
 
 // ---- kv_indices_inplace: fixed grid, n read on the device, grid-stride over [0, n) ---------------
@@ -528,15 +578,17 @@ void launch_read_stream(const ReadStreamArgs& a, cudaStream_t s) {
 
 void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
   validate(a);
-  DecodeBody body{DecodeParams{a, log2_exact(a.page_size)}};
+  const DecodeParams p{a, log2_exact(a.page_size)};
   const i64 rows = a.seq_lens.size;
-  if (g_shape.decode_lanes_per_thread >= kIlpWide) {
-    const void* k = reinterpret_cast<const void*>(&k_decode_metadata<kIlpWide>);
-    k_decode_metadata<kIlpWide><<<grid_rows(a.max_seq_pages, rows, kIlpWide, g_shape.decode_resident_grid, k), kThreads, 0, s>>>(body, rows);
-  } else {
-    const void* k = reinterpret_cast<const void*>(&k_decode_metadata<kIlpNarrow>);
-    k_decode_metadata<kIlpNarrow><<<grid_rows(a.max_seq_pages, rows, kIlpNarrow, g_shape.decode_resident_grid, k), kThreads, 0, s>>>(body, rows);
-  }
+  const bool copy = a.kernel_page_table.data != nullptr, swa = a.swa_v2p.data != nullptr, remap = a.v2p.data != nullptr;
+  if (copy && swa) launch_decode_body(DecodeBody<true, true, false, -1>{p}, rows, s);
+  else if (copy) launch_decode_body(DecodeBody<true, false, false, -1>{p}, rows, s);
+  else if (swa && remap) launch_decode_body(DecodeBody<false, true, true, -1>{p}, rows, s);
+  else if (swa) launch_decode_body(DecodeBody<false, true, false, -1>{p}, rows, s);
+  else if (!remap) launch_decode_body(DecodeBody<false, false, false, -1>{p}, rows, s);
+  else if (p.log2_ps == 0) launch_decode_body(DecodeBody<false, false, true, 0>{p}, rows, s);  // the benchmarked
+  else if (p.log2_ps == 6) launch_decode_body(DecodeBody<false, false, true, 6>{p}, rows, s);  // Era B shapes
+  else launch_decode_body(DecodeBody<false, false, true, -1>{p}, rows, s);
   check_launch("decode_metadata");
 }
 

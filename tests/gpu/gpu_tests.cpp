@@ -98,6 +98,9 @@ const ForcedCell kForced[] = {
     {Variant::e03_int32_offset, Route::write_loc},                {Variant::b09_no_padding_guard, Route::flashmla_block_table},
     {Variant::b09_no_padding_guard, Route::canonical_page_table}, {Variant::b09_no_padding_guard, Route::read_table},
     {Variant::b09_no_padding_guard, Route::decode_metadata},
+    {Variant::e01_no_column_bound, Route::canonical_page_table},  {Variant::e01_no_column_bound, Route::read_table},
+    {Variant::e09_floor_pages, Route::flashmla_block_table},      {Variant::e09_floor_pages, Route::read_table},
+    {Variant::b10_no_max_pages_bound, Route::read_table},
 };
 
 gpu::DiffReport forced_run(const ForcedCell& f, bool host_only) {
