@@ -62,6 +62,38 @@ __global__ void k_flush_read(const int4* __restrict__ p, i64 n, int* sink) {
   if (acc == 0x7fffffff) *sink = acc;  // never true for the zero-filled buffer: keeps the loads alive
 }
 
+// Floors (BenchFloor): a bare random gather out[i] = table[ids[i]] (4 lanes per thread, streaming
+// hints as the workloads), and a chain of `depth` dependent loads per lane:
+// x = l0[i]; y = l1[x]; z = l2[y]; out[i] = z (depth 1 stores x).
+__global__ void __launch_bounds__(256) k_gather(const i64* __restrict__ ids, const i64* __restrict__ table, i64 n,
+                                                i64* __restrict__ out) {
+  const i64 base = static_cast<i64>(blockIdx.x) * 1024 + threadIdx.x;
+  i64 v[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const i64 i = base + k * 256;
+    v[k] = i < n ? __ldcs(reinterpret_cast<const long long*>(ids + i)) : 0;
+  }
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const i64 i = base + k * 256;
+    if (i < n) __stcs(reinterpret_cast<long long*>(out + i), static_cast<long long>(table[v[k]]));
+  }
+}
+
+__global__ void __launch_bounds__(256) k_chain(const i32* __restrict__ l0, const i32* __restrict__ l1,
+                                               const i64* __restrict__ l2, i64 n, int depth, i64* __restrict__ out) {
+  const i64 i = static_cast<i64>(blockIdx.x) * 256 + threadIdx.x;
+  if (i >= n) return;
+  const i64 x = l0[i];
+  if (depth == 1) {
+    out[i] = x;
+    return;
+  }
+  const i64 y = l1[x];
+  out[i] = l2[y];
+}
+
 struct Workload {
   std::string name, shape, target;
   double bytes = 0;
@@ -79,6 +111,7 @@ struct BenchSession::Impl {
   void* scratch = nullptr;
   i64 scratch_bytes = i64(256) << 20;
   std::vector<Workload> work;
+  std::vector<Workload> floors;  // BenchFloor rows (bytes 0: no traffic model)
   double copy = 0, copy_us = 0, copy_bytes = 0;
 
   template <class T>
@@ -137,6 +170,42 @@ struct BenchSession::Impl {
       work.push_back({"token_translate/ps1", "N=2^24 int64 in/out, M=24, v2p 2^24 pages, random ids",
                       "<= 1.8x minimum-traffic time", 16.0 * double(N) + 32.0 * double(N), false,
                       [a](cudaStream_t s) { launch_token_translate(a, s); }});
+      // Floor: the bare gather out[i] = v2p[ids[i]] on the same ids and table.
+      const i64* ids_d = a.ids.data;
+      const i64* tab_d = a.v2p.data;
+      i64* out_d = zeros<i64>(N);
+      floors.push_back({"floor/gather_ps1", "out[i] = v2p[ids[i]], the token_translate/ps1 data, no translation", "",
+                        16.0 * double(N) + 32.0 * double(N), false, [=](cudaStream_t s) {
+                          k_gather<<<static_cast<unsigned>((N + 1023) / 1024), 256, 0, s>>>(ids_d, tab_d, N, out_d);
+                          ck(cudaGetLastError(), "k_gather");
+                        }});
+    }
+    // Floors for the ps = 64 page tables (E = 2^17 entries): an empty kernel, one DRAM access per
+    // lane, and a chain of three dependent DRAM accesses per lane (the tables' chain: the row's
+    // length and req_to_token row, the page-start token, the v2p entry).
+    {
+      const i64 E = i64(1) << 17;
+      std::vector<i32> l0(static_cast<std::size_t>(E)), l1(static_cast<std::size_t>(8 * E));
+      std::vector<i64> l2(static_cast<std::size_t>(E));
+      for (i64 i = 0; i < E; ++i) l0[static_cast<std::size_t>(i)] = static_cast<i32>(8 * r.below(E));  // one sector each
+      for (auto& y : l1) y = static_cast<i32>(r.below(E));
+      for (auto& z : l2) z = static_cast<i64>(r.below(E));
+      const i32* d0 = up(l0);
+      const i32* d1 = up(l1);
+      const i64* d2 = up(l2);
+      i64* dout = zeros<i64>(E);
+      floors.push_back({"floor/empty_kernel", "an empty kernel <<<1, 32>>>", "", 0, false, [](cudaStream_t s) {
+                          k_empty<<<1, 32, 0, s>>>();
+                          ck(cudaGetLastError(), "k_empty");
+                        }});
+      for (int depth : {1, 3}) {
+        floors.push_back({"floor/chain" + std::to_string(depth) + "_e17",
+                          "2^17 lanes, " + std::to_string(depth) + " dependent DRAM load(s) per lane, int64 store", "", 0,
+                          false, [=](cudaStream_t s) {
+                            k_chain<<<static_cast<unsigned>(E / 256), 256, 0, s>>>(d0, d1, d2, E, depth, dout);
+                            ck(cudaGetLastError(), "k_chain");
+                          }});
+      }
     }
     // Page tables: bs 256 x 32768 tokens, ps 1 and 64.
     const i64 bs = 256, T = 32768;
@@ -280,33 +349,32 @@ BenchReport run_bench(const BenchOptions& o) {
     br.target_met = w.ratio_target ? br.ratio_to_copy >= 0.65 : br.time_vs_min <= 1.8;
     rep.results.push_back(br);
   }
-  // Launch latency: host clock from before the launcher call to after the stream sync.
+  for (auto& w : s.floors) {
+    for (int i = 0; i < o.warmup; ++i) s.timed(w.launch);
+    std::vector<double> t;
+    for (int i = 0; i < std::max(o.runs, 20); ++i) t.push_back(s.timed(w.launch));
+    BenchFloor f;
+    f.name = w.name;
+    f.workload = w.shape;
+    f.median_us = median(t);
+    f.min_us = *std::min_element(t.begin(), t.end());
+    f.bytes = w.bytes;
+    f.time_vs_min = w.bytes > 0 ? f.median_us / (w.bytes / (rep.copy_gbps * 1e9) * 1e6) : 0.0;
+    rep.floors.push_back(f);
+  }
+  // Launch latency: host clock from before the launcher call until the stream is seen idle, by
+  // busy-polling cudaStreamQuery (the target) and by cudaStreamSynchronize.
   {
     Workload& w = s.find("token_translate/latency_n1024");
-    for (int i = 0; i < 50; ++i) {
-      w.launch(s.stream);
-      ck(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
-    }
-    std::vector<double> host, gpu;
-    for (int i = 0; i < std::max(o.latency_runs, 20); ++i) {
-      const auto t0 = std::chrono::steady_clock::now();
-      w.launch(s.stream);
-      ck(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
-      const auto t1 = std::chrono::steady_clock::now();
-      host.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
-    }
-    const bool flush = s.opt.flush_l2;
-    s.opt.flush_l2 = false;
-    for (int i = 0; i < std::max(o.runs, 20); ++i) gpu.push_back(s.timed(w.launch));
-    s.opt.flush_l2 = flush;
-    std::sort(host.begin(), host.end());
-    rep.latency_host_median_us = host[host.size() / 2];
-    rep.latency_host_p90_us = host[host.size() * 9 / 10];
-    rep.latency_gpu_median_us = median(gpu);
-    rep.latency_target_met = rep.latency_host_median_us < 5.0;
-    // Baselines on the same stream: an empty kernel (raw launch + sync cost of this machine) and
-    // the N = 1024 launch replayed from a captured CUDA graph.
-    auto host_median = [&](const std::function<void()>& f) {
+    const auto poll = [&] {
+      cudaError_t e;
+      while ((e = cudaStreamQuery(s.stream)) == cudaErrorNotReady) {
+      }
+      ck(e, "cudaStreamQuery");
+    };
+    const auto sync = [&] { ck(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize"); };
+    // Host-clock samples of f() (after 50 unrecorded calls), sorted.
+    auto host_times = [&](const std::function<void()>& f) {
       std::vector<double> t;
       for (int i = 0; i < 50; ++i) f();
       for (int i = 0; i < std::max(o.latency_runs, 20); ++i) {
@@ -315,11 +383,36 @@ BenchReport run_bench(const BenchOptions& o) {
         const auto t1 = std::chrono::steady_clock::now();
         t.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
       }
-      return median(t);
+      std::sort(t.begin(), t.end());
+      return t;
     };
+    auto host_median = [&](const std::function<void()>& f) { return median(host_times(f)); };
+    const std::vector<double> host = host_times([&] {
+      w.launch(s.stream);
+      poll();
+    });
+    rep.latency_host_median_us = host[host.size() / 2];
+    rep.latency_host_p90_us = host[host.size() * 9 / 10];
+    rep.latency_sync_median_us = host_median([&] {
+      w.launch(s.stream);
+      sync();
+    });
+    std::vector<double> gpu;
+    const bool flush = s.opt.flush_l2;
+    s.opt.flush_l2 = false;
+    for (int i = 0; i < std::max(o.runs, 20); ++i) gpu.push_back(s.timed(w.launch));
+    s.opt.flush_l2 = flush;
+    rep.latency_gpu_median_us = median(gpu);
+    rep.latency_target_met = rep.latency_host_median_us < 5.0;
+    // Baselines on the same stream: an empty kernel (raw launch + completion cost of this machine)
+    // and the N = 1024 launch replayed from a captured CUDA graph.
+    rep.latency_empty_poll_us = host_median([&] {
+      k_empty<<<1, 32, 0, s.stream>>>();
+      poll();
+    });
     rep.latency_empty_kernel_us = host_median([&] {
       k_empty<<<1, 32, 0, s.stream>>>();
-      ck(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
+      sync();
     });
     cudaGraph_t g = nullptr;
     cudaGraphExec_t ge = nullptr;
@@ -329,7 +422,7 @@ BenchReport run_bench(const BenchOptions& o) {
     ck(cudaGraphInstantiate(&ge, g, 0), "cudaGraphInstantiate");
     rep.latency_graph_us = host_median([&] {
       ck(cudaGraphLaunch(ge, s.stream), "cudaGraphLaunch");
-      ck(cudaStreamSynchronize(s.stream), "cudaStreamSynchronize");
+      poll();
     });
     (void)cudaGraphExecDestroy(ge);
     (void)cudaGraphDestroy(g);
@@ -340,7 +433,7 @@ BenchReport run_bench(const BenchOptions& o) {
   {
     const LaunchShape keep = launch_shape();
     const std::pair<const char*, LaunchShape> shapes[] = {
-        {"@ilp4-fullgrid", LaunchShape{4, false, 4, false}},  // the previous shape everywhere
+        {"@round2", LaunchShape{4, false, 8, true}},  // round 2 defaults (decode: 8 lanes, resident grid)
         {"@ilp8-resident", LaunchShape{8, true, 8, true}},
         {"@ilp8-fullgrid", LaunchShape{8, false, 8, false}},
         {"@ilp4-resident", LaunchShape{4, true, 4, true}}};
@@ -368,35 +461,6 @@ BenchReport run_bench(const BenchOptions& o) {
     }
     set_launch_shape(keep);
   }
-  // Random-gather workloads again with the L2 fetch granularity hint at 32 bytes (process-wide
-  // device limit; restored afterwards). Reported as separate rows.
-  {
-    std::size_t old = 0;
-    ck(cudaDeviceGetLimit(&old, cudaLimitMaxL2FetchGranularity), "cudaDeviceGetLimit");
-    if (cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, 32) == cudaSuccess) {
-      for (const char* name : {"token_translate/ps1", "canonical_page_table/ps1", "read_table/ps1", "decode_metadata/ps1"}) {
-        Workload& w = s.find(name);
-        for (int i = 0; i < o.warmup; ++i) s.timed(w.launch);
-        std::vector<double> t;
-        for (int i = 0; i < std::max(o.runs, 20); ++i) t.push_back(s.timed(w.launch));
-        BenchResult br;
-        br.name = std::string(name) + "+l2fetch32";
-        br.workload = w.shape + ", cudaLimitMaxL2FetchGranularity = 32";
-        br.median_us = median(t);
-        br.min_us = *std::min_element(t.begin(), t.end());
-        br.bytes = w.bytes;
-        br.achieved_gbps = w.bytes / (br.median_us * 1e-6) / 1e9;
-        br.ratio_to_copy = br.achieved_gbps / rep.copy_gbps;
-        br.time_vs_min = br.median_us / (w.bytes / (rep.copy_gbps * 1e9) * 1e6);
-        br.target = w.target;
-        br.target_met = br.time_vs_min <= 1.8;
-        rep.results.push_back(br);
-      }
-      (void)cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, old);
-    } else {
-      (void)cudaGetLastError();
-    }
-  }
   return rep;
 }
 
@@ -414,9 +478,16 @@ std::string to_json(const BenchReport& r) {
     arr.push_back({{"name", b.name}, {"workload", b.workload}, {"median_us", b.median_us}, {"min_us", b.min_us},
                    {"bytes", b.bytes}, {"achieved_gbps", b.achieved_gbps}, {"ratio_to_copy", b.ratio_to_copy},
                    {"time_vs_min_traffic", b.time_vs_min}, {"target", b.target}, {"target_met", b.target_met}});
+  auto& fl = j["floors"] = nlohmann::json::array();
+  for (const auto& f : r.floors)
+    fl.push_back({{"name", f.name}, {"workload", f.workload}, {"median_us", f.median_us}, {"min_us", f.min_us},
+                  {"bytes", f.bytes}, {"time_vs_min_traffic", f.time_vs_min}});
   j["launch_latency"] = {{"workload", "token_translate N=1024 ps=64 M=24"},
+                         {"completion", "busy-poll cudaStreamQuery"},
                          {"host_median_us", r.latency_host_median_us},
                          {"host_p90_us", r.latency_host_p90_us},
+                         {"host_sync_median_us", r.latency_sync_median_us},
+                         {"empty_kernel_launch_poll_us", r.latency_empty_poll_us},
                          {"gpu_event_median_us", r.latency_gpu_median_us},
                          {"target", "< 5 us launch to completion"},
                          {"target_met", r.latency_target_met},
@@ -443,11 +514,21 @@ std::string to_text(const BenchReport& r) {
     s.precision(1);
     s << "  [" << b.target << ": " << (b.target_met ? "met" : "NOT met") << "]\n";
   }
+  for (const auto& f : r.floors) {
+    s << f.name << ": median " << f.median_us << " us (min " << f.min_us << ")";
+    if (f.bytes > 0) {
+      s.precision(3);
+      s << ", " << f.bytes / 1e6 << " MB, " << f.time_vs_min << " x min-traffic time";
+      s.precision(1);
+    }
+    s << "  [" << f.workload << "]\n";
+  }
   s.precision(2);
-  s << "launch latency N=1024: host median " << r.latency_host_median_us << " us (p90 " << r.latency_host_p90_us
-    << "), gpu events " << r.latency_gpu_median_us << " us  [< 5 us: " << (r.latency_target_met ? "met" : "NOT met")
-    << "]\n  baselines: empty kernel launch+sync " << r.latency_empty_kernel_us << " us, graph replay of the N=1024 launch "
-    << r.latency_graph_us << " us\n";
+  s << "launch latency N=1024 (launch to completion, busy-poll): host median " << r.latency_host_median_us << " us (p90 "
+    << r.latency_host_p90_us << "), with cudaStreamSynchronize " << r.latency_sync_median_us << " us, gpu events "
+    << r.latency_gpu_median_us << " us  [< 5 us: " << (r.latency_target_met ? "met" : "NOT met")
+    << "]\n  baselines: empty kernel launch+poll " << r.latency_empty_poll_us << " us, launch+sync "
+    << r.latency_empty_kernel_us << " us, graph replay of the N=1024 launch (poll) " << r.latency_graph_us << " us\n";
   return s.str();
 }
 

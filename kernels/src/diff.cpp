@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "kvaddr/kernels/launch.hpp"
+#include "device_compare.hpp"
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/routes.hpp"
@@ -179,22 +180,30 @@ struct Ctx {
     res.mismatch = std::move(m);
   }
 
-  // Compare a GPU buffer with the host expectation, element by element.
+  // Compare a GPU buffer with the host expectation, element by element: the expectation is
+  // uploaded and the differing elements are counted on the device (device_compare.cu, Thrust); the
+  // output comes back to the host only when it differs, to list the first differing lanes.
   template <class T>
   void compare(const char* name, const std::vector<T>& expected, const T* device) {
+    res.compared += ssz(expected.size());
+    const auto d = detail::count_differences(dev.up(expected), device, ssz(expected.size()), nullptr);
+    if (d.count == 0) return;
     const std::vector<T> got = down(device, expected.size());
     std::vector<LaneDiff> diffs;
     i64 count = 0;
-    for (std::size_t i = 0; i < expected.size(); ++i) {
+    for (std::size_t i = sz(d.first); i < expected.size(); ++i) {
       if (expected[i] != got[i]) {
         if (diffs.size() < 8) diffs.push_back({name, ssz(i), static_cast<i64>(expected[i]), static_cast<i64>(got[i])});
         ++count;
       }
     }
-    res.compared += ssz(expected.size());
-    if (count)
-      fail(host_error.empty() ? "host" : "model", std::move(diffs), count,
-           host_error.empty() ? std::string() : "GPU kernel running the variant differs from production (host route threw: " + host_error + ")");
+    if (count != d.count) {  // the device count and the host recount must agree
+      fail("error", std::move(diffs), count,
+           "device comparison counted " + std::to_string(d.count) + " differences, the host " + std::to_string(count));
+      return;
+    }
+    fail(host_error.empty() ? "host" : "model", std::move(diffs), count,
+         host_error.empty() ? std::string() : "GPU kernel running the variant differs from production (host route threw: " + host_error + ")");
   }
 
   // Host route output vs an independent model value at one lane.

@@ -30,6 +30,17 @@ struct BenchResult {
   bool target_met = false;
 };
 
+// A reference kernel timed like the workloads (L2 flushed, events around one launch): what the
+// machine needs for a launch, one dependent DRAM access, a chain of three, or a bare random
+// gather, so that each workload's time can be read against what its access structure allows.
+struct BenchFloor {
+  std::string name;      // e.g. "floor/empty_kernel"
+  std::string workload;  // what it does
+  double median_us = 0, min_us = 0;
+  double bytes = 0;      // traffic model of the same kind as the workloads (0: none)
+  double time_vs_min = 0;  // median time / (bytes / copy bandwidth); 0 when bytes == 0
+};
+
 struct BenchReport {
   bool skipped = false;
   std::string skip_reason;
@@ -38,11 +49,17 @@ struct BenchReport {
   double copy_median_us = 0;
   double copy_bytes = 0;
   std::vector<BenchResult> results;
-  double latency_host_median_us = 0;  // N = 1024 token_translate, launch to completion (host clock)
+  std::vector<BenchFloor> floors;
+  // Launch latency, N = 1024 token_translate, launch to completion on the host clock (launcher
+  // call, host validation included, until the stream is seen idle). Two ways to see completion:
+  // busy-polling cudaStreamQuery (the target is judged on this one) and cudaStreamSynchronize.
+  double latency_host_median_us = 0;  // busy-poll
   double latency_host_p90_us = 0;
+  double latency_sync_median_us = 0;  // cudaStreamSynchronize
+  double latency_empty_poll_us = 0;   // baseline: empty kernel, launch + busy-poll
   double latency_gpu_median_us = 0;   // same launch timed with events
   bool latency_target_met = false;
-  double latency_empty_kernel_us = 0;  // baseline: empty kernel, launch + sync (host clock)
+  double latency_empty_kernel_us = 0;  // baseline: empty kernel, launch + cudaStreamSynchronize
   double latency_graph_us = 0;         // the N = 1024 launch replayed from a CUDA graph
 };
 

@@ -52,8 +52,8 @@ bool gpu_available(std::string* why = nullptr);
 struct LaunchShape {
   int lanes_per_thread = 4;          // elementwise and table kernels: 8, or 4 (anything below 8)
   bool resident_grid = false;        // cap their grid at the device's resident blocks
-  int decode_lanes_per_thread = 8;   // decode_metadata
-  bool decode_resident_grid = true;
+  int decode_lanes_per_thread = 4;   // decode_metadata (one kernel per page-table path since round 3)
+  bool decode_resident_grid = false;
 };
 void set_launch_shape(const LaunchShape& shape);
 LaunchShape launch_shape();
