@@ -44,6 +44,13 @@ std::vector<i64> random_v2p(i64 pages, Rng& r) {
   return v;
 }
 
+// Traffic model of a page table of `entries` entries: req_to_token (ps = 1: every token, 4 bytes;
+// ps > 1: one 32-byte sector per page start), the int32 table written, one 32-byte sector per v2p gather.
+double table_bytes_of(i64 ps, double entries) {
+  const double r2t_bytes = ps == 1 ? 4.0 * entries : 32.0 * entries;
+  return r2t_bytes + 4.0 * entries + 32.0 * entries;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
@@ -65,21 +72,64 @@ __global__ void k_flush_read(const int4* __restrict__ p, i64 n, int* sink) {
 // Floors (BenchFloor): a bare random gather out[i] = table[ids[i]] (4 lanes per thread, streaming
 // hints as the workloads), and a chain of `depth` dependent loads per lane:
 // x = l0[i]; y = l1[x]; z = l2[y]; out[i] = z (depth 1 stores x).
-__global__ void __launch_bounds__(256) k_gather(const i64* __restrict__ ids, const i64* __restrict__ table, i64 n,
-                                                i64* __restrict__ out) {
+// Load flavours of the bare gather (which cache path and DRAM fetch size a random 8-byte load uses).
+enum class Ld { plain, cg, nc, l1_no_allocate, l2_128, l2_256 };
+template <Ld F>
+__device__ __forceinline__ i64 ld_flavour(const i64* p) {
+  long long v;
+  if constexpr (F == Ld::plain) {
+    v = *reinterpret_cast<const long long*>(p);
+  } else if constexpr (F == Ld::cg) {
+    v = __ldcg(reinterpret_cast<const long long*>(p));
+  } else if constexpr (F == Ld::nc) {
+    v = __ldg(reinterpret_cast<const long long*>(p));
+  } else if constexpr (F == Ld::l1_no_allocate) {
+    asm volatile("ld.global.L1::no_allocate.s64 %0, [%1];" : "=l"(v) : "l"(p));
+  } else if constexpr (F == Ld::l2_128) {
+    asm volatile("ld.global.L2::128B.s64 %0, [%1];" : "=l"(v) : "l"(p));
+  } else {
+    asm volatile("ld.global.L2::256B.s64 %0, [%1];" : "=l"(v) : "l"(p));
+  }
+  return v;
+}
+__device__ __forceinline__ i64 ld_id(const i64* p) { return __ldcs(reinterpret_cast<const long long*>(p)); }
+__device__ __forceinline__ i64 ld_id(const i32* p) { return __ldcs(p); }
+__device__ __forceinline__ void st_out(i64* p, i64 v) { __stcs(reinterpret_cast<long long*>(p), static_cast<long long>(v)); }
+__device__ __forceinline__ void st_out(i32* p, i64 v) { __stcs(p, static_cast<i32>(v)); }
+
+template <Ld F, class Id, class Out>
+__global__ void __launch_bounds__(256) k_gather(const Id* __restrict__ ids, const i64* __restrict__ table, i64 n,
+                                                Out* __restrict__ out) {
   const i64 base = static_cast<i64>(blockIdx.x) * 1024 + threadIdx.x;
   i64 v[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     const i64 i = base + k * 256;
-    v[k] = i < n ? __ldcs(reinterpret_cast<const long long*>(ids + i)) : 0;
+    v[k] = i < n ? ld_id(ids + i) : 0;
   }
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     const i64 i = base + k * 256;
-    if (i < n) __stcs(reinterpret_cast<long long*>(out + i), static_cast<long long>(table[v[k]]));
+    if (i < n) st_out(out + i, ld_flavour<F>(table + v[k]));
   }
 }
+
+template <class Id, class Out>
+void launch_gather(Ld f, const Id* ids, const i64* table, i64 n, Out* out, cudaStream_t s) {
+  const unsigned g = static_cast<unsigned>((n + 1023) / 1024);
+  switch (f) {
+    case Ld::plain: k_gather<Ld::plain><<<g, 256, 0, s>>>(ids, table, n, out); break;
+    case Ld::cg: k_gather<Ld::cg><<<g, 256, 0, s>>>(ids, table, n, out); break;
+    case Ld::nc: k_gather<Ld::nc><<<g, 256, 0, s>>>(ids, table, n, out); break;
+    case Ld::l1_no_allocate: k_gather<Ld::l1_no_allocate><<<g, 256, 0, s>>>(ids, table, n, out); break;
+    case Ld::l2_128: k_gather<Ld::l2_128><<<g, 256, 0, s>>>(ids, table, n, out); break;
+    case Ld::l2_256: k_gather<Ld::l2_256><<<g, 256, 0, s>>>(ids, table, n, out); break;
+  }
+  ck(cudaGetLastError(), "k_gather");
+}
+constexpr std::pair<Ld, const char*> kFlavours[] = {{Ld::plain, ""},          {Ld::cg, "+cg"},
+                                                    {Ld::nc, "+nc"},          {Ld::l1_no_allocate, "+l1noalloc"},
+                                                    {Ld::l2_128, "+l2pf128"}, {Ld::l2_256, "+l2pf256"}};
 
 __global__ void __launch_bounds__(256) k_chain(const i32* __restrict__ l0, const i32* __restrict__ l1,
                                                const i64* __restrict__ l2, i64 n, int depth, i64* __restrict__ out) {
@@ -92,6 +142,23 @@ __global__ void __launch_bounds__(256) k_chain(const i32* __restrict__ l0, const
   }
   const i64 y = l1[x];
   out[i] = l2[y];
+}
+
+// Floor for the ps = 64 page tables: the bare chain of the same data, no validation, no lane
+// function: out[b, c] = int32(v2p[req_to_token[rows[b], c * 64] >> 6] * 24), LANES columns a thread.
+template <int LANES>
+__global__ void __launch_bounds__(256) k_table_chain(const i32* __restrict__ r2t, i64 row_stride, const i64* __restrict__ rows,
+                                                     const i64* __restrict__ v2p, i64 cols, i32* __restrict__ out) {
+  const i64 b = blockIdx.y;
+  const i64 row = rows[b];
+#pragma unroll
+  for (int k = 0; k < LANES; ++k) {
+    const i64 c = (static_cast<i64>(blockIdx.x) * LANES + k) * 256 + threadIdx.x;
+    if (c < cols) {
+      const i64 tok = __ldcs(r2t + row * row_stride + c * 64);
+      out[b * cols + c] = static_cast<i32>(v2p[tok >> 6] * 24);
+    }
+  }
 }
 
 struct Workload {
@@ -174,11 +241,11 @@ struct BenchSession::Impl {
       const i64* ids_d = a.ids.data;
       const i64* tab_d = a.v2p.data;
       i64* out_d = zeros<i64>(N);
-      floors.push_back({"floor/gather_ps1", "out[i] = v2p[ids[i]], the token_translate/ps1 data, no translation", "",
-                        16.0 * double(N) + 32.0 * double(N), false, [=](cudaStream_t s) {
-                          k_gather<<<static_cast<unsigned>((N + 1023) / 1024), 256, 0, s>>>(ids_d, tab_d, N, out_d);
-                          ck(cudaGetLastError(), "k_gather");
-                        }});
+      for (const auto& [f, tag] : kFlavours)
+        floors.push_back({std::string("floor/gather_ps1") + tag,
+                          "out[i] = v2p[ids[i]], the token_translate/ps1 data, no translation", "",
+                          16.0 * double(N) + 32.0 * double(N), false,
+                          [=, f = f](cudaStream_t s) { launch_gather(f, ids_d, tab_d, N, out_d, s); }});
     }
     // Floors for the ps = 64 page tables (E = 2^17 entries): an empty kernel, one DRAM access per
     // lane, and a chain of three dependent DRAM accesses per lane (the tables' chain: the row's
@@ -227,10 +294,37 @@ struct BenchSession::Impl {
       const Vec<const i64> drows{up(rows), bs}, dlens{up(lens), bs}, dv2p{up(v2p), pages + 1};
       i32* out = zeros<i32>(bs * pages_per_row);
       const double entries = double(bs * pages_per_row);
-      // bytes streamed: req_to_token (ps = 1: every token; ps > 1: one 32-byte sector per page start),
-      // the int32 table written, one 32-byte sector per v2p gather.
-      const double r2t_bytes = ps == 1 ? 4.0 * entries : 32.0 * entries;
-      const double table_bytes = r2t_bytes + 4.0 * entries + 32.0 * entries;
+      if (ps == 64) {  // floor: the bare three-level chain over the same data (rows -> token -> v2p)
+        const i32* r2t_d = dr2t.data;
+        const i64* rows_d = drows.data;
+        const i64* v2p_d = dv2p.data;
+        i32* cout = zeros<i32>(bs * pages_per_row);
+        const i64 cols = pages_per_row;
+        for (int lanes : {1, 2}) {
+          floors.push_back({"floor/table_chain_ps64_" + std::to_string(lanes) + "lane",
+                            "out[b, c] = v2p[req_to_token[rows[b], 64 c] / 64] * 24, the page-table ps=64 data, " +
+                                std::to_string(lanes) + " column(s) a thread",
+                            "", table_bytes_of(64, entries), false, [=](cudaStream_t s) {
+                              const dim3 grid(static_cast<unsigned>((cols + 256 * lanes - 1) / (256 * lanes)),
+                                              static_cast<unsigned>(bs));
+                              if (lanes == 1) k_table_chain<1><<<grid, 256, 0, s>>>(r2t_d, T, rows_d, v2p_d, cols, cout);
+                              else k_table_chain<2><<<grid, 256, 0, s>>>(r2t_d, T, rows_d, v2p_d, cols, cout);
+                              ck(cudaGetLastError(), "k_table_chain");
+                            }});
+        }
+      }
+      if (ps == 1) {  // floor: the bare gather out[e] = v2p[req_to_token[e]] over the whole table
+        const i32* r2t_d = dr2t.data;
+        const i64* v2p_d = dv2p.data;
+        i32* gout = zeros<i32>(bs * T);
+        const i64 E = bs * T;
+        for (const auto& [f, tag] : kFlavours)
+          floors.push_back({std::string("floor/table_gather_ps1") + tag,
+                            "out[e] = v2p[req_to_token[e]] (int32 in/out), the page-table ps=1 data, no translation", "",
+                            4.0 * entries + 4.0 * entries + 32.0 * entries, false,
+                            [=, f = f](cudaStream_t s) { launch_gather(f, r2t_d, v2p_d, E, gout, s); }});
+      }
+      const double table_bytes = table_bytes_of(ps, entries);
       const std::string suffix = "/ps" + std::to_string(ps);
       const std::string shape = "bs 256 x 32768 tokens, ps=" + std::to_string(ps) + ", M=24, random v2p";
       CanonicalPageTableArgs c{dr2t, drows, dlens, dv2p, ps, M, pages_per_row, {out, bs, pages_per_row, pages_per_row, 1}, Variant::production};

@@ -373,7 +373,7 @@ struct DecodeParams {
   int log2_ps;
 };
 
-// Block (0, 0) writes cache_seqlens and the exclusive prefix sums cu_seqlens_k[0..B] (int32, the
+// Block x = 0 of the last grid row writes cache_seqlens and the exclusive prefix sums cu_seqlens_k[0..B] (int32, the
 // kernel's own accumulator width), by a block-wide scan over chunks of kThreads rows.
 __device__ void decode_prefix_sums(const DecodeParams& p) {
   __shared__ i32 scan[kThreads];
@@ -440,10 +440,24 @@ struct DecodeBody {
   }
 };
 
+// The grid has one extra row of blocks (y = gridDim.y - 1): its block x = 0 writes the prefix
+// sums, concurrently with the page-table rows, so that the scan (one more dependent DRAM access
+// plus the block-wide barriers) is not added to the critical path of a page-table block.
 template <class Body, int ILP>
 __global__ void __launch_bounds__(kThreads) k_decode_metadata(Body body, i64 rows) {
-  if (blockIdx.x == 0 && blockIdx.y == 0) decode_prefix_sums(body.p);
-  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b);
+  const unsigned table_rows = gridDim.y - 1;
+  if (blockIdx.y == table_rows) {
+    if (blockIdx.x == 0) decode_prefix_sums(body.p);
+    return;
+  }
+  for (i64 b = blockIdx.y; b < rows; b += table_rows) row_slice<ILP>(body, b);
+}
+
+// Grid of the page-table rows (capped one below the y limit) plus the prefix-sum row.
+dim3 decode_grid(i64 cols, i64 rows, int ilp, const void* kernel) {
+  dim3 g = grid_rows(cols, rows < kMaxGridY ? rows : kMaxGridY - 1, ilp, g_shape.decode_resident_grid, kernel);
+  g.y += 1;
+  return g;
 }
 
 template <class Body>
@@ -451,10 +465,10 @@ void launch_decode_body(const Body& body, i64 rows, cudaStream_t s) {
   const i64 cols = body.p.a.max_seq_pages;
   if (g_shape.decode_lanes_per_thread >= kIlpWide) {
     const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpWide>);
-    k_decode_metadata<Body, kIlpWide><<<grid_rows(cols, rows, kIlpWide, g_shape.decode_resident_grid, k), kThreads, 0, s>>>(body, rows);
+    k_decode_metadata<Body, kIlpWide><<<decode_grid(cols, rows, kIlpWide, k), kThreads, 0, s>>>(body, rows);
   } else {
     const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpNarrow>);
-    k_decode_metadata<Body, kIlpNarrow><<<grid_rows(cols, rows, kIlpNarrow, g_shape.decode_resident_grid, k), kThreads, 0, s>>>(body, rows);
+    k_decode_metadata<Body, kIlpNarrow><<<decode_grid(cols, rows, kIlpNarrow, k), kThreads, 0, s>>>(body, rows);
   }
 }
 
