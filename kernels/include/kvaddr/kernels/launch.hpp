@@ -42,13 +42,13 @@ namespace gpu {
 // (no driver, no device, runtime error text). Never throws.
 bool gpu_available(std::string* why = nullptr);
 
-// Launch shape of the gather kernels, per family. Defaults are the fastest shapes measured on one
-// H200 (docs/performance.md, round 2): elementwise and table kernels (token/swa/mamba/dcp/transfer,
-// canonical/full-prefill/read_table/flashmla/eager/read_stream) 4 independent lanes per thread, one
-// block per kThreads x 4 lanes; decode_metadata 8 lanes per thread and a grid of at most one
-// resident wave (every block owns an equal, warp-aligned slice of its rows' columns). The bench
-// switches shapes to measure the others in the same process. Process-wide; set it only while no
-// launch is in flight on another thread. Outputs are identical for every shape.
+// Launch shape of the gather kernels, per family. Defaults are the fastest shapes measured on
+// H200 machines (docs/performance.md, rounds 2 and 3): every family takes 4 independent lanes per
+// thread and one block per kThreads x 4 lanes; decode_metadata too since round 3, when it became one
+// kernel per page-table path (40 registers instead of 79). 8 lanes per thread and the resident grid
+// (at most one wave, every block an equal, warp-aligned slice of its rows' columns) remain
+// selectable: the bench switches shapes to measure them in the same process. Process-wide; set it
+// only while no launch is in flight on another thread. Outputs are identical for every shape.
 struct LaunchShape {
   int lanes_per_thread = 4;          // elementwise and table kernels: 8, or 4 (anything below 8)
   bool resident_grid = false;        // cap their grid at the device's resident blocks
