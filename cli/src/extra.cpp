@@ -94,7 +94,7 @@ void register_extra_subcommands(CLI::App& app) {
 #ifdef KVADDR_WITH_PROOFS
   s.prove = app.add_subcommand("prove", "Z3 obligations: proved / refuted (with a counterexample) / unknown");
   s.prove->add_option("--only", s.prove_options.only, "Run only these obligations (names or prefixes)");
-  s.prove->add_flag("--full-sweep", s.prove_options.full_sweep, "Cover the full per-ps domains (slower)");
+  s.prove->add_flag("--full-sweep", s.prove_options.full_sweep, "DCP obligations: every dcp_size in 1..16, 32, 64 instead of {1, 2, 4, 8} (slower)");
   s.prove->add_option("--timeout-ms", s.prove_options.timeout_ms, "Per-query solver timeout");
   s.prove->add_flag("--list", s.prove_list, "List the obligations and their stated domains");
   s.prove->add_flag("--json", s.prove_json, "Print one JSON object");

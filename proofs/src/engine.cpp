@@ -83,6 +83,8 @@ Outcome check(const Query& q, unsigned timeout_ms) {
 
 Outcome sweep(const std::vector<std::int64_t>& values, const std::function<Outcome(std::int64_t)>& one) {
   Outcome acc;
+  std::string unknown_at;  // the sweep values whose query came back unknown
+  std::size_t unknowns = 0;
   for (const std::int64_t v : values) {
     Outcome o = one(v);
     acc.seconds += o.seconds;
@@ -92,35 +94,37 @@ Outcome sweep(const std::vector<std::int64_t>& values, const std::function<Outco
       acc.text = std::move(o.text);
       return acc;
     }
-    if (o.verdict == Verdict::unknown && acc.verdict != Verdict::unknown) {
-      acc.verdict = Verdict::unknown;
-      acc.text = std::move(o.text);
+    if (o.verdict == Verdict::unknown) {
+      unknown_at += (unknowns++ ? ", " : "") + std::to_string(v);
+      if (acc.verdict != Verdict::unknown) {
+        acc.verdict = Verdict::unknown;
+        acc.text = std::move(o.text);
+      }
     }
   }
+  if (unknowns > 0)
+    acc.text += "; unknown at " + std::to_string(unknowns) + " of " + std::to_string(values.size()) +
+                " sweep values: " + unknown_at;
   return acc;
 }
 
-std::vector<std::int64_t> pow2_sweep(bool /*full*/) {
+std::vector<std::int64_t> pow2_sweep() {
   std::vector<std::int64_t> v;
   for (int k = 0; k <= 16; ++k) v.push_back(std::int64_t{1} << k);
   return v;
 }
 
-std::vector<std::int64_t> ps_sweep(bool full) {
+std::vector<std::int64_t> dcp_sweep(bool full) {
+  if (!full) return {1, 2, 4, 8};
   std::vector<std::int64_t> v;
-  if (full) {
-    for (std::int64_t ps = 1; ps <= 1024; ++ps) v.push_back(ps);
-    for (int k = 11; k <= 16; ++k) v.push_back(std::int64_t{1} << k);
-    return v;
-  }
-  v = {1, 2, 3, 4, 5, 6, 7, 8, 12, 16, 31, 32, 64, 100, 128, 256, 1000, 1024};
-  for (int k = 11; k <= 16; ++k) v.push_back(std::int64_t{1} << k);
+  for (std::int64_t d = 1; d <= 16; ++d) v.push_back(d);
+  v.push_back(32);
+  v.push_back(64);
   return v;
 }
 
-std::string describe_ps_sweep(bool full) {
-  return full ? "every ps in 1..1024 and every power of two to 2^16 (1030 values)"
-              : "reduced sweep ps in {1..8, 12, 16, 31, 32, 64, 100, 128, 256, 1000, 1024, 2^11..2^16} (24 values)";
+std::string describe_dcp_sweep(bool full) {
+  return full ? "one query per dcp_size in 1..16, 32, 64 (full sweep)" : "one query per dcp_size in {1, 2, 4, 8}";
 }
 
 }  // namespace kvaddr::proofs

@@ -37,9 +37,14 @@ Outcome check(const Query& q, unsigned timeout_ms);
 // text is reported) and the sweep goes on.
 Outcome sweep(const std::vector<std::int64_t>& values, const std::function<Outcome(std::int64_t)>& one);
 
-// The ps domain of a sweep: reduced (23 values) or full (1..1024 plus 2^11..2^16).
-std::vector<std::int64_t> ps_sweep(bool full);
-std::vector<std::int64_t> pow2_sweep(bool full);  // powers of two 1..2^16 (both modes: 17 values)
-std::string describe_ps_sweep(bool full);
+// Powers of two 1..2^16 (17 values): the page sizes of the fa3 kernel's shift (decode_metadata).
+std::vector<std::int64_t> pow2_sweep();
+
+// dcp_size values of the DCP obligations (write_loc, dcp_read_translate), whose ps stays symbolic:
+// {1, 2, 4, 8} by default; under RunOptions::full_sweep every value 1..16 plus 32 and 64 (the
+// queries' domain bound is kMaxDcpSize; sizes such as 14 need tens of seconds each).
+inline constexpr std::int64_t kMaxDcpSize = 64;
+std::vector<std::int64_t> dcp_sweep(bool full);
+std::string describe_dcp_sweep(bool full);
 
 }  // namespace kvaddr::proofs

@@ -35,7 +35,7 @@ Outcome i1(const RunOptions& o) {
 // I1 at the kernel width: 64-bit bit-vectors, divisions as shifts (power-of-two ps, the fa3
 // kernels) with P, M symbolic and P*S + o < 2^63.
 Outcome i1_bv(const RunOptions& o) {
-  return sweep(pow2_sweep(o.full_sweep), [&](std::int64_t psv) {
+  return sweep(pow2_sweep(), [&](std::int64_t psv) {
     z3::context ctx;
     Env env(ctx, Mode::bv64);
     int k = 0;
@@ -300,7 +300,7 @@ Outcome agree_block_token(const RunOptions& o) {
 // Cross-route: fa3 decode_metadata (shift) = canonical_page_table = flashmla_block_table
 // (production) entry by entry, and the same live column count. Per power-of-two ps.
 Outcome agree_fa3(const RunOptions& o) {
-  return sweep(pow2_sweep(o.full_sweep), [&](std::int64_t psv) {
+  return sweep(pow2_sweep(), [&](std::int64_t psv) {
     z3::context ctx;
     Env env(ctx, Mode::integer);
     int k = 0;

@@ -85,9 +85,9 @@ Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_
   // (t >= 0 wherever it matters, where truncation = floor: I9.nonneg_div_kind.)
   const Sym collapsed = has_dcp ? sym::kv_div(t, dcp) : t;
   Query q;
-  q.header = header(r, v) + (pinned ? "" : " v2p0_pinned=0");
+  q.header = header(r, v) + (pinned ? "" : " v2p0_pinned=0") + (has_dcp && dcp_value > 0 ? " dcp_size=" + std::to_string(dcp_value) : "");
   if (has_dcp) {
-    q.require(dcp >= Sym(1) && dcp <= Sym(64) && rank >= Sym(0) && rank < dcp);
+    q.require(dcp >= Sym(1) && dcp <= Sym(kMaxDcpSize) && rank >= Sym(0) && rank < dcp);
     q.require(t >= Sym(-1) && t < pool.NV * pool.ps * dcp);  // padding -1, 0 (padded write loc), ids
   } else {
     q.require(admitted_token(pool, t));
@@ -318,7 +318,7 @@ void add_page_route(std::vector<Def>& out, Route r, Variant v, PageLane kind, bo
   d.info.expected = expected;
   d.run = [=](const RunOptions& o) {
     if (!decode) return page_table_query(r, v, kind, pinned, 0, Mode::integer, o.timeout_ms);
-    return sweep(pow2_sweep(o.full_sweep), [&](std::int64_t ps) {
+    return sweep(pow2_sweep(), [&](std::int64_t ps) {
       return page_table_query(r, v, kind, pinned, ps, Mode::integer, o.timeout_ms);
     });
   };
@@ -335,11 +335,12 @@ void add_token_route(std::vector<Def>& out, Route r, Variant v, TokenLane kind, 
                          ", v2p[NV] = -1; ids: -1 (padding) or 0 <= id < NV*ps (times dcp_size for widened ids)";
   d.info.conclusion = std::move(conclusion);
   const bool has_dcp = kind == TokenLane::dcp_read || kind == TokenLane::write_loc;
-  d.info.domain = std::string(kPoolDomain) + (has_dcp ? "; one query per dcp_size in {1, 2, 4, 8}, dcp_rank symbolic" : "");
+  d.info.domain = std::string(kPoolDomain) + (has_dcp ? "; " + describe_dcp_sweep(false) + ", dcp_rank symbolic" : "");
+  if (has_dcp) d.domain_full = std::string(kPoolDomain) + "; " + describe_dcp_sweep(true) + ", dcp_rank symbolic";
   d.info.expected = expected;
   d.run = [=](const RunOptions& o) {
     if (!has_dcp) return token_query(r, v, kind, pinned, 0, o.timeout_ms);
-    return sweep({1, 2, 4, 8}, [&](std::int64_t dcp) { return token_query(r, v, kind, pinned, dcp, o.timeout_ms); });
+    return sweep(dcp_sweep(o.full_sweep), [&](std::int64_t dcp) { return token_query(r, v, kind, pinned, dcp, o.timeout_ms); });
   };
   out.push_back(std::move(d));
 }

@@ -40,11 +40,9 @@ struct ObligationResult {
 };
 
 struct RunOptions {
-  // Per-ps sweeps: false = reduced (24 ps values: 1..8, 12, 16, 31, 32, 64, 100, 128, 256, 1000,
-  // 1024, 2^11..2^16), true = every ps in 1..1024 and every power of two to 2^16. Today every
-  // obligation is stated for symbolic ps except the power-of-two ones (fa3 shifts, I1.int64),
-  // which always run all 17 powers of two, so the flag changes no verdict; it is kept for
-  // obligations that need a concrete-ps restatement (engine.hpp ps_sweep).
+  // The DCP obligations (write_loc, dcp_read_translate; ps symbolic) run one query per dcp_size:
+  // false = {1, 2, 4, 8}, true = every dcp_size in 1..16, 32, 64 (slower). Every other obligation is stated
+  // for symbolic ps (or all 17 powers of two for the fa3 shift), whatever the flag.
   bool full_sweep = false;
   unsigned timeout_ms = 60000;  // per solver query (generous: a loaded 2-core CI machine must not turn a proof into unknown)
   // Empty: all. Otherwise run an obligation when its name equals an entry or starts with
