@@ -378,6 +378,14 @@ struct BenchSession::Impl {
     return double(ms) * 1000.0;
   }
 
+  // Warm-up runs, then max(runs, 20) timed runs of `f` (µs each).
+  std::vector<double> samples(const std::function<void(cudaStream_t)>& f) {
+    for (int i = 0; i < opt.warmup; ++i) timed(f);
+    std::vector<double> t;
+    for (int i = 0; i < std::max(opt.runs, 20); ++i) t.push_back(timed(f));
+    return t;
+  }
+
   double measure_copy() {
     if (copy > 0) return copy;
     const std::size_t bytes = std::size_t(512) << 20;
@@ -386,9 +394,7 @@ struct BenchSession::Impl {
     ck(cudaMalloc(&b, bytes), "cudaMalloc");
     ck(cudaMemset(a, 1, bytes), "cudaMemset");
     auto f = [&](cudaStream_t s) { ck(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync"); };
-    for (int i = 0; i < opt.warmup; ++i) timed(f);
-    std::vector<double> t;
-    for (int i = 0; i < std::max(opt.runs, 20); ++i) t.push_back(timed(f));
+    const std::vector<double> t = samples(f);
     (void)cudaFree(a);
     (void)cudaFree(b);
     copy_us = median(t);
@@ -397,6 +403,25 @@ struct BenchSession::Impl {
     return copy;
   }
 };
+
+namespace {
+// One workload's row: median and min of its samples, its traffic model against the copy bandwidth.
+BenchResult result_of(const Workload& w, const std::vector<double>& t, double copy_gbps, std::string name,
+                      std::string workload) {
+  BenchResult br;
+  br.name = std::move(name);
+  br.workload = std::move(workload);
+  br.median_us = median(t);
+  br.min_us = *std::min_element(t.begin(), t.end());
+  br.bytes = w.bytes;
+  br.achieved_gbps = w.bytes / (br.median_us * 1e-6) / 1e9;
+  br.ratio_to_copy = br.achieved_gbps / copy_gbps;
+  br.time_vs_min = br.median_us / (w.bytes / (copy_gbps * 1e9) * 1e6);
+  br.target = w.target;
+  br.target_met = w.ratio_target ? br.ratio_to_copy >= 0.65 : br.time_vs_min <= 1.8;
+  return br;
+}
+}  // namespace
 
 BenchSession::BenchSession(const BenchOptions& o) : impl_(std::make_unique<Impl>(o)) {}
 BenchSession::~BenchSession() = default;
@@ -427,26 +452,10 @@ BenchReport run_bench(const BenchOptions& o) {
   rep.copy_bytes = s.copy_bytes;
   for (auto& w : s.work) {
     if (w.name == "token_translate/latency_n1024") continue;
-    for (int i = 0; i < o.warmup; ++i) s.timed(w.launch);
-    std::vector<double> t;
-    for (int i = 0; i < std::max(o.runs, 20); ++i) t.push_back(s.timed(w.launch));
-    BenchResult br;
-    br.name = w.name;
-    br.workload = w.shape;
-    br.median_us = median(t);
-    br.min_us = *std::min_element(t.begin(), t.end());
-    br.bytes = w.bytes;
-    br.achieved_gbps = w.bytes / (br.median_us * 1e-6) / 1e9;
-    br.ratio_to_copy = br.achieved_gbps / rep.copy_gbps;
-    br.time_vs_min = br.median_us / (w.bytes / (rep.copy_gbps * 1e9) * 1e6);
-    br.target = w.target;
-    br.target_met = w.ratio_target ? br.ratio_to_copy >= 0.65 : br.time_vs_min <= 1.8;
-    rep.results.push_back(br);
+    rep.results.push_back(result_of(w, s.samples(w.launch), rep.copy_gbps, w.name, w.shape));
   }
   for (auto& w : s.floors) {
-    for (int i = 0; i < o.warmup; ++i) s.timed(w.launch);
-    std::vector<double> t;
-    for (int i = 0; i < std::max(o.runs, 20); ++i) t.push_back(s.timed(w.launch));
+    const std::vector<double> t = s.samples(w.launch);
     BenchFloor f;
     f.name = w.name;
     f.workload = w.shape;
@@ -522,8 +531,9 @@ BenchReport run_bench(const BenchOptions& o) {
     (void)cudaGraphDestroy(g);
   }
   // The same workloads under the other launch shapes (kvaddr::gpu::LaunchShape), in this process,
-  // so that the default shape is compared with the previous one (4 lanes per thread, one block per
-  // 1024 lanes) on the same data and copy bandwidth. Rows are named "<workload>@<shape>".
+  // so that the defaults are compared with round 2's (decode: 8 lanes, resident grid) and with 8
+  // lanes / resident grids everywhere, on the same data and copy bandwidth. Rows are named
+  // "<workload>@<shape>".
   {
     const LaunchShape keep = launch_shape();
     const std::pair<const char*, LaunchShape> shapes[] = {
@@ -535,22 +545,12 @@ BenchReport run_bench(const BenchOptions& o) {
       set_launch_shape(shape);
       for (auto& w : s.work) {
         if (w.name == "token_translate/latency_n1024") continue;
-        for (int i = 0; i < o.warmup; ++i) s.timed(w.launch);
-        std::vector<double> t;
-        for (int i = 0; i < std::max(o.runs, 20); ++i) t.push_back(s.timed(w.launch));
-        BenchResult br;
-        br.name = w.name + tag;
-        br.workload = w.shape + ", launch shape " + std::to_string(shape.lanes_per_thread) + " lanes/thread, " +
-                      (shape.resident_grid ? "resident grid" : "one block per kThreads x lanes") + " (decode alike)";
-        br.median_us = median(t);
-        br.min_us = *std::min_element(t.begin(), t.end());
-        br.bytes = w.bytes;
-        br.achieved_gbps = w.bytes / (br.median_us * 1e-6) / 1e9;
-        br.ratio_to_copy = br.achieved_gbps / rep.copy_gbps;
-        br.time_vs_min = br.median_us / (w.bytes / (rep.copy_gbps * 1e9) * 1e6);
-        br.target = w.target;
-        br.target_met = w.ratio_target ? br.ratio_to_copy >= 0.65 : br.time_vs_min <= 1.8;
-        rep.results.push_back(br);
+        const auto grid = [](bool resident) { return resident ? "resident grid" : "one block per kThreads x lanes"; };
+        rep.results.push_back(result_of(
+            w, s.samples(w.launch), rep.copy_gbps, w.name + tag,
+            w.shape + ", launch shape: " + std::to_string(shape.lanes_per_thread) + " lanes/thread, " +
+                grid(shape.resident_grid) + "; decode " + std::to_string(shape.decode_lanes_per_thread) +
+                " lanes/thread, " + grid(shape.decode_resident_grid)));
       }
     }
     set_launch_shape(keep);
