@@ -436,7 +436,7 @@ void case_mamba(Ctx& c) {
 void case_dcp_read(Ctx& c) {
   c.variant = c.choose_variant({Variant::b14_dcp_untranslated});
   const i64 ps = pick_ps(c.rng, false), M = pick_m(c.rng), n = lanes_for(c);
-  const i64 dcp = c.rng.pick<i64>({1, 2, 4, 8});
+  const i64 dcp = c.rng.pick<i64>({1, 2, 4, 8, 14, 16});
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false, true);
   std::vector<i64> ids(sz(n));
   for (auto& w : ids) {
@@ -485,7 +485,7 @@ void case_transfer(Ctx& c) {
 void case_write_loc(Ctx& c) {
   c.variant = c.choose_variant({Variant::b06_stale_tail, Variant::e02_minus_one_sentinel, Variant::e03_int32_offset});
   const i64 ps = pick_ps(c.rng, false), M = pick_m(c.rng), n = lanes_for(c);
-  const i64 dcp = c.rng.pick<i64>({1, 1, 2, 4});
+  const i64 dcp = c.rng.pick<i64>({1, 1, 2, 4, 14, 16});
   const i64 rank = c.rng.uniform(0, dcp - 1);
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false, true);
   std::vector<i64> loc(sz(n));

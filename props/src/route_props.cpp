@@ -462,7 +462,7 @@ void write_loc_case(Variant v, bool unpinned) {
   const i64 ps = *g::page_size(false);
   const i64 M = *g::multiplier();
   auto t = g::any<int>(0, 6) == 5 ? *g::wide_tables() : *g::tables();
-  const i64 dcp = g::elem<i64>({1, 2, 3, 4});
+  const i64 dcp = g::elem<i64>({1, 2, 3, 4, 8, 14, 16});
   const i64 rank = g::any<i64>(0, dcp);
   auto loc = widen(*g::tokens(t, ps, true), dcp);
   if (unpinned) {
@@ -521,7 +521,7 @@ void prop_dcp_read(Variant v) {
   const i64 ps = *g::page_size(false);
   const i64 M = *g::multiplier();
   const auto t = *g::tables();
-  const i64 dcp = g::elem<i64>({1, 2, 3, 4});
+  const i64 dcp = g::elem<i64>({1, 2, 3, 4, 8, 14, 16});
   const auto ids = widen(*g::tokens(t, ps, true), dcp);
   std::vector<i64> out(ids.size(), *g::stale_value());
   Expect e;
