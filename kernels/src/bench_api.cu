@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kvaddr/kernels/bench.hpp"
+#include "kvaddr/kernels/device_gen.hpp"
 #include "kvaddr/kernels/launch.hpp"
 
 namespace kvaddr::gpu {
@@ -189,6 +190,15 @@ struct BenchSession::Impl {
     if (!h.empty()) ck(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
     return static_cast<T*>(p);
   }
+  // Uninitialised device buffer, for data a device_gen.hpp fill writes entirely (on `stream`; a
+  // zeros() memset runs on the legacy stream, which does not order with the non-blocking `stream`).
+  template <class T>
+  T* alloc(i64 n) {
+    void* p = nullptr;
+    ck(cudaMalloc(&p, static_cast<std::size_t>(std::max<i64>(1, n)) * sizeof(T)), "cudaMalloc");
+    bufs.push_back(p);
+    return static_cast<T*>(p);
+  }
   template <class T>
   T* zeros(i64 n) {
     void* p = nullptr;
@@ -227,13 +237,15 @@ struct BenchSession::Impl {
       work.push_back({"token_translate/latency_n1024", "N=1024, ps=64, M=24", "launch to completion < 5 us",
                       16.0 * 1024, true, [l](cudaStream_t s) { launch_token_translate(l, s); }});
     }
-    // token_translate ps = 1: 2^24-page table, random ids (random gathers from HBM).
+    // token_translate ps = 1: 2^24-page table, random ids (random gathers from HBM); made on the
+    // device (device_gen.hpp, Thrust).
     {
       const i64 pages = N;
-      auto v2p = random_v2p(pages, r);
-      std::vector<i64> ids(static_cast<std::size_t>(N));
-      for (auto& t : ids) t = r.below(pages);
-      TokenTranslateArgs<i64> a{{up(ids), N}, {up(v2p), pages + 1}, 1, M, {zeros<i64>(N), N}, Variant::production};
+      i64* v2p = alloc<i64>(pages + 1);
+      i64* ids = alloc<i64>(N);
+      fill_random_v2p(v2p, pages, 0x5EED0001, stream);
+      fill_random_ids(ids, N, pages, 0x5EED0002, stream);
+      TokenTranslateArgs<i64> a{{ids, N}, {v2p, pages + 1}, 1, M, {zeros<i64>(N), N}, Variant::production};
       work.push_back({"token_translate/ps1", "N=2^24 int64 in/out, M=24, v2p 2^24 pages, random ids",
                       "<= 1.8x minimum-traffic time", 16.0 * double(N) + 32.0 * double(N), false,
                       [a](cudaStream_t s) { launch_token_translate(a, s); }});
@@ -278,20 +290,19 @@ struct BenchSession::Impl {
     const i64 bs = 256, T = 32768;
     for (i64 ps : {i64(1), i64(64)}) {
       const i64 pages_per_row = T / ps, pages = bs * pages_per_row + 1;
-      auto v2p = random_v2p(pages, r);
-      // Each request owns a random set of virtual pages (a permutation split over rows).
-      std::vector<i64> vp(static_cast<std::size_t>(pages - 1));
-      std::iota(vp.begin(), vp.end(), i64(1));
-      for (i64 i = i64(vp.size()) - 1; i > 0; --i) std::swap(vp[static_cast<std::size_t>(i)], vp[static_cast<std::size_t>(r.below(i + 1))]);
-      std::vector<i32> r2t(static_cast<std::size_t>(bs * T));
-      for (i64 b = 0; b < bs; ++b)
-        for (i64 j = 0; j < T; ++j)
-          r2t[static_cast<std::size_t>(b * T + j)] = static_cast<i32>(vp[static_cast<std::size_t>(b * pages_per_row + j / ps)] * ps + j % ps);
+      // v2p and req_to_token made on the device (device_gen.hpp, Thrust): each request owns a random
+      // set of virtual pages (a permutation of [1, pages) split over the rows), page-major.
+      i64* v2p = alloc<i64>(pages + 1);
+      fill_random_v2p(v2p, pages, 0x5EED0100 + static_cast<std::uint64_t>(ps), stream);
+      i64* vp = alloc<i64>(pages - 1);
+      fill_random_permutation(vp, pages - 1, 1, 0x5EED0200 + static_cast<std::uint64_t>(ps), stream);
+      i32* r2t = alloc<i32>(bs * T);
+      fill_page_major_tokens(r2t, vp, bs, T, ps, pages, stream);
       std::vector<i64> rows(static_cast<std::size_t>(bs)), lens(static_cast<std::size_t>(bs), T);
       std::iota(rows.begin(), rows.end(), i64(0));
       std::reverse(rows.begin(), rows.end());
-      const Mat<const i32> dr2t{up(r2t), bs, T, T, 1};
-      const Vec<const i64> drows{up(rows), bs}, dlens{up(lens), bs}, dv2p{up(v2p), pages + 1};
+      const Mat<const i32> dr2t{r2t, bs, T, T, 1};
+      const Vec<const i64> drows{up(rows), bs}, dlens{up(lens), bs}, dv2p{v2p, pages + 1};
       i32* out = zeros<i32>(bs * pages_per_row);
       const double entries = double(bs * pages_per_row);
       if (ps == 64) {  // floor: the bare three-level chain over the same data (rows -> token -> v2p)
@@ -347,6 +358,7 @@ struct BenchSession::Impl {
       work.push_back({"decode_metadata" + suffix, shape + " (Era B remap)", "<= 1.8x minimum-traffic time",
                       table_bytes + 8.0 * 2 * double(bs), false, [d](cudaStream_t s) { launch_decode_metadata(d, s); }});
     }
+    ck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");  // every setup copy, memset and fill is done
   }
 
   ~Impl() {

@@ -2,10 +2,14 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <numeric>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "kvaddr/kernels/device_gen.hpp"
 #include "kvaddr/kernels/diff.hpp"
 #include "kvaddr/kernels/launch.hpp"
 #include "kvaddr/translate/routes.hpp"
@@ -354,6 +358,61 @@ TEST(GpuGraph, KvIndicesInplaceReadsItsBoundOnTheDevice) {
   ck(cudaGraphExecDestroy(ge));
   ck(cudaGraphDestroy(g));
   ck(cudaStreamDestroy(s));
+}
+
+// ---- device-side generation (device_gen.hpp, Thrust) ------------------------------------------
+TEST(GpuDeviceGen, RejectsBadArgumentsBeforeAnyCudaCall) {  // runs without a GPU too
+  const auto argument_of = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const Error& e) {
+      return e.argument();
+    }
+    return "(no error)";
+  };
+  EXPECT_EQ(argument_of([] { gpu::fill_random_ids(nullptr, 5, 10, 1, nullptr); }), "ids");
+  i64 dummy = 0;
+  EXPECT_EQ(argument_of([&] { gpu::fill_random_ids(&dummy, 1, 0, 1, nullptr); }), "below");
+  EXPECT_EQ(argument_of([&] { gpu::fill_random_ids(&dummy, -1, 5, 1, nullptr); }), "n");
+  EXPECT_EQ(argument_of([&] { gpu::fill_random_v2p(&dummy, 0, 1, nullptr); }), "pages");
+  EXPECT_EQ(argument_of([&] { gpu::fill_random_permutation(nullptr, 3, 1, 1, nullptr); }), "out");
+  i32 t = 0;
+  EXPECT_EQ(argument_of([&] { gpu::fill_page_major_tokens(&t, &dummy, 1, 10, 4, 1, nullptr); }), "tokens");
+  EXPECT_EQ(argument_of([&] { gpu::fill_page_major_tokens(&t, &dummy, 1, 64, 64, i64(1) << 25, nullptr); }),
+            "max_page");  // 2^25 * 64 > 2^31 - 1
+}
+
+TEST(GpuDeviceGen, V2pIsASinkPinnedPermutationWithSentinel) {
+  REQUIRE_GPU();
+  const i64 pages = 1000;
+  Dev<i64> a(std::vector<i64>(pages + 1, 7)), b(std::vector<i64>(pages + 1, 7)), c(std::vector<i64>(pages + 1, 7));
+  gpu::fill_random_v2p(a.p, pages, 42, nullptr);
+  gpu::fill_random_v2p(b.p, pages, 42, nullptr);
+  gpu::fill_random_v2p(c.p, pages, 43, nullptr);
+  const auto va = a.get(), vb = b.get(), vc = c.get();
+  EXPECT_EQ(va.front(), 0);  // the sink
+  EXPECT_EQ(va.back(), -1);  // the sentinel
+  std::vector<i64> mid(va.begin() + 1, va.end() - 1), want(pages - 1);
+  std::iota(want.begin(), want.end(), i64(1));
+  EXPECT_NE(mid, want);  // shuffled
+  std::sort(mid.begin(), mid.end());
+  EXPECT_EQ(mid, want);  // a permutation of the physical pages [1, pages)
+  EXPECT_EQ(va, vb);     // deterministic in the seed
+  EXPECT_NE(va, vc);
+}
+
+TEST(GpuDeviceGen, IdsInRangeAndPageMajorTokens) {
+  REQUIRE_GPU();
+  Dev<i64> ids(std::vector<i64>(4096, -5));
+  gpu::fill_random_ids(ids.p, 4096, 37, 9, nullptr);
+  const auto v = ids.get();
+  EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](i64 x) { return x >= 0 && x < 37; }));
+  EXPECT_EQ(std::set<i64>(v.begin(), v.end()).size(), 37u);  // 4096 draws reach every value of 37
+  // rows 2, tokens 8, ps 4: two pages a row, vp = {5, 9, 2, 7}
+  Dev<i64> vp(std::vector<i64>{5, 9, 2, 7});
+  Dev<i32> r2t(std::vector<i32>(16, -1));
+  gpu::fill_page_major_tokens(r2t.p, vp.p, 2, 8, 4, 10, nullptr);
+  EXPECT_EQ(r2t.get(), (std::vector<i32>{20, 21, 22, 23, 36, 37, 38, 39, 8, 9, 10, 11, 28, 29, 30, 31}));
 }
 
 }  // namespace
