@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 #include "kvaddr/kernels/launch.hpp"
@@ -244,10 +245,18 @@ __device__ __forceinline__ i64 token_at(const Mat<const i32>& m, i64 row, i64 co
   return ld_stream(m.data + row * m.row_stride + col * m.col_stride);
 }
 
-template <i64 PS>
-struct CanonicalBody {
-  CanonicalPageTableArgs a;
-  // E01 drops the max_pages bound (columns up to n_pages, at flat addresses like the host route).
+// Table entry c of row b, narrowed to the int32 the kernels store (streaming store).
+__device__ __forceinline__ void store_entry(const Mat<i32>& m, i64 b, i64 c, i64 v) {
+  st_stream(m.data + b * m.row_stride + c * m.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
+}
+
+// §4.3 canonical_page_table and §4.11 full_prefill_table (identical argument fields): one
+// prefix-only body; only the entry lane differs. E01 drops the max_pages bound (columns up to
+// n_pages, at flat addresses like the host route), E10 reads row b; full prefill's one variant,
+// B04, acts in its lane only, so the shared row arithmetic is its production one.
+template <i64 PS, class Args>
+struct PrefixTableBody {
+  Args a;
   __device__ RowCtx row(i64 b) const {
     return {L::table_columns<i64>(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, a.variant),
             batch_row(a.req_pool_indices.data, b, a.variant)};
@@ -255,28 +264,12 @@ struct CanonicalBody {
   __device__ i64 lane(const RowCtx& r, i64, i64 c) const {
     const i64 ps = page_size<PS>(a.page_size);
     const i64 tok = token_at(a.req_to_token, r.row, c * ps);
-    return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
+    if constexpr (std::is_same_v<Args, FullPrefillTableArgs>)
+      return L::full_prefill_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
+    else
+      return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
   }
-  __device__ void store(i64 b, i64 c, i64 v) const {
-    st_stream(a.out.data + b * a.out.row_stride + c * a.out.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
-  }
-};
-
-template <i64 PS>
-struct FullPrefillBody {
-  FullPrefillTableArgs a;
-  __device__ RowCtx row(i64 b) const {
-    return {L::table_columns<i64>(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, Variant::production),
-            a.req_pool_indices.data[b]};
-  }
-  __device__ i64 lane(const RowCtx& r, i64, i64 c) const {
-    const i64 ps = page_size<PS>(a.page_size);
-    const i64 tok = token_at(a.req_to_token, r.row, c * ps);
-    return L::full_prefill_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
-  }
-  __device__ void store(i64 b, i64 c, i64 v) const {
-    st_stream(a.out.data + b * a.out.row_stride + c * a.out.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
-  }
+  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
 };
 
 // read_table: live prefix [0, n) gets entries; with zero_tail, [n, max_pages) and rows [B, rows)
@@ -311,9 +304,7 @@ struct ReadTableBody {
     const Variant ev = a.variant == Variant::b09_no_padding_guard ? a.variant : Variant::production;
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, ev);
   }
-  __device__ void store(i64 b, i64 c, i64 v) const {
-    st_stream(a.out.data + b * a.out.row_stride + c * a.out.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
-  }
+  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
 };
 
 struct FlashmlaBody {
@@ -434,10 +425,7 @@ struct DecodeBody {
       return (log2_ps() == 0) ? page_index : L::kv_shr<i64>(page_index, log2_ps());  // static: the shift only
     }
   }
-  __device__ void store(i64 b, i64 c, i64 v) const {
-    st_stream(p.a.page_table.data + b * p.a.page_table.row_stride + c * p.a.page_table.col_stride,
-              static_cast<i32>(L::kv_narrow32<i64>(v)));
-  }
+  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(p.a.page_table, b, c, v); }
 };
 
 // The grid has one extra row of blocks (y = gridDim.y - 1): its block x = 0 writes the prefix
@@ -569,7 +557,8 @@ void launch_flashmla_block_table(const FlashmlaBlockTableArgs& a, cudaStream_t s
 void launch_canonical_page_table(const CanonicalPageTableArgs& a, cudaStream_t s) {
   validate(a);
   dispatch_ps(a.page_size, [&](auto ps_c) {
-    launch_rows(CanonicalBody<decltype(ps_c)::value>{a}, a.req_pool_indices.size, a.max_pages, s, "canonical_page_table");
+    launch_rows(PrefixTableBody<decltype(ps_c)::value, CanonicalPageTableArgs>{a}, a.req_pool_indices.size, a.max_pages, s,
+                "canonical_page_table");
   });
 }
 
@@ -642,7 +631,8 @@ void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s) {
 void launch_full_prefill_table(const FullPrefillTableArgs& a, cudaStream_t s) {
   validate(a);
   dispatch_ps(a.page_size, [&](auto ps_c) {
-    launch_rows(FullPrefillBody<decltype(ps_c)::value>{a}, a.req_pool_indices.size, a.max_pages, s, "full_prefill_table");
+    launch_rows(PrefixTableBody<decltype(ps_c)::value, FullPrefillTableArgs>{a}, a.req_pool_indices.size, a.max_pages, s,
+                "full_prefill_table");
   });
 }
 
