@@ -305,6 +305,7 @@ struct BenchSession::Impl {
       const Vec<const i64> drows{up(rows), bs}, dlens{up(lens), bs}, dv2p{v2p, pages + 1};
       i32* out = zeros<i32>(bs * pages_per_row);
       const double entries = double(bs * pages_per_row);
+      const double table_bytes = table_bytes_of(ps, entries);  // the floors below share the tables' model
       if (ps == 64) {  // floor: the bare three-level chain over the same data (rows -> token -> v2p)
         const i32* r2t_d = dr2t.data;
         const i64* rows_d = drows.data;
@@ -315,7 +316,7 @@ struct BenchSession::Impl {
           floors.push_back({"floor/table_chain_ps64_" + std::to_string(lanes) + "lane",
                             "out[b, c] = v2p[req_to_token[rows[b], 64 c] / 64] * 24, the page-table ps=64 data, " +
                                 std::to_string(lanes) + " column(s) a thread",
-                            "", table_bytes_of(64, entries), false, [=](cudaStream_t s) {
+                            "", table_bytes, false, [=](cudaStream_t s) {
                               const dim3 grid(static_cast<unsigned>((cols + 256 * lanes - 1) / (256 * lanes)),
                                               static_cast<unsigned>(bs));
                               if (lanes == 1) k_table_chain<1><<<grid, 256, 0, s>>>(r2t_d, T, rows_d, v2p_d, cols, cout);
@@ -332,10 +333,9 @@ struct BenchSession::Impl {
         for (const auto& [f, tag] : kFlavours)
           floors.push_back({std::string("floor/table_gather_ps1") + tag,
                             "out[e] = v2p[req_to_token[e]] (int32 in/out), the page-table ps=1 data, no translation", "",
-                            4.0 * entries + 4.0 * entries + 32.0 * entries, false,
+                            table_bytes, false,
                             [=, f = f](cudaStream_t s) { launch_gather(f, r2t_d, v2p_d, E, gout, s); }});
       }
-      const double table_bytes = table_bytes_of(ps, entries);
       const std::string suffix = "/ps" + std::to_string(ps);
       const std::string shape = "bs 256 x 32768 tokens, ps=" + std::to_string(ps) + ", M=24, random v2p";
       CanonicalPageTableArgs c{dr2t, drows, dlens, dv2p, ps, M, pages_per_row, {out, bs, pages_per_row, pages_per_row, 1}, Variant::production};

@@ -554,12 +554,17 @@ void launch_flashmla_block_table(const FlashmlaBlockTableArgs& a, cudaStream_t s
   launch_rows(FlashmlaBody{a}, a.req_pool_indices.size, a.kv_indices.cols, s, "flashmla_block_table");
 }
 
-void launch_canonical_page_table(const CanonicalPageTableArgs& a, cudaStream_t s) {
+// canonical_page_table and full_prefill_table: one launcher over PrefixTableBody.
+template <class Args>
+void launch_prefix_table(const Args& a, cudaStream_t s, const char* name) {
   validate(a);
   dispatch_ps(a.page_size, [&](auto ps_c) {
-    launch_rows(PrefixTableBody<decltype(ps_c)::value, CanonicalPageTableArgs>{a}, a.req_pool_indices.size, a.max_pages, s,
-                "canonical_page_table");
+    launch_rows(PrefixTableBody<decltype(ps_c)::value, Args>{a}, a.req_pool_indices.size, a.max_pages, s, name);
   });
+}
+
+void launch_canonical_page_table(const CanonicalPageTableArgs& a, cudaStream_t s) {
+  launch_prefix_table(a, s, "canonical_page_table");
 }
 
 void launch_read_table(const ReadTableArgs& a, cudaStream_t s) {
@@ -629,11 +634,7 @@ void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s) {
 }
 
 void launch_full_prefill_table(const FullPrefillTableArgs& a, cudaStream_t s) {
-  validate(a);
-  dispatch_ps(a.page_size, [&](auto ps_c) {
-    launch_rows(PrefixTableBody<decltype(ps_c)::value, FullPrefillTableArgs>{a}, a.req_pool_indices.size, a.max_pages, s,
-                "full_prefill_table");
-  });
+  launch_prefix_table(a, s, "full_prefill_table");
 }
 
 void launch_dcp_read_translate(const DcpReadTranslateArgs& a, cudaStream_t s) {
