@@ -4,10 +4,13 @@
 // kvaddr::InvalidArgument; a live load outside the table throws kvaddr::OutOfRange naming the
 // table. Nothing here has undefined behaviour for any input.
 #include <cstdint>
+#include <cstring>
+#include <exception>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/contracts.hpp"
@@ -366,15 +369,74 @@ std::int64_t mat_offset(const Mat<T>& m, std::int64_t r, std::int64_t c) {
   return r * m.row_stride + c * m.col_stride;
 }
 
-// A store to element i of a buffer of `size` elements. Route loops index within their validated
-// sizes; only a mutated loop bound can step outside, and that is an OutOfRange, never a wild write.
+// A store to element i of a buffer of `size` elements. Every host route store goes through a
+// checked store: an index outside the buffer (a wrong loop bound, a mis-sized view) is an
+// OutOfRange naming the buffer, never a write outside it.
 template <class T>
 T& put(T* data, std::int64_t size, std::int64_t i, std::string_view name) {
-  if (mutation::armed() && (i < 0 || i >= size)) [[unlikely]] {
-    throw OutOfRange(std::string(name), std::to_string(i), "store outside the buffer (mutated bound)");
+  if (i < 0 || i >= size) [[unlikely]] {
+    throw OutOfRange(std::string(name), std::to_string(i),
+                     "store outside the buffer of " + std::to_string(size) + " elements");
   }
   return data[i];
 }
+template <class T>
+T& put(const Vec<T>& v, std::int64_t i, std::string_view name) {
+  return put(v.data, v.size, i, name);
+}
+
+// Element (r, c) of an output matrix, bounds-checked against its rows and columns.
+template <class T>
+T& put(const Mat<T>& m, std::int64_t r, std::int64_t c, std::string_view name) {
+  if (r < 0 || r >= m.rows || c < 0 || c >= m.cols) [[unlikely]] {
+    throw OutOfRange(std::string(name), "row " + std::to_string(r) + " column " + std::to_string(c),
+                     "store outside the " + std::to_string(m.rows) + " x " + std::to_string(m.cols) + " table");
+  }
+  return m.data[mat_offset(m, r, c)];
+}
+
+// All-or-nothing writes: a Rollback built after validation (before the first store) snapshots
+// every caller output buffer it is given; if the route leaves by an exception, the destructor
+// copies the snapshots back, so a failing call leaves every caller buffer bit-identical (also
+// when outputs alias inputs or each other: every snapshot predates every store). A Mat is saved
+// over its whole element extent.
+class Rollback {
+ public:
+  template <class... Bufs>
+  explicit Rollback(const Bufs&... bufs) : uncaught_(std::uncaught_exceptions()) {
+    (save(bufs), ...);
+  }
+  ~Rollback() {
+    if (std::uncaught_exceptions() <= uncaught_) return;
+    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+      if (!it->bytes.empty()) std::memcpy(it->dst, it->bytes.data(), it->bytes.size());
+    }
+  }
+  Rollback(const Rollback&) = delete;
+  Rollback& operator=(const Rollback&) = delete;
+
+ private:
+  struct Saved {
+    void* dst;
+    std::vector<unsigned char> bytes;
+  };
+  template <class T>
+  void save(const Vec<T>& v) {
+    if (v.data != nullptr && v.size > 0) save_bytes(v.data, v.size * static_cast<std::int64_t>(sizeof(T)));
+  }
+  template <class T>
+  void save(const Mat<T>& m) {
+    if (m.data == nullptr || m.rows == 0 || m.cols == 0) return;
+    const std::int64_t extent = (m.rows - 1) * m.row_stride + (m.cols - 1) * m.col_stride + 1;
+    save_bytes(m.data, extent * static_cast<std::int64_t>(sizeof(T)));
+  }
+  void save_bytes(void* p, std::int64_t n) {
+    const auto* b = static_cast<const unsigned char*>(p);
+    saved_.push_back({p, std::vector<unsigned char>(b, b + n)});
+  }
+  int uncaught_;
+  std::vector<Saved> saved_;
+};
 
 // Bounds-checked element read of an input matrix; a column (or row) outside the matrix is an
 // OutOfRange naming it.

@@ -15,6 +15,7 @@ namespace {
 using detail::CI;
 using detail::mat_offset;
 using detail::narrow_out;
+using detail::put;
 using detail::read_mat;
 using detail::read_vec;
 using detail::rename_lane_overflow;
@@ -77,7 +78,7 @@ void flat_store(const Mat<std::int32_t>& out, std::int64_t b, std::int64_t c, st
     throw OutOfRange(name, "row " + std::to_string(b) + " column " + std::to_string(c),
                      "write past the end of the table buffer of " + std::to_string(flat_extent(out)) + " elements");
   }
-  out.data[flat] = value;
+  put(out.data, flat_extent(out), flat, name) = value;
 }
 
 // A KV length (sequence length plus delta); negative lengths are rejected naming the field.
@@ -96,21 +97,13 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
   return read_mat(r2t, row, col, "req_to_token");
 }
 
-template <class T>
-T& at(const Mat<T>& m, std::int64_t r, std::int64_t c) {
-  if (mut::armed() && (r < 0 || r >= m.rows || c < 0 || c >= m.cols)) [[unlikely]] {
-    throw OutOfRange("table", "row " + std::to_string(r) + " column " + std::to_string(c),
-                     "store outside the table (mutated bound)");
-  }
-  return m.data[mat_offset(m, r, c)];
-}
-
 }  // namespace
 
 // §4.2: kv_indices[b, i] for i < min(ceil(len_b / ps), W): the page entry of token
 // req_to_token[row_b, kv_start_b + i * ps]; other lanes keep the caller's -1.
 void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.kv_indices);
   const mut::RouteScope scope(mut::unit_of(Route::flashmla_block_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
@@ -130,7 +123,7 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
         const CI tok(page_start_token(a.req_to_token, row, start, i, a.page_size));
         const CI e = a.v2p.present() ? lanes::page_entry_lane(tok, g, ps, mult, a.variant)
                                      : lanes::static_entry_lane(tok, ps);
-        at(a.kv_indices, b, i) = narrow_out<std::int32_t>(e, "kv_indices");
+        put(a.kv_indices, b, i, "kv_indices") = narrow_out<std::int32_t>(e, "kv_indices");
       }
     }
   });
@@ -141,6 +134,7 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
 // E02: no clamp (lane); E10: row b of req_to_token.
 void canonical_page_table(const CanonicalPageTableArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   const mut::RouteScope scope(mut::unit_of(Route::canonical_page_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
@@ -160,7 +154,7 @@ void canonical_page_table(const CanonicalPageTableArgs& a) {
         if (e01) {
           flat_store(a.out, b, c, e, "out");
         } else {
-          at(a.out, b, c) = e;
+          put(a.out, b, c, "out") = e;
         }
       }
     }
@@ -172,6 +166,7 @@ void canonical_page_table(const CanonicalPageTableArgs& a) {
 // zero_tail: 0 on [live, max_pages) of each row and on [0, max_pages) of rows [B, out.rows).
 void read_table(const ReadTableArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   const mut::RouteScope scope(mut::unit_of(Route::read_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
@@ -198,14 +193,14 @@ void read_table(const ReadTableArgs& a) {
       }
       mut::resume(0);  // the row's tail bound is a per-row site whatever n is
       if (a.zero_tail) {
-        for (std::int64_t c = mut::bound(n); c < a.max_pages; ++c) at(a.out, b, c) = tail_fill;
+        for (std::int64_t c = mut::bound(n); c < a.max_pages; ++c) put(a.out, b, c, "out") = tail_fill;
       }
     }
   });
   mut::lane(2);  // epilogue: the padded rows
   if (a.zero_tail) {
     for (std::int64_t b = mut::bound(batch); b < a.out.rows; ++b)
-      for (std::int64_t c = 0; c < a.max_pages; ++c) at(a.out, b, c) = tail_fill;
+      for (std::int64_t c = 0; c < a.max_pages; ++c) put(a.out, b, c, "out") = tail_fill;
   }
 }
 
@@ -213,6 +208,7 @@ void read_table(const ReadTableArgs& a) {
 // indptr[b] <= j < indptr[b + 1], pos = kv_start_b + (j - indptr[b]); lanes >= indptr[B] untouched.
 void read_stream(const ReadStreamArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.stream);
   const mut::RouteScope scope(mut::kUnitReadStream);
   const std::int64_t batch = a.indptr.size - 1;
   std::int64_t prev = 0;
@@ -236,7 +232,7 @@ void read_stream(const ReadStreamArgs& a) {
         mut::lane(1);
         const std::int64_t pos = checked_add(start, j - lo, "kv_start_idx");
         const CI entry(read_mat(a.table, b, pos / a.page_size, "table"));
-        a.stream.data[j] = narrow_out<std::int32_t>(lanes::stream_lane(entry, CI(pos), ps), "stream");
+        put(a.stream, j, "stream") = narrow_out<std::int32_t>(lanes::stream_lane(entry, CI(pos), ps), "stream");
       }
     }
   });
@@ -247,16 +243,21 @@ void read_stream(const ReadStreamArgs& a) {
 // kernel_page_table (Era C copy), v2p (Era B remap) or the static shift; swa_page_table likewise.
 void decode_metadata(const DecodeMetadataArgs& a) {
   validate(a);
+  // The tables are outputs (and validated) only when the page table is built.
+  const Mat<std::int32_t> none{};
+  const bool tables = !a.skip_page_table;
+  const detail::Rollback rollback(a.cache_seqlens, a.cu_seqlens_k, tables ? a.page_table : none,
+                                  tables && a.swa_v2p.present() ? a.swa_page_table : none);
   const mut::RouteScope scope(mut::unit_of(Route::decode_metadata));
   const std::int64_t batch = a.seq_lens.size;
   // Program (0, 0): lengths and prefix sums.
   std::int64_t total = 0;
-  a.cu_seqlens_k.data[0] = 0;
+  put(a.cu_seqlens_k, 0, "cu_seqlens_k") = 0;
   for (std::int64_t b = 0; b < batch; ++b) {
     const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-    a.cache_seqlens.data[b] = checked_narrow32(len, "cache_seqlens");
+    put(a.cache_seqlens, b, "cache_seqlens") = checked_narrow32(len, "cache_seqlens");
     total = checked_add(total, len, "cu_seqlens_k");
-    a.cu_seqlens_k.data[b + 1] = checked_narrow32(total, "cu_seqlens_k");
+    put(a.cu_seqlens_k, b + 1, "cu_seqlens_k") = checked_narrow32(total, "cu_seqlens_k");
   }
   if (a.skip_page_table) return;
 
@@ -284,12 +285,12 @@ void decode_metadata(const DecodeMetadataArgs& a) {
         } else {
           value = (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
         }
-        at(a.page_table, b, c) = narrow_out<std::int32_t>(value, "page_table");
+        put(a.page_table, b, c, "page_table") = narrow_out<std::int32_t>(value, "page_table");
       });
       if (swa) {
         rename_lane_overflow("swa_page_table", [&] {
           const CI sv = lanes::decode_entry_lane(page_index, swa_g, log2_ps, CI(a.swa_multiplier), Variant::production);
-          at(a.swa_page_table, b, c) = narrow_out<std::int32_t>(sv, "swa_page_table");
+          put(a.swa_page_table, b, c, "swa_page_table") = narrow_out<std::int32_t>(sv, "swa_page_table");
         });
       }
     }
@@ -300,6 +301,7 @@ void decode_metadata(const DecodeMetadataArgs& a) {
 // reaches a 1-D-only index_select and the call fails).
 void eager_funnel(const EagerFunnelArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   if (a.variant == Variant::b02_rank2_index_select && a.page_size == 1) {
     throw InvalidArgument("page_table", "rank 2 [" + std::to_string(a.page_table.rows) + ", " +
                                             std::to_string(a.page_table.cols) + "]",
@@ -314,7 +316,7 @@ void eager_funnel(const EagerFunnelArgs& a) {
       for (std::int64_t c = 0; c < a.page_table.cols; ++c) {
         mut::lane(1);
         const CI tok(read_mat(a.page_table, r, c, "page_table"));
-        at(a.out, r, c) = lanes::eager_funnel_lane(tok, g, ps, stride).get();
+        put(a.out, r, c, "out") = lanes::eager_funnel_lane(tok, g, ps, stride).get();
       }
     }
   });
@@ -324,6 +326,7 @@ void eager_funnel(const EagerFunnelArgs& a) {
 // page-start token / ps, no remap); prefix-only.
 void full_prefill_table(const FullPrefillTableArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   const mut::RouteScope scope(mut::unit_of(Route::full_prefill_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
@@ -337,7 +340,7 @@ void full_prefill_table(const FullPrefillTableArgs& a) {
       for (std::int64_t c = 0; c < n; ++c) {
         mut::lane(1);
         const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));
-        at(a.out, b, c) =
+        put(a.out, b, c, "out") =
             narrow_out<std::int32_t>(lanes::full_prefill_entry_lane(tok, g, ps, mult, a.variant), "out");
       }
     }

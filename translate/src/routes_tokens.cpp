@@ -22,6 +22,7 @@ namespace mut = detail::mutation;
 template <class Out>
 void token_translate(const TokenTranslateArgs<Out>& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   const mut::RouteScope scope(mut::unit_of(Route::token_translate));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
@@ -31,7 +32,7 @@ void token_translate(const TokenTranslateArgs<Out>& a) {
       mut::lane(0);
       const CI t(a.ids.data[i]);
       const CI d = lanes::token_translate_lane(t, g, ps, stride, a.variant);
-      a.out.data[i] = narrow_out<Out>(d, "out");
+      detail::put(a.out, i, "out") = narrow_out<Out>(d, "out");
     }
   });
 }
@@ -42,6 +43,7 @@ template void token_translate(const TokenTranslateArgs<std::int64_t>&);
 template <class Out>
 void swa_translate(const SwaTranslateArgs<Out>& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   const mut::RouteScope scope(mut::unit_of(Route::swa_translate));
   const TableGather g{a.swa_v2p, "swa_v2p"};
   const CI ps(a.page_size);
@@ -51,7 +53,7 @@ void swa_translate(const SwaTranslateArgs<Out>& a) {
       mut::lane(0);
       const CI t(a.ids.data[i]);
       const CI d = lanes::swa_translate_lane(t, g, ps, stride, a.variant);
-      a.out.data[i] = narrow_out<Out>(d, "out");
+      detail::put(a.out, i, "out") = narrow_out<Out>(d, "out");
     }
   });
 }
@@ -62,6 +64,7 @@ template void swa_translate(const SwaTranslateArgs<std::int64_t>&);
 // B05 computes the same values into a fresh buffer and leaves kv_indices as it was.
 void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.kv_indices);
   const mut::RouteScope scope(mut::unit_of(Route::kv_indices_inplace));
   const std::int64_t n = a.kv_indptr.data[a.batch_size];
   if (n < 0) {
@@ -78,16 +81,18 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));
   std::vector<std::int32_t> fresh;
   std::int32_t* dst = a.kv_indices.data;
+  std::int64_t dst_size = a.kv_indices.size;
   if (a.variant == Variant::b05_rebind_fresh) {
     fresh.resize(static_cast<std::size_t>(n));
     dst = fresh.data();
+    dst_size = n;
   }
   rename_lane_overflow("kv_indices", [&] {
     for (std::int64_t i = 0; i < n; ++i) {
       mut::lane(0);
       const CI t(src[i]);
       const CI d = lanes::token_translate_lane(t, g, ps, stride, Variant::production);
-      dst[i] = narrow_out<std::int32_t>(d, "kv_indices");
+      detail::put(dst, dst_size, i, "kv_indices") = narrow_out<std::int32_t>(d, "kv_indices");
     }
   });
   // B05: `fresh` is dropped here; the bound buffer still holds virtual ids.
@@ -97,6 +102,7 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
 // (B06: that tail is left stale; E02: filled with -1; E03: int32 id arithmetic in the lane).
 void write_loc(const WriteLocArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   const mut::RouteScope scope(mut::unit_of(Route::write_loc));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
@@ -107,14 +113,14 @@ void write_loc(const WriteLocArgs& a) {
     for (std::int64_t i = 0; i < a.loc.size; ++i) {
       mut::lane(0);
       const CI loc(a.loc.data[i]);
-      a.out.data[i] = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank, a.variant).get();
+      detail::put(a.out, i, "out") = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank, a.variant).get();
     }
   });
   mut::lane(2);  // epilogue: the tail [N, out.size)
   if (a.variant != Variant::b06_stale_tail) {
     // E02: the tail is filled with the pad -1 instead of the sink 0.
     const std::int64_t fill = a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
-    for (std::int64_t i = mut::bound(a.loc.size); i < a.out.size; ++i) detail::put(a.out.data, a.out.size, i, "out") = fill;
+    for (std::int64_t i = mut::bound(a.loc.size); i < a.out.size; ++i) detail::put(a.out, i, "out") = fill;
   }
 }
 
@@ -122,13 +128,14 @@ void write_loc(const WriteLocArgs& a) {
 // slot is a read outside v2p (OutOfRange), as the Triton kernel would read out of bounds.
 void mamba_translate(const MambaTranslateArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   const mut::RouteScope scope(mut::unit_of(Route::mamba_translate));
   const TableGather g{a.v2p, "v2p"};
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.slots.size; ++i) {
       mut::lane(0);
       const CI v(a.slots.data[i]);
-      a.out.data[i] = narrow_out<std::int32_t>(lanes::mamba_lane(v, g, a.clamp), "out");
+      detail::put(a.out, i, "out") = narrow_out<std::int32_t>(lanes::mamba_lane(v, g, a.clamp), "out");
     }
   });
 }
@@ -136,6 +143,7 @@ void mamba_translate(const MambaTranslateArgs& a) {
 // §4.12: out[i] = translate_kv_loc(ids[i] / dcp_size); padding -> 0 (B14: collapsed, untranslated).
 void dcp_read_translate(const DcpReadTranslateArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   const mut::RouteScope scope(mut::unit_of(Route::dcp_read_translate));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
@@ -145,7 +153,7 @@ void dcp_read_translate(const DcpReadTranslateArgs& a) {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
       mut::lane(0);
       const CI w(a.ids.data[i]);
-      a.out.data[i] = lanes::dcp_read_lane(w, g, ps, stride, dcp, a.variant).get();
+      detail::put(a.out, i, "out") = lanes::dcp_read_lane(w, g, ps, stride, dcp, a.variant).get();
     }
   });
 }
@@ -153,6 +161,7 @@ void dcp_read_translate(const DcpReadTranslateArgs& a) {
 // §4.13: out[i] = phys(ids[i]) (B16: the virtual id itself, clamped at 0).
 void transfer_ids(const TransferIdsArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.out);
   const mut::RouteScope scope(mut::unit_of(Route::transfer_ids));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
@@ -160,7 +169,7 @@ void transfer_ids(const TransferIdsArgs& a) {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
       mut::lane(0);
       const CI t(a.ids.data[i]);
-      a.out.data[i] = lanes::transfer_lane(t, g, ps, a.variant).get();
+      detail::put(a.out, i, "out") = lanes::transfer_lane(t, g, ps, a.variant).get();
     }
   });
 }
@@ -169,6 +178,7 @@ void transfer_ids(const TransferIdsArgs& a) {
 // be a page-aligned ascending run of physical tokens; its page is first / ps.
 void envelope_moves(const EnvelopeMoveArgs& a) {
   validate(a);
+  const detail::Rollback rollback(a.dst_pages, a.src_pages);
   const mut::RouteScope scope(mut::kUnitEnvelopeMoves);
   const std::int64_t ps = a.page_size;
   const std::int64_t runs = a.dst_tokens.size / ps;
@@ -195,8 +205,8 @@ void envelope_moves(const EnvelopeMoveArgs& a) {
     mut::lane(0);
     const std::int64_t d = lanes::run_page_lane(CI(a.dst_tokens.data[r * ps]), CI(ps)).get();
     const std::int64_t s = lanes::run_page_lane(CI(a.src_tokens.data[r * ps]), CI(ps)).get();
-    a.dst_pages.data[r] = d;
-    a.src_pages.data[r] = s;
+    detail::put(a.dst_pages, r, "dst_pages") = d;
+    detail::put(a.src_pages, r, "src_pages") = s;
   }
 }
 
