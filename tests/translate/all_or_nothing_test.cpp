@@ -21,18 +21,10 @@ namespace {
 
 using I64 = std::vector<std::int64_t>;
 using I32 = std::vector<std::int32_t>;
+using test::fails_untouched;
 using test::throws_naming;
 namespace tr = translate;
 
-// Throws E naming `arg`, and every buffer in `bufs` is unchanged.
-template <class E, class Call, class... Bufs>
-::testing::AssertionResult fails_untouched(Call&& call, std::string_view arg, Bufs&... bufs) {
-  const auto before = std::make_tuple(bufs...);
-  auto r = throws_naming<E>(call, arg);
-  if (!r) return r;
-  if (std::make_tuple(bufs...) != before) return ::testing::AssertionFailure() << "a caller buffer changed";
-  return ::testing::AssertionSuccess();
-}
 // Runs a valid call and reports whether it changed any buffer.
 template <class Call, class... Bufs>
 bool writes(Call&& call, Bufs&... bufs) {

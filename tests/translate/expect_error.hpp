@@ -5,6 +5,7 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include "kvaddr/model/errors.hpp"
 
@@ -27,6 +28,16 @@ template <class E, class F>
     return ::testing::AssertionFailure() << "wrong exception type: " << e.what();
   }
   return ::testing::AssertionFailure() << "nothing thrown";
+}
+
+// `f` throws E naming `argument`, and every buffer in `bufs` is unchanged (all-or-nothing writes).
+template <class E, class F, class... Bufs>
+::testing::AssertionResult fails_untouched(F&& f, std::string_view argument, Bufs&... bufs) {
+  const auto before = std::make_tuple(bufs...);
+  auto r = throws_naming<E>(f, argument);
+  if (!r) return r;
+  if (std::make_tuple(bufs...) != before) return ::testing::AssertionFailure() << "a caller buffer changed";
+  return ::testing::AssertionSuccess();
 }
 
 }  // namespace kvaddr::test
