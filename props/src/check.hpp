@@ -31,6 +31,7 @@ const std::vector<PropertyDef>& registry();
 void register_route_properties(std::vector<PropertyDef>& out);
 void register_cross_properties(std::vector<PropertyDef>& out);
 void register_stateful_property(std::vector<PropertyDef>& out);
+void register_invalid_properties(std::vector<PropertyDef>& out);
 
 // Stateful counters (the simulation runs single-threaded inside one property).
 struct StatefulCounters {

@@ -211,4 +211,19 @@ std::ostream& operator<<(std::ostream& os, const Batch& b) {
   return os << ", max_pages=" << b.max_pages << ", delta=" << b.delta << '}';
 }
 
+Slice slice_near(i64 pool, Slice anchor, i64 size) {
+  i64 off = 0;
+  switch (any<int>(0, 7)) {
+    case 0: off = anchor.off; break;                        // same slice / same start
+    case 1: off = anchor.end(); break;                      // touching after
+    case 2: off = anchor.off - size; break;                 // touching before
+    case 3: off = anchor.end() - 1; break;                  // one element of overlap after
+    case 4: off = anchor.off - size + 1; break;             // one element of overlap before
+    case 5: off = anchor.off + any<i64>(0, std::max<i64>(anchor.size, 1)); break;  // inside
+    default: off = any<i64>(0, pool); break;
+  }
+  off = std::clamp<i64>(off, 0, std::max<i64>(pool - size, 0));
+  return {off, std::min(size, pool - off)};
+}
+
 }  // namespace kvaddr::props::gen

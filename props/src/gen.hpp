@@ -90,6 +90,19 @@ struct BatchShape {
 };
 rc::Gen<Batch> batch(const Tables& t, i64 ps, BatchShape shape);
 
+// ---- buffer layouts (invalid and aliased inputs) ----------------------------------------------
+// A slice [off, off + size) of one allocation of `pool` elements.
+struct Slice {
+  i64 off = 0;
+  i64 size = 0;
+  i64 end() const { return off + size; }
+};
+// A slice of `size` elements placed against `anchor` in a pool of `pool` elements: the same slice,
+// the same start, touching it on either side, overlapping it by one element on either side, or
+// anywhere (clipped to the pool). Shrinks toward "the same slice".
+Slice slice_near(i64 pool, Slice anchor, i64 size);
+inline bool overlaps(Slice a, Slice b) { return a.size > 0 && b.size > 0 && a.off < b.end() && b.off < a.end(); }
+
 // ---- printing (RapidCheck counterexamples) ---------------------------------------------------
 std::ostream& operator<<(std::ostream& os, const Tables& t);
 std::ostream& operator<<(std::ostream& os, const Batch& b);

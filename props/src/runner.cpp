@@ -20,6 +20,7 @@ const std::vector<PropertyDef>& registry() {
     std::vector<PropertyDef> out;
     register_route_properties(out);
     register_cross_properties(out);
+    register_invalid_properties(out);
     register_stateful_property(out);
     return out;
   }();

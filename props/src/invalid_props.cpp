@@ -1,0 +1,222 @@
+// Invalid and aliased inputs: every buffer of a call is a slice of ONE allocation, placed against
+// another buffer (same slice, same start, touching, one element of overlap, inside, anywhere), and
+// scalars and index arrays are sometimes out of contract. An independent oracle, written from the
+// contract rules of spec §4 (not from validate.cpp), says which typed error (kind and argument) the
+// call must raise, or what it must write. The property checks the route agrees, and that a
+// rejected call leaves the whole allocation bit-identical.
+#include <algorithm>
+#include <sstream>
+#include <string>
+
+#include "check.hpp"
+#include "gen.hpp"
+#include "kvaddr/translate/routes.hpp"
+
+namespace kvaddr::props::detail {
+namespace {
+
+namespace g = kvaddr::props::gen;
+namespace tr = kvaddr::translate;
+using g::Slice;
+
+// The outcome the oracle expects: success, or an error of `kind` naming `arg`.
+struct Verdict {
+  bool ok = true;
+  ErrorKind kind = ErrorKind::invalid_argument;
+  std::string arg;
+};
+Verdict reject(ErrorKind k, std::string arg) { return {false, k, std::move(arg)}; }
+
+// Runs `f` and checks it against `want`; a rejected call must leave `pool` as `before`. Returns
+// true when the call succeeded (the caller compares the written values next).
+template <class T, class F>
+bool agrees(std::string_view route, const Verdict& want, const std::vector<T>& pool, const std::vector<T>& before,
+            F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    std::ostringstream os;
+    os << route << " threw " << to_string(e.kind()) << " naming '" << e.argument() << "' (" << e.what() << "); ";
+    if (want.ok) RC_FAIL(os.str() + "the oracle admits this call");
+    if (e.kind() != want.kind || e.argument() != want.arg)
+      RC_FAIL(os.str() + "the oracle expects " + std::string(to_string(want.kind)) + " naming '" + want.arg + "'");
+    if (pool != before) RC_FAIL(os.str() + "and a caller buffer changed");
+    return false;
+  } catch (const std::exception& e) {
+    RC_FAIL(std::string(route) + " threw an untyped exception: " + e.what());
+  }
+  if (!want.ok) {
+    RC_FAIL(std::string(route) + " returned normally; the oracle expects " + std::string(to_string(want.kind)) +
+            " naming '" + want.arg + "'");
+  }
+  return true;
+}
+
+Slice any_slice(i64 pool, i64 max_size) {
+  const i64 size = g::any<i64>(0, max_size + 1);
+  const i64 off = g::any<i64>(0, pool - size + 1);
+  return {off, size};
+}
+template <class T>
+Vec<T> view(std::vector<std::remove_const_t<T>>& pool, Slice s) {
+  return {pool.data() + s.off, s.size};
+}
+
+// ---- token_translate (§4.1): out aliases ids exactly or is disjoint; out disjoint from v2p -------
+void prop_token_layout(Variant) {
+  constexpr i64 kPool = 40;
+  std::vector<i64> pool(uz(kPool));
+  for (auto& x : pool) x = g::any<i64>(-1, 7);
+  const i64 ps = g::elem<i64>({1, 2, 0, -1});
+  const i64 M = g::elem<i64>({1, 3, 0});
+  const Slice ids = any_slice(kPool, 8);
+  const Slice v2p = g::coin() ? g::slice_near(kPool, ids, g::any<i64>(0, 8)) : any_slice(kPool, 8);
+  const i64 out_size = ids.size + g::any<i64>(-1, 2);
+  const Slice out = g::slice_near(kPool, g::coin() ? ids : v2p, std::max<i64>(out_size, 0));
+
+  // Oracle (contract order: scalars, v2p present, out long enough, aliasing, then lane contents).
+  Verdict want;
+  if (ps < 1) {
+    want = reject(ErrorKind::invalid_argument, "page_size");
+  } else if (M < 1) {
+    want = reject(ErrorKind::invalid_argument, "multiplier");
+  } else if (v2p.size == 0) {
+    want = reject(ErrorKind::invalid_argument, "v2p");
+  } else if (out.size < ids.size) {
+    want = reject(ErrorKind::buffer_too_small, "out");
+  } else if (g::overlaps(out, ids) && !(out.off == ids.off && out.size == ids.size)) {
+    want = reject(ErrorKind::invalid_argument, "out");
+  } else if (g::overlaps(out, v2p)) {
+    want = reject(ErrorKind::invalid_argument, "out");
+  } else {
+    for (i64 i = 0; i < ids.size; ++i) {
+      const i64 t = pool[uz(ids.off + i)];
+      if (t >= 0 && t / ps >= v2p.size) want = reject(ErrorKind::out_of_range, "v2p");
+    }
+  }
+  const std::vector<i64> before = pool;
+  TokenTranslateArgs<i64> a{view<const i64>(pool, ids), view<const i64>(pool, v2p), ps, M, view<i64>(pool, out)};
+  if (!agrees("token_translate", want, pool, before, [&] { tr::token_translate(a); })) return;
+  std::vector<i64> expect = before;
+  for (i64 i = 0; i < ids.size; ++i) {
+    const i64 t = before[uz(ids.off + i)];
+    const i64 d = t < 0 ? 0 : std::max<i64>(before[uz(v2p.off + t / ps)] * ps * M + t % ps, 0);
+    expect[uz(out.off + i)] = d;
+  }
+  same("token_translate pool", pool, expect);
+}
+
+// ---- write_loc (§4.8): out may start at loc and be longer; dcp_rank in [0, dcp_size) -------------
+void prop_write_loc_layout(Variant) {
+  constexpr i64 kPool = 40;
+  std::vector<i64> pool(uz(kPool));
+  for (auto& x : pool) x = g::any<i64>(-1, 7);
+  const i64 dcp = g::elem<i64>({1, 2, 0});
+  const i64 rank = g::elem<i64>({0, 1, -1, 2});
+  const Slice loc = any_slice(kPool, 8);
+  const Slice v2p = any_slice(kPool, 8);
+  const Slice out = g::slice_near(kPool, g::coin() ? loc : v2p, std::max<i64>(loc.size + g::any<i64>(-1, 3), 0));
+  Verdict want;
+  if (dcp < 1) {
+    want = reject(ErrorKind::invalid_argument, "dcp_size");
+  } else if (rank < 0 || rank >= dcp) {
+    want = reject(ErrorKind::invalid_argument, "dcp_rank");
+  } else if (v2p.size == 0) {
+    want = reject(ErrorKind::invalid_argument, "v2p");
+  } else if (out.size < loc.size) {
+    want = reject(ErrorKind::buffer_too_small, "out");
+  } else if (g::overlaps(out, loc) && out.off != loc.off) {
+    want = reject(ErrorKind::invalid_argument, "out");
+  } else if (g::overlaps(out, v2p)) {
+    want = reject(ErrorKind::invalid_argument, "out");
+  } else {
+    for (i64 i = 0; i < loc.size; ++i) {
+      const i64 l = pool[uz(loc.off + i)];
+      if (l > 0 && l % dcp == rank && l / dcp >= v2p.size) want = reject(ErrorKind::out_of_range, "v2p");
+    }
+  }
+  const std::vector<i64> before = pool;
+  WriteLocArgs a{view<const i64>(pool, loc), view<const i64>(pool, v2p), 1, 2, dcp, rank, view<i64>(pool, out)};
+  if (!agrees("write_loc", want, pool, before, [&] { tr::write_loc(a); })) return;
+  std::vector<i64> expect = before;
+  for (i64 i = 0; i < out.size; ++i) {
+    const i64 l = i < loc.size ? before[uz(loc.off + i)] : 0;
+    const bool keep = i < loc.size && l > 0 && l % dcp == rank;
+    expect[uz(out.off + i)] = keep ? std::max<i64>(before[uz(v2p.off + l / dcp)] * 2, 0) : 0;
+  }
+  same("write_loc pool", pool, expect);
+}
+
+// ---- read_stream (§4.4): indptr starts >= 0, non-decreasing, indptr[B] <= stream size; stream
+// disjoint from the table and from indptr; the table has >= B rows and every position a column ---
+void prop_read_stream_layout(Variant) {
+  constexpr i64 kPool = 48;
+  std::vector<i32> pool(uz(kPool));
+  for (auto& x : pool) x = static_cast<i32>(g::any<i64>(0, 5));
+  const i64 batch = g::any<i64>(0, 4);
+  const i64 width = g::any<i64>(1, 4);
+  const i64 ps = g::elem<i64>({1, 2});
+  const i64 rows = std::max<i64>(batch - (g::any<int>(0, 8) == 0 ? 1 : 0), 0);
+  const Slice table{g::any<i64>(0, kPool - rows * width + 1), rows * width};
+  const Slice indptr = g::slice_near(kPool, table, batch + 1);
+  // indptr values: a valid CSR most of the time, sometimes a negative start or a decrease.
+  std::vector<i32> ip(uz(batch + 1), 0);
+  for (i64 b = 1; b <= batch; ++b) ip[uz(b)] = ip[uz(b - 1)] + static_cast<i32>(g::any<i64>(0, width * ps + 2));
+  switch (g::any<int>(0, 6)) {
+    case 0: ip[0] = -1; break;
+    case 1:
+      if (batch > 0) ip[uz(batch)] = ip[uz(batch - 1)] - 1;
+      break;
+    default: break;
+  }
+  for (i64 b = 0; b <= batch; ++b) pool[uz(indptr.off + b)] = ip[uz(b)];
+  const Slice stream = g::slice_near(kPool, g::coin() ? indptr : table, std::max<i64>(ip.back() + g::any<i64>(-1, 2), 0));
+
+  Verdict want;
+  if (rows < batch) {
+    want = reject(ErrorKind::buffer_too_small, "table");
+  } else if (g::overlaps(stream, table) || g::overlaps(stream, indptr)) {
+    want = reject(ErrorKind::invalid_argument, "stream");
+  } else {
+    i64 prev = 0;
+    for (i64 b = 0; b <= batch && want.ok; ++b) {
+      if (ip[uz(b)] < prev) want = reject(ErrorKind::out_of_range, "indptr");
+      prev = ip[uz(b)];
+    }
+    if (want.ok && prev > stream.size) want = reject(ErrorKind::buffer_too_small, "stream");
+    for (i64 b = 0; b < batch && want.ok; ++b)
+      if ((ip[uz(b + 1)] - ip[uz(b)] - 1) / ps >= width) want = reject(ErrorKind::out_of_range, "table");
+  }
+  const std::vector<i32> before = pool;
+  ReadStreamArgs a{{pool.data() + table.off, rows, width, width, 1}, view<const i32>(pool, indptr), {}, ps,
+                   view<i32>(pool, stream)};
+  if (!agrees("read_stream", want, pool, before, [&] { tr::read_stream(a); })) return;
+  std::vector<i32> expect = before;
+  for (i64 b = 0; b < batch; ++b)
+    for (i64 j = ip[uz(b)]; j < ip[uz(b + 1)]; ++j) {
+      const i64 pos = j - ip[uz(b)];
+      expect[uz(stream.off + j)] = static_cast<i32>(before[uz(table.off + b * width + pos / ps)] * ps + pos % ps);
+    }
+  same("read_stream pool", pool, expect);
+}
+
+}  // namespace
+
+void register_invalid_properties(std::vector<PropertyDef>& out) {
+  out.push_back({{"token_translate_rejects_invalid",
+                  "§4.1 invalid scalars and aliased slices of one allocation: typed error naming the argument, nothing "
+                  "written; valid layouts (exact alias, touching) translate",
+                  {}, {Route::token_translate}},
+                 prop_token_layout});
+  out.push_back({{"write_loc_rejects_invalid",
+                  "§4.8 dcp_size / dcp_rank out of range, prefix alias admitted, partial overlap rejected, nothing written",
+                  {}, {Route::write_loc}},
+                 prop_write_loc_layout});
+  out.push_back({{"read_stream_rejects_invalid",
+                  "§4.4 negative or decreasing indptr, short stream or table, stream overlapping its inputs: typed "
+                  "error, nothing written",
+                  {}, {}},
+                 prop_read_stream_layout});
+}
+
+}  // namespace kvaddr::props::detail
