@@ -19,6 +19,8 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <cstdint>
+#include <limits>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
+#include "errors.hpp"
 
 namespace py = pybind11;
 using std::int32_t;
@@ -37,47 +40,6 @@ using std::int64_t;
 
 namespace kvaddr::python {
 namespace {
-
-// ---- exceptions ------------------------------------------------------------------------------
-struct ExceptionTypes {
-  PyObject* error = nullptr;
-  PyObject* invalid_argument = nullptr;
-  PyObject* out_of_range = nullptr;
-  PyObject* overflow = nullptr;
-  PyObject* buffer_too_small = nullptr;
-  PyObject* invalid_state = nullptr;
-};
-ExceptionTypes g_exc;  // module-lifetime references (the module keeps them alive)
-
-PyObject* new_exception(py::module_& m, const char* name, const char* doc, py::tuple bases) {
-  const std::string qualified = std::string("kvaddr.") + name;
-  PyObject* t = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases.ptr(), nullptr);
-  if (t == nullptr) throw py::error_already_set();
-  m.add_object(name, py::handle(t));  // steals nothing: add_object increments
-  return t;
-}
-
-PyObject* type_of(ErrorKind k) {
-  switch (k) {
-    case ErrorKind::invalid_argument: return g_exc.invalid_argument;
-    case ErrorKind::out_of_range: return g_exc.out_of_range;
-    case ErrorKind::overflow: return g_exc.overflow;
-    case ErrorKind::buffer_too_small: return g_exc.buffer_too_small;
-    case ErrorKind::invalid_state: return g_exc.invalid_state;
-  }
-  return g_exc.error;
-}
-
-void raise_python(const Error& e) {
-  PyObject* type = type_of(e.kind());
-  py::object inst = py::reinterpret_steal<py::object>(PyObject_CallFunction(type, "s", e.what()));
-  if (!inst) return;  // the call itself set a Python error
-  inst.attr("kind") = py::str(std::string(to_string(e.kind())));
-  inst.attr("argument") = py::str(e.argument());
-  inst.attr("value") = py::str(e.value());
-  inst.attr("reason") = py::str(e.reason());
-  PyErr_SetObject(type, inst.ptr());
-}
 
 // ---- numpy argument handling -----------------------------------------------------------------
 std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
@@ -185,8 +147,28 @@ Out<T> output(const py::array& a, const char* name, int min_ndim, int max_ndim) 
   return o;
 }
 
+// Sizes of fresh outputs are checked before anything is allocated: every dimension in
+// [0, kMaxDim] and the whole array at most kMaxFreshBytes. A size outside that raises a typed
+// error naming the argument the size came from (out_width, max_pages, ...), never MemoryError or
+// numpy's ValueError.
+constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();
+constexpr int64_t kMaxFreshBytes = int64_t{1} << 32;
+
+void check_dim(int64_t v, const char* name) {
+  require(v >= 0, name, v, "a size must be >= 0");
+  require_range(v <= kMaxDim, name, v, "a size must be <= " + std::to_string(kMaxDim));
+}
+
 template <class T>
-py::array fresh(const std::vector<int64_t>& shape, T fill) {
+py::array fresh(const std::vector<int64_t>& shape, T fill, const char* size_name) {
+  int64_t elems = 1;
+  for (int64_t d : shape) {
+    check_dim(d, size_name);
+    elems = checked_mul(elems, d, size_name);
+  }
+  require_range(elems <= kMaxFreshBytes / static_cast<int64_t>(sizeof(T)), size_name, elems,
+                "a fresh output of " + std::to_string(elems) + " elements exceeds the " +
+                    std::to_string(kMaxFreshBytes) + "-byte limit (pass out=)");
   std::vector<py::ssize_t> s(shape.begin(), shape.end());
   py::array_t<T> a(s);
   T* p = a.mutable_data();
@@ -194,11 +176,12 @@ py::array fresh(const std::vector<int64_t>& shape, T fill) {
   return a;
 }
 
-// The given out, or a fresh array of `shape` filled with `fill`.
+// The given out, or a fresh array of `shape` filled with `fill`; `size_name` names the argument
+// the shape came from (default: `name`).
 template <class T>
 Out<T> output_or_fresh(py::handle obj, const char* name, const std::vector<int64_t>& shape, T fill, int min_ndim,
-                       int max_ndim) {
-  if (obj.is_none()) return output<T>(fresh<T>(shape, fill), name, min_ndim, max_ndim);
+                       int max_ndim, const char* size_name = nullptr) {
+  if (obj.is_none()) return output<T>(fresh<T>(shape, fill, size_name ? size_name : name), name, min_ndim, max_ndim);
   return output<T>(as_ndarray(obj, name), name, min_ndim, max_ndim);
 }
 
@@ -214,7 +197,13 @@ std::vector<int64_t> table_arg(py::handle obj, const char* name) {
     throw InvalidArgument(name, type_name(obj), "expected an int64 numpy array or a sequence of ints");
   }
   std::vector<int64_t> v;
-  for (py::handle h : py::reinterpret_borrow<py::sequence>(obj)) v.push_back(h.cast<int64_t>());
+  for (py::handle h : py::reinterpret_borrow<py::sequence>(obj)) {
+    try {
+      v.push_back(h.cast<int64_t>());
+    } catch (const py::cast_error&) {
+      throw InvalidArgument(name, type_name(h), "entries must be ints that fit int64");
+    }
+  }
   return v;
 }
 
@@ -271,7 +260,7 @@ py::array flashmla_block_table(py::handle r2t_o, py::handle rows_o, py::handle l
     require_size(lens.size >= rows.size, "page_kernel_lens", lens.size, "needs one entry per batch row");
     width = max_pages_of(lens, page_size, 0);
   }
-  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, width}, -1, 2, 2);
+  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, width}, -1, 2, 2, "page_kernel_lens");
   translate::flashmla_block_table({r2t.mat(), rows.vec(), lens.vec(), start.vec(), v2p.vec(), page_size, multiplier,
                                    out.mat(), variant_arg(variant)});
   return out.arr;
@@ -284,8 +273,8 @@ py::array canonical_page_table(py::handle r2t_o, py::handle rows_o, py::handle l
   const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
   const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
   const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  require(max_pages >= 0, "max_pages", max_pages, "max_pages must be >= 0");
-  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2);
+  check_dim(max_pages, "max_pages");
+  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2, "max_pages");
   translate::canonical_page_table(
       {r2t.mat(), rows.vec(), lens.vec(), v2p.vec(), page_size, multiplier, max_pages, out.mat(), variant_arg(variant)});
   return out.arr;
@@ -298,8 +287,8 @@ py::array read_table(py::handle r2t_o, py::handle rows_o, py::handle lens_o, py:
   const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
   const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
   const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  require(max_pages >= 0, "max_pages", max_pages, "max_pages must be >= 0");
-  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2);
+  check_dim(max_pages, "max_pages");
+  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2, "max_pages");
   translate::read_table({r2t.mat(), rows.vec(), lens.vec(), seq_len_delta, max_pages, v2p.vec(), page_size, multiplier,
                          out.mat(), zero_tail, variant_arg(variant)});
   return out.arr;
@@ -314,7 +303,7 @@ py::array read_stream(py::handle table_o, py::handle indptr_o, int64_t page_size
     require(indptr.size >= 1, "indptr", indptr.size, "needs at least one entry");
     n = std::max<int64_t>(0, indptr.at(indptr.size - 1));
   }
-  auto out = output_or_fresh<int32_t>(out_o, "out", {n}, 0, 1, 1);
+  auto out = output_or_fresh<int32_t>(out_o, "out", {n}, 0, 1, 1, "indptr");
   translate::read_stream({table.mat(), indptr.vec(), start.vec(), page_size, out.vec()});
   return out.arr;
 }
@@ -329,7 +318,7 @@ py::dict decode_metadata(py::handle seq_o, py::handle r2t_o, py::handle rows_o, 
   const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1, false, true);
   const auto kpt = input<int32_t>(kpt_o, "kernel_page_table", 2, 2, false, true);
   const auto swa = input<int64_t>(swa_v2p_o, "swa_v2p", 1, 1, false, true);
-  require(max_seq_pages >= 0, "max_seq_pages", max_seq_pages, "max_seq_pages must be >= 0");
+  check_dim(max_seq_pages, "max_seq_pages");
   const int64_t b = seq.size;
   auto cs = output_or_fresh<int32_t>(cs_o, "cache_seqlens", {b}, 0, 1, 1);
   auto cu = output_or_fresh<int32_t>(cu_o, "cu_seqlens_k", {b + 1}, 0, 1, 1);
@@ -352,11 +341,11 @@ py::dict decode_metadata(py::handle seq_o, py::handle r2t_o, py::handle rows_o, 
   py::dict result;
   std::optional<Out<int32_t>> pt, swa_pt;
   if (!skip_page_table || !pt_o.is_none()) {
-    pt = output_or_fresh<int32_t>(pt_o, "page_table", {b, max_seq_pages}, 0, 2, 2);
+    pt = output_or_fresh<int32_t>(pt_o, "page_table", {b, max_seq_pages}, 0, 2, 2, "max_seq_pages");
     a.page_table = pt->mat();
   }
   if (swa.present) {
-    swa_pt = output_or_fresh<int32_t>(swa_pt_o, "swa_page_table", {b, max_seq_pages}, 0, 2, 2);
+    swa_pt = output_or_fresh<int32_t>(swa_pt_o, "swa_page_table", {b, max_seq_pages}, 0, 2, 2, "max_seq_pages");
     a.swa_page_table = swa_pt->mat();
   }
   translate::decode_metadata(a);
@@ -392,7 +381,8 @@ py::array write_loc(py::handle loc_o, py::handle v2p_o, int64_t page_size, int64
   const auto loc = input<int64_t>(loc_o, "loc", 1, 1, true);
   const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
   // The launch width: out_width, else the whole `out` (a capture buffer), else len(loc).
-  auto out = output_or_fresh<int64_t>(out_o, "out", {out_width.value_or(loc.size)}, 0, 1, 1);
+  if (out_width) check_dim(*out_width, "out_width");
+  auto out = output_or_fresh<int64_t>(out_o, "out", {out_width.value_or(loc.size)}, 0, 1, 1, "out_width");
   const int64_t width = out_width.value_or(out.size);
   require_size(width >= loc.size, "out_width", width, "must be >= len(loc) = " + std::to_string(loc.size));
   require_size(out.size >= width, "out", out.size, "shorter than out_width = " + std::to_string(width));
@@ -416,8 +406,8 @@ py::array full_prefill_table(py::handle r2t_o, py::handle rows_o, py::handle len
   const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
   const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
   const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  require(max_pages >= 0, "max_pages", max_pages, "max_pages must be >= 0");
-  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2);
+  check_dim(max_pages, "max_pages");
+  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2, "max_pages");
   translate::full_prefill_table(
       {r2t.mat(), rows.vec(), lens.vec(), v2p.vec(), page_size, multiplier, max_pages, out.mat(), variant_arg(variant)});
   return out.arr;
@@ -445,13 +435,19 @@ py::tuple envelope_moves(py::handle dst_o, py::handle src_o, int64_t page_size) 
   const auto src = input<int64_t>(src_o, "src_tokens", 1, 1, true);
   require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
   const int64_t runs = dst.size / page_size;
-  auto d = output<int64_t>(fresh<int64_t>({runs}, 0), "dst_pages", 1, 1);
-  auto s = output<int64_t>(fresh<int64_t>({runs}, 0), "src_pages", 1, 1);
+  auto d = output<int64_t>(fresh<int64_t>({runs}, 0, "dst_tokens"), "dst_pages", 1, 1);
+  auto s = output<int64_t>(fresh<int64_t>({runs}, 0, "dst_tokens"), "src_pages", 1, 1);
   translate::envelope_moves({dst.vec(), src.vec(), page_size, d.vec(), s.vec()});
   return py::make_tuple(d.arr, s.arr);
 }
 
-py::object json_to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
+// A report to Python objects; bytes that are not UTF-8 (file names, manifest text) are replaced.
+py::object json_to_python(const nlohmann::json& j) {
+  return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+py::str text_to_python(const std::string& t) {
+  return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(t.data(), static_cast<py::ssize_t>(t.size()), "replace"));
+}
 
 }  // namespace
 }  // namespace kvaddr::python
@@ -464,26 +460,7 @@ PYBIND11_MODULE(kvaddr, m) {
   m.attr("__version__") = "0.1.0";
 
   // ---- exceptions ----
-  g_exc.error = new_exception(m, "Error", "Base of every kvaddr error; str(e) is '<argument> = <value>: <reason>'.",
-                              py::make_tuple(py::handle(PyExc_Exception)));
-  py::handle err(g_exc.error);
-  g_exc.invalid_argument = new_exception(m, "InvalidArgument", "A scalar, dtype or layout outside the contract.",
-                                         py::make_tuple(err, py::handle(PyExc_ValueError)));
-  g_exc.out_of_range = new_exception(m, "OutOfRange", "An index or id past the table it addresses.",
-                                     py::make_tuple(err, py::handle(PyExc_IndexError)));
-  g_exc.overflow = new_exception(m, "Overflow", "A value that does not fit its integer type.",
-                                 py::make_tuple(err, py::handle(PyExc_OverflowError)));
-  g_exc.buffer_too_small = new_exception(m, "BufferTooSmall", "An output or input buffer smaller than the route needs.",
-                                         py::make_tuple(err, py::handle(PyExc_ValueError)));
-  g_exc.invalid_state = new_exception(m, "InvalidState", "A state-machine precondition does not hold.",
-                                      py::make_tuple(err, py::handle(PyExc_RuntimeError)));
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const kvaddr::Error& e) {
-      raise_python(e);
-    }
-  });
+  register_exceptions(m);
 
   // ---- names ----
   m.def("routes", [] {
@@ -688,6 +665,6 @@ PYBIND11_MODULE(kvaddr, m) {
   // ---- replay ----
   m.def("replay", [](const std::filesystem::path& dir) { return json_to_python(replay::to_json(replay::replay_dir(dir))); },
         py::arg("dir"), "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict.");
-  m.def("replay_text", [](const std::filesystem::path& dir) { return replay::to_text(replay::replay_dir(dir)); },
+  m.def("replay_text", [](const std::filesystem::path& dir) { return text_to_python(replay::to_text(replay::replay_dir(dir))); },
         py::arg("dir"), "Replay DIR/manifest.json; returns the human-readable report.");
 }
