@@ -343,7 +343,7 @@ MutationReport run_mutants(const MutantOptions& o) {
             m.site = fmt::format("{}#{} seg {}", site_name(site), k, seg);
             m.killed = !killer.empty();
             m.killer = killer;
-            m.equivalent = !m.killed && !infected;
+            m.never_infected = !m.killed && !infected;
             const Classified* cls = classified(m.unit, m.site, m.op);
             if (cls != nullptr) {
               matched.insert(cls);
@@ -352,8 +352,9 @@ MutationReport run_mutants(const MutantOptions& o) {
                     fmt::format("{} {} @ {}: classified equivalent but killed by {}", m.unit, m.op, m.site, killer));
             }
             if (!m.killed) {
-              if (m.equivalent) {
-                m.reason = "equivalent on every generated input: the mutated operation never changed a value (" +
+              if (m.never_infected) {
+                m.reason = "never infected: the mutated operation never changed a value on the generated inputs, so "
+                           "no check could see it (a coverage gap, counted as a survivor; likely why: " +
                            survivor_reason(u, site, op) + ")";
               } else if (cls != nullptr) {
                 m.equivalent = true;
@@ -368,6 +369,7 @@ MutationReport run_mutants(const MutantOptions& o) {
             score.killed += m.killed ? 1 : 0;
             score.equivalent += m.equivalent ? 1 : 0;
             score.argued += m.argued ? 1 : 0;
+            score.never_infected += m.never_infected ? 1 : 0;
             if (o.progress && !m.killed)
               *o.progress << "[mutant] " << m.unit << ' ' << m.op << " @ " << m.site << ": SURVIVED" << std::endl;
             rep.mutants.push_back(std::move(m));
@@ -379,6 +381,7 @@ MutationReport run_mutants(const MutantOptions& o) {
     rep.killed += score.killed;
     rep.equivalent += score.equivalent;
     rep.argued += score.argued;
+    rep.never_infected += score.never_infected;
     rep.units.push_back(std::move(score));
   }
   for (const auto& c : kClassified) {

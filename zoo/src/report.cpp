@@ -82,7 +82,8 @@ std::string to_json(const MutationReport& r) {
   nlohmann::json units = nlohmann::json::array();
   for (const auto& u : r.units)
     units.push_back({{"unit", u.unit}, {"mutants", u.mutants}, {"killed", u.killed}, {"equivalent", u.equivalent},
-                     {"classified_equivalent", u.argued}, {"score", u.score()}});
+                     {"classified_equivalent", u.argued}, {"never_infected", u.never_infected},
+                     {"score", u.score()}, {"infected_score", u.infected_score()}});
   nlohmann::json kills = nlohmann::json::array();
   for (const auto& m : r.mutants)
     if (m.killed) kills.push_back({{"unit", m.unit}, {"op", m.op}, {"site", m.site}, {"killer", m.killer}});
@@ -90,9 +91,10 @@ std::string to_json(const MutationReport& r) {
   for (const auto& m : r.mutants)
     if (!m.killed)
       surv.push_back({{"unit", m.unit}, {"op", m.op}, {"site", m.site}, {"equivalent", m.equivalent},
-                      {"reason", m.reason}});
+                      {"never_infected", m.never_infected}, {"reason", m.reason}});
   nlohmann::json j{{"units", units},       {"total", r.total},       {"killed", r.killed},
-                   {"equivalent", r.equivalent}, {"classified_equivalent", r.argued}, {"score", r.score()},
+                   {"equivalent", r.equivalent}, {"classified_equivalent", r.argued}, {"never_infected", r.never_infected},
+                   {"score", r.score()}, {"infected_score", r.infected_score()},
                    {"survivors", surv},    {"kills", kills},         {"stale_classifications", r.stale_classifications},
                    {"seconds", r.seconds}};
   return j.dump(2);
@@ -102,8 +104,10 @@ std::string to_text(const MutationReport& r) {
   std::ostringstream os;
   for (const auto& u : r.units)
     os << fmt::format("{:<30} {:>4}/{:<4} killed  {:6.1f}%\n", u.unit, u.killed, u.mutants, 100.0 * u.score());
-  os << fmt::format("overall: {}/{} killed, {} equivalent ({} classified with a reason): {:.1f}%, {:.1f} s\n",
-                    r.killed, r.total, r.equivalent, r.argued, 100.0 * r.score(), r.seconds);
+  os << fmt::format("overall: {}/{} killed, {} classified equivalent, {} never infected (survivors): {:.1f}% "
+                    "({:.1f}% of the infected), {:.1f} s\n",
+                    r.killed, r.total, r.equivalent, r.never_infected, 100.0 * r.score(), 100.0 * r.infected_score(),
+                    r.seconds);
   for (const auto& st : r.stale_classifications) os << "stale classification: " << st << '\n';
   for (const auto& m : r.mutants)
     if (!m.killed) os << fmt::format("survivor: {} {} @ {}: {}\n", m.unit, m.op, m.site, m.reason);
@@ -182,23 +186,33 @@ std::string to_markdown(const ZooReport& r, const MutationReport* mut) {
         "the per-column lane, seg 2: the route's epilogue after its lane loops, e.g. read_table's padded rows and "
         "write_loc's tail); sites are enumerated per route by a counting pass over the same checks. Each mutant runs against the verify grid (gaps closed, large ids for int64 "
         "routes) and then the route's properties; the first failure kills it.\n\n";
-  os << "Score = killed / (mutants - equivalent). Equivalent mutants are left out only when they never changed a "
-        "value on any generated input (never infected), or when they did change an intermediate value and the "
-        "classification table of zoo/src/mutants.cpp states why no output can differ on an admitted input (the "
-        "reason is printed with each one below); every other survivor counts against the score.\n\n";
-  os << "| route | mutants | killed | equivalent: never infected | equivalent: classified | score |\n"
-        "|---|---|---|---|---|---|\n";
+  os << "Score = killed / (mutants - classified equivalent). A mutant is left out only when it changed an "
+        "intermediate value and the classification table of zoo/src/mutants.cpp states why no output can differ on an "
+        "admitted input (the reason is printed with each one below). A mutant that never changed a value on any "
+        "generated input (never infected) is a coverage gap, not an equivalence: it counts as a survivor and is "
+        "listed apart; the last column gives the score over infected mutants only.\n\n";
+  os << "| route | mutants | killed | never infected | equivalent: classified | score | score of the infected |\n"
+        "|---|---|---|---|---|---|---|\n";
   for (const auto& u : mut->units)
-    os << fmt::format("| {} | {} | {} | {} | {} | {:.1f}% |\n", u.unit, u.mutants, u.killed, u.equivalent - u.argued,
-                      u.argued, 100.0 * u.score());
-  os << fmt::format("| **overall** | {} | {} | {} | {} | **{:.1f}%** |\n\n", mut->total, mut->killed,
-                    mut->equivalent - mut->argued, mut->argued, 100.0 * mut->score());
+    os << fmt::format("| {} | {} | {} | {} | {} | {:.1f}% | {:.1f}% |\n", u.unit, u.mutants, u.killed, u.never_infected,
+                      u.argued, 100.0 * u.score(), 100.0 * u.infected_score());
+  os << fmt::format("| **overall** | {} | {} | {} | {} | **{:.1f}%** | {:.1f}% |\n\n", mut->total, mut->killed,
+                    mut->never_infected, mut->argued, 100.0 * mut->score(), 100.0 * mut->infected_score());
   for (const auto& st : mut->stale_classifications) os << "Stale classification entry: " << md_escape(st) << "\n\n";
-  os << fmt::format("Campaign time {:.1f} s.\n\n### Surviving mutants\n\n", mut->seconds);
+  os << fmt::format("Campaign time {:.1f} s.\n\n### Surviving infected mutants\n\n", mut->seconds);
   bool any = false;
   for (const auto& m : mut->mutants) {
-    if (m.killed) continue;
+    if (m.killed || m.never_infected) continue;
     if (!any) os << "| route | operator | site | why it survives |\n|---|---|---|---|\n";
+    any = true;
+    os << "| " << m.unit << " | " << m.op << " | " << m.site << " | " << md_escape(m.reason) << " |\n";
+  }
+  if (!any) os << "None.\n";
+  os << "\n### Never-infected mutants (coverage gaps)\n\n";
+  any = false;
+  for (const auto& m : mut->mutants) {
+    if (!m.never_infected) continue;
+    if (!any) os << "| route | operator | site | likely why |\n|---|---|---|---|\n";
     any = true;
     os << "| " << m.unit << " | " << m.op << " | " << m.site << " | " << md_escape(m.reason) << " |\n";
   }

@@ -91,10 +91,14 @@ struct Mutant {
   std::string op;       // mutation operator
   std::string site;     // "<site kind>#<k> seg <s>" (k-th occurrence of that kind in the lane segment)
   bool killed = false;
-  // Left out of the score: survived and either never changed a value on the generated inputs, or
-  // changed an intermediate value that the classification table (mutants.cpp) proves discarded.
+  // Left out of the score: survived, changed an intermediate value, and the classification table
+  // (mutants.cpp) states why no output can differ on an admitted input.
   bool equivalent = false;
-  bool argued = false;  // equivalent by a classification-table entry (infected, reason stated)
+  bool argued = false;  // == equivalent (kept for the JSON field classified_equivalent)
+  // Survived without ever changing a value on the generated inputs: a coverage gap (the checks
+  // never reach the input class that would infect it), not a proof of equivalence. Counted as a
+  // survivor in score(), listed separately.
+  bool never_infected = false;
   std::string killer;   // "grid ps=..", property name, ...
   std::string reason;   // survivors: why (equivalent / gap), from the classification table
 };
@@ -103,10 +107,16 @@ struct UnitScore {
   std::string unit;
   int mutants = 0;
   int killed = 0;
-  int equivalent = 0;  // never infected, or classified equivalent with a stated reason: left out of the score
-  int argued = 0;      // of which classified by the table (infected, reason stated)
+  int equivalent = 0;      // classified equivalent with a stated reason: left out of the score
+  int argued = 0;          // == equivalent
+  int never_infected = 0;  // survivors that never changed a value (coverage gaps): counted against the score
   double score() const noexcept {
     return mutants - equivalent ? static_cast<double>(killed) / (mutants - equivalent) : 1.0;
+  }
+  // The score over infected mutants only (never-infected ones left out, as a coverage measure apart).
+  double infected_score() const noexcept {
+    const int n = mutants - equivalent - never_infected;
+    return n ? static_cast<double>(killed) / n : 1.0;
   }
   double raw_score() const noexcept { return mutants ? static_cast<double>(killed) / mutants : 1.0; }
 };
@@ -118,12 +128,18 @@ struct MutationReport {
   int killed = 0;
   int equivalent = 0;
   int argued = 0;
+  int never_infected = 0;
   // Classification-table entries that no surviving infected mutant matched (stale: the sites moved)
   // or that matched a killed mutant (wrong); both must stay empty.
   std::vector<std::string> stale_classifications;
   double seconds = 0;
-  // killed / (total - equivalent): the usual mutation score; raw_score counts equivalents as survivors.
+  // killed / (total - equivalent): the mutation score, never-infected mutants counted as survivors;
+  // infected_score leaves them out; raw_score counts equivalents as survivors too.
   double score() const noexcept { return total - equivalent ? static_cast<double>(killed) / (total - equivalent) : 1.0; }
+  double infected_score() const noexcept {
+    const int n = total - equivalent - never_infected;
+    return n ? static_cast<double>(killed) / n : 1.0;
+  }
   double raw_score() const noexcept { return total ? static_cast<double>(killed) / total : 1.0; }
 };
 
