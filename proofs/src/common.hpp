@@ -52,4 +52,9 @@ struct SymPool {
 // Admitted token: the padding id -1 (§1 "Padding ids") or a virtual token id 0 <= tok < NV*ps.
 sym::SymBool admitted_token(const SymPool& p, const sym::Sym& tok);
 
+// The I2 phi lemma over a given phi(x, ps, S) (the registered I2 uses lanes::phi_lane; the
+// vacuity tests pass wrong versions, e.g. phi(x) = x*M, which must be refuted).
+using PhiFn = std::function<sym::Sym(const sym::Sym& x, const sym::Sym& ps, const sym::Sym& stride)>;
+Outcome i2_phi_of(const RunOptions& o, const PhiFn& phi);
+
 }  // namespace kvaddr::proofs

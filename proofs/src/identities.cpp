@@ -89,7 +89,9 @@ Outcome i2_lanes(const RunOptions& o) {
   return check(q, o.timeout_ms);
 }
 
-Outcome i2_phi(const RunOptions& o) {
+}  // namespace
+
+Outcome i2_phi_of(const RunOptions& o, const PhiFn& phi) {
   z3::context ctx;
   Env env(ctx, Mode::integer);
   const Sym ps = var("ps"), M = var("M"), P = var("P"), off = var("o");
@@ -97,13 +99,21 @@ Outcome i2_phi(const RunOptions& o) {
   q.header = "identity=I2 lemma=phi";
   q.require(ps >= Sym(1) && M >= Sym(1) && P >= Sym(0) && off >= Sym(0) && off < ps);
   for (const char* n : {"ps", "M", "P", "o"}) q.show(n, var(n));
-  // phi_lane(x) = kv_div(x, ps)*S + kv_rem(x, ps): with the quotient P and remainder o of
-  // x = P*ps + o established here, phi(x) = P*S + o by the lane's definition.
+  // phi is evaluated at every x = P*ps + o (not only at the sink 0): phi(x) = P*S + o, and
+  // phi(0) = 0. A wrong phi (x*M, a dropped offset, ...) is refuted here.
   const Sym x = P * ps + off;
+  const Sym stride = ps * M;
   q.ensure("quotient", sym::kv_div(x, ps) == P);
   q.ensure("remainder", sym::kv_rem(x, ps) == off);
-  q.ensure("phi_sink", lanes::phi_lane(Sym(0), ps, ps * M) == Sym(0));
+  q.ensure("phi_general", phi(x, ps, stride) == P * stride + off);
+  q.ensure("phi_sink", phi(Sym(0), ps, stride) == Sym(0));
   return check(q, o.timeout_ms);
+}
+
+namespace {
+
+Outcome i2_phi(const RunOptions& o) {
+  return i2_phi_of(o, [](const Sym& x, const Sym& ps, const Sym& stride) { return lanes::phi_lane(x, ps, stride); });
 }
 
 Outcome i2(const RunOptions& o) {

@@ -4,10 +4,62 @@
 #include <cstdint>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace kvaddr::proofs::sym {
+
+namespace mutation {
+namespace {
+struct State {
+  Mutant m;
+  int counts[static_cast<int>(Op::kCount)] = {};
+};
+thread_local State* g_state = nullptr;
+thread_local std::vector<State> g_states;  // one per live Scope (nested scopes stack)
+}  // namespace
+
+std::string_view name(Op op) {
+  switch (op) {
+    case Op::none: return "none";
+    case Op::gather_index: return "gather_index";
+    case Op::gather_next: return "gather_next";
+    case Op::pick_negate: return "pick_negate";
+    case Op::div_plus1: return "div_plus1";
+    case Op::rem_zero: return "rem_zero";
+    case Op::shr_plus1: return "shr_plus1";
+    case Op::narrow_skip: return "narrow_skip";
+    case Op::add_plus1: return "add_plus1";
+    case Op::mul_drop: return "mul_drop";
+    case Op::kCount: break;
+  }
+  return "?";
+}
+
+Scope::Scope(Mutant m) {
+  g_states.reserve(8);
+  g_states.push_back(State{m, {}});
+  g_state = &g_states.back();
+}
+Scope::~Scope() {
+  g_states.pop_back();
+  g_state = g_states.empty() ? nullptr : &g_states.back();
+}
+int Scope::count(Op op) const { return g_state ? g_state->counts[static_cast<int>(op)] : 0; }
+
+namespace {
+// One occurrence of op's site: true when the active mutant is this occurrence.
+bool hit(Op op) {
+  if (g_state == nullptr) return false;
+  const int k = g_state->counts[static_cast<int>(op)]++;
+  return g_state->m.op == op && g_state->m.k == k;
+}
+}  // namespace
+}  // namespace mutation
+
 namespace {
 thread_local Env* g_env = nullptr;
+using mutation::hit;
+using mutation::Op;
 
 bool int_mode(const z3::expr& e) { return e.is_int(); }
 
@@ -62,6 +114,7 @@ Sym Sym::var(const std::string& name) {
 }
 
 Sym operator+(const Sym& a, const Sym& b) {
+  if (hit(Op::add_plus1)) return (a + b) + Sym(1);
   const auto& x = a.expr();
   const auto& y = b.expr();
   if (int_mode(x)) return in_int64(x + y);
@@ -76,6 +129,7 @@ Sym operator-(const Sym& a, const Sym& b) {
   return Sym(x - y);
 }
 Sym operator*(const Sym& a, const Sym& b) {
+  if (hit(Op::mul_drop)) return a;
   const auto& x = a.expr();
   const auto& y = b.expr();
   if (int_mode(x)) return in_int64(x * y);
@@ -126,24 +180,31 @@ std::pair<z3::expr, z3::expr> bv_divrem_by_numeral(const z3::expr& a, const z3::
 }  // namespace
 
 Sym kv_div(const Sym& a, const Sym& b) {
+  if (hit(Op::div_plus1)) return kv_div(a, b) + Sym(1);
   const auto& x = a.expr();
   if (int_mode(x)) return Sym(int_trunc_div(x, b.expr()));
   if (positive_numeral(b.expr())) return Sym(bv_divrem_by_numeral(x, b.expr()).first);
   return Sym(x / b.expr());  // bvsdiv
 }
 Sym kv_rem(const Sym& a, const Sym& b) {
+  if (hit(Op::rem_zero)) return Sym(0);
   const auto& x = a.expr();
   if (int_mode(x)) return Sym(x - b.expr() * int_trunc_div(x, b.expr()));
   if (positive_numeral(b.expr())) return Sym(bv_divrem_by_numeral(x, b.expr()).second);
   return Sym(z3::srem(x, b.expr()));
 }
 Sym kv_shr(const Sym& a, int s) {
+  if (hit(Op::shr_plus1)) return kv_shr(a, s) + Sym(1);
   const auto& x = a.expr();
   if (int_mode(x)) return Sym(x / x.ctx().int_val(std::int64_t{1} << s));
   return Sym(z3::ashr(x, s));
 }
-Sym kv_pick(const SymBool& c, const Sym& a, const Sym& b) { return Sym(z3::ite(c.expr(), a.expr(), b.expr())); }
+Sym kv_pick(const SymBool& c, const Sym& a, const Sym& b) {
+  if (hit(Op::pick_negate)) return Sym(z3::ite(c.expr(), b.expr(), a.expr()));
+  return Sym(z3::ite(c.expr(), a.expr(), b.expr()));
+}
 Sym kv_narrow32(const Sym& a) {
+  if (hit(Op::narrow_skip)) return a;
   const auto& x = a.expr();
   if (int_mode(x)) {
     auto& c = x.ctx();
@@ -174,9 +235,12 @@ SymTable::SymTable(std::string name, Sym length)
           name_.c_str(), Env::current().ctx().array_sort(Env::current().value_sort(), Env::current().value_sort()))) {}
 
 Sym SymTable::operator()(const Sym& index, const SymBool& mask) {
-  const z3::expr value = z3::select(array_, index.expr());
-  loads_.push_back(Load{index.expr(), mask.expr(), value});
-  return Sym(z3::ite(mask.expr(), value, Env::current().num(0)));
+  const bool drop = hit(Op::gather_index);
+  const bool next = hit(Op::gather_next);
+  const z3::expr at = next ? (index.expr() + Env::current().num(1)) : index.expr();
+  const z3::expr value = z3::select(array_, at);
+  loads_.push_back(Load{at, mask.expr(), value});
+  return Sym(z3::ite(mask.expr(), drop ? index.expr() : value, Env::current().num(0)));
 }
 
 Sym SymTable::at(const Sym& index) const { return Sym(z3::select(array_, index.expr())); }

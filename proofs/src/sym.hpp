@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kvaddr::proofs::sym {
@@ -134,5 +135,41 @@ class SymTable {
   z3::expr array_;
   std::vector<Load> loads_;
 };
+
+// ---- deliberately wrong versions (proof vacuity, issue 13) ------------------------------------
+// A mutant changes the k-th occurrence (in one obligation run) of one lane customisation point or
+// arithmetic operation: the lane code the obligation names then computes something else. An
+// obligation that stays "proved" under every such mutant would not constrain what it names;
+// proofs/tests/test_vacuity.cpp holds, per proved obligation, a mutant that refutes it.
+namespace mutation {
+enum class Op : int {
+  none,
+  gather_index,  // a table load returns its index (the v2p gather dropped)
+  gather_next,   // a table load reads the next entry
+  pick_negate,   // kv_pick's branches swapped (a clamp / guard inverted)
+  div_plus1,     // kv_div's quotient + 1
+  rem_zero,      // kv_rem -> 0 (offset dropped)
+  shr_plus1,     // kv_shr's result + 1
+  narrow_skip,   // kv_narrow32 -> identity (no int32 wrap)
+  add_plus1,     // a + b -> a + b + 1
+  mul_drop,      // a * b -> a (a multiplier dropped)
+  kCount
+};
+std::string_view name(Op op);
+struct Mutant {
+  Op op = Op::none;
+  int k = 0;
+};
+// RAII: while alive, the lanes evaluated on this thread run mutant `m` (Op::none: count only).
+class Scope {
+ public:
+  explicit Scope(Mutant m);
+  ~Scope();
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+  // Occurrences of op's site reached so far.
+  int count(Op op) const;
+};
+}  // namespace mutation
 
 }  // namespace kvaddr::proofs::sym

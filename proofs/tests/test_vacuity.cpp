@@ -1,0 +1,140 @@
+// Proof vacuity (issue 13): every obligation expected "proved" must be refuted by at least one
+// deliberately wrong version of the lane code it names. A wrong version is a mutant of sym.hpp
+// (the k-th table gather dropped or shifted, a pick inverted, a quotient off by one, a dropped
+// remainder or multiplier, ...). A refutation needs a model of the preconditions in which the
+// conclusion fails, so it also shows the preconditions are satisfiable and the conclusion depends
+// on the mutated computation. Obligations expected "refuted" are bug variants: their wrong
+// version is the variant itself, and their production twin is among the proved ones.
+//
+// kRefuting holds one refuting mutant per proved obligation, found by the search below
+// (DISABLED_SearchRefutingMutants; run it with --gtest_also_run_disabled_tests after adding an
+// obligation). A new proved obligation without an entry fails EveryProvedObligationHasAMutant.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common.hpp"  // proofs/src: i2_phi_of
+#include "kvaddr/proofs/registry.hpp"
+#include "sym.hpp"
+
+namespace {
+
+using kvaddr::proofs::Verdict;
+namespace mut = kvaddr::proofs::sym::mutation;
+using mut::Op;
+
+struct Entry {
+  const char* name;
+  Op op;
+  int k;
+  const char* twin;  // op == Op::none: the refuted obligation that is this one's wrong version
+};
+
+// clang-format off
+const std::vector<Entry> kRefuting = {
+#include "vacuity_table.inc"
+};
+// clang-format on
+
+std::vector<std::string> proved_names() {
+  std::vector<std::string> v;
+  for (const auto& o : kvaddr::proofs::obligations())
+    if (o.expected == Verdict::proved) v.push_back(o.name);
+  return v;
+}
+
+const Entry* entry_of(const std::string& name) {
+  for (const auto& e : kRefuting)
+    if (name == e.name) return &e;
+  return nullptr;
+}
+
+std::string sanitize(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return s;
+}
+
+class Vacuity : public ::testing::TestWithParam<std::string> {};
+
+// The recorded mutant refutes the obligation (and without it the obligation is proved: the
+// registry test checks that).
+TEST_P(Vacuity, RefutedByAWrongVersion) {
+  const Entry* e = entry_of(GetParam());
+  ASSERT_NE(e, nullptr) << GetParam() << " has no refuting mutant in vacuity_table.inc";
+  if (e->op == Op::none) {
+    ASSERT_NE(e->twin, nullptr) << GetParam();
+    const auto r = kvaddr::proofs::run_one(e->twin);
+    EXPECT_EQ(r.expected, Verdict::refuted) << e->twin;
+    EXPECT_EQ(r.verdict, Verdict::refuted) << e->twin << ": " << r.counterexample;
+    return;
+  }
+  const mut::Scope scope({e->op, e->k});
+  const auto r = kvaddr::proofs::run_one(GetParam());
+  EXPECT_EQ(r.verdict, Verdict::refuted) << GetParam() << " under " << mut::name(e->op) << "#" << e->k << ": "
+                                          << r.counterexample;
+}
+
+INSTANTIATE_TEST_SUITE_P(Proofs, Vacuity, ::testing::ValuesIn(proved_names()), sanitize);
+
+TEST(Vacuity, EveryProvedObligationHasAMutantAndNoEntryIsStale) {
+  const auto names = proved_names();
+  const std::set<std::string> proved(names.begin(), names.end());
+  for (const auto& n : names) EXPECT_NE(entry_of(n), nullptr) << n;
+  for (const auto& e : kRefuting) EXPECT_TRUE(proved.count(e.name)) << "stale entry " << e.name;
+}
+
+TEST(Vacuity, MutationsAreInertOutsideAScope) {
+  const auto r = kvaddr::proofs::run_one("I2");
+  EXPECT_EQ(r.verdict, Verdict::proved) << r.counterexample;
+}
+
+// I2's phi is evaluated beyond the sink: phi(x) = x*M, a dropped offset and a dropped quotient
+// are each refuted; the lane's phi is proved.
+TEST(Vacuity, I2RefutesWrongPhis) {
+  using kvaddr::proofs::sym::Sym;
+  const kvaddr::proofs::RunOptions o;
+  auto verdict = [&](const kvaddr::proofs::PhiFn& phi) { return kvaddr::proofs::i2_phi_of(o, phi).verdict; };
+  EXPECT_EQ(verdict([](const Sym& x, const Sym& ps, const Sym& s) { return kvaddr::lanes::phi_lane(x, ps, s); }),
+            Verdict::proved);
+  EXPECT_EQ(verdict([](const Sym& x, const Sym& ps, const Sym& s) { return x * kv_div(s, ps); }), Verdict::refuted);
+  EXPECT_EQ(verdict([](const Sym& x, const Sym& ps, const Sym& s) { return kv_div(x, ps) * s; }), Verdict::refuted);
+  EXPECT_EQ(verdict([](const Sym& x, const Sym& ps, const Sym&) { return kv_div(x, ps) * ps + kv_rem(x, ps); }),
+            Verdict::refuted);
+}
+
+// The search that produced kRefuting: for each proved obligation, count the sites, then try
+// mutants in a fixed order (k < 3 per operator) until one refutes it.
+TEST(Vacuity, DISABLED_SearchRefutingMutants) {
+  const Op order[] = {Op::gather_index, Op::pick_negate, Op::div_plus1, Op::rem_zero, Op::gather_next,
+                      Op::shr_plus1,    Op::narrow_skip, Op::mul_drop,  Op::add_plus1};
+  for (const auto& n : proved_names()) {
+    int counts[static_cast<int>(Op::kCount)] = {};
+    {
+      const mut::Scope counting({Op::none, 0});
+      (void)kvaddr::proofs::run_one(n);
+      for (int i = 0; i < static_cast<int>(Op::kCount); ++i) counts[i] = counting.count(static_cast<Op>(i));
+    }
+    bool found = false;
+    for (Op op : order) {
+      for (int k = 0; k < std::min(counts[static_cast<int>(op)], 3) && !found; ++k) {
+        const mut::Scope scope({op, k});
+        if (kvaddr::proofs::run_one(n).verdict == Verdict::refuted) {
+          std::cout << "    {\"" << n << "\", Op::" << mut::name(op) << ", " << k << "},\n";
+          found = true;
+        }
+      }
+      if (found) break;
+    }
+    if (!found) std::cout << "    // NONE: " << n << "\n";
+    std::cout.flush();
+  }
+}
+
+}  // namespace
