@@ -13,3 +13,11 @@ from ._core import Error, InvalidArgument, OutOfRange, Overflow, BufferTooSmall,
 model = _core.model
 _sys.modules[__name__ + ".model"] = model
 __version__ = _core.__version__
+
+from . import cases, conventions  # noqa: E402
+from .harness import (  # noqa: E402,F401
+    CaseResult, CheckFailed, Failure, Lane, Report, assert_check, behaves_like, check, check_case,
+)
+from .record import assert_replay, load_case, write_case  # noqa: E402,F401
+
+HARNESS_ROUTES = cases.ROUTES
