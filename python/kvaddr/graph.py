@@ -1,6 +1,7 @@
 """graph=True: capture the kernel once in a CUDA graph over pointer-stable buffers, then replay it per case.
 
-Case 0 fixes the shapes and scalars; it runs eagerly once (the warm-up every capture needs), then the
+Case 0 (the first draw whose table is >= 4 columns wide) fixes the shapes and scalars, with its lengths
+halved (graphs are captured on short batches); it runs eagerly once (the warm-up every capture needs), then the
 call is captured with torch.cuda.graph over the same buffers. Every later case redraws the *values*
 (v2p, ids / locs, req_to_token, row ids, lengths) at the same shapes, copies them into the captured
 buffers, replays the graph and compares every lane. A kernel or wrapper that bakes capture-time values
@@ -52,13 +53,23 @@ def redraw(route, r, rng):
     return c
 
 
+def _capture_recipe(route, seed, lanes, params):
+    """The recipe of the captured shapes: the first draw (case 0, then 10^6 + 1, ...) whose table is at
+    least 4 columns wide, so that later cases can be longer than the captured one."""
+    for j in range(64):
+        r = C.draw_recipe(route, C.rng_for(seed, 0 if j == 0 else 10**6 + j), lanes, params)
+        if r.get("width", 4) >= 4:
+            return r
+    return r
+
+
 def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, case_timeout, t0):
     from .harness import Presented, run_case
 
     if fam.name != "torch" or fam.device == "cpu":
         raise ValueError("graph=True needs device='cuda' with torch tensors (torch.cuda.graph)")
     torch = fam.torch
-    recipe0 = C.draw_recipe(route, C.rng_for(seed, 0), lanes, params)
+    recipe0 = _capture_recipe(route, seed, lanes, params)
     recipe0["alias"] = False
     if "lens" in recipe0:  # captured on a short batch, replayed on longer ones (as engines capture)
         recipe0["lens"] = recipe0["lens"] // 2

@@ -157,3 +157,16 @@ def write_loc(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width, *
 def write_loc_stale_tail(**kw):
     """B06: the lanes [N, out_width) are not cleared."""
     write_loc(**kw, zero_tail=False)
+
+
+def canonical_batch_rows(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out):
+    """E10: the batch index used as the req_to_token row."""
+    canonical_page_table(req_to_token, np.arange(len(req_pool_indices)), seq_lens, v2p, page_size, multiplier,
+                         max_pages, out)
+
+
+def translate_v2p_writes_input(virt, v2p, page_size, page_stride, out):
+    """Correct output, but it clears the v2p entry of the last page."""
+    translate_v2p(virt, v2p, page_size, page_stride, out)
+    if np.asarray(virt).size and not np.shares_memory(virt, out):
+        v2p[-1] = 0 if v2p[-1] != 0 else 1
