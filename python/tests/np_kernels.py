@@ -33,14 +33,14 @@ def translate_v2p_int32(virt, v2p, page_size, page_stride, out):
 
 
 def translate_v2p_oob(virt, v2p, page_size, page_stride, out):
-    """Correct lanes, then one store past the end of out (through the base allocation)."""
+    """Correct lanes, then one store just past the end of out (through the allocation out lives in)."""
     translate_v2p(virt, v2p, page_size, page_stride, out)
     base = out
-    while base.base is not None:
+    while base.base is not None and isinstance(base.base, np.ndarray):
         base = base.base
     flat = base.reshape(-1)
-    end = np.byte_bounds(out)[1]
     start = flat.__array_interface__["data"][0]
+    end = out.__array_interface__["data"][0] + out.nbytes  # out is contiguous
     k = (end - start) // flat.itemsize
     if k < flat.size:
         flat[k] = 12345
@@ -170,3 +170,27 @@ def translate_v2p_writes_input(virt, v2p, page_size, page_stride, out):
     translate_v2p(virt, v2p, page_size, page_stride, out)
     if np.asarray(virt).size and not np.shares_memory(virt, out):
         v2p[-1] = 0 if v2p[-1] != 0 else 1
+
+
+def _flat(out):
+    """The allocation out lives in (flat) and out's first element's index in it."""
+    base = out
+    while base.base is not None and isinstance(base.base, np.ndarray):
+        base = base.base
+    flat = base.reshape(-1)
+    return flat, (out.__array_interface__["data"][0] - flat.__array_interface__["data"][0]) // flat.itemsize
+
+
+def read_table_flat_spill(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages,
+                          seq_len_delta, zero_tail, out):
+    """B10 as a GPU kernel has it: columns up to the page count, stored at row * stride + column through the
+    allocation (past the last row: past the buffer)."""
+    flat, off = _flat(out)
+    rs = out.strides[0] // out.itemsize
+    for b in range(len(req_pool_indices)):
+        n = -(-(int(seq_lens[b]) + seq_len_delta) // page_size)
+        for c in range(n):
+            tok = int(req_to_token[req_pool_indices[b], c * page_size])
+            k = off + b * rs + c
+            if k < flat.size:
+                flat[k] = max(int(v2p[0 if tok < 0 else tok // page_size]) * multiplier, 0)

@@ -172,3 +172,13 @@ def test_torch_cpu_tensors_through_dlpack():
         out.copy_(torch.where(t < 0, 0, d))
 
     assert kvaddr.check("token_translate", kernel, array="torch", cases=60, seed=3).ok
+
+
+def test_b10_spill_past_the_buffer_is_out_of_bounds_and_named():
+    rep = kvaddr.check("read_table", K.read_table_flat_spill, cases=300, seed=1, lanes=4096,
+                       params={"zero_tail": False})
+    f = rep.failure
+    assert f.kind == "out_of_bounds" and "b10_no_max_pages_bound" in f.behaves_like
+    assert f.case.inputs["req_pool_indices"].size == 1 and f.case.outputs["out"].shape[0] == 1
+    lane = f.first[0]
+    assert lane.region in ("guard_after", "past_width")
