@@ -7,8 +7,8 @@ import json
 import sys
 import time
 
+import torch  # noqa: F401  (either import order works; see python/CMakeLists.txt)
 import kvaddr
-import torch
 import triton_kernels as T
 
 out = sys.argv[1] if len(sys.argv) > 1 else "/tmp/kvaddr-campaign"
