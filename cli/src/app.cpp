@@ -91,14 +91,24 @@ std::string top_help(const CLI::App& app) {
   return s;
 }
 
-// The option of `sub` that `token` ("--name" or "--name=value") names, or nullptr.
+// Every subcommand, nested ones included, takes -h/--help, --json and --quiet.
+void add_common_flags(CLI::App& app) {
+  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    sub->set_help_flag("-h,--help", "Print this help (defaults and examples) and exit");
+    if (sub->get_option_no_throw("--json") == nullptr) sub->add_flag("--json")->description("Print one JSON document");
+    if (sub->get_option_no_throw("--quiet") == nullptr) sub->add_flag("--quiet")->description("No progress on stderr");
+    add_common_flags(*sub);
+  }
+}
+
+// Whether `token` ("--name" or "--name=value") names an option of `sub` or of a nested subcommand.
 bool known_option(const CLI::App* sub, const std::string& token) {
   const auto name = token.substr(0, token.find('='));
-  try {
-    return sub->get_option_no_throw(name) != nullptr || name == "--help" || name == "-h";
-  } catch (...) {
-    return false;
+  if (sub->get_option_no_throw(name) != nullptr || name == "--help" || name == "-h") return true;
+  for (const auto* nested : sub->get_subcommands([](const CLI::App*) { return true; })) {
+    if (known_option(nested, token)) return true;
   }
+  return false;
 }
 
 std::vector<std::string> given_options(const CLI::App* sub) {
@@ -136,11 +146,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   auto* translate = register_translate(app, topt);
   register_extra_subcommands(app);
   register_draw(app);
-  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
-    sub->set_help_flag("-h,--help", "Print this help (defaults and examples) and exit");
-    if (sub->get_option_no_throw("--json") == nullptr) sub->add_flag("--json")->description("Print one JSON document");
-    if (sub->get_option_no_throw("--quiet") == nullptr) sub->add_flag("--quiet")->description("No progress on stderr");
-  }
+  add_common_flags(app);
 
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     if (args.empty()) {
@@ -174,7 +180,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    out << chosen->help();
+    const CLI::App* shown = chosen;  // the innermost subcommand named on the line
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      const auto nested = shown->get_subcommands([&](const CLI::App* a) { return a->get_name() == args[i]; });
+      if (!nested.empty()) shown = nested.front();
+    }
+    out << shown->help();
     return 0;
   } catch (const CLI::ExtrasError& e) {
     for (std::size_t i = 1; i < args.size(); ++i) {

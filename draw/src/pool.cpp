@@ -132,7 +132,8 @@ std::string pool_svg(const std::vector<PoolState>& before, const std::vector<Poo
       if (s0[p] < 0 || s1[p] < 0 || s0[p] == s1[p]) continue;
       const double y0 = kTop + static_cast<double>(s0[p]) * kRow + kBox / 2;
       const double y1 = kTop + static_cast<double>(s1[p]) * kRow + kBox / 2;
-      svg.line(a.x_physical + 92, y0, b.x_physical, y1, "#e65100", 2, false, true);
+      // From the end of the first state's dense rows to the second state's physical page.
+      svg.line(a.x_virtual + a.width - 76, y0, b.x_physical, y1, "#e65100", 2, false, true);
     }
   }
   return svg.str();

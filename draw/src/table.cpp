@@ -60,7 +60,7 @@ std::string table_svg(const TableView& t) {
   for (std::size_t i = 0; i < t.got.size(); ++i) differing += lane_state(t, i) == Lane::differs ? 1 : 0;
   svg.text(8, 36, fmt::format("{} x {} lanes, {} differ", t.rows, t.cols, differing), 11, "start", "#37474f");
   for (int side = 0; side < 2; ++side) {
-    const double x0 = left + static_cast<double>(side) * (grid_w + 50);
+    const double x0 = left + static_cast<double>(side) * (std::max(grid_w, detail::text_width(t.got_label)) + 50);
     const auto& values = side == 0 ? t.got : t.expected;
     svg.text(x0, top - 6, side == 0 ? t.got_label : t.expected_label, 11, "start", "#000000", true);
     for (std::int64_t r = 0; r < t.rows; ++r) {
