@@ -1,4 +1,4 @@
-// pybind11 module `kvaddr`: kvaddr's reference model and host routes over numpy arrays, so that an
+// pybind11 module `kvaddr._core` (re-exported by the package `kvaddr`, python/kvaddr/__init__.py): kvaddr's reference model and host routes over numpy arrays, so that an
 // engine's pytest can assert a production kernel's output in one line:
 //
 //   np.testing.assert_array_equal(my_table, kvaddr.read_table(req_to_token=..., ..., out=before))
@@ -456,7 +456,7 @@ py::object json_to_python(const nlohmann::json& j) { return py::module_::import(
 }  // namespace
 }  // namespace kvaddr::python
 
-PYBIND11_MODULE(kvaddr, m) {
+PYBIND11_MODULE(_core, m) {
   using namespace kvaddr;
   using namespace kvaddr::python;
   namespace mdl = kvaddr::model;

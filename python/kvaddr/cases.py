@@ -1,0 +1,264 @@
+"""Seeded cases for the differential harness, in each route's production calling convention.
+
+A *recipe* is a dict of plain ints / bools and 1-D or 2-D numpy arrays that fixes one case completely;
+``build(route, recipe)`` turns it into a :class:`Case` (the arrays named as in the replay manifest,
+docs/replay.md, plus presentation: padded output rows, strided inputs, aliasing). Shrinking edits
+recipes (kvaddr.harness), so every shrunk case is still a well-formed call.
+
+Seeding (one RNG family): case ``i`` of seed ``s`` is drawn from
+``numpy.random.Generator(numpy.random.PCG64(numpy.random.SeedSequence([s, i])))``;
+``draw(route, s, i, lanes)`` regenerates it on its own.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+# Output buffers are prefilled with this pattern (distinct per lane, far from any route value),
+# and the guard regions around every output hold it too: a lane the route must not touch keeps it.
+SENTINEL_BASE = -0x2A2A0000
+GUARD = 64  # guard elements before and after every output buffer
+
+ODD_PAGE_SIZES = (1, 2, 3, 4, 5, 7, 16, 64, 100, 256)
+POW2_PAGE_SIZES = (1, 2, 4, 16, 64, 256)
+MULTIPLIERS = (1, 2, 3, 7)
+
+
+def sentinel(n, dtype, offset=0):
+    """The prefill pattern of n lanes (lane k holds SENTINEL_BASE - ((offset + k) % 65521))."""
+    return (SENTINEL_BASE - ((np.arange(n, dtype=np.int64) + offset) % 65521)).astype(dtype)
+
+
+@dataclasses.dataclass
+class Case:
+    """One call: arrays under their replay-manifest names (C-contiguous, contract dtypes)."""
+
+    route: str
+    scalars: dict
+    inputs: dict  # name -> ndarray, or None for an absent optional input
+    outputs: dict  # name -> ndarray: the whole buffer before the call
+    widths: dict = dataclasses.field(default_factory=dict)  # 2-D output -> visible columns (row stride > width)
+    strided: tuple = ()  # inputs presented as every other element of a twice-as-long buffer
+    alias: tuple = ()  # (output, input): the kernel gets the output buffer as that input too
+
+    def sizes(self):
+        """Summary sizes used in reports: rows, lanes, pages, largest id."""
+        s = {}
+        for k, v in self.inputs.items():
+            if v is not None:
+                s[k] = tuple(v.shape)
+        for k, v in self.outputs.items():
+            s[k] = tuple(v.shape)
+        return s
+
+
+def rng_for(seed, index):
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([int(seed), int(index)])))
+
+
+# ---- pool state ------------------------------------------------------------------------------
+def draw_v2p(rng, num_pages, *, big=False, scale=1):
+    """v2p int64 [num_pages + 1]: a permuted pool with tombstones (-1) and the trailing padding entry -1.
+
+    big: physical pages placed so that page * scale passes 2^31 (int64 offset paths)."""
+    phys = rng.permutation(max(num_pages * 2, 1))[:num_pages].astype(np.int64)
+    if big:
+        phys += (1 << 31) // max(scale, 1) + int(rng.integers(0, 1 << 20))
+    tomb = rng.choice([0.0, 0.0, 0.1, 0.5])
+    phys[rng.random(num_pages) < tomb] = -1
+    return np.concatenate([phys, np.array([-1], dtype=np.int64)])
+
+
+def draw_ids(rng, n, num_pages, ps, *, pad=0.05, tombstone_pages=True):
+    """Virtual token ids in [-ps-1, (num_pages + 1) * ps): live, padding (-1) and a few other negatives."""
+    ids = rng.integers(0, (num_pages + 1) * ps, size=n, dtype=np.int64)
+    ids[rng.random(n) < pad] = -1
+    ids[rng.random(n) < pad / 5] = -int(ps) - 1
+    return ids
+
+
+def _size(rng, lanes):
+    """A lane count, log-uniform in [1, lanes]."""
+    return int(np.exp(rng.uniform(0, np.log(max(lanes, 1)))))
+
+
+def _pick(params, key, default):
+    return params[key] if key in params else default
+
+
+# ---- token routes ------------------------------------------------------------------------------
+TOKEN_ROUTES = {
+    # route: (ids name, v2p name, multiplier name or None, extra scalars, output dtype)
+    "token_translate": ("ids", "v2p", "multiplier", (), np.int64),
+    "swa_translate": ("ids", "swa_v2p", "swa_multiplier", (), np.int64),
+    "dcp_read_translate": ("ids", "v2p", "multiplier", ("dcp_size",), np.int64),
+    "transfer_ids": ("ids", "v2p", None, (), np.int64),
+    "mamba_translate": ("slots", "v2p", None, (), np.int32),
+}
+TABLE_ROUTES = ("canonical_page_table", "read_table", "full_prefill_table", "flashmla_block_table", "decode_metadata")
+ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc",)
+
+
+def draw_token_recipe(route, rng, lanes, params):
+    ids_name, _, mult_name, extra, out_dtype = TOKEN_ROUTES[route]
+    ps = 1 if route == "mamba_translate" else _pick(params, "page_size", int(rng.choice(ODD_PAGE_SIZES)))
+    m = _pick(params, mult_name, int(rng.choice(MULTIPLIERS))) if mult_name else 1
+    n = _size(rng, lanes)
+    num_pages = max(1, int(rng.integers(1, max(2, n // max(ps, 1) + 2))))
+    big = out_dtype == np.int64 and route != "transfer_ids" and rng.random() < 0.15
+    r = {"page_size": ps, "multiplier": m, "v2p": draw_v2p(rng, num_pages, big=big, scale=ps * m)}
+    r["ids"] = draw_ids(rng, n, num_pages, ps)
+    if route == "mamba_translate":
+        r["ids"] = np.where(r["ids"] < 0, 0, r["ids"]) % (num_pages + 1)
+        r["v2p"] = np.where(r["v2p"] < 0, 0, r["v2p"])  # the raw gather has no tombstone semantics to test here
+    if route == "dcp_read_translate":
+        r["dcp_size"] = _pick(params, "dcp_size", int(rng.choice([1, 2, 4])))
+        r["ids"] = np.where(r["ids"] < 0, r["ids"], r["ids"] * r["dcp_size"])  # ids arrive widened
+    r["rank2"] = route == "token_translate" and n % 2 == 0 and rng.random() < 0.2
+    r["strided"] = bool(rng.random() < 0.25)
+    r["alias"] = route in ("token_translate",) and not r["strided"] and rng.random() < 0.15
+    return r
+
+
+def build_token(route, r):
+    ids_name, v2p_name, mult_name, extra, out_dtype = TOKEN_ROUTES[route]
+    ids = np.ascontiguousarray(r["ids"], dtype=np.int64)
+    if r.get("rank2") and ids.size % 2 == 0 and ids.size > 0:
+        ids = ids.reshape(2, ids.size // 2)
+    scalars = {} if route == "mamba_translate" else {"page_size": r["page_size"]}
+    if mult_name:
+        scalars[mult_name] = r["multiplier"]
+    for k in extra:
+        scalars[k] = r[k]
+    if r.get("alias"):
+        out = ids.astype(out_dtype).copy()
+    else:
+        out = sentinel(ids.size, out_dtype).reshape(ids.shape)
+    return Case(route, scalars, {ids_name: ids, v2p_name: np.asarray(r["v2p"], dtype=np.int64)}, {"out": out},
+                strided=(ids_name,) if r.get("strided") and ids.ndim == 1 else (),
+                alias=("out", ids_name) if r.get("alias") else ())
+
+
+# ---- write_loc ---------------------------------------------------------------------------------
+def draw_write_loc_recipe(rng, lanes, params):
+    ps = _pick(params, "page_size", int(rng.choice(ODD_PAGE_SIZES)))
+    m = _pick(params, "multiplier", int(rng.choice(MULTIPLIERS)))
+    dcp = _pick(params, "dcp_size", int(rng.choice([1, 2, 4, 8])))
+    rank = _pick(params, "dcp_rank", int(rng.integers(0, dcp)))
+    n = _size(rng, lanes)
+    num_pages = max(1, int(rng.integers(1, max(2, n // max(ps, 1) + 2))))
+    v2p = draw_v2p(rng, num_pages, big=rng.random() < 0.15, scale=ps * m)
+    loc = rng.integers(0, (num_pages + 1) * ps * dcp, size=n, dtype=np.int64)
+    loc[rng.random(n) < 0.1] = 0  # padded rows write the sink
+    tail = 0 if rng.random() < 0.5 else int(rng.integers(1, 64))
+    return {"page_size": ps, "multiplier": m, "dcp_size": dcp, "dcp_rank": rank, "v2p": v2p, "loc": loc,
+            "tail": tail, "strided": bool(rng.random() < 0.25)}
+
+
+def build_write_loc(r):
+    loc = np.ascontiguousarray(r["loc"], dtype=np.int64)
+    width = loc.size + r["tail"]
+    scalars = {k: r[k] for k in ("page_size", "multiplier", "dcp_size", "dcp_rank")}
+    return Case("write_loc", scalars, {"loc": loc, "v2p": np.asarray(r["v2p"], dtype=np.int64)},
+                {"out": sentinel(width, np.int64)}, strided=("loc",) if r.get("strided") else ())
+
+
+# ---- table routes ------------------------------------------------------------------------------
+def draw_table_recipe(route, rng, lanes, params):
+    pow2 = route == "decode_metadata"
+    ps = _pick(params, "page_size", int(rng.choice(POW2_PAGE_SIZES if pow2 else ODD_PAGE_SIZES)))
+    m = _pick(params, "multiplier", int(rng.choice(MULTIPLIERS)))
+    # Batches: mostly small, regularly >= 129 rows (more than one block), sized to the lane budget.
+    b_max = max(1, min(1024, lanes // 4))
+    b = int(rng.choice([_size(rng, min(b_max, 8)), _size(rng, b_max), min(b_max, int(rng.integers(129, 300)))]))
+    pages_per_row = max(1, min(lanes // max(b, 1), (8 * lanes) // (max(b, 1) * ps)))
+    max_np = int(rng.integers(1, max(2, min(pages_per_row, 600))))
+    lens = rng.integers(0, max_np * ps + 1, size=b, dtype=np.int64)
+    lens[rng.random(b) < 0.1] = 0
+    delta = int(_pick(params, "seq_len_delta", int(rng.choice([0, 0, 1, 3])))) if route in (
+        "read_table", "decode_metadata") else 0
+    need = int(((lens + delta + ps - 1) // ps).max()) if b else 0
+    if route == "flashmla_block_table" or route == "decode_metadata" or rng.random() < 0.75:
+        width = need + int(rng.integers(0, 3))
+    else:
+        width = int(rng.integers(0, max(need, 1)))  # narrower than some rows: the max_pages bound matters
+    width = max(width, 1)
+    if route == "decode_metadata" and rng.random() < 0.3:
+        width = max(1, need - int(rng.integers(0, 2)))  # columns capped at max_seq_pages
+    num_rows = b + int(rng.integers(0, 4))
+    start = None
+    if route == "flashmla_block_table" and _pick(params, "kv_start_idx", rng.random() < 0.3):
+        start = rng.integers(0, 2 * ps + 1, size=b, dtype=np.int64)
+    cols = max(width, need) * ps + int(rng.integers(0, ps + 1)) + (int(start.max()) if start is not None and b else 0)
+    cols = max(cols, 1)
+    num_pages = int(rng.integers(1, max(2, min(num_rows * (cols // ps + 1), 1 << 22))))
+    v2p = draw_v2p(rng, num_pages)
+    if route in ("canonical_page_table", "read_table", "full_prefill_table", "decode_metadata", "flashmla_block_table"):
+        # int32 table entries: keep v2p[p] * M inside int32.
+        v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // m), v2p)
+    vp = rng.integers(0, num_pages + 1, size=(num_rows, cols // ps + 1), dtype=np.int64)
+    r2t = (vp.repeat(ps, axis=1)[:, :cols] * ps + np.arange(cols) % ps)
+    r2t[rng.random(r2t.shape) < rng.choice([0.0, 0.01, 0.05])] = -1  # padding ids inside prefixes
+    rows = rng.permutation(num_rows)[:b].astype(np.int64) if rng.random() < 0.8 else np.arange(b, dtype=np.int64)
+    return {"page_size": ps, "multiplier": m, "v2p": v2p, "req_to_token": r2t.astype(np.int32), "rows": rows,
+            "lens": lens, "width": width, "pad": int(rng.choice([0, 0, 1, 5])), "extra_rows": int(rng.integers(0, 3)),
+            "seq_len_delta": delta, "zero_tail": bool(_pick(params, "zero_tail", rng.random() < 0.3)),
+            "kv_start_idx": start, "strided": bool(rng.random() < 0.25)}
+
+
+def build_table(route, r):
+    rows = np.ascontiguousarray(r["rows"], dtype=np.int64)
+    lens = np.ascontiguousarray(r["lens"], dtype=np.int64)
+    b = rows.size
+    width = int(r["width"])
+    out = sentinel((b + r["extra_rows"]) * (width + r["pad"]), np.int32).reshape(b + r["extra_rows"], width + r["pad"])
+    r2t = np.ascontiguousarray(r["req_to_token"], dtype=np.int32)
+    v2p = np.asarray(r["v2p"], dtype=np.int64)
+    ps, m = r["page_size"], r["multiplier"]
+    strided = ("req_pool_indices",) if r.get("strided") else ()
+    if route == "flashmla_block_table":
+        inputs = {"req_to_token": r2t, "req_pool_indices": rows, "page_kernel_lens": lens, "v2p": v2p,
+                  "kv_start_idx": None if r["kv_start_idx"] is None else np.asarray(r["kv_start_idx"], np.int64)}
+        return Case(route, {"page_size": ps, "multiplier": m}, inputs, {"kv_indices": out}, {"kv_indices": width},
+                    strided)
+    inputs = {"req_to_token": r2t, "req_pool_indices": rows, "seq_lens": lens, "v2p": v2p}
+    if route == "decode_metadata":
+        scalars = {"max_seq_pages": width, "page_size": ps, "seq_len_delta": r["seq_len_delta"], "multiplier": m}
+        outputs = {"cache_seqlens": sentinel(b, np.int32, 7), "cu_seqlens_k": sentinel(b + 1, np.int32, 11),
+                   "page_table": out}
+        return Case(route, scalars, inputs, outputs, {"page_table": width}, strided)
+    scalars = {"page_size": ps, "multiplier": m, "max_pages": width}
+    if route == "read_table":
+        scalars.update(seq_len_delta=r["seq_len_delta"], zero_tail=bool(r["zero_tail"]))
+    return Case(route, scalars, inputs, {"out": out}, {"out": width}, strided)
+
+
+# ---- entry points ------------------------------------------------------------------------------
+def draw_recipe(route, rng, lanes, params=None):
+    params = params or {}
+    if route in TOKEN_ROUTES:
+        return draw_token_recipe(route, rng, lanes, params)
+    if route == "write_loc":
+        return draw_write_loc_recipe(rng, lanes, params)
+    if route in TABLE_ROUTES:
+        return draw_table_recipe(route, rng, lanes, params)
+    raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
+
+
+def build(route, recipe):
+    if route in TOKEN_ROUTES:
+        return build_token(route, recipe)
+    if route == "write_loc":
+        return build_write_loc(recipe)
+    return build_table(route, recipe)
+
+
+def draw(route, seed, index, lanes=4096, params=None):
+    """Case `index` of `seed` for `route` (the same case kvaddr.check runs as that case)."""
+    return build(route, draw_recipe(route, rng_for(seed, index), lanes, params))
+
+
+def lanes_of(case):
+    """Lanes compared for a case: every element of every output buffer plus the guards."""
+    return sum(int(v.size) + 2 * GUARD for v in case.outputs.values())

@@ -1,0 +1,89 @@
+"""Each route's production calling convention (what kvaddr.check passes to the kernel) and its host reference.
+
+The kernel is called as ``kernel(**kwargs)`` with the names below (spec §4; docs/harness.md has the
+table). Arrays are views into guarded buffers; outputs are written in place.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _core
+from .cases import TOKEN_ROUTES
+
+# Renames from the replay-manifest names to the upstream kernel's argument names.
+_KERNEL_NAMES = {
+    "token_translate": {"ids": "virt"},
+}
+
+
+def kernel_kwargs(case, ins, outs):
+    """kwargs for kernel(**kwargs): ins / outs are the presented (device) views by manifest name."""
+    route = case.route
+    kw = {}
+    names = _KERNEL_NAMES.get(route, {})
+    for k, v in ins.items():
+        kw[names.get(k, k)] = v
+    s = dict(case.scalars)
+    if route == "token_translate":  # translate_v2p(virt, v2p, page_size, page_stride, out)
+        s["page_stride"] = s["page_size"] * s.pop("multiplier")
+    if route == "write_loc":  # write_loc_to_kernel_ids(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width)
+        s["stride"] = s["page_size"] * s.pop("multiplier")
+        s["out_width"] = int(case.outputs["out"].size)
+    kw.update(s)
+    kw.update(outs)
+    return kw
+
+
+def signature(route):
+    """The kernel signature kvaddr.check calls, as text (docs/harness.md)."""
+    return _SIGNATURES[route]
+
+
+_SIGNATURES = {
+    "token_translate": "kernel(virt, v2p, page_size, page_stride, out)",
+    "swa_translate": "kernel(ids, swa_v2p, page_size, swa_multiplier, out)",
+    "dcp_read_translate": "kernel(ids, v2p, page_size, multiplier, dcp_size, out)",
+    "transfer_ids": "kernel(ids, v2p, page_size, out)",
+    "mamba_translate": "kernel(slots, v2p, out)",
+    "write_loc": "kernel(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width)",
+    "canonical_page_table": "kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out)",
+    "full_prefill_table": "kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out)",
+    "read_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, "
+                   "seq_len_delta, zero_tail, out)"),
+    "flashmla_block_table": ("kernel(req_to_token, req_pool_indices, page_kernel_lens, v2p, kv_start_idx, page_size, "
+                             "multiplier, kv_indices)"),
+    "decode_metadata": ("kernel(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, "
+                        "seq_len_delta, multiplier, cache_seqlens, cu_seqlens_k, page_table)"),
+}
+
+
+def reference(case, variant="production"):
+    """The host route's outputs for `case` under `variant`: {output name: whole buffer after the call}.
+
+    Raises kvaddr.Error when the route's contract rejects the call under that variant."""
+    route = case.route
+    outs = {k: v.copy() for k, v in case.outputs.items()}
+    kw = {k: v for k, v in case.inputs.items() if v is not None}
+    kw.update(case.scalars)
+    if route != "mamba_translate":
+        kw["variant"] = variant
+    elif variant != "production":
+        raise _core.InvalidArgument(f"variant = {variant}: mamba_translate has no variants")
+    if route == "decode_metadata":
+        _core.decode_metadata(**kw, **outs)
+        return outs
+    name = next(iter(outs))
+    getattr(_core, route)(**kw, out=outs[name])
+    return outs
+
+
+def output_dtypes(route):
+    if route in TOKEN_ROUTES:
+        return {"out": np.dtype(TOKEN_ROUTES[route][4])}
+    if route == "write_loc":
+        return {"out": np.dtype(np.int64)}
+    if route == "flashmla_block_table":
+        return {"kv_indices": np.dtype(np.int32)}
+    if route == "decode_metadata":
+        return {k: np.dtype(np.int32) for k in ("cache_seqlens", "cu_seqlens_k", "page_table")}
+    return {"out": np.dtype(np.int32)}

@@ -1,0 +1,105 @@
+"""graph=True: capture the kernel once in a CUDA graph over pointer-stable buffers, then replay it per case.
+
+Case 0 fixes the shapes and scalars; it runs eagerly once (the warm-up every capture needs), then the
+call is captured with torch.cuda.graph over the same buffers. Every later case redraws the *values*
+(v2p, ids / locs, req_to_token, row ids, lengths) at the same shapes, copies them into the captured
+buffers, replays the graph and compares every lane. A kernel or wrapper that bakes capture-time values
+(a grid sized from the capture batch, a table copied at capture time, a buffer rebound outside the
+graph) fails here while it passes eagerly.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import _core
+from . import cases as C
+from .conventions import reference
+
+
+def redraw(route, r, rng):
+    """A recipe with the shapes and scalars of `r` and freshly drawn values."""
+    c = dict(r)
+    ps = r["page_size"]
+    num_pages = len(r["v2p"]) - 1
+    v2p = C.draw_v2p(rng, num_pages)
+    if route in C.TOKEN_ROUTES:
+        ids = C.draw_ids(rng, len(r["ids"]), num_pages, ps)
+        if route == "mamba_translate":
+            ids = np.where(ids < 0, 0, ids) % (num_pages + 1)
+            v2p = np.where(v2p < 0, 0, v2p)
+        if route == "dcp_read_translate":
+            ids = np.where(ids < 0, ids, ids * r["dcp_size"])
+        c.update(ids=ids, v2p=v2p)
+    elif route == "write_loc":
+        loc = rng.integers(0, (num_pages + 1) * ps * r["dcp_size"], size=len(r["loc"]), dtype=np.int64)
+        loc[rng.random(loc.size) < 0.1] = 0
+        c.update(loc=loc, v2p=v2p)
+    else:
+        r2t = r["req_to_token"]
+        v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // r["multiplier"]), v2p)
+        vp = rng.integers(0, num_pages + 1, size=(r2t.shape[0], r2t.shape[1] // ps + 1), dtype=np.int64)
+        new = (vp.repeat(ps, axis=1)[:, :r2t.shape[1]] * ps + np.arange(r2t.shape[1]) % ps)
+        new[rng.random(new.shape) < 0.01] = -1
+        b = len(r["rows"])
+        hi = max(0, r["width"] * ps - r.get("seq_len_delta", 0))
+        if r.get("kv_start_idx") is not None:
+            hi = max(0, min(hi, r2t.shape[1] - int(np.max(r["kv_start_idx"], initial=0))))
+        c.update(v2p=v2p, req_to_token=new.astype(np.int32),
+                 rows=rng.permutation(r2t.shape[0])[:b].astype(np.int64),
+                 lens=rng.integers(0, hi + 1, size=b, dtype=np.int64))
+    return c
+
+
+def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, case_timeout, t0):
+    from .harness import Presented, run_case
+
+    if fam.name != "torch" or fam.device == "cpu":
+        raise ValueError("graph=True needs device='cuda' with torch tensors (torch.cuda.graph)")
+    torch = fam.torch
+    recipe0 = C.draw_recipe(route, C.rng_for(seed, 0), lanes, params)
+    recipe0["alias"] = False
+    if "lens" in recipe0:  # captured on a short batch, replayed on longer ones (as engines capture)
+        recipe0["lens"] = recipe0["lens"] // 2
+    case0 = C.build(route, recipe0)
+    try:
+        expected0 = reference(case0, variant)
+    except _core.Error as e:
+        raise ValueError(f"graph mode: case 0 of seed {seed} is outside the contract ({e}); pick another seed")
+    p = Presented(fam, case0)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # the warm-up call, as before any capture
+        res = run_case(fam, kernel, case0, expected0, case_timeout=case_timeout, presented=p)
+    torch.cuda.current_stream().wait_stream(side)
+    rep.cases += 1
+    if res.kind != "ok":
+        return 0, recipe0, res
+    rep.lanes += res.lanes
+    g = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(g):
+            kernel(**p.kwargs())
+    except Exception as e:  # noqa: BLE001 - a kernel that cannot be captured is a finding
+        from .harness import CaseResult
+
+        return 0, recipe0, CaseResult("raised", f"capture failed: {type(e).__name__}: {e}")
+    for i in range(1, int(cases)):
+        if time_budget is not None and time.perf_counter() - t0 > time_budget:
+            break
+        recipe = redraw(route, recipe0, C.rng_for(seed, i))
+        case = C.build(route, recipe)
+        try:
+            expected = reference(case, variant)
+        except _core.Error:
+            rep.rejected += 1
+            continue
+        p.load(case)
+        res = run_case(fam, None, case, expected, case_timeout=case_timeout, presented=p, launch=g.replay)
+        rep.cases += 1
+        rep.kernel_seconds += res.kernel_seconds
+        if res.kind != "ok":
+            return i, recipe, res
+        rep.lanes += res.lanes
+    return None

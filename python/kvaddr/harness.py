@@ -1,0 +1,438 @@
+"""kvaddr.check: differential testing of an engine's own kernel against kvaddr's host routes.
+
+    report = kvaddr.check("read_table", my_kernel, cases=200, seed=1, device="cuda")
+    assert report.ok, report
+
+Per case: draw a seeded case (kvaddr.cases), present its arrays to the kernel in the route's production
+calling convention (kvaddr.conventions; outputs are views into buffers with guard regions before and
+after, prefilled with a sentinel pattern), call ``kernel(**kwargs)``, compute the host route's output for
+the same inputs, and compare every lane of every output buffer, guards included. The first failing case
+is shrunk, named by the catalogue variants that reproduce it, and written as a replay directory.
+"""
+from __future__ import annotations
+
+import dataclasses
+import time
+import traceback
+
+import numpy as np
+
+from . import _core
+from . import cases as C
+from .arrays import family, host_copy
+from .conventions import kernel_kwargs, output_dtypes, reference
+from .shrink import shrink_recipe
+
+FAILURE_KINDS = ("mismatch", "out_of_bounds", "raised", "bad_return", "timeout", "input_modified")
+
+
+@dataclasses.dataclass
+class Lane:
+    output: str
+    index: tuple  # index in the output buffer (for guard lanes: offset from the buffer's first / last lane)
+    region: str  # "out", "past_width" (a column past the visible width), "guard_before", "guard_after"
+    expected: int
+    actual: int
+
+    def __str__(self):
+        where = {"out": "", "past_width": " (past the visible width)", "guard_before": " (guard before the buffer)",
+                 "guard_after": " (guard after the buffer)"}[self.region]
+        idx = ", ".join(str(i) for i in self.index)
+        return f"{self.output}[{idx}]{where}: expected {self.expected}, got {self.actual}"
+
+
+@dataclasses.dataclass
+class CaseResult:
+    kind: str  # "ok" or one of FAILURE_KINDS
+    detail: str = ""
+    lanes: int = 0
+    differing: int = 0
+    first: list = dataclasses.field(default_factory=list)
+    actual: dict = dataclasses.field(default_factory=dict)  # output -> host buffer after the call (no guards)
+    kernel_seconds: float = 0.0
+
+
+@dataclasses.dataclass
+class Failure:
+    kind: str
+    case_index: int
+    detail: str
+    first: list
+    differing: int
+    case: C.Case
+    recipe: dict
+    original_sizes: dict
+    shrink_steps: int
+    behaves_like: list
+    replay_dir: str | None
+    snippet: str
+
+
+@dataclasses.dataclass
+class Report:
+    route: str
+    seed: int
+    variant: str
+    device: str
+    array: str
+    graph: bool
+    cases: int = 0
+    rejected: int = 0  # drawn cases the route's contract rejects under `variant` (not run)
+    lanes: int = 0
+    seconds: float = 0.0
+    kernel_seconds: float = 0.0
+    failure: Failure | None = None
+
+    @property
+    def ok(self):
+        return self.failure is None
+
+    def __bool__(self):
+        return self.ok
+
+    @property
+    def lanes_per_second(self):
+        """Checked lanes per second of harness time (generation + reference + comparison, kernel excluded)."""
+        t = self.seconds - self.kernel_seconds
+        return self.lanes / t if t > 0 else float("inf")
+
+    def __str__(self):
+        head = (f"kvaddr.check {self.route} (variant {self.variant}, seed {self.seed}, {self.device}/{self.array}"
+                f"{', graph' if self.graph else ''}): ")
+        if self.ok:
+            return head + f"OK: {self.cases} cases, {self.lanes} lanes checked in {self.seconds:.2f} s"
+        f = self.failure
+        lines = [head + f"FAILED at case {f.case_index}: {f.kind}" + (f" ({f.detail})" if f.detail else "")]
+        lines.append(f"  minimal case after {f.shrink_steps} shrink steps: {describe(f.case)}")
+        if f.first:
+            lines.append(f"  {f.differing} lanes differ; first:")
+            lines += [f"    {lane}" for lane in f.first]
+        if f.behaves_like:
+            lines.append("  behaves like " + ", ".join(f.behaves_like))
+        elif f.kind in ("mismatch", "out_of_bounds"):
+            lines.append("  behaves like no catalogue variant")
+        if f.replay_dir:
+            lines.append(f"  replay: {f.replay_dir}  (kvaddr replay {f.replay_dir})")
+            lines.append("  pytest:\n" + "\n".join("    " + s for s in f.snippet.splitlines()))
+        return "\n".join(lines)
+
+
+def describe(case):
+    parts = [f"{k}={v}" for k, v in case.scalars.items()]
+    for k, v in case.inputs.items():
+        if v is None:
+            continue
+        if v.size <= 16:
+            parts.append(f"{k}={v.tolist()}")
+        else:
+            parts.append(f"{k}: shape {tuple(v.shape)}")
+    for k, v in case.outputs.items():
+        parts.append(f"{k}: shape {tuple(v.shape)}" + (f" (visible width {case.widths[k]})" if k in case.widths else ""))
+    if case.strided:
+        parts.append("strided " + ",".join(case.strided))
+    if case.alias:
+        parts.append(f"{case.alias[0]} aliases {case.alias[1]}")
+    return ", ".join(parts)
+
+
+# ---- presenting a case -------------------------------------------------------------------------
+def guarded(buf):
+    """The flat host backing of an output: guard, buffer, guard."""
+    g0 = C.sentinel(C.GUARD, buf.dtype, 40000)
+    g1 = C.sentinel(C.GUARD, buf.dtype, 50000)
+    return np.concatenate([g0, buf.ravel(), g1])
+
+
+class Presented:
+    """Device buffers of one case: guarded output backings and (possibly strided) inputs."""
+
+    def __init__(self, fam, case):
+        self.fam, self.case = fam, case
+        self.out_backing, self.outs, self.in_backing, self.ins = {}, {}, {}, {}
+        for name, buf in case.outputs.items():
+            self.out_backing[name] = fam.put(guarded(buf))
+            self.outs[name] = self._out_view(name)
+        for name, arr in case.inputs.items():
+            if arr is None:
+                self.ins[name] = None
+            elif case.alias and case.alias[1] == name:
+                self.ins[name] = self.outs[case.alias[0]]
+            elif name in case.strided:
+                self.in_backing[name] = fam.put(self._spread(arr))
+                self.ins[name] = self.in_backing[name][::2]
+            else:
+                self.in_backing[name] = fam.put(arr)
+                self.ins[name] = self.in_backing[name]
+
+    def _out_view(self, name):
+        buf = self.case.outputs[name]
+        v = self.out_backing[name][C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
+        if name in self.case.widths:
+            v = v[:, :self.case.widths[name]]
+        return v
+
+    @staticmethod
+    def _spread(arr):
+        b = np.full(arr.size * 2, -7777, dtype=arr.dtype)
+        b[::2] = arr.ravel()
+        return b
+
+    def load(self, case):
+        """Write `case` (same shapes) into the same device buffers (graph mode)."""
+        self.case = case
+        for name, buf in case.outputs.items():
+            self.fam.copy_into(self.out_backing[name], guarded(buf))
+        for name, arr in case.inputs.items():
+            if name in self.in_backing:
+                self.fam.copy_into(self.in_backing[name], self._spread(arr) if name in case.strided else arr)
+
+    def kwargs(self):
+        return kernel_kwargs(self.case, self.ins, self.outs)
+
+
+def _lanes_differing(name, case, exp, got):
+    diff = np.flatnonzero(exp != got)
+    n = case.outputs[name].size
+    shape = case.outputs[name].shape
+    first = []
+    for k in diff[:8]:
+        k = int(k)
+        if k < C.GUARD:
+            first.append(Lane(name, (k - C.GUARD,), "guard_before", int(exp[k]), int(got[k])))
+        elif k >= C.GUARD + n:
+            first.append(Lane(name, (k - C.GUARD - n,), "guard_after", int(exp[k]), int(got[k])))
+        else:
+            idx = tuple(int(i) for i in np.unravel_index(k - C.GUARD, shape))
+            region = "past_width" if name in case.widths and idx[1] >= case.widths[name] else "out"
+            first.append(Lane(name, idx, region, int(exp[k]), int(got[k])))
+    return diff, first
+
+
+def _check_return(ret, p, result):
+    """Accept None, the output buffer(s) themselves, or arrays of exactly the outputs' dtype and shape."""
+    if ret is None:
+        return None
+    names = list(p.case.outputs)
+    if isinstance(ret, dict):
+        items = dict(ret)
+    elif isinstance(ret, (tuple, list)):
+        items = dict(zip(names, ret))
+        if len(ret) != len(names):
+            return f"returned {len(ret)} values, the route has {len(names)} outputs ({', '.join(names)})"
+    else:
+        items = {names[0]: ret}
+    copies = {}
+    dtypes = output_dtypes(p.case.route)
+    for name, val in items.items():
+        if name not in p.outs:
+            return f"returned an unknown output {name!r}"
+        if val is None or p.fam.same_buffer(p.outs[name], val):
+            continue
+        try:
+            host = host_copy(val)
+        except Exception as e:  # noqa: BLE001 - a non-array return is reported, not raised
+            return f"returned {type(val).__name__} for {name}: not an array ({e})"
+        want = tuple(p.outs[name].shape)
+        if host.dtype != dtypes[name] or tuple(host.shape) != want:
+            return f"returned {name} as {host.dtype}{list(host.shape)}, expected {dtypes[name]}{list(want)}"
+        copies[name] = host
+    result.returned = copies
+    return None
+
+
+def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, launch=None):
+    """Run the kernel on one case and compare every lane with `expected` (reference outputs)."""
+    p = presented if presented is not None else Presented(fam, case)
+    result = CaseResult("ok", lanes=C.lanes_of(case))
+    result.returned = {}
+    t0 = time.perf_counter()
+    try:
+        ret = launch() if launch is not None else kernel(**p.kwargs())
+        fam.sync()
+    except Exception as e:  # noqa: BLE001 - the kernel's failure is the report, not a crash
+        result.kind = "raised"
+        result.detail = f"{type(e).__name__}: {e}"
+        result.traceback = traceback.format_exc()
+        return result
+    result.kernel_seconds = time.perf_counter() - t0
+    if case_timeout is not None and result.kernel_seconds > case_timeout:
+        result.kind, result.detail = "timeout", f"the call took {result.kernel_seconds:.3f} s > {case_timeout} s"
+        return result
+    bad = _check_return(ret, p, result)
+    if bad:
+        result.kind, result.detail = "bad_return", bad
+        return result
+    oob = False
+    for name, buf in case.outputs.items():
+        got = fam.get(p.out_backing[name])
+        if name in result.returned:
+            view = got[C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
+            if name in case.widths:
+                view = view[:, :case.widths[name]]
+            view[...] = result.returned[name]
+        result.actual[name] = got[C.GUARD:C.GUARD + buf.size].reshape(buf.shape).copy()
+        diff, first = _lanes_differing(name, case, guarded(expected[name]), got)
+        result.differing += int(diff.size)
+        result.first += first
+        oob = oob or any(lane.region != "out" for lane in first) or _outside(name, case, diff)
+    if result.differing:
+        result.first = result.first[:8]
+        result.kind = "out_of_bounds" if oob else "mismatch"
+        return result
+    for name, arr in case.inputs.items():
+        if arr is None or name not in p.in_backing:
+            continue
+        got = fam.get(p.in_backing[name])
+        got = got[::2] if name in case.strided else got
+        if not np.array_equal(got.reshape(arr.shape), arr):
+            result.kind, result.detail = "input_modified", f"the kernel wrote into its input {name}"
+            return result
+    return result
+
+
+def _outside(name, case, diff):
+    """Whether any differing backing lane lies outside the kernel's visible output lanes."""
+    n = case.outputs[name].size
+    if diff.size and (diff[0] < C.GUARD or diff[-1] >= C.GUARD + n):
+        return True
+    if name in case.widths:
+        cols = (diff - C.GUARD) % case.outputs[name].shape[1]
+        return bool(np.any(cols >= case.widths[name]))
+    return False
+
+
+def behaves_like(case, actual, claimed):
+    """Every variant the route accepts (other than `claimed`) whose host output equals `actual` exactly."""
+    names = []
+    for v in _core.variants(case.route) if case.route != "mamba_translate" else []:
+        if v == claimed:
+            continue
+        try:
+            exp = reference(case, v)
+        except _core.Error:
+            continue
+        if all(np.array_equal(exp[k], actual[k]) for k in case.outputs):
+            names.append(v)
+    return names
+
+
+# ---- check -------------------------------------------------------------------------------------
+def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
+          lanes=4096, time_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0, replay_dir=None,
+          graph=False, name=None):
+    """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
+    a failing kernel)."""
+    if route not in C.ROUTES:
+        raise ValueError(f"route = {route!r}: the harness supports {', '.join(C.ROUTES)}")
+    if route != "mamba_translate" and variant not in _core.variants(route):
+        raise ValueError(f"variant = {variant!r}: {route} accepts {', '.join(_core.variants(route))}")
+    fam = family(device, array)
+    rep = Report(route, int(seed), variant, device, fam.name, bool(graph))
+    t_start = time.perf_counter()
+    if graph:
+        from .graph import run_graph_cases
+
+        failing = run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
+                                  case_timeout, t_start)
+    else:
+        failing = _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
+                                   case_timeout, t_start)
+    rep.seconds = time.perf_counter() - t_start
+    if failing is not None:
+        index, recipe, result = failing
+        rep.failure = _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_seconds, replay_dir,
+                               case_timeout, name, seed, graph)
+    return rep
+
+
+def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, case_timeout, t0):
+    for i in range(int(cases)):
+        if time_budget is not None and i > 0 and time.perf_counter() - t0 > time_budget:
+            break
+        recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
+        case = C.build(route, recipe)
+        try:
+            expected = reference(case, variant)
+        except _core.Error:
+            rep.rejected += 1
+            continue
+        res = run_case(fam, kernel, case, expected, case_timeout=case_timeout)
+        rep.cases += 1
+        rep.kernel_seconds += res.kernel_seconds
+        if res.kind != "ok":
+            return i, recipe, res
+        rep.lanes += res.lanes
+    return None
+
+
+def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_seconds, replay_dir, case_timeout,
+             name, seed, graph):
+    original = C.build(route, recipe).sizes()
+    steps = 0
+    if shrink and not graph and result.kind not in ("timeout",):
+        names0 = set(_names(C.build(route, recipe), result, variant))
+
+        def still_fails(r):
+            case = C.build(route, r)
+            try:
+                exp = reference(case, variant)
+            except _core.Error:
+                return None
+            res = run_case(fam, kernel, case, exp, case_timeout=case_timeout)
+            if res.kind != result.kind:
+                return None
+            if names0 and not names0.intersection(_names(case, res, variant)):
+                return None  # keep the catalogue name the original case had
+            return res
+
+        recipe, result, steps = shrink_recipe(route, recipe, result, still_fails, shrink_seconds)
+    case = C.build(route, recipe)
+    named = _names(case, result, variant)
+    out_dir, snippet = None, ""
+    if replay_dir is not None:
+        from .record import write_case
+
+        out_dir = write_case(replay_dir, case, result, variant, seed, index, name, graph)
+        snippet = pytest_snippet(out_dir, route, seed, index, graph)
+    return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
+                   named, out_dir, snippet)
+
+
+def _names(case, result, variant):
+    """The variants reproducing a wrong in-buffer output (none for guard-only or non-output failures)."""
+    if result.kind not in ("mismatch", "out_of_bounds"):
+        return []
+    claimed = reference(case, variant)
+    if all(np.array_equal(claimed[k], result.actual[k]) for k in case.outputs):
+        return []
+    return behaves_like(case, result.actual, variant)
+
+
+def pytest_snippet(out_dir, route, seed, index, graph=False):
+    dev = '"cuda"' if graph else '"cpu"'
+    return (f"def test_{route}_seed{seed}_case{index}():  # kvaddr.check regression\n"
+            f"    import kvaddr\n"
+            f"    from my_kernels import my_kernel  # the kernel under test\n"
+            f"    kvaddr.assert_replay(my_kernel, {str(out_dir)!r}, device={dev})\n")
+
+
+class CheckFailed(AssertionError):
+    """Raised by assert_check / assert_replay; str() is the report."""
+
+    def __init__(self, report):
+        super().__init__(str(report))
+        self.report = report
+
+
+def assert_check(route, kernel, **kw):
+    """kvaddr.check that raises CheckFailed (an AssertionError) with the report on failure; returns the report."""
+    rep = check(route, kernel, **kw)
+    if not rep.ok:
+        raise CheckFailed(rep)
+    return rep
+
+
+def check_case(kernel, case, *, device="cpu", array=None, variant="production", case_timeout=None):
+    """Run `kernel` on one given Case (e.g. loaded from a replay directory) and compare; returns a CaseResult."""
+    fam = family(device, array)
+    return run_case(fam, kernel, case, reference(case, variant), case_timeout=case_timeout)

@@ -1,0 +1,159 @@
+"""Numpy kernels written from the spec (§4), in each route's production calling convention, used as
+test subjects for kvaddr.check: a correct one per route and planted-bug ones (catalogue bugs, an
+out-of-bounds writer, one that raises, one returning the wrong dtype)."""
+import numpy as np
+
+
+def _entry(v2p, page, mult, clamp=True):
+    e = v2p[page] * mult
+    return np.maximum(e, 0) if clamp else e
+
+
+# ---- token routes -------------------------------------------------------------------------------
+def translate_v2p(virt, v2p, page_size, page_stride, out):
+    t = np.asarray(virt).astype(np.int64)
+    page = np.where(t < 0, 0, t // page_size)
+    d = np.maximum(v2p[page] * page_stride + t % page_size, 0)
+    out[...] = np.where(t < 0, 0, d)
+
+
+def translate_v2p_doc_formula(virt, v2p, page_size, page_stride, out):
+    """B17: the docstring formula (t // ps) * stride + t % ps, without the v2p gather."""
+    t = np.asarray(virt).astype(np.int64)
+    out[...] = np.where(t < 0, 0, np.maximum((t // page_size) * page_stride + t % page_size, 0))
+
+
+def translate_v2p_int32(virt, v2p, page_size, page_stride, out):
+    """E03: the offset v2p[p] * stride + o computed in int32 (wraps past 2^31)."""
+    t = np.asarray(virt).astype(np.int64)
+    page = np.where(t < 0, 0, t // page_size)
+    wide = v2p[page] * page_stride + t % page_size
+    d = np.maximum(wide.astype(np.int32).astype(np.int64), 0)
+    out[...] = np.where(t < 0, 0, d)
+
+
+def translate_v2p_oob(virt, v2p, page_size, page_stride, out):
+    """Correct lanes, then one store past the end of out (through the base allocation)."""
+    translate_v2p(virt, v2p, page_size, page_stride, out)
+    base = out
+    while base.base is not None:
+        base = base.base
+    flat = base.reshape(-1)
+    end = np.byte_bounds(out)[1]
+    start = flat.__array_interface__["data"][0]
+    k = (end - start) // flat.itemsize
+    if k < flat.size:
+        flat[k] = 12345
+
+
+def translate_v2p_raises(virt, v2p, page_size, page_stride, out):
+    if np.asarray(virt).size > 3:
+        raise RuntimeError("kernel launch failed: too many ids")
+    translate_v2p(virt, v2p, page_size, page_stride, out)
+
+
+def translate_v2p_wrong_dtype(virt, v2p, page_size, page_stride, out):
+    res = np.zeros(np.asarray(virt).shape, dtype=np.int32)
+    tmp = np.zeros(res.shape, dtype=np.int64)
+    translate_v2p(virt, v2p, page_size, page_stride, tmp)
+    res[...] = tmp
+    return res
+
+
+# ---- tables ------------------------------------------------------------------------------------
+def canonical_page_table(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out,
+                         *, guard=True, column_bound=True):
+    for b in range(len(req_pool_indices)):
+        n = -(-int(seq_lens[b]) // page_size)
+        if column_bound:
+            n = min(n, max_pages)
+        for c in range(n):
+            tok = int(req_to_token[req_pool_indices[b], c * page_size])
+            page = (0 if tok < 0 else tok // page_size) if guard else int(np.trunc(tok / page_size))
+            out[b, c] = max(int(v2p[page]) * multiplier, 0)
+
+
+def canonical_no_guard(**kw):
+    """B09: truncating division, no padding guard (a -1 token at ps = 1 reads v2p[-1])."""
+    canonical_page_table(**kw, guard=False)
+
+
+def read_table(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, seq_len_delta,
+               zero_tail, out, *, bound=True):
+    rows = out.shape[0]
+    for b in range(len(req_pool_indices)):
+        n = -(-(int(seq_lens[b]) + seq_len_delta) // page_size)
+        live = min(n, max_pages) if bound else n
+        for c in range(live):
+            tok = int(req_to_token[req_pool_indices[b], c * page_size])
+            page = 0 if tok < 0 else tok // page_size
+            if c < out.shape[1]:
+                out[b, c] = max(int(v2p[page]) * multiplier, 0)
+            else:  # a flat store past the row: the next row (or past the buffer)
+                flat_row = b + c // out.shape[1]
+                if flat_row < rows:
+                    out[flat_row, c % out.shape[1]] = max(int(v2p[page]) * multiplier, 0)
+        if zero_tail:
+            out[b, min(n, max_pages):max_pages] = 0
+    if zero_tail:
+        out[len(req_pool_indices):, :max_pages] = 0
+
+
+def read_table_no_bound(**kw):
+    """B10: columns bounded by n_pages only."""
+    read_table(**kw, bound=False)
+
+
+def flashmla_block_table(req_to_token, req_pool_indices, page_kernel_lens, v2p, kv_start_idx, page_size, multiplier,
+                         kv_indices, *, clamp=False, floor_pages=False):
+    """Era B (unclamped): v2p[tok // ps] * M for i < ceil(len / ps)."""
+    for b in range(len(req_pool_indices)):
+        start = 0 if kv_start_idx is None else int(kv_start_idx[b])
+        ln = int(page_kernel_lens[b])
+        n = ln // page_size if floor_pages else -(-ln // page_size)
+        for i in range(min(n, kv_indices.shape[1])):
+            tok = int(req_to_token[req_pool_indices[b], start + i * page_size])
+            page = 0 if tok < 0 else tok // page_size
+            kv_indices[b, i] = _entry(v2p, page, multiplier, clamp)
+
+
+def flashmla_floor_pages(**kw):
+    """E09: floor(len / ps) pages (drops the partial last page)."""
+    flashmla_block_table(**kw, floor_pages=True)
+
+
+def decode_metadata(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta, multiplier,
+                    cache_seqlens, cu_seqlens_k, page_table, *, guard=True, clamp=True, batch_rows=False):
+    cs = (np.asarray(seq_lens) + seq_len_delta).astype(np.int64)
+    cache_seqlens[...] = cs.astype(np.int32)
+    cu_seqlens_k[0] = 0
+    cu_seqlens_k[1:] = np.cumsum(cs).astype(np.int32)
+    shift = int(page_size).bit_length() - 1
+    for b in range(len(seq_lens)):
+        live = min((int(cs[b]) + page_size - 1) >> shift, max_seq_pages)
+        row = b if batch_rows else int(req_pool_indices[b])
+        for c in range(live):
+            tok = int(req_to_token[row, c * page_size])
+            page = (0 if tok < 0 else tok >> shift) if guard else tok >> shift
+            page_table[b, c] = _entry(v2p, page, multiplier, clamp)
+
+
+def decode_metadata_batch_rows(**kw):
+    """E10: the batch index used as the req_to_token row."""
+    decode_metadata(**kw, batch_rows=True)
+
+
+def write_loc(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width, *, zero_tail=True):
+    loc = np.asarray(loc).astype(np.int64)
+    n = loc.size
+    keep = (loc > 0) & (loc % dcp_size == dcp_rank)
+    t = np.where(keep, loc // dcp_size, 0)
+    d = np.maximum(v2p[t // page_size] * stride + t % page_size, 0)
+    out[:n] = np.where(keep, d, 0)
+    if zero_tail:
+        out[n:out_width] = 0
+
+
+def write_loc_stale_tail(**kw):
+    """B06: the lanes [N, out_width) are not cleared."""
+    write_loc(**kw, zero_tail=False)
