@@ -32,7 +32,18 @@ draw::Matrix kill_matrix(const zoo::ZooReport& report) {
   for (auto k : zoo::kAllKinds) m.cols.emplace_back(zoo::to_string(k));
   for (const auto& row : report.rows) {
     m.rows.push_back(row.route == "-" ? row.name : fmt::format("{} @ {}", row.name, row.route));
-    for (auto k : zoo::kAllKinds) m.cells.emplace_back(zoo::to_string(row.cell(k).state));
+    for (auto k : zoo::kAllKinds) {
+      // On the production row a kill is a false alarm and a survivor is the wanted outcome.
+      const auto state = row.cell(k).state;
+      const bool production = row.name == "production";
+      if (production && state == zoo::CellState::killed) {
+        m.cells.emplace_back("FALSE ALARM");
+      } else if (production && state == zoo::CellState::survived) {
+        m.cells.emplace_back("no alarm");
+      } else {
+        m.cells.emplace_back(zoo::to_string(state));
+      }
+    }
   }
   return m;
 }

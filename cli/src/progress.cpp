@@ -32,11 +32,23 @@ void Heartbeat::loop() {
   while (!wake_.wait_for(lock, std::chrono::seconds(1), [this] { return done_; })) {
     const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     if (elapsed < 2.0) continue;
-    std::string line = fmt::format("{}: {:.0f} s{}{}", what_, elapsed, note_.empty() ? "" : ", ", note_);
-    if (line.size() > 100) line = line.substr(0, 97) + "...";
-    err_ << "\r\033[K" << line << std::flush;
+    lock.unlock();
+    tick();
+    lock.lock();
+  }
+}
+
+void Heartbeat::tick() {
+  if (!enabled_) return;
+  std::string line;
+  {
+    std::lock_guard lock(mutex_);
+    const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    line = fmt::format("{}: {:.0f} s{}{}", what_, elapsed, note_.empty() ? "" : ", ", note_);
     shown_ = true;
   }
+  if (line.size() > 100) line = line.substr(0, 97) + "...";
+  err_ << "\r\033[K" << line << std::flush;
 }
 
 }  // namespace kvaddr::cli

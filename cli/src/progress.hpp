@@ -21,6 +21,7 @@ class Heartbeat {
 
   void note(const std::string& now);  // what is running now (shown after the elapsed time)
   void stop();                        // erase the line and end the thread (idempotent)
+  void tick();                        // draw the status line now (the thread calls it once a second)
 
  private:
   void loop();

@@ -26,6 +26,8 @@ std::string cell_fill(const std::string& state) {
   if (state == "survived") return "#ef5350";
   if (state == "n/a") return "#f5f5f5";
   if (state == "skipped") return "#bdbdbd";
+  if (state == "no alarm") return "#c5e1a5";
+  if (state == "FALSE ALARM") return "#b71c1c";
   return "#fff59d";
 }
 
@@ -100,8 +102,8 @@ std::string table_text(const TableView& t) {
   }
   auto cell = [&](std::int64_t v, Lane st) {
     const auto text = std::to_string(v);
-    const char open = st == Lane::differs ? '*' : (st == Lane::untouched ? '.' : ' ');
-    return fmt::format("{}{:>{}}", open, text, w);
+    const std::string mark = st == Lane::differs ? "*" : (st == Lane::untouched ? "." : "");
+    return fmt::format(" {:>{}}", mark + text, w + 1);
   };
   s += fmt::format("  {} | {}   (*: differs, .: untouched by the reference)\n", t.got_label, t.expected_label);
   for (std::int64_t r = 0; r < t.rows; ++r) {
@@ -142,15 +144,15 @@ std::string matrix_svg(const Matrix& m) {
       const auto& st = m.cells[r * m.cols.size() + c];
       const double x = lw + static_cast<double>(c) * cw;
       svg.rect(x, y, cw, ch, cell_fill(st), fmt::format("{} x {}: {}", m.rows[r], m.cols[c], st), "#ffffff");
-      svg.text(x + cw / 2, y + 13, st, 9, "middle", st == "survived" ? "#ffffff" : "#212121");
+      svg.text(x + cw / 2, y + 13, st, 9, "middle", st == "FALSE ALARM" ? "#ffffff" : "#212121");
     }
   }
   const double ly = top + static_cast<double>(m.rows.size()) * ch + 14;
   double x = lw;
-  for (const char* st : {"killed", "survived", "n/a", "skipped"}) {
+  for (const char* st : {"killed", "survived", "n/a", "skipped", "no alarm", "FALSE ALARM"}) {
     svg.rect(x, ly, 14, 14, cell_fill(st));
     svg.text(x + 18, ly + 11, st, 10);
-    x += 90;
+    x += 18 + detail::text_width(st, 10) + 16;
   }
   return svg.str();
 }
@@ -168,7 +170,11 @@ std::string matrix_text(const Matrix& m) {
     s += fmt::format("{:<{}}", m.rows[r], lw);
     for (std::size_t c = 0; c < m.cols.size(); ++c) {
       const auto& st = m.cells[r * m.cols.size() + c];
-      const std::string mark = st == "killed" ? "#" : st == "survived" ? "!" : st == "n/a" ? "." : st == "skipped" ? "-" : "?";
+      const std::string mark = st == "killed" || st == "no alarm" ? "#"
+                               : st == "survived" || st == "FALSE ALARM" ? "!"
+                               : st == "n/a"                             ? "."
+                               : st == "skipped"                         ? "-"
+                                                                         : "?";
       s += fmt::format(" {:<{}}", mark + " " + st, cw[c]);
     }
     s += "\n";

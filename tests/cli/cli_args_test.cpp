@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "args.hpp"
+#include "progress.hpp"
 #include "kvaddr/cli/app.hpp"
 #include "kvaddr/model/errors.hpp"
 #ifdef KVADDR_WITH_REPLAY
@@ -341,5 +342,38 @@ TEST(CliRoutes, TableLaneLimitIsCheckedFirst) {
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "--max-pages")) << r.err;
 }
+
+}  // namespace
+
+namespace {
+
+TEST(CliProgress, HeartbeatDrawsOnlyWhenEnabledAndErasesItsLine) {
+  std::ostringstream out, err;
+  {
+    kvaddr::cli::Context ctx{out, err, false, true};
+    kvaddr::cli::Heartbeat beat(ctx, "verify");
+    beat.note("grid.read_table");
+    beat.tick();
+    beat.stop();
+  }
+  EXPECT_EQ(err.str().rfind("\r\033[Kverify: 0 s, grid.read_table", 0), 0u) << err.str();
+  EXPECT_EQ(err.str().substr(err.str().size() - 4), "\r\033[K");
+  std::ostringstream quiet;
+  {
+    kvaddr::cli::Context ctx{out, quiet, false, false};
+    kvaddr::cli::Heartbeat beat(ctx, "verify");
+    beat.tick();
+  }
+  EXPECT_EQ(quiet.str(), "");
+  EXPECT_EQ(out.str(), "");
+}
+
+#ifdef KVADDR_WITH_KERNELS
+TEST(CliProgress, NothingOnStderrWhenNotATerminal) {
+  auto r = run({"diff", "--host-only", "--cases", "2", "--seed", "3"});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.err, "");
+}
+#endif
 
 }  // namespace

@@ -42,7 +42,8 @@ void validate(const TableView& t);
 std::string table_svg(const TableView& t);
 std::string table_text(const TableView& t);
 
-// A heat map: rows x columns of states ("killed", "survived", "n/a", "skipped", or any text).
+// A heat map: rows x columns of states. Coloured: "killed" and "no alarm" (good), "survived" and
+// "FALSE ALARM" (bad), "n/a", "skipped"; any other text is shown on yellow.
 struct Matrix {
   std::string title;
   std::vector<std::string> rows, cols;
