@@ -2,25 +2,38 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <unistd.h>
 
-#include <chrono>
-#include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
+#include "args.hpp"
 #include "kvaddr/model/errors.hpp"
+#include "progress.hpp"
 #include "subcommands.hpp"
 
+#ifndef KVADDR_VERSION
+#define KVADDR_VERSION "0.0.0"
+#endif
+
 namespace kvaddr::cli {
+
+std::string_view version() noexcept { return KVADDR_VERSION; }
+
+nlohmann::json with_schema(nlohmann::json doc, const std::string& name, const std::string& key) {
+  if (!doc.is_object()) doc = nlohmann::json{{key, std::move(doc)}};
+  doc["schema"] = "kvaddr." + name + "/1";
+  return doc;
+}
 
 namespace {
 
 std::string pad(const std::string& s, std::size_t w) { return s.size() >= w ? s : s + std::string(w - s.size(), ' '); }
 
-int print_verify(const std::vector<CheckResult>& results, bool json, std::ostream& out) {
+int print_verify(const std::vector<CheckResult>& results, const Context& ctx) {
   bool all = true;
   for (const auto& r : results) all = all && r.passed;
-  if (json) {
+  if (ctx.json) {
     nlohmann::json j;
     j["passed"] = all;
     j["checks"] = nlohmann::json::array();
@@ -28,91 +41,183 @@ int print_verify(const std::vector<CheckResult>& results, bool json, std::ostrea
       j["checks"].push_back({{"name", r.name}, {"passed", r.passed}, {"skipped", r.skipped}, {"detail", r.detail},
                              {"seconds", r.seconds}});
     }
-    out << j.dump(2) << "\n";
-  } else {
-    std::size_t w = 5;
-    for (const auto& r : results) w = std::max(w, r.name.size());
-    out << pad("check", w) << "  verdict   seconds  detail\n";
-    for (const auto& r : results) {
-      const char* verdict = r.skipped ? "skipped" : (r.passed ? "pass" : "FAIL");
-      out << pad(r.name, w) << "  " << pad(verdict, 8) << fmt::format("{:8.2f}", r.seconds) << "  " << r.detail
-          << "\n";
-    }
-    std::size_t failed = 0, skipped = 0;
-    for (const auto& r : results) {
-      failed += r.passed ? 0u : 1u;
-      skipped += r.skipped ? 1u : 0u;
-    }
-    out << fmt::format("verify: {} checks, {} failed, {} skipped: {}\n", results.size(), failed, skipped,
-                       all ? "PASSED" : "FAILED");
+    ctx.out << with_schema(j, "verify").dump(2) << "\n";
+    return all ? 0 : 1;
   }
+  std::size_t w = 5;
+  for (const auto& r : results) w = std::max(w, r.name.size());
+  ctx.out << pad("check", w) << "  verdict   seconds  detail\n";
+  std::size_t failed = 0, skipped = 0;
+  for (const auto& r : results) {
+    const char* verdict = r.skipped ? "skipped" : (r.passed ? "pass" : "FAIL");
+    ctx.out << pad(r.name, w) << "  " << pad(verdict, 8) << fmt::format("{:8.2f}", r.seconds) << "  " << r.detail
+            << "\n";
+    failed += r.passed ? 0u : 1u;
+    skipped += r.skipped ? 1u : 0u;
+  }
+  ctx.out << fmt::format("verify: {} checks, {} failed, {} skipped: {}\n", results.size(), failed, skipped,
+                         all ? "PASSED" : "FAILED");
   return all ? 0 : 1;
+}
+
+// One error: a JSON object on stdout under --json, one line on stderr otherwise; exit status 2.
+int fail(const Context& ctx, const std::string& kind, const std::string& message, const std::string& argument = "",
+         const std::string& value = "") {
+  if (ctx.json) {
+    nlohmann::json e{{"kind", kind}, {"message", message}};
+    if (!argument.empty()) e["argument"] = argument;
+    if (!value.empty()) e["value"] = value;
+    ctx.out << with_schema({{"ok", false}, {"error", e}}, "error").dump() << "\n";
+  } else {
+    ctx.err << "kvaddr: " << message << "\n";
+  }
+  return 2;
+}
+
+std::string top_help(const CLI::App& app) {
+  std::string s = fmt::format("kvaddr {}: reference model, routes, proofs and checks of KV-cache address translation\n\n"
+                              "Usage: kvaddr <subcommand> [options]   (kvaddr <subcommand> --help for its options)\n\n"
+                              "Subcommands:\n",
+                              version());
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    s += fmt::format("  {:<10} {}\n", sub->get_name(), sub->get_description());
+  }
+  s += "\nOptions accepted everywhere:\n"
+       "  --help, -h     this help (or a subcommand's, with defaults and examples)\n"
+       "  --version      print the version\n"
+       "  --json         one JSON document on stdout (errors too), with a \"schema\" field (docs/cli-json.md)\n"
+       "  --quiet        no progress on stderr (progress is shown only on a terminal)\n"
+       "\nExit status: 0 success, 1 a check failed, 2 bad arguments or an error.\n";
+  return s;
+}
+
+// Every subcommand, nested ones included, takes -h/--help, --json and --quiet.
+void add_common_flags(CLI::App& app) {
+  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    sub->set_help_flag("-h,--help", "Print this help (defaults and examples) and exit");
+    if (sub->get_option_no_throw("--json") == nullptr) sub->add_flag("--json")->description("Print one JSON document");
+    if (sub->get_option_no_throw("--quiet") == nullptr) sub->add_flag("--quiet")->description("No progress on stderr");
+    add_common_flags(*sub);
+  }
+}
+
+// Whether `token` ("--name" or "--name=value") names an option of `sub` or of a nested subcommand.
+bool known_option(const CLI::App* sub, const std::string& token) {
+  const auto name = token.substr(0, token.find('='));
+  if (sub->get_option_no_throw(name) != nullptr || name == "--help" || name == "-h") return true;
+  for (const auto* nested : sub->get_subcommands([](const CLI::App*) { return true; })) {
+    if (known_option(nested, token)) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> given_options(const CLI::App* sub) {
+  std::vector<std::string> given;
+  for (const auto* o : sub->get_options()) {
+    if (o->count() == 0) continue;
+    given.push_back(o->get_lnames().empty() ? o->get_name() : "--" + o->get_lnames().front());
+  }
+  return given;
 }
 
 }  // namespace
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  CLI::App app{"kvaddr: reference model, routes, proofs and checks of KV-cache address translation"};
-  app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "Expand all help");
+  bool json = false, quiet = false;
+  for (const auto& a : args) {
+    json = json || a == "--json";
+    quiet = quiet || a == "--quiet";
+  }
+  const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
+  Context ctx{out, err, json, tty && !quiet};
 
-  // verify ---------------------------------------------------------------------------------
+  CLI::App app{"kvaddr"};
+  app.option_defaults()->always_capture_default();
+  app.set_help_flag();  // help is handled below (top level) and by each subcommand
+  app.set_help_all_flag();
+
   auto* verify = app.add_subcommand("verify", "Run every check on embedded defaults and print a verdict table");
-  bool verify_json = false;
   VerifyOptions vopt;
-  verify->add_flag("--json", verify_json, "Print one JSON object");
-  verify->add_option("--seed", vopt.seed, "Seed of the randomised checks");
+  seed_option(verify, vopt.seed, "Seed of the randomised checks");
   verify->add_flag("--quick", vopt.quick, "Smaller budgets (for tests)");
-
-  // translate ------------------------------------------------------------------------------
+  verify->footer("Example:\n  kvaddr verify            # every check, exit 0 only if all pass\n"
+                 "  kvaddr verify --json --seed 7");
   TranslateOptions topt;
-  auto* translate = app.add_subcommand("translate", "Translate ids through one route for a given geometry and table");
-  translate->add_option("--page-size", topt.page_size, "Page size ps (>= 1)")->required();
-  translate->add_option("--multiplier", topt.multiplier, "Multiplier M (>= 1); M_swa for swa_translate");
-  translate->add_option("--v2p", topt.v2p, "v2p table as stored (comma list, or a file of numbers); "
-                                           "include the trailing -1 sentinel row")
-      ->required();
-  translate->add_option("--route", topt.route, "Route: token_translate, swa_translate, write_loc, mamba_translate, "
-                                               "dcp_read_translate, transfer_ids, eager_funnel");
-  translate->add_option("--variant", topt.variant, "production or a bug variant accepted by the route");
-  translate->add_option("--dcp-size", topt.dcp_size, "DCP size (write_loc, dcp_read_translate)");
-  translate->add_option("--dcp-rank", topt.dcp_rank, "DCP rank (write_loc)");
-  translate->add_option("--out-width", topt.out_width, "write_loc output width (>= number of ids)");
-  translate->add_flag("--int32", topt.int32_out, "Write an int32 output (token_translate, swa_translate)");
-  translate->add_flag("--mamba-clamp", topt.mamba_clamp, "Clamp mamba_translate at 0 (spec Q3)");
-  translate->add_flag("--json", topt.json, "Print one JSON object");
-  translate->add_option("--ids", topt.ids_list, "Ids as a comma list (use for negative ids)");
-  translate->add_option("id", topt.ids, "Ids to translate (positional)");
-
+  auto* translate = register_translate(app, topt);
   register_extra_subcommands(app);
+  register_draw(app);
+  add_common_flags(app);
+
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    if (args.empty()) {
+      err << top_help(app);
+      return 2;
+    }
+    out << top_help(app);
+    return 0;
+  }
+  if (args[0] == "--version" || args[0] == "-V") {
+    if (json) {
+      out << with_schema({{"version", version()}}, "version").dump() << "\n";
+    } else {
+      out << "kvaddr " << version() << "\n";
+    }
+    return 0;
+  }
+  CLI::App* chosen = nullptr;
+  try {
+    chosen = app.get_subcommand(args[0]);
+  } catch (const CLI::OptionNotFound&) {
+  }
+  if (chosen == nullptr) {
+    const bool option = !args[0].empty() && args[0][0] == '-';
+    return fail(ctx, "usage",
+                fmt::format("unknown {} '{}' (see kvaddr --help)", option ? "option" : "subcommand", args[0]),
+                option ? args[0] : "subcommand", args[0]);
+  }
 
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
   } catch (const CLI::CallForHelp&) {
-    out << app.help();
+    const CLI::App* shown = chosen;  // the innermost subcommand named on the line
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      const auto nested = shown->get_subcommands([&](const CLI::App* a) { return a->get_name() == args[i]; });
+      if (!nested.empty()) shown = nested.front();
+    }
+    out << shown->help();
     return 0;
-  } catch (const CLI::CallForAllHelp&) {
-    out << app.help("", CLI::AppFormatMode::All);
-    return 0;
+  } catch (const CLI::ExtrasError& e) {
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i].size() > 1 && args[i][0] == '-' && !known_option(chosen, args[i]) &&
+          !(args[i].size() > 1 && (std::isdigit(static_cast<unsigned char>(args[i][1])) != 0))) {
+        return fail(ctx, "usage",
+                    fmt::format("unknown option '{}' for kvaddr {} (see kvaddr {} --help)", args[i], args[0], args[0]),
+                    args[i], args[i]);
+      }
+    }
+    return fail(ctx, "usage", fmt::format("kvaddr {}: {}", args[0], e.what()));
+  } catch (const kvaddr::Error& e) {
+    return fail(ctx, std::string(to_string(e.kind())), e.what(), e.argument(), e.value());
   } catch (const CLI::ParseError& e) {
-    err << "kvaddr: " << e.what() << "\n";
-    return 2;
+    return fail(ctx, "usage", fmt::format("kvaddr {}: {}", args[0], e.what()));
   }
 
   try {
-    if (verify->parsed()) return print_verify(run_verify_checks(vopt), verify_json, out);
-    if (translate->parsed()) return run_translate(topt, out);
-    return run_extra_subcommands(app, out, err);
+    if (verify->parsed()) {
+      Heartbeat beat(ctx, "verify");
+      vopt.progress = [&beat](const std::string& check) { beat.note(check); };
+      const auto results = run_verify_checks(vopt);
+      beat.stop();
+      return print_verify(results, ctx);
+    }
+    if (translate->parsed()) return run_translate(topt, given_options(translate), out);
+    if (auto status = run_draw(app, ctx); status >= 0) return status;
+    return run_extra_subcommands(app, ctx);
   } catch (const kvaddr::Error& e) {
-    err << "kvaddr: " << e.what() << "\n";
-    return 2;
-  } catch (const CLI::Error& e) {
-    err << "kvaddr: " << e.what() << "\n";
-    return 2;
+    return fail(ctx, std::string(to_string(e.kind())), e.what(), e.argument(), e.value());
   } catch (const std::exception& e) {
-    err << "kvaddr: " << e.what() << "\n";
-    return 2;
+    return fail(ctx, "error", e.what());
   }
 }
 

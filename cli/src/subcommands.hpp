@@ -1,13 +1,28 @@
 #pragma once
-// Internal to cli/: the subcommands other than verify.
+// Internal to cli/: the subcommands and what they share (output streams, JSON mode, progress).
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "kvaddr/translate/variant.hpp"
+
 namespace kvaddr::cli {
+
+// What every subcommand writes to, and how.
+struct Context {
+  std::ostream& out;
+  std::ostream& err;
+  bool json = false;      // --json anywhere on the line
+  bool progress = false;  // stderr is a terminal and --quiet was not given
+};
+
+// Adds "schema": "kvaddr.<name>/1" to a JSON document (an object; anything else is wrapped in
+// {"schema", "<key>": value}). Every JSON document the CLI prints goes through this.
+nlohmann::json with_schema(nlohmann::json doc, const std::string& name, const std::string& key = "items");
 
 struct TranslateOptions {
   std::int64_t page_size = 1;
@@ -23,17 +38,39 @@ struct TranslateOptions {
   bool json = false;
   std::string ids_list;
   std::vector<std::string> ids;
+  // table routes
+  std::string req_to_token, rows, seq_lens, kv_start_idx, page_table;
+  std::int64_t max_pages = -1;  // -1: ceil(max(seq_lens) / page_size)
+  std::int64_t seq_len_delta = 0;
+  std::int64_t fill = -1;
+  bool zero_tail = false;
+  // kv_indices_inplace
+  std::string kv_indices, kv_indptr, src;
+  std::int64_t batch_size = -1;  // -1: len(kv_indptr) - 1
 };
 
-// Parse a comma/whitespace separated list of int64; `what` names the argument in errors.
-std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);
-// A list given inline, or the contents of a file when `text` names an existing file.
-std::vector<std::int64_t> parse_list_or_file(const std::string& text, const std::string& what);
+CLI::App* register_translate(CLI::App& app, TranslateOptions& o);
+// The route options of translate (shared with `draw route`).
+void add_translate_options(CLI::App* sub, TranslateOptions& o);
+void check_translate_options(const TranslateOptions& o, const std::vector<std::string>& given);
 
-int run_translate(const TranslateOptions& options, std::ostream& out);
+// An output buffer as a route left it.
+struct Output {
+  std::string name;
+  std::vector<std::int64_t> shape;
+  std::vector<std::int64_t> values;
+};
+// Runs the route of `o` under `variant`; `ids` receives the parsed ids, `fill` the initial value
+// of every output lane (0 for the per-id routes).
+std::vector<Output> compute_outputs(const TranslateOptions& o, Variant variant, std::vector<std::int64_t>* ids,
+                                    std::int64_t* fill);
+// `given` lists the options the user gave (long names, "id" for positional ids).
+int run_translate(const TranslateOptions& options, const std::vector<std::string>& given, std::ostream& out);
 
-// prove / props / diff / bench: present when their area was built.
+// verify / draw / the optional areas: registered only when their area was built.
 void register_extra_subcommands(CLI::App& app);
-int run_extra_subcommands(CLI::App& app, std::ostream& out, std::ostream& err);
+int run_extra_subcommands(CLI::App& app, const Context& ctx);
+void register_draw(CLI::App& app);
+int run_draw(CLI::App& app, const Context& ctx);
 
 }  // namespace kvaddr::cli

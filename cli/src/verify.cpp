@@ -62,9 +62,13 @@ CheckResult variant_check(Route route, Variant variant, std::uint64_t seed) {
   return r;
 }
 
+// The progress hook of the run in flight (set by run_verify_checks).
+std::function<void(const std::string&)> g_progress;
+
 }  // namespace
 
 CheckResult timed(const std::string& name, const std::function<CheckResult()>& body) {
+  if (g_progress) g_progress(name);
   const auto start = std::chrono::steady_clock::now();
   CheckResult r;
   try {
@@ -82,6 +86,10 @@ std::int64_t wrong_reads_after_compaction(model::DetectVariant variant);  // gat
 
 std::vector<CheckResult> run_verify_checks(const VerifyOptions& options) {
   std::vector<CheckResult> results;
+  g_progress = options.progress;
+  struct Reset {
+    ~Reset() { g_progress = nullptr; }
+  } reset;
   for (Route route : kAllRoutes) {
     results.push_back(timed(fmt::format("grid.{}", to_string(route)),
                             [&] { return grid_check(route, false, options.seed); }));

@@ -1,6 +1,7 @@
 // Runs the registered properties through RapidCheck's programmatic API with a fixed budget and a
 // derived seed, and turns each result into a PropertyResult carrying the reproduce string.
 #include <chrono>
+#include <iostream>
 #include <cstdio>
 #include <iomanip>
 #include <ostream>
@@ -84,6 +85,19 @@ std::uint64_t derive_seed(std::uint64_t seed, std::string_view name) noexcept {
   return z ^ (z >> 31);
 }
 
+// RapidCheck prints "Using configuration: seed=..." on stderr the first time it reads its
+// configuration (RC_PARAMS, or a random default seed). Every kvaddr run is seeded from
+// Options::seed, so that line is swallowed; RC_PARAMS="reproduce=..." still applies.
+static const rc::detail::Configuration& quiet_configuration() {
+  static const rc::detail::Configuration& config = []() -> const rc::detail::Configuration& {
+    auto* saved = std::cerr.rdbuf(nullptr);
+    const auto& c = rc::detail::configuration();
+    std::cerr.rdbuf(saved);
+    return c;
+  }();
+  return config;
+}
+
 PropertyResult run_property(std::string_view name, const Options& options, Variant variant, std::int64_t* steps,
                             std::int64_t* moves) {
   const auto& def = find(name);
@@ -106,7 +120,7 @@ PropertyResult run_property(std::string_view name, const Options& options, Varia
   const auto t0 = std::chrono::steady_clock::now();
   const auto body = def.body;
   const auto result = rc::detail::checkTestable([body, variant] { body(variant); }, md, params, listener,
-                                                rc::detail::configuration().reproduce);
+                                                quiet_configuration().reproduce);
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (steps) *steps += counters.steps;
   if (moves) *moves += counters.moves;

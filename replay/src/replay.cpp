@@ -826,7 +826,10 @@ std::string to_text(const ReplayReport& report) {
       continue;
     }
     if (c.status == CallStatus::equal) {
-      s += fmt::format("equal ({} lanes)\n", c.lanes_checked);
+      std::vector<std::string> same;  // other variants whose output equals the claimed one's here
+      for (const auto& v : c.matching_variants) if (v != c.variant) same.push_back(v);
+      s += fmt::format("equal ({} lanes){}\n", c.lanes_checked,
+                       same.empty() ? "" : fmt::format("; indistinguishable on this input: {}", fmt::join(same, ", ")));
       continue;
     }
     s += fmt::format("DIFFERS at {} of {} lanes", c.lanes_differing, c.lanes_checked);

@@ -64,7 +64,7 @@ TEST(CliTranslate, BadArgumentsExitTwoWithOneLine) {
 
 TEST(CliTranslate, ErrorsNameTheArgument) {
   auto r = run({"translate", "--page-size", "0", "--v2p", "0,-1", "--ids", "1"});
-  EXPECT_NE(r.err.find("page_size = 0"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--page-size = 0"), std::string::npos) << r.err;
   r = run({"translate", "--page-size", "1", "--v2p", "0,-1", "--ids", "7"});
   EXPECT_NE(r.err.find("v2p"), std::string::npos) << r.err;
 }

@@ -1,0 +1,42 @@
+# Installation and the exported package: find_package(kvaddr) gives namespaced targets
+#   kvaddr::model, kvaddr::lanes, kvaddr::translate, kvaddr::draw, kvaddr::replay (when built),
+#   kvaddr::kernels (when nvcc was found), and the `kvaddr` executable.
+# The same kvaddr:: names exist as aliases in a build tree (add_subdirectory users).
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(KVADDR_EXPORTED kvaddr_warnings kvaddr_lanes kvaddr_model kvaddr_translate kvaddr_draw)
+foreach(area replay kernels)
+  if(TARGET kvaddr_${area})
+    list(APPEND KVADDR_EXPORTED kvaddr_${area})
+  endif()
+endforeach()
+foreach(t IN LISTS KVADDR_EXPORTED)
+  string(REPLACE "kvaddr_" "" short ${t})
+  set_target_properties(${t} PROPERTIES EXPORT_NAME ${short})
+  add_library(kvaddr::${short} ALIAS ${t})
+endforeach()
+set(KVADDR_PACKAGE_HAS_KERNELS OFF)
+if(TARGET kvaddr_kernels)
+  set(KVADDR_PACKAGE_HAS_KERNELS ON)
+endif()
+
+install(TARGETS ${KVADDR_EXPORTED} EXPORT kvaddrTargets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS kvaddr RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+foreach(dir model translate draw replay kernels)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/${dir}/include AND (dir STREQUAL "model" OR dir STREQUAL "translate"
+                                                      OR dir STREQUAL "draw" OR TARGET kvaddr_${dir}))
+    install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+  endif()
+endforeach()
+
+set(KVADDR_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/kvaddr)
+install(EXPORT kvaddrTargets NAMESPACE kvaddr:: DESTINATION ${KVADDR_CMAKE_DIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/kvaddrConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/kvaddrConfig.cmake INSTALL_DESTINATION ${KVADDR_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/kvaddrConfigVersion.cmake COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/kvaddrConfig.cmake ${PROJECT_BINARY_DIR}/kvaddrConfigVersion.cmake
+        DESTINATION ${KVADDR_CMAKE_DIR})

@@ -1,0 +1,27 @@
+#pragma once
+// A minimal SVG writer: shapes are appended in drawing order; str() wraps them in a document with
+// a white background and an arrow-head marker. Every text goes through escape().
+#include <string>
+
+namespace kvaddr::draw::detail {
+
+class Svg {
+ public:
+  void rect(double x, double y, double w, double h, const std::string& fill, const std::string& tooltip = "",
+            const std::string& stroke = "#455a64");
+  void text(double x, double y, const std::string& s, double size = 11, const std::string& anchor = "start",
+            const std::string& fill = "#000000", bool bold = false);
+  void line(double x1, double y1, double x2, double y2, const std::string& stroke, double width = 1,
+            bool dashed = false, bool arrow = false);
+  void grow(double w, double h);  // the document is at least w x h
+  std::string str() const;
+
+ private:
+  std::string body_;
+  double w_ = 0, h_ = 0;
+};
+
+// Text width estimate for layout (monospace-ish, 0.62 em per character).
+double text_width(const std::string& s, double size = 11);
+
+}  // namespace kvaddr::draw::detail

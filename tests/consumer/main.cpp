@@ -1,0 +1,22 @@
+// Uses the installed package: one token_translate call checked against its hand-computed value,
+// and one picture. Exit 0 only when both are right.
+#include <cstdint>
+#include <iostream>
+#include <vector>
+
+#include "kvaddr/draw/draw.hpp"
+#include "kvaddr/translate/routes.hpp"
+
+int main() {
+  // ps = 4, M = 3 (S = 12), v2p = [0, 5, -1, 2, -1]: t = 5 -> P5 -> 61, t = 9 -> tombstone -> 0,
+  // t = 13 -> P2 -> 25, padding -1 -> 0.
+  const std::vector<std::int64_t> ids{5, 9, 13, -1}, v2p{0, 5, -1, 2, -1};
+  std::vector<std::int64_t> out(ids.size(), 7);
+  kvaddr::translate::token_translate<std::int64_t>(
+      {kvaddr::cvec(ids), kvaddr::cvec(v2p), 4, 3, kvaddr::mvec(out), kvaddr::Variant::production});
+  const std::vector<std::int64_t> want{61, 0, 25, 0};
+  const auto svg = kvaddr::draw::pool_svg({{"pool", 4, 3, v2p, 0}});
+  const bool ok = out == want && svg.find("<svg") != std::string::npos;
+  std::cout << (ok ? "consumer: kvaddr package works\n" : "consumer: WRONG result\n");
+  return ok ? 0 : 1;
+}
