@@ -210,6 +210,7 @@ void prop_kv_indices_layout(Variant) {
   const std::vector<i64> v2p = [] {
     std::vector<i64> v(uz(g::any<i64>(0, 7)));
     for (auto& x : v) x = g::any<i64>(-1, 9);
+    if (!v.empty()) v[0] = 0;  // the pinned sink of an admitted table
     return v;
   }();
   const i64 batch = g::any<i64>(-1, 4);
