@@ -200,6 +200,139 @@ void prop_read_stream_layout(Variant) {
   same("read_stream pool", pool, expect);
 }
 
+
+// ---- kv_indices_inplace (§4.7): batch_size >= 0, kv_indptr >= B + 1 entries with a non-negative
+// end n <= len(kv_indices) (and <= len(src)); kv_indices disjoint from kv_indptr; src exact or disjoint
+void prop_kv_indices_layout(Variant) {
+  constexpr i64 kPool = 40;
+  std::vector<i32> pool(uz(kPool));
+  for (auto& x : pool) x = static_cast<i32>(g::any<i64>(-1, 6));
+  const std::vector<i64> v2p = [] {
+    std::vector<i64> v(uz(g::any<i64>(0, 7)));
+    for (auto& x : v) x = g::any<i64>(-1, 9);
+    if (!v.empty()) v[0] = 0;  // the pinned sink of an admitted table
+    return v;
+  }();
+  const i64 batch = g::any<i64>(-1, 4);
+  const Slice kv = any_slice(kPool, 8);
+  const Slice indptr = g::slice_near(kPool, kv, std::max<i64>(batch + 1 - (g::any<int>(0, 8) == 0 ? 1 : 0), 0));
+  const i64 n = g::any<i64>(-1, kv.size + 2);
+  if (batch >= 0 && indptr.size >= batch + 1) pool[uz(indptr.off + batch)] = static_cast<i32>(n);
+  const bool with_src = g::coin();
+  const Slice src = with_src ? g::slice_near(kPool, kv, std::max<i64>(n + g::any<i64>(-1, 2), 0)) : Slice{};
+
+  Verdict want;
+  if (batch < 0) {
+    want = reject(ErrorKind::invalid_argument, "batch_size");
+  } else if (indptr.size < batch + 1) {
+    want = reject(ErrorKind::buffer_too_small, "kv_indptr");
+  } else if (v2p.empty()) {
+    want = reject(ErrorKind::invalid_argument, "v2p");
+  } else if (g::overlaps(kv, indptr)) {
+    want = reject(ErrorKind::invalid_argument, "kv_indices");
+  } else if (with_src && g::overlaps(kv, src) && !(kv.off == src.off && kv.size == src.size)) {
+    want = reject(ErrorKind::invalid_argument, "src");
+  } else if (n < 0) {
+    want = reject(ErrorKind::out_of_range, "kv_indptr");
+  } else if (n > kv.size) {
+    want = reject(ErrorKind::buffer_too_small, "kv_indices");
+  } else if (with_src && n > src.size) {
+    want = reject(ErrorKind::buffer_too_small, "src");
+  } else {
+    const Slice from = with_src ? src : kv;
+    for (i64 i = 0; i < n; ++i)
+      if (pool[uz(from.off + i)] >= static_cast<i64>(v2p.size())) want = reject(ErrorKind::out_of_range, "v2p");
+  }
+  const std::vector<i32> before = pool;
+  KvIndicesInplaceArgs a{view<i32>(pool, kv), view<const i32>(pool, indptr), batch,
+                         with_src ? view<const i32>(pool, src) : Vec<const i32>{}, cvec(v2p), 1, 2};
+  if (!agrees("kv_indices_inplace", want, pool, before, [&] { tr::kv_indices_inplace(a); })) return;
+  std::vector<i32> expect = before;
+  const Slice from = with_src ? src : kv;
+  for (i64 i = 0; i < n; ++i) {
+    const i64 t = before[uz(from.off + i)];
+    expect[uz(kv.off + i)] = static_cast<i32>(t < 0 ? 0 : std::max<i64>(v2p[uz(t)] * 2, 0));
+  }
+  same("kv_indices_inplace pool", pool, expect);
+}
+
+// ---- read_table (§4.4): out a packed, non-overlapping matrix of >= B rows and >= max_pages
+// columns, disjoint from req_to_token (by extent); req_to_token reaches column (max_pages-1)*ps -----
+void prop_read_table_layout(Variant) {
+  constexpr i64 kPool = 64;
+  std::vector<i32> pool(uz(kPool));
+  for (auto& x : pool) x = static_cast<i32>(g::any<i64>(-1, 8));
+  const std::vector<i64> v2p = {0, 3, 1, -1, 2};
+  const i64 ps = g::elem<i64>({1, 2});
+  const i64 max_pages = g::any<i64>(-1, 4);
+  const i64 r_rows = g::any<i64>(1, 3), r_cols = g::any<i64>(1, 6);
+  const Slice r2t{g::any<i64>(0, kPool - r_rows * r_cols + 1), r_rows * r_cols};
+  std::vector<i64> rows(uz(g::any<i64>(0, 3))), lens(rows.size());
+  for (auto& r : rows) r = g::any<i64>(-1, r_rows + 1);
+  for (auto& l : lens) l = g::any<i64>(-1, 8);
+  const i64 batch = static_cast<i64>(rows.size());
+  Mat<i32> out;
+  out.rows = std::max<i64>(batch + g::any<i64>(-1, 2), 0);
+  out.cols = std::max<i64>(max_pages + g::any<i64>(-1, 2), 0);
+  out.col_stride = g::elem<i64>({1, 2, 0});
+  const i64 span = out.cols == 0 ? 0 : (out.cols - 1) * out.col_stride + 1;
+  out.row_stride = std::max<i64>(span + g::any<i64>(-1, 2), 0);
+  const i64 extent = (out.rows == 0 || out.cols == 0) ? 0 : (out.rows - 1) * out.row_stride + span;
+  const Slice out_s = g::slice_near(kPool, r2t, extent);
+  RC_PRE(out_s.size == extent);  // a matrix clipped at the pool's end is no case
+  out.data = pool.data() + out_s.off;
+
+  Verdict want;
+  const bool nonempty = out.rows > 0 && out.cols > 0;
+  if (max_pages < 0) {
+    want = reject(ErrorKind::invalid_argument, "max_pages");
+  } else if (max_pages > 0 && (max_pages - 1) * ps >= r_cols) {
+    want = reject(ErrorKind::buffer_too_small, "req_to_token");
+  } else if (nonempty && out.col_stride < 1) {
+    want = reject(ErrorKind::invalid_argument, "out");
+  } else if (nonempty && out.rows > 1 && out.row_stride < span) {
+    want = reject(ErrorKind::invalid_argument, "out");
+  } else if (nonempty && out.cols > 1 && out.col_stride != 1) {
+    want = reject(ErrorKind::invalid_argument, "out");
+  } else if (out.rows < batch) {
+    want = reject(ErrorKind::buffer_too_small, "out");
+  } else if (out.cols < max_pages) {
+    want = reject(ErrorKind::buffer_too_small, "out");
+  } else if (g::overlaps(out_s, r2t)) {
+    want = reject(ErrorKind::invalid_argument, "out");
+  } else {
+    // Lane order: per row, its row id, its length, then its columns' v2p loads.
+    for (i64 b = 0; b < batch && want.ok; ++b) {
+      if (rows[uz(b)] < 0 || rows[uz(b)] >= r_rows) {
+        want = reject(ErrorKind::out_of_range, "row_ids");
+      } else if (lens[uz(b)] < 0) {
+        want = reject(ErrorKind::out_of_range, "seq_lens");
+      } else {
+        const i64 n = std::min((lens[uz(b)] + ps - 1) / ps, max_pages);
+        for (i64 c = 0; c < n && want.ok; ++c) {
+          const i64 tok = pool[uz(r2t.off + rows[uz(b)] * r_cols + c * ps)];
+          if ((tok < 0 ? 0 : tok / ps) >= static_cast<i64>(v2p.size())) want = reject(ErrorKind::out_of_range, "v2p");
+        }
+      }
+    }
+  }
+  const std::vector<i32> before = pool;
+  ReadTableArgs a{{pool.data() + r2t.off, r_rows, r_cols, r_cols, 1}, cvec(rows), cvec(lens), 0, max_pages,
+                  cvec(v2p), ps, 3, out};
+  if (!agrees("read_table", want, pool, before, [&] { tr::read_table(a); })) return;
+  std::vector<i32> expect = before;
+  for (i64 b = 0; b < batch; ++b) {
+    const i64 n = std::min((lens[uz(b)] + ps - 1) / ps, max_pages);
+    for (i64 c = 0; c < n; ++c) {
+      const i64 tok = before[uz(r2t.off + rows[uz(b)] * r_cols + c * ps)];
+      const i64 page = tok < 0 ? 0 : tok / ps;
+      expect[uz(out_s.off + b * out.row_stride + c * out.col_stride)] =
+          static_cast<i32>(std::max<i64>(v2p[uz(page)] * 3, 0));
+    }
+  }
+  same("read_table pool", pool, expect);
+}
+
 }  // namespace
 
 void register_invalid_properties(std::vector<PropertyDef>& out) {
@@ -212,6 +345,16 @@ void register_invalid_properties(std::vector<PropertyDef>& out) {
                   "§4.8 dcp_size / dcp_rank out of range, prefix alias admitted, partial overlap rejected, nothing written",
                   {}, {Route::write_loc}},
                  prop_write_loc_layout});
+  out.push_back({{"kv_indices_inplace_rejects_invalid",
+                  "§4.7 batch_size, kv_indptr length and end, src exact alias or disjoint, kv_indices overlapping "
+                  "kv_indptr: typed error, nothing written; in place and via src translate",
+                  {}, {Route::kv_indices_inplace}},
+                 prop_kv_indices_layout});
+  out.push_back({{"read_table_rejects_invalid",
+                  "§4.4 out strides (col_stride 0 / 2, overlapping rows), short shape, out overlapping req_to_token, "
+                  "req_to_token too narrow, bad row ids / lengths: typed error, nothing written",
+                  {}, {Route::read_table}},
+                 prop_read_table_layout});
   out.push_back({{"read_stream_rejects_invalid",
                   "§4.4 negative or decreasing indptr, short stream or table, stream overlapping its inputs: typed "
                   "error, nothing written",

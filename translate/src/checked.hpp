@@ -35,7 +35,7 @@ inline constexpr std::string_view kLaneArg = "lane";
 // only cost is one thread-local flag test per operation.
 namespace mutation {
 
-enum class Site : int { addsub, mul, div, rem, shr, pick, cmp, eq, gather, mat, row, stride, bound, kCount };
+enum class Site : int { addsub, mul, div, rem, shr, pick, cmp, eq, gather, mat, row, stride, bound, rule, kCount };
 enum class Op : int {
   none,
   arith_plus1,      // addsub: result + 1 (off-by-one, e.g. in ceil division's n + d - 1)
@@ -59,6 +59,7 @@ enum class Op : int {
   stride_drop_mult, // stride: S = ps instead of ps * M
   bound_plus1,      // bound: a loop bound / tail start one too high
   bound_minus1,     // bound: one too low
+  rule_skip,        // rule: a validation rule (validate.cpp, a route's content precondition) not enforced
   kCount
 };
 inline constexpr int kSegments = 3;
@@ -70,6 +71,8 @@ inline constexpr int kUnitReadStream = 13;
 inline constexpr int kUnitEnvelopeMoves = 14;
 inline constexpr int kUnits = 15;
 inline constexpr int unit_of(Route r) { return static_cast<int>(r); }
+// The validation of unit u (validate.cpp) is a unit of its own: kUnits + u.
+inline constexpr int validation_unit(int u) { return kUnits + u; }
 
 struct Mutant {
   int unit = -1;
@@ -159,6 +162,15 @@ inline std::int64_t alt(Site site, std::int64_t value, std::int64_t alternative)
   infect(value != alternative);
   return alternative;
 }
+// A validation rule: `ok` normally; under the active rule_skip mutant of this occurrence the rule is
+// not enforced (it infects when it would have rejected).
+inline bool rule(bool ok) noexcept {
+  if (!armed()) return ok;
+  if (hit(Site::rule) != Op::rule_skip) return ok;
+  infect(!ok);
+  return true;
+}
+
 inline std::int64_t bound(std::int64_t value) noexcept {
   if (!armed()) return value;
   switch (hit(Site::bound)) {
@@ -428,7 +440,7 @@ class Rollback {
   void save(const Mat<T>& m) {
     if (m.data == nullptr || m.rows == 0 || m.cols == 0) return;
     const std::int64_t extent = (m.rows - 1) * m.row_stride + (m.cols - 1) * m.col_stride + 1;
-    save_bytes(m.data, extent * static_cast<std::int64_t>(sizeof(T)));
+    if (extent > 0) save_bytes(m.data, extent * static_cast<std::int64_t>(sizeof(T)));
   }
   void save_bytes(void* p, std::int64_t n) {
     const auto* b = static_cast<const unsigned char*>(p);

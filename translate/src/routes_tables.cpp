@@ -214,13 +214,14 @@ void read_stream(const ReadStreamArgs& a) {
   std::int64_t prev = 0;
   for (std::int64_t b = 0; b <= batch; ++b) {
     const std::int64_t v = a.indptr.data[b];
-    if (v < prev) {
+    if (!mut::rule(v >= prev)) {
       throw OutOfRange("indptr", std::to_string(v),
                        "indptr must start >= 0 and be non-decreasing (entry " + std::to_string(b) + ")");
     }
     prev = v;
   }
-  require_size(prev <= a.stream.size, "stream", a.stream.size, "shorter than indptr[B] = " + std::to_string(prev));
+  require_size(mut::rule(prev <= a.stream.size), "stream", a.stream.size,
+               "shorter than indptr[B] = " + std::to_string(prev));
   const CI ps(a.page_size);
   rename_lane_overflow("stream", [&] {
     for (std::int64_t b = 0; b < batch; ++b) {

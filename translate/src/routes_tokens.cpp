@@ -66,15 +66,16 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   validate(a);
   const detail::Rollback rollback(a.kv_indices);
   const mut::RouteScope scope(mut::unit_of(Route::kv_indices_inplace));
-  const std::int64_t n = a.kv_indptr.data[a.batch_size];
-  if (n < 0) {
+  const std::int64_t n = detail::read_vec(a.kv_indptr, a.batch_size, "kv_indptr");
+  if (!mut::rule(n >= 0)) {
     throw OutOfRange("kv_indptr", std::to_string(n), "kv_indptr[batch_size] is negative");
   }
-  require_size(n <= a.kv_indices.size, "kv_indices", a.kv_indices.size,
+  require_size(mut::rule(n <= a.kv_indices.size), "kv_indices", a.kv_indices.size,
                "shorter than kv_indptr[batch_size] = " + std::to_string(n));
-  const std::int32_t* src = a.src.present() ? a.src.data : a.kv_indices.data;
+  const Vec<const std::int32_t> src = a.src.present() ? a.src : Vec<const std::int32_t>{a.kv_indices.data, a.kv_indices.size};
   if (a.src.present()) {
-    require_size(n <= a.src.size, "src", a.src.size, "shorter than kv_indptr[batch_size] = " + std::to_string(n));
+    require_size(mut::rule(n <= a.src.size), "src", a.src.size,
+                 "shorter than kv_indptr[batch_size] = " + std::to_string(n));
   }
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
@@ -90,7 +91,7 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   rename_lane_overflow("kv_indices", [&] {
     for (std::int64_t i = 0; i < n; ++i) {
       mut::lane(0);
-      const CI t(src[i]);
+      const CI t(detail::read_vec(src, i, "src"));
       const CI d = lanes::token_translate_lane(t, g, ps, stride, Variant::production);
       detail::put(dst, dst_size, i, "kv_indices") = narrow_out<std::int32_t>(d, "kv_indices");
     }

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "checked.hpp"
 #include "kvaddr/model/errors.hpp"
 
 namespace kvaddr {
@@ -56,50 +57,68 @@ constexpr std::array<std::pair<Route, std::string_view>, 13> kRouteNames{{
 
 std::string s(std::int64_t v) { return std::to_string(v); }
 
+// Every rule goes through mutation::rule (inert unless the bug zoo's campaign arms a rule_skip
+// mutant for this validation unit).
+namespace mut = translate::detail::mutation;
+void rule_require(bool ok, std::string_view argument, std::int64_t value, std::string_view reason) {
+  require(mut::rule(ok), argument, value, reason);
+}
+void rule_require_size(bool ok, std::string_view argument, std::int64_t value, std::string_view reason) {
+  require_size(mut::rule(ok), argument, value, reason);
+}
+// The validation of route unit u is mutation unit validation_unit(u).
+class ValidateScope {
+ public:
+  explicit ValidateScope(int unit) : scope_(mut::validation_unit(unit)) {}
+
+ private:
+  mut::RouteScope scope_;
+};
+
 // ---- scalars ---------------------------------------------------------------------------------
 void check_page_size(std::int64_t ps, std::string_view name = "page_size") {
-  require(ps >= 1, name, ps, "page size must be >= 1");
+  rule_require(ps >= 1, name, ps, "page size must be >= 1");
 }
 void check_multiplier(std::int64_t m, std::string_view name = "multiplier") {
-  require(m >= 1, name, m, "kernel page multiplier must be >= 1");
+  rule_require(m >= 1, name, m, "kernel page multiplier must be >= 1");
 }
 // S = ps * M must fit int64 (every lane multiplies by it).
 std::int64_t check_stride(std::int64_t ps, std::int64_t m, std::string_view name = "multiplier") {
   return checked_mul(ps, m, name);
 }
 void check_nonneg(std::int64_t v, std::string_view name, std::string_view what) {
-  require(v >= 0, name, v, what);
+  rule_require(v >= 0, name, v, what);
 }
 void check_dcp(std::int64_t dcp_size, std::int64_t dcp_rank) {
-  require(dcp_size >= 1, "dcp_size", dcp_size, "dcp_size must be >= 1");
-  require(dcp_rank >= 0 && dcp_rank < dcp_size, "dcp_rank", dcp_rank,
+  rule_require(dcp_size >= 1, "dcp_size", dcp_size, "dcp_size must be >= 1");
+  rule_require(dcp_rank >= 0 && dcp_rank < dcp_size, "dcp_rank", dcp_rank,
           "dcp_rank must lie in [0, dcp_size = " + s(dcp_size) + ")");
 }
 
 // ---- vectors ---------------------------------------------------------------------------------
 template <class T>
 void check_vec(const Vec<T>& v, std::string_view name) {
-  require(v.size >= 0, name, v.size, "size must be >= 0");
-  require(v.size == 0 || v.data != nullptr, name, v.size, "null data with a non-zero size");
-  require(v.size <= std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(sizeof(T)), name, v.size,
+  rule_require(v.size >= 0, name, v.size, "size must be >= 0");
+  rule_require(v.size == 0 || v.data != nullptr, name, v.size, "null data with a non-zero size");
+  rule_require(v.size <= std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(sizeof(T)), name, v.size,
           "size in bytes does not fit int64");
 }
 // A required input: present (non-null) and non-empty.
 template <class T>
 void check_required(const Vec<T>& v, std::string_view name) {
   check_vec(v, name);
-  require(v.data != nullptr && v.size >= 1, name, v.size, "required input is absent or empty");
+  rule_require(v.data != nullptr && v.size >= 1, name, v.size, "required input is absent or empty");
 }
 // An optional input: absent (null, size 0) or a valid vector of at least `need` elements.
 template <class T>
 void check_optional(const Vec<T>& v, std::string_view name, std::int64_t need) {
   check_vec(v, name);
-  if (v.present()) require_size(v.size >= need, name, v.size, "needs at least " + s(need) + " elements");
+  if (v.present()) rule_require_size(v.size >= need, name, v.size, "needs at least " + s(need) + " elements");
 }
 template <class T>
 void check_at_least(const Vec<T>& v, std::string_view name, std::int64_t need) {
   check_vec(v, name);
-  require_size(v.size >= need, name, v.size, "needs at least " + s(need) + " elements");
+  rule_require_size(v.size >= need, name, v.size, "needs at least " + s(need) + " elements");
 }
 
 // ---- matrices --------------------------------------------------------------------------------
@@ -115,11 +134,11 @@ std::int64_t mat_extent(const Mat<T>& m, std::string_view name) {
 }
 template <class T>
 void check_mat(const Mat<T>& m, std::string_view name) {
-  require(m.rows >= 0, name, m.rows, "rows must be >= 0");
-  require(m.cols >= 0, name, m.cols, "cols must be >= 0");
-  require(m.row_stride >= 0, name, m.row_stride, "row_stride must be >= 0");
-  require(m.col_stride >= 0, name, m.col_stride, "col_stride must be >= 0");
-  require(m.rows == 0 || m.cols == 0 || m.data != nullptr, name, m.rows,
+  rule_require(m.rows >= 0, name, m.rows, "rows must be >= 0");
+  rule_require(m.cols >= 0, name, m.cols, "cols must be >= 0");
+  rule_require(m.row_stride >= 0, name, m.row_stride, "row_stride must be >= 0");
+  rule_require(m.col_stride >= 0, name, m.col_stride, "col_stride must be >= 0");
+  rule_require(m.rows == 0 || m.cols == 0 || m.data != nullptr, name, m.rows,
           "null data with a non-empty shape");
   mat_extent(m, name);
 }
@@ -128,22 +147,22 @@ template <class T>
 void check_out_mat(const Mat<T>& m, std::string_view name) {
   check_mat(m, name);
   if (m.rows == 0 || m.cols == 0) return;
-  require(m.col_stride >= 1, name, m.col_stride, "output col_stride must be >= 1");
+  rule_require(m.col_stride >= 1, name, m.col_stride, "output col_stride must be >= 1");
   if (m.rows > 1) {
     const std::int64_t row_span = checked_add(checked_mul(m.cols - 1, m.col_stride, name), 1, name);
-    require(m.row_stride >= row_span, name, m.row_stride,
+    rule_require(m.row_stride >= row_span, name, m.row_stride,
             "output rows overlap (row_stride < (cols - 1) * col_stride + 1)");
   }
 }
 template <class T>
 void check_packed(const Mat<T>& m, std::string_view name) {
-  require(m.rows == 0 || m.cols <= 1 || m.col_stride == 1, name, m.col_stride,
+  rule_require(m.rows == 0 || m.cols <= 1 || m.col_stride == 1, name, m.col_stride,
           "rows must be packed (col_stride == 1)");
 }
 template <class T>
 void check_shape_at_least(const Mat<T>& m, std::string_view name, std::int64_t rows, std::int64_t cols) {
-  require_size(m.rows >= rows, name, m.rows, "needs at least " + s(rows) + " rows");
-  require_size(m.cols >= cols, name, m.cols, "needs at least " + s(cols) + " columns");
+  rule_require_size(m.rows >= rows, name, m.rows, "needs at least " + s(rows) + " rows");
+  rule_require_size(m.cols >= cols, name, m.cols, "needs at least " + s(cols) + " columns");
 }
 
 // ---- aliasing --------------------------------------------------------------------------------
@@ -173,7 +192,7 @@ void check_exact_alias_or_disjoint(const Vec<O>& out, const Vec<I>& in, std::str
   constexpr bool same_type = std::is_same_v<std::remove_const_t<O>, std::remove_const_t<I>>;
   const bool exact = same_type && static_cast<const void*>(out.data) == static_cast<const void*>(in.data) &&
                      out.size == in.size;
-  if (!exact) {
+  if (!mut::rule(exact)) {
     throw InvalidArgument(std::string(out_name), "size " + s(out.size),
                           "partially overlaps " + std::string(in_name) + " (must alias it exactly or be disjoint)");
   }
@@ -186,14 +205,14 @@ void check_prefix_alias_or_disjoint(const Vec<O>& out, const Vec<I>& in, std::st
   constexpr bool same_type = std::is_same_v<std::remove_const_t<O>, std::remove_const_t<I>>;
   const bool exact = same_type && static_cast<const void*>(out.data) == static_cast<const void*>(in.data) &&
                      out.size >= in.size;
-  if (!exact) {
+  if (!mut::rule(exact)) {
     throw InvalidArgument(std::string(out_name), "size " + s(out.size),
                           "partially overlaps " + std::string(in_name) + " (must alias it exactly or be disjoint)");
   }
 }
 template <class O, class I>
 void check_disjoint(const O& out, const I& in, std::string_view out_name, std::string_view in_name) {
-  if (overlaps(span_of(out), span_of(in))) {
+  if (!mut::rule(!overlaps(span_of(out), span_of(in)))) {
     throw InvalidArgument(std::string(out_name), "overlapping buffer", "must not overlap " + std::string(in_name));
   }
 }
@@ -246,6 +265,7 @@ void require_variant(Route r, Variant v) {
 // ---- §4.1 / §4.9 -------------------------------------------------------------------------------
 template <class Out>
 void validate(const TokenTranslateArgs<Out>& a) {
+  const ValidateScope scope(mut::unit_of(Route::token_translate));
   validate_token_like(Route::token_translate, a.variant, a.ids, a.v2p, "v2p", a.page_size, a.multiplier,
                       "multiplier", a.out);
 }
@@ -254,6 +274,7 @@ template void validate(const TokenTranslateArgs<std::int64_t>&);
 
 template <class Out>
 void validate(const SwaTranslateArgs<Out>& a) {
+  const ValidateScope scope(mut::unit_of(Route::swa_translate));
   validate_token_like(Route::swa_translate, a.variant, a.ids, a.swa_v2p, "swa_v2p", a.page_size, a.swa_multiplier,
                       "swa_multiplier", a.out);
 }
@@ -262,6 +283,7 @@ template void validate(const SwaTranslateArgs<std::int64_t>&);
 
 // ---- §4.2 --------------------------------------------------------------------------------------
 void validate(const FlashmlaBlockTableArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::flashmla_block_table));
   require_variant(Route::flashmla_block_table, a.variant);
   check_page_size(a.page_size);
   check_multiplier(a.multiplier);
@@ -273,8 +295,8 @@ void validate(const FlashmlaBlockTableArgs& a) {
   check_optional(a.kv_start_idx, "kv_start_idx", b);
   check_vec(a.v2p, "v2p");
   if (!a.v2p.present()) {
-    require(a.multiplier == 1, "multiplier", a.multiplier, "the static kernel (v2p absent) requires multiplier 1");
-    require(a.variant == Variant::production, "variant", static_cast<std::int64_t>(a.variant),
+    rule_require(a.multiplier == 1, "multiplier", a.multiplier, "the static kernel (v2p absent) requires multiplier 1");
+    rule_require(a.variant == Variant::production, "variant", static_cast<std::int64_t>(a.variant),
             "bug variants need a v2p table");
   }
   check_out_mat(a.kv_indices, "kv_indices");
@@ -304,9 +326,10 @@ std::int64_t check_page_table_args(const PageTableArgs& a, Route route) {
 
 // ---- §4.3 --------------------------------------------------------------------------------------
 void validate(const CanonicalPageTableArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::canonical_page_table));
   const std::int64_t b = check_page_table_args(a, Route::canonical_page_table);
   const std::int64_t span = checked_mul(a.max_pages, a.page_size, "max_pages");
-  require_size(span <= a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
+  rule_require_size(span <= a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
                "width < max_pages * page_size = " + s(span));
   check_out_mat(a.out, "out");
   check_packed(a.out, "out");
@@ -316,6 +339,7 @@ void validate(const CanonicalPageTableArgs& a) {
 
 // ---- §4.4 --------------------------------------------------------------------------------------
 void validate(const ReadTableArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::read_table));
   require_variant(Route::read_table, a.variant);
   check_page_size(a.page_size);
   check_multiplier(a.multiplier);
@@ -328,7 +352,7 @@ void validate(const ReadTableArgs& a) {
   check_required(a.v2p, "v2p");
   if (a.max_pages > 0) {
     const std::int64_t last = checked_mul(a.max_pages - 1, a.page_size, "max_pages");
-    require_size(last < a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
+    rule_require_size(last < a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
                  "width <= (max_pages - 1) * page_size = " + s(last));
   }
   check_out_mat(a.out, "out");
@@ -338,11 +362,12 @@ void validate(const ReadTableArgs& a) {
 }
 
 void validate(const ReadStreamArgs& a) {
+  const ValidateScope scope(mut::kUnitReadStream);
   check_page_size(a.page_size);
   check_mat(a.table, "table");
   check_required(a.indptr, "indptr");
   const std::int64_t b = a.indptr.size - 1;
-  require_size(a.table.rows >= b, "table", a.table.rows, "needs at least " + s(b) + " rows");
+  rule_require_size(a.table.rows >= b, "table", a.table.rows, "needs at least " + s(b) + " rows");
   check_optional(a.kv_start_idx, "kv_start_idx", b);
   check_vec(a.stream, "stream");
   check_disjoint(a.stream, a.table, "stream", "table");
@@ -351,9 +376,10 @@ void validate(const ReadStreamArgs& a) {
 
 // ---- §4.5 --------------------------------------------------------------------------------------
 void validate(const DecodeMetadataArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::decode_metadata));
   require_variant(Route::decode_metadata, a.variant);
   check_page_size(a.page_size);
-  require(std::has_single_bit(static_cast<std::uint64_t>(a.page_size)), "page_size", a.page_size,
+  rule_require(std::has_single_bit(static_cast<std::uint64_t>(a.page_size)), "page_size", a.page_size,
           "the fa3 metadata kernels require a power-of-two page size");
   check_multiplier(a.multiplier);
   check_stride(a.page_size, a.multiplier);
@@ -367,12 +393,12 @@ void validate(const DecodeMetadataArgs& a) {
   check_mat(a.kernel_page_table, "kernel_page_table");
   check_vec(a.swa_v2p, "swa_v2p");
   if (!a.v2p.present()) {
-    require(a.multiplier == 1, "multiplier", a.multiplier, "the static kernel (v2p absent) requires multiplier 1");
+    rule_require(a.multiplier == 1, "multiplier", a.multiplier, "the static kernel (v2p absent) requires multiplier 1");
   }
   const bool copy = a.kernel_page_table.present();
   const bool swa = a.swa_v2p.present();
   if (copy) {
-    require(!a.v2p.present(), "kernel_page_table", a.kernel_page_table.rows,
+    rule_require(!a.v2p.present(), "kernel_page_table", a.kernel_page_table.rows,
             "src_is_kernel_page_table excludes the in-kernel v2p remap");
     if (!a.skip_page_table) check_shape_at_least(a.kernel_page_table, "kernel_page_table", b, a.max_seq_pages);
   }
@@ -405,6 +431,7 @@ void validate(const DecodeMetadataArgs& a) {
 
 // ---- §4.6 --------------------------------------------------------------------------------------
 void validate(const EagerFunnelArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::eager_funnel));
   require_variant(Route::eager_funnel, a.variant);
   check_page_size(a.page_size);
   check_multiplier(a.multiplier);
@@ -417,13 +444,14 @@ void validate(const EagerFunnelArgs& a) {
   if (overlaps(span_of(a.out), span_of(a.page_table))) {
     const bool exact = static_cast<const void*>(a.out.data) == static_cast<const void*>(a.page_table.data) &&
                        a.out.row_stride == a.page_table.row_stride && a.out.col_stride == a.page_table.col_stride;
-    if (!exact) throw InvalidArgument("out", "overlapping buffer", "partially overlaps page_table");
+    if (!mut::rule(exact)) throw InvalidArgument("out", "overlapping buffer", "partially overlaps page_table");
   }
   check_disjoint(a.out, a.v2p, "out", "v2p");
 }
 
 // ---- §4.7 --------------------------------------------------------------------------------------
 void validate(const KvIndicesInplaceArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::kv_indices_inplace));
   require_variant(Route::kv_indices_inplace, a.variant);
   check_page_size(a.page_size);
   check_multiplier(a.multiplier);
@@ -440,6 +468,7 @@ void validate(const KvIndicesInplaceArgs& a) {
 
 // ---- §4.8 --------------------------------------------------------------------------------------
 void validate(const WriteLocArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::write_loc));
   require_variant(Route::write_loc, a.variant);
   check_page_size(a.page_size);
   check_multiplier(a.multiplier);
@@ -454,6 +483,7 @@ void validate(const WriteLocArgs& a) {
 
 // ---- §4.10 - §4.13 -----------------------------------------------------------------------------
 void validate(const MambaTranslateArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::mamba_translate));
   check_vec(a.slots, "slots");
   check_required(a.v2p, "v2p");
   check_at_least(a.out, "out", a.slots.size);
@@ -462,6 +492,7 @@ void validate(const MambaTranslateArgs& a) {
 }
 
 void validate(const FullPrefillTableArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::full_prefill_table));
   const std::int64_t b = check_page_table_args(a, Route::full_prefill_table);
   check_out_mat(a.out, "out");
   check_shape_at_least(a.out, "out", b, a.max_pages);  // capacity guard: rows >= B
@@ -469,11 +500,12 @@ void validate(const FullPrefillTableArgs& a) {
 }
 
 void validate(const DcpReadTranslateArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::dcp_read_translate));
   require_variant(Route::dcp_read_translate, a.variant);
   check_page_size(a.page_size);
   check_multiplier(a.multiplier);
   check_stride(a.page_size, a.multiplier);
-  require(a.dcp_size >= 1, "dcp_size", a.dcp_size, "dcp_size must be >= 1");
+  rule_require(a.dcp_size >= 1, "dcp_size", a.dcp_size, "dcp_size must be >= 1");
   check_vec(a.ids, "ids");
   check_required(a.v2p, "v2p");
   check_at_least(a.out, "out", a.ids.size);
@@ -482,6 +514,7 @@ void validate(const DcpReadTranslateArgs& a) {
 }
 
 void validate(const TransferIdsArgs& a) {
+  const ValidateScope scope(mut::unit_of(Route::transfer_ids));
   require_variant(Route::transfer_ids, a.variant);
   check_page_size(a.page_size);
   check_vec(a.ids, "ids");
@@ -492,12 +525,13 @@ void validate(const TransferIdsArgs& a) {
 }
 
 void validate(const EnvelopeMoveArgs& a) {
+  const ValidateScope scope(mut::kUnitEnvelopeMoves);
   check_page_size(a.page_size);
   check_vec(a.dst_tokens, "dst_tokens");
   check_vec(a.src_tokens, "src_tokens");
-  require(a.src_tokens.size == a.dst_tokens.size, "src_tokens", a.src_tokens.size,
+  rule_require(a.src_tokens.size == a.dst_tokens.size, "src_tokens", a.src_tokens.size,
           "must have as many tokens as dst_tokens (" + s(a.dst_tokens.size) + ")");
-  require(a.dst_tokens.size % a.page_size == 0, "dst_tokens", a.dst_tokens.size,
+  rule_require(a.dst_tokens.size % a.page_size == 0, "dst_tokens", a.dst_tokens.size,
           "not a whole number of page runs of " + s(a.page_size) + " tokens");
   const std::int64_t runs = a.dst_tokens.size / a.page_size;
   check_at_least(a.dst_pages, "dst_pages", runs);

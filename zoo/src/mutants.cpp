@@ -38,12 +38,12 @@ const std::vector<UnitDef>& units() {
        {"canonical_page_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "eager_funnel_vs_canonical", "int32_no_silent_wrap"}},
       {mut::unit_of(Route::read_table), "read_table", Route::read_table,
        {"read_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "read_stream_vs_table", "int32_no_silent_wrap"}},
-      {mut::kUnitReadStream, "read_table.stream", Route::read_table, {"read_stream_vs_model", "read_stream_vs_table", "int32_no_silent_wrap"}},
+      {mut::kUnitReadStream, "read_table.stream", Route::read_table, {"read_stream_vs_model", "read_stream_vs_table", "int32_no_silent_wrap", "read_stream_rejects_invalid"}},
       {mut::unit_of(Route::decode_metadata), "decode_metadata", Route::decode_metadata,
        {"decode_metadata_vs_model", "decode_vs_canonical_vs_flashmla", "int32_no_silent_wrap"}},
       {mut::unit_of(Route::eager_funnel), "eager_funnel", Route::eager_funnel, {"eager_funnel_vs_model", "eager_funnel_vs_canonical"}},
       {mut::unit_of(Route::kv_indices_inplace), "kv_indices_inplace", Route::kv_indices_inplace,
-       {"kv_indices_inplace_vs_model", "kv_indices_vs_block_table", "int32_no_silent_wrap"}},
+       {"kv_indices_inplace_vs_model", "kv_indices_vs_block_table", "int32_no_silent_wrap", "kv_indices_inplace_rejects_invalid"}},
       {mut::unit_of(Route::write_loc), "write_loc", Route::write_loc, {"write_loc_vs_model", "write_loc_loc0_unpinned", "write_loc_vs_token_translate"}},
       {mut::unit_of(Route::swa_translate), "swa_translate", Route::swa_translate, {"swa_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
       {mut::unit_of(Route::mamba_translate), "mamba_translate", Route::mamba_translate, {"mamba_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
@@ -51,6 +51,38 @@ const std::vector<UnitDef>& units() {
       {mut::unit_of(Route::dcp_read_translate), "dcp_read_translate", Route::dcp_read_translate, {"dcp_read_translate_vs_model", "stateful_pool"}},
       {mut::unit_of(Route::transfer_ids), "transfer_ids", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
       {mut::kUnitEnvelopeMoves, "transfer_ids.envelope_moves", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
+      // The validation rules of each route (validate.cpp and the routes' content preconditions):
+      // rule_skip mutants, checked by the same grid and properties plus the invalid-input ones.
+      {mut::validation_unit(mut::unit_of(Route::token_translate)), "validate.token_translate", Route::token_translate,
+       {"token_translate_rejects_invalid", "token_translate_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::flashmla_block_table)), "validate.flashmla_block_table",
+       Route::flashmla_block_table, {"flashmla_block_table_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::canonical_page_table)), "validate.canonical_page_table",
+       Route::canonical_page_table, {"canonical_page_table_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::read_table)), "validate.read_table", Route::read_table,
+       {"read_table_rejects_invalid", "read_table_vs_model"}},
+      {mut::validation_unit(mut::kUnitReadStream), "validate.read_table.stream", Route::read_table,
+       {"read_stream_rejects_invalid", "read_stream_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::decode_metadata)), "validate.decode_metadata", Route::decode_metadata,
+       {"decode_metadata_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::eager_funnel)), "validate.eager_funnel", Route::eager_funnel,
+       {"eager_funnel_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::kv_indices_inplace)), "validate.kv_indices_inplace",
+       Route::kv_indices_inplace, {"kv_indices_inplace_rejects_invalid", "kv_indices_inplace_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::write_loc)), "validate.write_loc", Route::write_loc,
+       {"write_loc_rejects_invalid", "write_loc_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::swa_translate)), "validate.swa_translate", Route::swa_translate,
+       {"swa_translate_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::mamba_translate)), "validate.mamba_translate", Route::mamba_translate,
+       {"mamba_translate_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::full_prefill_table)), "validate.full_prefill_table",
+       Route::full_prefill_table, {"full_prefill_table_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::dcp_read_translate)), "validate.dcp_read_translate",
+       Route::dcp_read_translate, {"dcp_read_translate_vs_model"}},
+      {mut::validation_unit(mut::unit_of(Route::transfer_ids)), "validate.transfer_ids", Route::transfer_ids,
+       {"transfer_ids_vs_model"}},
+      {mut::validation_unit(mut::kUnitEnvelopeMoves), "validate.transfer_ids.envelope_moves", Route::transfer_ids,
+       {"transfer_ids_vs_model"}},
   };
   return u;
 }
@@ -70,6 +102,7 @@ std::string_view site_name(mut::Site s) {
     case mut::Site::row: return "row";
     case mut::Site::stride: return "stride";
     case mut::Site::bound: return "bound";
+    case mut::Site::rule: return "rule";
     case mut::Site::kCount: break;
   }
   return "?";
@@ -98,6 +131,7 @@ std::string_view op_name(mut::Op o) {
     case mut::Op::stride_drop_mult: return "stride_drop_mult";
     case mut::Op::bound_plus1: return "bound_plus1";
     case mut::Op::bound_minus1: return "bound_minus1";
+    case mut::Op::rule_skip: return "rule_skip";
     default: return "none";
   }
 }
@@ -118,6 +152,7 @@ std::vector<mut::Op> ops_of(mut::Site s) {
     case mut::Site::row: return {O::row_batch};
     case mut::Site::stride: return {O::stride_drop_mult};
     case mut::Site::bound: return {O::bound_plus1, O::bound_minus1};
+    case mut::Site::rule: return {O::rule_skip};
     case mut::Site::kCount: break;
   }
   return {};
@@ -178,6 +213,7 @@ std::string survivor_reason(const UnitDef& u, mut::Site site, mut::Op op) {
     case O::pick_negate: return "both branches carry the same value here";
     case O::mul_drop_rhs: return "the dropped factor is 1 here";
     case O::rem_zero: return "the remainder is 0 here";
+    case O::rule_skip: return "no generated input violates this rule";
     default: break;
   }
   (void)site;

@@ -78,6 +78,20 @@ std::string to_text(const ZooReport& r) {
   return os.str();
 }
 
+UnitScore layer_score(const MutationReport& r, bool validation) {
+  UnitScore sum;
+  sum.unit = validation ? "validation rules" : "route arithmetic";
+  for (const auto& u : r.units) {
+    if ((u.unit.rfind("validate.", 0) == 0) != validation) continue;
+    sum.mutants += u.mutants;
+    sum.killed += u.killed;
+    sum.equivalent += u.equivalent;
+    sum.argued += u.argued;
+    sum.never_infected += u.never_infected;
+  }
+  return sum;
+}
+
 std::string to_json(const MutationReport& r) {
   nlohmann::json units = nlohmann::json::array();
   for (const auto& u : r.units)
@@ -104,6 +118,11 @@ std::string to_text(const MutationReport& r) {
   std::ostringstream os;
   for (const auto& u : r.units)
     os << fmt::format("{:<30} {:>4}/{:<4} killed  {:6.1f}%\n", u.unit, u.killed, u.mutants, 100.0 * u.score());
+  for (bool validation : {false, true}) {
+    const UnitScore l = layer_score(r, validation);
+    os << fmt::format("{}: {}/{} killed, {} never infected: {:.1f}% ({:.1f}% of the infected)\n", l.unit, l.killed,
+                      l.mutants, l.never_infected, 100.0 * l.score(), 100.0 * l.infected_score());
+  }
   os << fmt::format("overall: {}/{} killed, {} classified equivalent, {} never infected (survivors): {:.1f}% "
                     "({:.1f}% of the infected), {:.1f} s\n",
                     r.killed, r.total, r.equivalent, r.never_infected, 100.0 * r.score(), 100.0 * r.infected_score(),
@@ -184,7 +203,10 @@ std::string to_markdown(const ZooReport& r, const MutationReport* mut) {
         "request row, stride `ps` instead of `ps*M`, loop bounds and tail starts off by one. A site is the k-th "
         "occurrence of an operation kind in one lane segment of a route (seg 0: the per-row / per-id lane, seg 1: "
         "the per-column lane, seg 2: the route's epilogue after its lane loops, e.g. read_table's padded rows and "
-        "write_loc's tail); sites are enumerated per route by a counting pass over the same checks. Each mutant runs against the verify grid (gaps closed, large ids for int64 "
+        "write_loc's tail); validation rules are mutated too (rule_skip: the rule not enforced; units `validate.<route>` hold the rules "
+        "of validate.cpp, while a content precondition checked inside a route, e.g. read_stream's indptr order, is a "
+        "rule site of the route's own unit; a rule's index k counts the rules evaluated in that call, so a "
+        "conditional rule shifts the later indices); sites are enumerated per route by a counting pass over the same checks. Each mutant runs against the verify grid (gaps closed, large ids for int64 "
         "routes) and then the route's properties; the first failure kills it.\n\n";
   os << "Score = killed / (mutants - classified equivalent). A mutant is left out only when it changed an "
         "intermediate value and the classification table of zoo/src/mutants.cpp states why no output can differ on an "
@@ -196,6 +218,11 @@ std::string to_markdown(const ZooReport& r, const MutationReport* mut) {
   for (const auto& u : mut->units)
     os << fmt::format("| {} | {} | {} | {} | {} | {:.1f}% | {:.1f}% |\n", u.unit, u.mutants, u.killed, u.never_infected,
                       u.argued, 100.0 * u.score(), 100.0 * u.infected_score());
+  for (bool validation : {false, true}) {
+    const UnitScore l = layer_score(*mut, validation);
+    os << fmt::format("| *{}* | {} | {} | {} | {} | {:.1f}% | {:.1f}% |\n", l.unit, l.mutants, l.killed,
+                      l.never_infected, l.argued, 100.0 * l.score(), 100.0 * l.infected_score());
+  }
   os << fmt::format("| **overall** | {} | {} | {} | {} | **{:.1f}%** | {:.1f}% |\n\n", mut->total, mut->killed,
                     mut->never_infected, mut->argued, 100.0 * mut->score(), 100.0 * mut->infected_score());
   for (const auto& st : mut->stale_classifications) os << "Stale classification entry: " << md_escape(st) << "\n\n";

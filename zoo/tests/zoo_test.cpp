@@ -84,7 +84,14 @@ TEST(Zoo, MutationScoreAtLeastTarget) {
   const auto r = run_mutants(o);
   ASSERT_GT(r.total, 0);
   EXPECT_GE(r.infected_score(), 0.95) << to_text(r);
-  EXPECT_GE(r.score(), 0.85) << to_text(r);
+  // Route arithmetic: never-infected mutants counted as survivors.
+  EXPECT_GE(layer_score(r, false).score(), 0.85) << to_text(r);
+  // Validation rules: most routes have no invalid-input generator yet, so most rule mutants are never
+  // infected (reported as coverage gaps); the routes with one (token_translate, write_loc,
+  // kv_indices_inplace, read_table, read_stream) kill their infected rule mutants.
+  const UnitScore rules = layer_score(r, true);
+  EXPECT_GT(rules.mutants, 0);
+  EXPECT_GE(rules.infected_score(), 0.95) << to_text(r);
   int never = 0;
   for (const auto& m : r.mutants) {
     if (!m.never_infected) continue;

@@ -143,6 +143,10 @@ struct MutationReport {
   double raw_score() const noexcept { return total ? static_cast<double>(killed) / total : 1.0; }
 };
 
+// Per-layer sums of a report: "arithmetic" (the route units) and "validation" (units named
+// "validate.*": rule_skip mutants of validate.cpp and the routes' content preconditions).
+UnitScore layer_score(const MutationReport& r, bool validation);
+
 MutationReport run_mutants(const MutantOptions& options = {});
 std::string to_json(const MutationReport& report);  // {"units": [{"unit","mutants","killed","score"}], "score", "survivors": [...]}
 std::string to_text(const MutationReport& report);
