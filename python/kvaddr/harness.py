@@ -341,7 +341,7 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
 
 # ---- check -------------------------------------------------------------------------------------
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
-          lanes=4096, time_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0, replay_dir=None,
+          lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0, replay_dir=None,
           graph=False, name=None):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel)."""
@@ -359,7 +359,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
                                   case_timeout, t_start)
     else:
         failing = _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
-                                   case_timeout, t_start)
+                                   lanes_budget, case_timeout, t_start)
     rep.seconds = time.perf_counter() - t_start
     if failing is not None:
         index, recipe, result = failing
@@ -368,9 +368,12 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     return rep
 
 
-def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, case_timeout, t0):
+def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
+                     case_timeout, t0):
     for i in range(int(cases)):
         if time_budget is not None and i > 0 and time.perf_counter() - t0 > time_budget:
+            break
+        if lanes_budget is not None and rep.lanes >= lanes_budget:
             break
         recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
         case = C.build(route, recipe)

@@ -93,6 +93,8 @@ def _table_cuts(route, r):
         yield _with(r, width=r["width"] - 1)
     r2t, rows = r["req_to_token"], r["rows"]
     used = np.unique(rows) if len(rows) else np.zeros(0, np.int64)
+    if len(used) and used.max() + 1 < r2t.shape[0]:  # drop the rows past the last one read
+        yield _with(r, req_to_token=r2t[:used.max() + 1])
     if len(used) < r2t.shape[0] and len(used) and used.max() < r2t.shape[0]:
         remap = np.full(r2t.shape[0], -1, np.int64)
         remap[used] = np.arange(len(used))
