@@ -46,8 +46,10 @@ _SIGNATURES = {
     "transfer_ids": "kernel(ids, v2p, page_size, out)",
     "mamba_translate": "kernel(slots, v2p, out)",
     "write_loc": "kernel(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width)",
-    "canonical_page_table": "kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out)",
-    "full_prefill_table": "kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out)",
+    "canonical_page_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, "
+                             "max_pages, out)"),
+    "full_prefill_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, "
+                           "out)"),
     "read_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, "
                    "seq_len_delta, zero_tail, out)"),
     "flashmla_block_table": ("kernel(req_to_token, req_pool_indices, page_kernel_lens, v2p, kv_start_idx, page_size, "

@@ -127,7 +127,8 @@ def describe(case):
         else:
             parts.append(f"{k}: shape {tuple(v.shape)}")
     for k, v in case.outputs.items():
-        parts.append(f"{k}: shape {tuple(v.shape)}" + (f" (visible width {case.widths[k]})" if k in case.widths else ""))
+        width = f" (visible width {case.widths[k]})" if k in case.widths else ""
+        parts.append(f"{k}: shape {tuple(v.shape)}{width}")
     if case.strided:
         parts.append("strided " + ",".join(case.strided))
     if case.alias:
@@ -341,8 +342,8 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
 
 # ---- check -------------------------------------------------------------------------------------
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
-          lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0, replay_dir=None,
-          graph=False, name=None):
+          lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0,
+          replay_dir=None, graph=False, name=None):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel)."""
     if route not in C.ROUTES:
