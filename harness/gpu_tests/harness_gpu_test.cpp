@@ -11,13 +11,19 @@
 namespace {
 using namespace kvaddr;
 
-void require_gpu() {
+std::string no_gpu_reason() {
   std::string why;
-  if (!gpu::gpu_available(&why)) GTEST_SKIP() << "no GPU: " << why;
+  return gpu::gpu_available(&why) ? std::string() : (why.empty() ? std::string("no GPU") : why);
 }
 
+#define KVADDR_REQUIRE_GPU()                                            \
+  do {                                                                  \
+    const std::string why = no_gpu_reason();                            \
+    if (!why.empty()) GTEST_SKIP() << "no CUDA GPU: " << why;           \
+  } while (0)
+
 TEST(HarnessGpu, KvaddrTokenTranslatePassesInDeviceMemory) {
-  require_gpu();
+  KVADDR_REQUIRE_GPU();
   const auto r = harness::check_token_translate(
       [](const TokenTranslateArgs<std::int64_t>& a) { gpu::launch_token_translate(a, nullptr); },
       {.cases = 200, .seed = 1, .max_lanes = 1 << 16, .memory = harness::Memory::device});
@@ -25,7 +31,7 @@ TEST(HarnessGpu, KvaddrTokenTranslatePassesInDeviceMemory) {
 }
 
 TEST(HarnessGpu, ForcedStaleTailIsNamedOnTheDevice) {
-  require_gpu();
+  KVADDR_REQUIRE_GPU();
   const auto r = harness::check_write_loc(
       [](const WriteLocArgs& a) {
         WriteLocArgs b = a;
@@ -38,7 +44,7 @@ TEST(HarnessGpu, ForcedStaleTailIsNamedOnTheDevice) {
 }
 
 TEST(HarnessGpu, ReadTablePassesInDeviceMemory) {
-  require_gpu();
+  KVADDR_REQUIRE_GPU();
   const auto r = harness::check_read_table([](const ReadTableArgs& a) { gpu::launch_read_table(a, nullptr); },
                                            {.cases = 200, .seed = 3, .memory = harness::Memory::device});
   EXPECT_TRUE(r.ok) << r.to_text();
