@@ -97,7 +97,7 @@ TOKEN_ROUTES = {
     "mamba_translate": ("slots", "v2p", None, (), np.int32),
 }
 TABLE_ROUTES = ("canonical_page_table", "read_table", "full_prefill_table", "flashmla_block_table", "decode_metadata")
-ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc",)
+ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc", "kv_indices_inplace")
 
 
 def draw_token_recipe(route, rng, lanes, params):
@@ -162,6 +162,36 @@ def build_write_loc(r):
     scalars = {k: r[k] for k in ("page_size", "multiplier", "dcp_size", "dcp_rank")}
     return Case("write_loc", scalars, {"loc": loc, "v2p": np.asarray(r["v2p"], dtype=np.int64)},
                 {"out": sentinel(width, np.int64)}, strided=("loc",) if r.get("strided") else ())
+
+
+# ---- kv_indices_inplace ------------------------------------------------------------------------
+def draw_kv_indices_recipe(rng, lanes, params):
+    ps = _pick(params, "page_size", int(rng.choice(ODD_PAGE_SIZES)))
+    m = _pick(params, "multiplier", int(rng.choice(MULTIPLIERS)))
+    b = int(rng.choice([_size(rng, 8), _size(rng, max(1, min(300, lanes // 8)))]))
+    lens = rng.integers(0, max(2, lanes // max(b, 1)) + 1, size=b, dtype=np.int64)
+    n = int(lens.sum())
+    num_pages = max(1, int(rng.integers(1, max(2, n // max(ps, 1) + 2))))
+    v2p = draw_v2p(rng, num_pages)
+    v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // (ps * m) - 1), v2p)  # kernel ids fit int32
+    ids = draw_ids(rng, n, num_pages, ps)
+    return {"page_size": ps, "multiplier": m, "v2p": v2p, "lens": lens, "ids": ids,
+            "tail": 0 if rng.random() < 0.3 else int(rng.integers(1, 64)), "pad": int(rng.choice([0, 0, 1, 4]))}
+
+
+def build_kv_indices(r):
+    lens = np.asarray(r["lens"], dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    n = int(indptr[-1])
+    ids = np.zeros(n, np.int64)
+    k = min(n, len(r["ids"]))
+    ids[:k] = r["ids"][:k]
+    stale = (2**31 - 1 - np.arange(r["tail"], dtype=np.int64)) if r["tail"] else np.zeros(0, np.int64)
+    before = np.concatenate([ids, stale]).astype(np.int32)  # virtual ids, then stale ids past any table
+    indptr = np.concatenate([indptr, np.full(r["pad"], indptr[-1], np.int32)])  # padded graph rows
+    scalars = {"page_size": r["page_size"], "multiplier": r["multiplier"], "batch_size": int(lens.size)}
+    return Case("kv_indices_inplace", scalars, {"kv_indptr": indptr, "v2p": np.asarray(r["v2p"], np.int64)},
+                {"kv_indices": before})
 
 
 # ---- table routes ------------------------------------------------------------------------------
@@ -241,6 +271,8 @@ def draw_recipe(route, rng, lanes, params=None):
         return draw_token_recipe(route, rng, lanes, params)
     if route == "write_loc":
         return draw_write_loc_recipe(rng, lanes, params)
+    if route == "kv_indices_inplace":
+        return draw_kv_indices_recipe(rng, lanes, params)
     if route in TABLE_ROUTES:
         return draw_table_recipe(route, rng, lanes, params)
     raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
@@ -251,6 +283,8 @@ def build(route, recipe):
         return build_token(route, recipe)
     if route == "write_loc":
         return build_write_loc(recipe)
+    if route == "kv_indices_inplace":
+        return build_kv_indices(recipe)
     return build_table(route, recipe)
 
 

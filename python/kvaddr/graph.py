@@ -33,6 +33,9 @@ def redraw(route, r, rng):
         if route == "dcp_read_translate":
             ids = np.where(ids < 0, ids, ids * r["dcp_size"])
         c.update(ids=ids, v2p=v2p)
+    elif route == "kv_indices_inplace":
+        c.update(ids=C.draw_ids(rng, len(r["ids"]), num_pages, ps),
+                 v2p=np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // (ps * r["multiplier"]) - 1), v2p))
     elif route == "write_loc":
         loc = rng.integers(0, (num_pages + 1) * ps * r["dcp_size"], size=len(r["loc"]), dtype=np.int64)
         loc[rng.random(loc.size) < 0.1] = 0

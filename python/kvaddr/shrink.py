@@ -21,6 +21,8 @@ def _batch_fields(route, r):
         return ["ids"]
     if route == "write_loc":
         return ["loc"]
+    if route == "kv_indices_inplace":
+        return ["lens"]
     f = ["rows", "lens"]
     if r.get("kv_start_idx") is not None:
         f.append("kv_start_idx")
@@ -53,6 +55,8 @@ def candidates(route, r):
     n = len(r[fields[0]])
     for a, b in _cuts(n):
         yield _with(r, **{f: np.delete(r[f], np.s_[a:b], axis=0) for f in fields})
+    if route == "kv_indices_inplace" and len(r["ids"]) > int(np.sum(r["lens"])):
+        yield _with(r, ids=r["ids"][:int(np.sum(r["lens"]))])  # ids past kv_indptr[batch_size] are never read
     for k, v in _FLAGS.items():
         if k in r and not _is(r[k], v):
             yield _with(r, **{k: v})
@@ -68,7 +72,7 @@ def candidates(route, r):
         yield c
     yield from _v2p_cuts(r)
     if n <= 16:  # smallest values
-        for f in fields:
+        for f in fields + (["ids"] if route == "kv_indices_inplace" and len(r["ids"]) <= 16 else []):
             arr = r[f]
             for i in range(len(arr)):
                 x, ps = int(arr[i]), int(r["page_size"])
@@ -120,6 +124,8 @@ def _compact_pages(route, r):
     dcp = r.get("dcp_size", 1) if route in ("write_loc", "dcp_read_translate") else 1
     if "req_to_token" in r:
         toks = r["req_to_token"].astype(np.int64)
+    elif route == "kv_indices_inplace":
+        return None
     else:
         vals = r["loc" if route == "write_loc" else "ids"]
         toks = np.where(vals > 0 if route == "write_loc" else vals >= 0, vals // dcp, -1)
