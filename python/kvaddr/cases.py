@@ -98,6 +98,17 @@ TOKEN_ROUTES = {
 }
 TABLE_ROUTES = ("canonical_page_table", "read_table", "full_prefill_table", "flashmla_block_table", "decode_metadata")
 ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc", "kv_indices_inplace")
+# Upstream kernel names accepted by kvaddr.check for the route they implement.
+ALIASES = {
+    "translate_v2p": "token_translate",
+    "translate_kv_loc_for_kernel": "token_translate",
+    "build_kernel_page_table": "canonical_page_table",
+    "build_kv_read_table": "read_table",
+    "create_flashmla_kv_indices_triton": "flashmla_block_table",
+    "write_loc_to_kernel_ids": "write_loc",
+    "normal_decode_set_metadata": "decode_metadata",
+    "translate_kv_indices_inplace": "kv_indices_inplace",
+}
 
 
 def draw_token_recipe(route, rng, lanes, params):

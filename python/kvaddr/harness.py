@@ -96,6 +96,18 @@ class Report:
         t = self.seconds - self.kernel_seconds
         return self.lanes / t if t > 0 else float("inf")
 
+    def to_dict(self):
+        """The report as plain JSON-able values (lanes as strings)."""
+        d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "cases",
+                                             "rejected", "lanes", "seconds", "kernel_seconds", "ok")}
+        f = self.failure
+        if f is not None:
+            d["failure"] = {"kind": f.kind, "case_index": f.case_index, "detail": f.detail, "differing": f.differing,
+                            "first": [str(lane) for lane in f.first], "minimal_case": describe(f.case),
+                            "shrink_steps": f.shrink_steps, "behaves_like": list(f.behaves_like),
+                            "replay_dir": f.replay_dir}
+        return d
+
     def __str__(self):
         head = (f"kvaddr.check {self.route} (variant {self.variant}, seed {self.seed}, {self.device}/{self.array}"
                 f"{', graph' if self.graph else ''}): ")
@@ -346,6 +358,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
           replay_dir=None, graph=False, name=None):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel)."""
+    route = C.ALIASES.get(route, route)
     if route not in C.ROUTES:
         raise ValueError(f"route = {route!r}: the harness supports {', '.join(C.ROUTES)}")
     if route != "mamba_translate" and variant not in _core.variants(route):

@@ -192,3 +192,13 @@ def test_kv_indices_inplace_and_the_b05_rebind():
     assert f.case.scalars["batch_size"] == 1 and f.differing == 1  # one batch row, one id that moves
     lane = f.first[0]
     assert lane.actual == int(f.case.outputs["kv_indices"][lane.index])  # the bound buffer kept the virtual id
+
+
+def test_upstream_names_and_the_json_report():
+    rep = kvaddr.check("build_kv_read_table", K.read_table_no_bound, cases=300, seed=2, lanes=4096)
+    d = rep.to_dict()
+    assert d["route"] == "read_table" and d["ok"] is False
+    assert "b10_no_max_pages_bound" in d["failure"]["behaves_like"]
+    assert json.loads(json.dumps(d))["failure"]["kind"] == d["failure"]["kind"]
+    ok = kvaddr.check("translate_v2p", K.translate_v2p, cases=20, seed=2)
+    assert ok.ok and ok.route == "token_translate" and "failure" not in ok.to_dict()
