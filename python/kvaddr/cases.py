@@ -78,6 +78,17 @@ def draw_ids(rng, n, num_pages, ps, *, pad=0.05, tombstone_pages=True):
     return ids
 
 
+def page_major_rows(rng, rows, cols, ps, num_pages, padding):
+    """req_to_token int32 [rows, cols]: each run of ps columns holds the tokens of one random virtual page
+    (page * ps + offset); a fraction `padding` of the page-start tokens (the ones the routes read) is -1."""
+    vp = rng.integers(0, num_pages + 1, size=(rows, cols // ps + 1), dtype=np.int32)
+    r2t = (vp[:, :, None] * np.int32(ps) + np.arange(ps, dtype=np.int32)).reshape(rows, -1)[:, :cols]
+    if padding:
+        starts = r2t[:, ::ps]
+        starts[rng.random(starts.shape) < padding] = -1
+    return np.ascontiguousarray(r2t)
+
+
 def _size(rng, lanes):
     """A lane count, log-uniform in [1, lanes]."""
     return int(np.exp(rng.uniform(0, np.log(max(lanes, 1)))))
@@ -238,11 +249,9 @@ def draw_table_recipe(route, rng, lanes, params):
     if route in ("canonical_page_table", "read_table", "full_prefill_table", "decode_metadata", "flashmla_block_table"):
         # int32 table entries: keep v2p[p] * M inside int32.
         v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // m), v2p)
-    vp = rng.integers(0, num_pages + 1, size=(num_rows, cols // ps + 1), dtype=np.int64)
-    r2t = (vp.repeat(ps, axis=1)[:, :cols] * ps + np.arange(cols) % ps)
-    r2t[rng.random(r2t.shape) < rng.choice([0.0, 0.01, 0.05])] = -1  # padding ids inside prefixes
+    r2t = page_major_rows(rng, num_rows, cols, ps, num_pages, float(rng.choice([0.0, 0.01, 0.05])))
     rows = rng.permutation(num_rows)[:b].astype(np.int64) if rng.random() < 0.8 else np.arange(b, dtype=np.int64)
-    return {"page_size": ps, "multiplier": m, "v2p": v2p, "req_to_token": r2t.astype(np.int32), "rows": rows,
+    return {"page_size": ps, "multiplier": m, "v2p": v2p, "req_to_token": r2t, "rows": rows,
             "lens": lens, "width": width, "pad": int(rng.choice([0, 0, 1, 5])), "extra_rows": int(rng.integers(0, 3)),
             "seq_len_delta": delta, "zero_tail": bool(_pick(params, "zero_tail", rng.random() < 0.3)),
             "kv_start_idx": start, "strided": bool(rng.random() < 0.25)}

@@ -54,7 +54,10 @@ def candidates(route, r):
     fields = _batch_fields(route, r)
     n = len(r[fields[0]])
     for a, b in _cuts(n):
-        yield _with(r, **{f: np.delete(r[f], np.s_[a:b], axis=0) for f in fields})
+        cut = {f: np.delete(r[f], np.s_[a:b], axis=0) for f in fields}
+        yield _with(r, **cut)
+        if "extra_rows" in r:  # the same output rows: the removed rows' lanes stay as rows past the batch
+            yield _with(r, extra_rows=r["extra_rows"] + (b - a), **cut)
     if route == "kv_indices_inplace" and len(r["ids"]) > int(np.sum(r["lens"])):
         yield _with(r, ids=r["ids"][:int(np.sum(r["lens"]))])  # ids past kv_indptr[batch_size] are never read
     for k, v in _FLAGS.items():
