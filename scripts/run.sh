@@ -15,7 +15,7 @@ mode="${1:-test}"
 packages=(build-essential cmake ninja-build pkg-config git
           libz3-dev librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev
           nlohmann-json3-dev libcli11-dev libfmt-dev
-          python3-dev pybind11-dev python3-numpy python3-pytest
+          python3-dev pybind11-dev python3-numpy python3-pytest python3-hypothesis
           python3-venv python3-pip python3-setuptools python3-wheel librsvg2-bin)
 
 install_missing() {

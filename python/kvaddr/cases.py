@@ -78,6 +78,17 @@ def draw_ids(rng, n, num_pages, ps, *, pad=0.05, tombstone_pages=True):
     return ids
 
 
+def page_major_rows(rng, rows, cols, ps, num_pages, padding):
+    """req_to_token int32 [rows, cols]: each run of ps columns holds the tokens of one random virtual page
+    (page * ps + offset); a fraction `padding` of the page-start tokens (the ones the routes read) is -1."""
+    vp = rng.integers(0, num_pages + 1, size=(rows, cols // ps + 1), dtype=np.int32)
+    r2t = (vp[:, :, None] * np.int32(ps) + np.arange(ps, dtype=np.int32)).reshape(rows, -1)[:, :cols]
+    if padding:
+        starts = r2t[:, ::ps]
+        starts[rng.random(starts.shape) < padding] = -1
+    return np.ascontiguousarray(r2t)
+
+
 def _size(rng, lanes):
     """A lane count, log-uniform in [1, lanes]."""
     return int(np.exp(rng.uniform(0, np.log(max(lanes, 1)))))
@@ -97,7 +108,18 @@ TOKEN_ROUTES = {
     "mamba_translate": ("slots", "v2p", None, (), np.int32),
 }
 TABLE_ROUTES = ("canonical_page_table", "read_table", "full_prefill_table", "flashmla_block_table", "decode_metadata")
-ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc",)
+ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc", "kv_indices_inplace")
+# Upstream kernel names accepted by kvaddr.check for the route they implement.
+ALIASES = {
+    "translate_v2p": "token_translate",
+    "translate_kv_loc_for_kernel": "token_translate",
+    "build_kernel_page_table": "canonical_page_table",
+    "build_kv_read_table": "read_table",
+    "create_flashmla_kv_indices_triton": "flashmla_block_table",
+    "write_loc_to_kernel_ids": "write_loc",
+    "normal_decode_set_metadata": "decode_metadata",
+    "translate_kv_indices_inplace": "kv_indices_inplace",
+}
 
 
 def draw_token_recipe(route, rng, lanes, params):
@@ -164,6 +186,36 @@ def build_write_loc(r):
                 {"out": sentinel(width, np.int64)}, strided=("loc",) if r.get("strided") else ())
 
 
+# ---- kv_indices_inplace ------------------------------------------------------------------------
+def draw_kv_indices_recipe(rng, lanes, params):
+    ps = _pick(params, "page_size", int(rng.choice(ODD_PAGE_SIZES)))
+    m = _pick(params, "multiplier", int(rng.choice(MULTIPLIERS)))
+    b = int(rng.choice([_size(rng, 8), _size(rng, max(1, min(300, lanes // 8)))]))
+    lens = rng.integers(0, max(2, lanes // max(b, 1)) + 1, size=b, dtype=np.int64)
+    n = int(lens.sum())
+    num_pages = max(1, int(rng.integers(1, max(2, n // max(ps, 1) + 2))))
+    v2p = draw_v2p(rng, num_pages)
+    v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // (ps * m) - 1), v2p)  # kernel ids fit int32
+    ids = draw_ids(rng, n, num_pages, ps)
+    return {"page_size": ps, "multiplier": m, "v2p": v2p, "lens": lens, "ids": ids,
+            "tail": 0 if rng.random() < 0.3 else int(rng.integers(1, 64)), "pad": int(rng.choice([0, 0, 1, 4]))}
+
+
+def build_kv_indices(r):
+    lens = np.asarray(r["lens"], dtype=np.int64)
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    n = int(indptr[-1])
+    ids = np.zeros(n, np.int64)
+    k = min(n, len(r["ids"]))
+    ids[:k] = r["ids"][:k]
+    stale = (2**31 - 1 - np.arange(r["tail"], dtype=np.int64)) if r["tail"] else np.zeros(0, np.int64)
+    before = np.concatenate([ids, stale]).astype(np.int32)  # virtual ids, then stale ids past any table
+    indptr = np.concatenate([indptr, np.full(r["pad"], indptr[-1], np.int32)])  # padded graph rows
+    scalars = {"page_size": r["page_size"], "multiplier": r["multiplier"], "batch_size": int(lens.size)}
+    return Case("kv_indices_inplace", scalars, {"kv_indptr": indptr, "v2p": np.asarray(r["v2p"], np.int64)},
+                {"kv_indices": before})
+
+
 # ---- table routes ------------------------------------------------------------------------------
 def draw_table_recipe(route, rng, lanes, params):
     pow2 = route == "decode_metadata"
@@ -197,11 +249,9 @@ def draw_table_recipe(route, rng, lanes, params):
     if route in ("canonical_page_table", "read_table", "full_prefill_table", "decode_metadata", "flashmla_block_table"):
         # int32 table entries: keep v2p[p] * M inside int32.
         v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // m), v2p)
-    vp = rng.integers(0, num_pages + 1, size=(num_rows, cols // ps + 1), dtype=np.int64)
-    r2t = (vp.repeat(ps, axis=1)[:, :cols] * ps + np.arange(cols) % ps)
-    r2t[rng.random(r2t.shape) < rng.choice([0.0, 0.01, 0.05])] = -1  # padding ids inside prefixes
+    r2t = page_major_rows(rng, num_rows, cols, ps, num_pages, float(rng.choice([0.0, 0.01, 0.05])))
     rows = rng.permutation(num_rows)[:b].astype(np.int64) if rng.random() < 0.8 else np.arange(b, dtype=np.int64)
-    return {"page_size": ps, "multiplier": m, "v2p": v2p, "req_to_token": r2t.astype(np.int32), "rows": rows,
+    return {"page_size": ps, "multiplier": m, "v2p": v2p, "req_to_token": r2t, "rows": rows,
             "lens": lens, "width": width, "pad": int(rng.choice([0, 0, 1, 5])), "extra_rows": int(rng.integers(0, 3)),
             "seq_len_delta": delta, "zero_tail": bool(_pick(params, "zero_tail", rng.random() < 0.3)),
             "kv_start_idx": start, "strided": bool(rng.random() < 0.25)}
@@ -241,6 +291,8 @@ def draw_recipe(route, rng, lanes, params=None):
         return draw_token_recipe(route, rng, lanes, params)
     if route == "write_loc":
         return draw_write_loc_recipe(rng, lanes, params)
+    if route == "kv_indices_inplace":
+        return draw_kv_indices_recipe(rng, lanes, params)
     if route in TABLE_ROUTES:
         return draw_table_recipe(route, rng, lanes, params)
     raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
@@ -251,6 +303,8 @@ def build(route, recipe):
         return build_token(route, recipe)
     if route == "write_loc":
         return build_write_loc(recipe)
+    if route == "kv_indices_inplace":
+        return build_kv_indices(recipe)
     return build_table(route, recipe)
 
 

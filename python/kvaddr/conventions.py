@@ -46,12 +46,15 @@ _SIGNATURES = {
     "transfer_ids": "kernel(ids, v2p, page_size, out)",
     "mamba_translate": "kernel(slots, v2p, out)",
     "write_loc": "kernel(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width)",
-    "canonical_page_table": "kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out)",
-    "full_prefill_table": "kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out)",
+    "canonical_page_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, "
+                             "max_pages, out)"),
+    "full_prefill_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, "
+                           "out)"),
     "read_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, "
                    "seq_len_delta, zero_tail, out)"),
     "flashmla_block_table": ("kernel(req_to_token, req_pool_indices, page_kernel_lens, v2p, kv_start_idx, page_size, "
                              "multiplier, kv_indices)"),
+    "kv_indices_inplace": "kernel(kv_indices, kv_indptr, batch_size, v2p, page_size, multiplier)",
     "decode_metadata": ("kernel(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, "
                         "seq_len_delta, multiplier, cache_seqlens, cu_seqlens_k, page_table)"),
 }
@@ -69,8 +72,8 @@ def reference(case, variant="production"):
         kw["variant"] = variant
     elif variant != "production":
         raise _core.InvalidArgument(f"variant = {variant}: mamba_translate has no variants")
-    if route == "decode_metadata":
-        _core.decode_metadata(**kw, **outs)
+    if route in ("decode_metadata", "kv_indices_inplace"):
+        getattr(_core, route)(**kw, **outs)
         return outs
     name = next(iter(outs))
     getattr(_core, route)(**kw, out=outs[name])
@@ -82,7 +85,7 @@ def output_dtypes(route):
         return {"out": np.dtype(TOKEN_ROUTES[route][4])}
     if route == "write_loc":
         return {"out": np.dtype(np.int64)}
-    if route == "flashmla_block_table":
+    if route in ("flashmla_block_table", "kv_indices_inplace"):
         return {"kv_indices": np.dtype(np.int32)}
     if route == "decode_metadata":
         return {k: np.dtype(np.int32) for k in ("cache_seqlens", "cu_seqlens_k", "page_table")}

@@ -33,6 +33,9 @@ def redraw(route, r, rng):
         if route == "dcp_read_translate":
             ids = np.where(ids < 0, ids, ids * r["dcp_size"])
         c.update(ids=ids, v2p=v2p)
+    elif route == "kv_indices_inplace":
+        c.update(ids=C.draw_ids(rng, len(r["ids"]), num_pages, ps),
+                 v2p=np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // (ps * r["multiplier"]) - 1), v2p))
     elif route == "write_loc":
         loc = rng.integers(0, (num_pages + 1) * ps * r["dcp_size"], size=len(r["loc"]), dtype=np.int64)
         loc[rng.random(loc.size) < 0.1] = 0
@@ -40,14 +43,12 @@ def redraw(route, r, rng):
     else:
         r2t = r["req_to_token"]
         v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // r["multiplier"]), v2p)
-        vp = rng.integers(0, num_pages + 1, size=(r2t.shape[0], r2t.shape[1] // ps + 1), dtype=np.int64)
-        new = (vp.repeat(ps, axis=1)[:, :r2t.shape[1]] * ps + np.arange(r2t.shape[1]) % ps)
-        new[rng.random(new.shape) < 0.01] = -1
+        new = C.page_major_rows(rng, r2t.shape[0], r2t.shape[1], ps, num_pages, 0.01)
         b = len(r["rows"])
         hi = max(0, r["width"] * ps - r.get("seq_len_delta", 0))
         if r.get("kv_start_idx") is not None:
             hi = max(0, min(hi, r2t.shape[1] - int(np.max(r["kv_start_idx"], initial=0))))
-        c.update(v2p=v2p, req_to_token=new.astype(np.int32),
+        c.update(v2p=v2p, req_to_token=new,
                  rows=rng.permutation(r2t.shape[0])[:b].astype(np.int64),
                  lens=rng.integers(0, hi + 1, size=b, dtype=np.int64))
     return c

@@ -96,6 +96,18 @@ class Report:
         t = self.seconds - self.kernel_seconds
         return self.lanes / t if t > 0 else float("inf")
 
+    def to_dict(self):
+        """The report as plain JSON-able values (lanes as strings)."""
+        d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "cases",
+                                             "rejected", "lanes", "seconds", "kernel_seconds", "ok")}
+        f = self.failure
+        if f is not None:
+            d["failure"] = {"kind": f.kind, "case_index": f.case_index, "detail": f.detail, "differing": f.differing,
+                            "first": [str(lane) for lane in f.first], "minimal_case": describe(f.case),
+                            "shrink_steps": f.shrink_steps, "behaves_like": list(f.behaves_like),
+                            "replay_dir": f.replay_dir}
+        return d
+
     def __str__(self):
         head = (f"kvaddr.check {self.route} (variant {self.variant}, seed {self.seed}, {self.device}/{self.array}"
                 f"{', graph' if self.graph else ''}): ")
@@ -127,7 +139,8 @@ def describe(case):
         else:
             parts.append(f"{k}: shape {tuple(v.shape)}")
     for k, v in case.outputs.items():
-        parts.append(f"{k}: shape {tuple(v.shape)}" + (f" (visible width {case.widths[k]})" if k in case.widths else ""))
+        width = f" (visible width {case.widths[k]})" if k in case.widths else ""
+        parts.append(f"{k}: shape {tuple(v.shape)}{width}")
     if case.strided:
         parts.append("strided " + ",".join(case.strided))
     if case.alias:
@@ -341,10 +354,11 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
 
 # ---- check -------------------------------------------------------------------------------------
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
-          lanes=4096, time_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0, replay_dir=None,
-          graph=False, name=None):
+          lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0,
+          replay_dir=None, graph=False, name=None):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel)."""
+    route = C.ALIASES.get(route, route)
     if route not in C.ROUTES:
         raise ValueError(f"route = {route!r}: the harness supports {', '.join(C.ROUTES)}")
     if route != "mamba_translate" and variant not in _core.variants(route):
@@ -359,7 +373,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
                                   case_timeout, t_start)
     else:
         failing = _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
-                                   case_timeout, t_start)
+                                   lanes_budget, case_timeout, t_start)
     rep.seconds = time.perf_counter() - t_start
     if failing is not None:
         index, recipe, result = failing
@@ -368,9 +382,12 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     return rep
 
 
-def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, case_timeout, t0):
+def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
+                     case_timeout, t0):
     for i in range(int(cases)):
         if time_budget is not None and i > 0 and time.perf_counter() - t0 > time_budget:
+            break
+        if lanes_budget is not None and rep.lanes >= lanes_budget:
             break
         recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
         case = C.build(route, recipe)

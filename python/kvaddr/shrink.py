@@ -21,6 +21,8 @@ def _batch_fields(route, r):
         return ["ids"]
     if route == "write_loc":
         return ["loc"]
+    if route == "kv_indices_inplace":
+        return ["lens"]
     f = ["rows", "lens"]
     if r.get("kv_start_idx") is not None:
         f.append("kv_start_idx")
@@ -52,7 +54,12 @@ def candidates(route, r):
     fields = _batch_fields(route, r)
     n = len(r[fields[0]])
     for a, b in _cuts(n):
-        yield _with(r, **{f: np.delete(r[f], np.s_[a:b], axis=0) for f in fields})
+        cut = {f: np.delete(r[f], np.s_[a:b], axis=0) for f in fields}
+        yield _with(r, **cut)
+        if "extra_rows" in r:  # the same output rows: the removed rows' lanes stay as rows past the batch
+            yield _with(r, extra_rows=r["extra_rows"] + (b - a), **cut)
+    if route == "kv_indices_inplace" and len(r["ids"]) > int(np.sum(r["lens"])):
+        yield _with(r, ids=r["ids"][:int(np.sum(r["lens"]))])  # ids past kv_indptr[batch_size] are never read
     for k, v in _FLAGS.items():
         if k in r and not _is(r[k], v):
             yield _with(r, **{k: v})
@@ -68,7 +75,7 @@ def candidates(route, r):
         yield c
     yield from _v2p_cuts(r)
     if n <= 16:  # smallest values
-        for f in fields:
+        for f in fields + (["ids"] if route == "kv_indices_inplace" and len(r["ids"]) <= 16 else []):
             arr = r[f]
             for i in range(len(arr)):
                 x, ps = int(arr[i]), int(r["page_size"])
@@ -93,6 +100,8 @@ def _table_cuts(route, r):
         yield _with(r, width=r["width"] - 1)
     r2t, rows = r["req_to_token"], r["rows"]
     used = np.unique(rows) if len(rows) else np.zeros(0, np.int64)
+    if len(used) and used.max() + 1 < r2t.shape[0]:  # drop the rows past the last one read
+        yield _with(r, req_to_token=r2t[:used.max() + 1])
     if len(used) < r2t.shape[0] and len(used) and used.max() < r2t.shape[0]:
         remap = np.full(r2t.shape[0], -1, np.int64)
         remap[used] = np.arange(len(used))
@@ -118,6 +127,8 @@ def _compact_pages(route, r):
     dcp = r.get("dcp_size", 1) if route in ("write_loc", "dcp_read_translate") else 1
     if "req_to_token" in r:
         toks = r["req_to_token"].astype(np.int64)
+    elif route == "kv_indices_inplace":
+        return None
     else:
         vals = r["loc" if route == "write_loc" else "ids"]
         toks = np.where(vals > 0 if route == "write_loc" else vals >= 0, vals // dcp, -1)

@@ -194,3 +194,19 @@ def read_table_flat_spill(req_to_token, req_pool_indices, seq_lens, v2p, page_si
             k = off + b * rs + c
             if k < flat.size:
                 flat[k] = max(int(v2p[0 if tok < 0 else tok // page_size]) * multiplier, 0)
+
+
+def kv_indices_inplace(kv_indices, kv_indptr, batch_size, v2p, page_size, multiplier, *, rebind=False):
+    """§4.7: kv_indices[:kv_indptr[batch_size]] translated in place (d(t), int32); the tail untouched."""
+    n = int(kv_indptr[batch_size])
+    t = kv_indices[:n].astype(np.int64)
+    page = np.where(t < 0, 0, t // page_size)
+    d = np.where(t < 0, 0, np.maximum(v2p[page] * page_size * multiplier + t % page_size, 0)).astype(np.int32)
+    if rebind:  # B05: the translated ids go to a fresh buffer; the bound one keeps the virtual ids
+        kv_indices = d
+    else:
+        kv_indices[:n] = d
+
+
+def kv_indices_rebind(**kw):
+    kv_indices_inplace(**kw, rebind=True)

@@ -182,3 +182,23 @@ def test_b10_spill_past_the_buffer_is_out_of_bounds_and_named():
     assert f.case.inputs["req_pool_indices"].size == 1 and f.case.outputs["out"].shape[0] == 1
     lane = f.first[0]
     assert lane.region in ("guard_after", "past_width")
+
+
+def test_kv_indices_inplace_and_the_b05_rebind():
+    assert kvaddr.check("kv_indices_inplace", K.kv_indices_inplace, cases=150, seed=3, lanes=2048).ok
+    rep = kvaddr.check("kv_indices_inplace", K.kv_indices_rebind, cases=50, seed=3)
+    f = rep.failure
+    assert f.kind == "mismatch" and f.behaves_like == ["b05_rebind_fresh"]
+    assert f.case.scalars["batch_size"] == 1 and f.differing == 1  # one batch row, one id that moves
+    lane = f.first[0]
+    assert lane.actual == int(f.case.outputs["kv_indices"][lane.index])  # the bound buffer kept the virtual id
+
+
+def test_upstream_names_and_the_json_report():
+    rep = kvaddr.check("build_kv_read_table", K.read_table_no_bound, cases=300, seed=2, lanes=4096)
+    d = rep.to_dict()
+    assert d["route"] == "read_table" and d["ok"] is False
+    assert "b10_no_max_pages_bound" in d["failure"]["behaves_like"]
+    assert json.loads(json.dumps(d))["failure"]["kind"] == d["failure"]["kind"]
+    ok = kvaddr.check("translate_v2p", K.translate_v2p, cases=20, seed=2)
+    assert ok.ok and ok.route == "token_translate" and "failure" not in ok.to_dict()

@@ -20,9 +20,10 @@ for route, kernel in T.PRODUCTION.items():
     total, secs, kern, seed, cases = 0, 0.0, 0.0, 0, 0
     while total < target and seed < 50:
         rep = kvaddr.check(route, kernel, device="cuda", variant=variant, seed=seed, cases=100000, lanes=1 << 21,
-                           time_budget=20.0, replay_dir=f"{out}/replays")
+                           time_budget=30.0, lanes_budget=target - total, replay_dir=f"{out}/replays")
         print(rep, flush=True)
-        total, secs, kern, cases, seed = total + rep.lanes, secs + rep.seconds, kern + rep.kernel_seconds, cases + rep.cases, seed + 1
+        total, secs, kern = total + rep.lanes, secs + rep.seconds, kern + rep.kernel_seconds
+        cases, seed = cases + rep.cases, seed + 1
         if not rep.ok:
             ok = False
             break

@@ -257,7 +257,8 @@ class DecodeMetadataBakedColumns:
     def __call__(self, seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta,
                  multiplier, cache_seqlens, cu_seqlens_k, page_table):
         if not torch.cuda.is_current_stream_capturing():
-            self.cols = int(((seq_lens + seq_len_delta + page_size - 1) // page_size).max().item()) if seq_lens.numel() else 0
+            pages = (seq_lens + seq_len_delta + page_size - 1) // page_size
+            self.cols = int(pages.max().item()) if seq_lens.numel() else 0
         _decode_launch(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta,
                        multiplier, cache_seqlens, cu_seqlens_k, page_table, col_cap=self.cols)
 

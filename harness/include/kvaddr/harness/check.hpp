@@ -1,0 +1,70 @@
+#pragma once
+// C++ form of kvaddr.check (docs/harness.md) for kernel authors: a callable over the route's argument
+// struct (contracts.hpp) is run on seeded cases, every lane of its output buffer (guard regions before
+// and after included) is compared with the host route, the first failure is shrunk and named by the
+// catalogue variants that reproduce it. Usable from GoogleTest:
+//
+//   auto r = kvaddr::harness::check_read_table(
+//       [](const kvaddr::ReadTableArgs& a) { my_launch(a, /*stream=*/nullptr); },
+//       {.cases = 200, .seed = 1, .memory = kvaddr::harness::Memory::device});
+//   EXPECT_TRUE(r.ok) << r.to_text();
+//
+// With Memory::device the struct's pointers are device pointers (cudaMalloc'ed by the harness) and the
+// harness synchronises the device after the call; Memory::host gives host pointers. Device memory
+// needs a build with CUDA (otherwise InvalidArgument "memory"). Cases come from a SplitMix64 stream of
+// (seed, case index); they are not the Python harness's cases.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kvaddr/translate/contracts.hpp"
+
+namespace kvaddr::harness {
+
+enum class Memory { host, device };
+
+struct Options {
+  std::int64_t cases = 100;
+  std::uint64_t seed = 0;
+  std::int64_t max_lanes = 4096;  // upper bound of a case's output lanes (sizes are log-uniform)
+  Variant variant = Variant::production;  // the behaviour the kernel claims
+  Memory memory = Memory::host;
+  bool shrink = true;
+};
+
+struct Lane {
+  std::string output;
+  std::string region;  // "out", "past_width", "guard_before", "guard_after"
+  std::int64_t row = 0;
+  std::int64_t col = 0;  // the element index for 1-D outputs (guards: offset from the buffer's edge)
+  std::int64_t expected = 0;
+  std::int64_t actual = 0;
+};
+
+struct Report {
+  std::string route;
+  bool ok = true;
+  std::int64_t cases = 0;
+  std::int64_t rejected = 0;  // drawn cases the contract rejects under the claimed variant
+  std::int64_t lanes = 0;     // checked lanes (buffers and guards)
+  std::string kind;           // "mismatch", "out_of_bounds", "raised" (empty when ok)
+  std::string detail;
+  std::int64_t case_index = -1;
+  std::int64_t differing = 0;
+  std::int64_t shrink_steps = 0;
+  std::vector<Lane> first;                // up to 8
+  std::vector<std::string> behaves_like;  // variants whose host output equals the kernel's
+  std::string minimal_case;               // the shrunk case, as text
+  std::string to_text() const;
+};
+
+using TokenTranslateKernel = std::function<void(const TokenTranslateArgs<std::int64_t>&)>;
+using ReadTableKernel = std::function<void(const ReadTableArgs&)>;
+using WriteLocKernel = std::function<void(const WriteLocArgs&)>;
+
+Report check_token_translate(const TokenTranslateKernel& kernel, const Options& options = {});
+Report check_read_table(const ReadTableKernel& kernel, const Options& options = {});
+Report check_write_loc(const WriteLocKernel& kernel, const Options& options = {});
+
+}  // namespace kvaddr::harness

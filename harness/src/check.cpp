@@ -1,0 +1,352 @@
+// The C++ harness (check.hpp): seeded cases, guarded output buffers, comparison with the host route,
+// greedy shrinking, variant naming. Mirrors python/kvaddr/harness.py for three routes.
+#include "kvaddr/harness/check.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <utility>
+
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/routes.hpp"
+#include "kvaddr/translate/validate.hpp"
+#include "kvaddr/translate/variant.hpp"
+#include "memory.hpp"
+
+namespace kvaddr::harness {
+namespace {
+
+using std::int32_t;
+using std::int64_t;
+using I64s = std::vector<int64_t>;
+
+constexpr int64_t kGuard = 64;
+constexpr int64_t kSentinelBase = -0x2A2A0000;
+int64_t sentinel(int64_t lane) { return kSentinelBase - lane % 65521; }
+
+// ---- SplitMix64 stream of (seed, case index) ---------------------------------------------------
+class Rng {
+ public:
+  Rng(std::uint64_t seed, std::uint64_t index) : s_(seed * 0x9E3779B97F4A7C15ULL ^ (index + 0x632BE59BD9B4E019ULL)) {}
+  std::uint64_t next() {
+    std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+  }
+  int64_t between(int64_t lo, int64_t hi) {  // inclusive
+    return lo + static_cast<int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  template <class T, std::size_t N>
+  T pick(const T (&a)[N]) { return a[next() % N]; }
+  int64_t log_size(int64_t max) {  // log-uniform in [1, max]
+    return std::max<int64_t>(1, static_cast<int64_t>(std::exp(unit() * std::log(static_cast<double>(std::max<int64_t>(max, 1))))));
+  }
+
+ private:
+  std::uint64_t s_;
+};
+
+constexpr int64_t kPageSizes[] = {1, 2, 3, 4, 5, 7, 16, 64, 100};
+constexpr int64_t kMultipliers[] = {1, 2, 3, 7};
+constexpr double kTombstones[] = {0.0, 0.0, 0.1, 0.5};
+
+I64s draw_v2p(Rng& rng, int64_t pages, int64_t add = 0, int64_t mod = 0) {
+  I64s phys(static_cast<std::size_t>(2 * pages));
+  for (std::size_t i = 0; i < phys.size(); ++i) phys[i] = static_cast<int64_t>(i);
+  for (std::size_t i = phys.size(); i > 1; --i) std::swap(phys[i - 1], phys[rng.next() % i]);
+  phys.resize(static_cast<std::size_t>(pages));
+  const double tomb = rng.pick(kTombstones);
+  for (auto& p : phys) {
+    p = mod > 0 ? p % mod : p + add;
+    if (rng.unit() < tomb) p = -1;
+  }
+  phys.push_back(-1);
+  return phys;
+}
+
+// ---- a case: named int64 arrays, req_to_token, scalars, one output buffer ---------------------
+struct Case {
+  std::map<std::string, I64s> arr;
+  std::vector<int32_t> r2t;
+  int64_t r2t_rows = 0, r2t_cols = 0;
+  std::map<std::string, int64_t> s;
+  int64_t out_rows = 1, out_stride = 0, width = 0;  // width: visible columns (1-D: the length)
+  I64s out_before;
+};
+
+int64_t at(const Case& c, const char* k) { return c.s.at(k); }
+const I64s& a(const Case& c, const char* k) { return c.arr.at(k); }
+
+struct RouteOps {
+  Route route;
+  bool out32;
+  Case (*draw)(Rng&, int64_t);
+  void (*reference)(const Case&, Variant, int64_t* out);  // the buffer's lanes (no guards); may throw
+  std::vector<Case> (*shrinks)(const Case&);
+};
+
+// Presented arrays: arena copies of every input and the guarded output.
+struct Presented {
+  std::map<std::string, const int64_t*> arr;
+  const int32_t* r2t = nullptr;
+  void* out_flat = nullptr;  // guard | buffer | guard
+};
+
+template <class T>
+T* upload(detail::Arena& m, const std::vector<T>& v) {
+  auto* p = static_cast<T*>(m.alloc(v.size() * sizeof(T)));
+  if (!v.empty()) m.put(p, v.data(), v.size() * sizeof(T));
+  return p;
+}
+
+I64s guarded_before(const Case& c) {
+  I64s flat(static_cast<std::size_t>(kGuard), 0);
+  for (int64_t i = 0; i < kGuard; ++i) flat[static_cast<std::size_t>(i)] = sentinel(40000 + i);
+  flat.insert(flat.end(), c.out_before.begin(), c.out_before.end());
+  for (int64_t i = 0; i < kGuard; ++i) flat.push_back(sentinel(50000 + i));
+  return flat;
+}
+
+template <class T>
+std::vector<T> narrow(const I64s& v) {
+  return std::vector<T>(v.begin(), v.end());
+}
+
+Presented present(detail::Arena& m, const Case& c, bool out32) {
+  Presented p;
+  for (const auto& [k, v] : c.arr) p.arr[k] = upload(m, v);
+  if (!c.r2t.empty()) p.r2t = upload(m, c.r2t);
+  const I64s flat = guarded_before(c);
+  p.out_flat = out32 ? static_cast<void*>(upload(m, narrow<int32_t>(flat))) : static_cast<void*>(upload(m, flat));
+  return p;
+}
+
+I64s download(detail::Arena& m, const Presented& p, std::size_t n, bool out32) {
+  if (out32) {
+    std::vector<int32_t> v(n);
+    m.get(v.data(), p.out_flat, n * sizeof(int32_t));
+    return I64s(v.begin(), v.end());
+  }
+  I64s v(n);
+  m.get(v.data(), p.out_flat, n * sizeof(int64_t));
+  return v;
+}
+
+// The expected flat buffer under `v` (throws kvaddr::Error if the contract rejects the case).
+I64s expected(const RouteOps& ops, const Case& c, Variant v) {
+  I64s flat = guarded_before(c);
+  ops.reference(c, v, flat.data() + kGuard);  // int32 outputs: the route narrows inside reference
+  return flat;
+}
+
+struct Outcome {
+  std::string kind;  // empty: equal
+  std::string detail;
+  I64s actual;
+  std::vector<Lane> first;
+  int64_t differing = 0;
+};
+
+template <class Call>
+Outcome run_case(const RouteOps& ops, const Case& c, const I64s& exp, detail::Arena& m, const Call& call) {
+  Outcome o;
+  const Presented p = present(m, c, ops.out32);
+  try {
+    call(c, p);
+    m.sync();
+  } catch (const std::exception& e) {
+    o.kind = "raised";
+    o.detail = e.what();
+    return o;
+  }
+  o.actual = download(m, p, exp.size(), ops.out32);
+  const auto n = static_cast<int64_t>(c.out_before.size());
+  bool outside = false;
+  for (int64_t k = 0; k < static_cast<int64_t>(exp.size()); ++k) {
+    const auto ku = static_cast<std::size_t>(k);
+    if (exp[ku] == o.actual[ku]) continue;
+    ++o.differing;
+    Lane lane{"out", "out", 0, k - kGuard, exp[ku], o.actual[ku]};
+    if (k < kGuard) {
+      lane.region = "guard_before";
+    } else if (k >= kGuard + n) {
+      lane.region = "guard_after";
+      lane.col = k - kGuard - n;
+    } else if (c.out_stride > 0) {
+      lane.row = (k - kGuard) / c.out_stride;
+      lane.col = (k - kGuard) % c.out_stride;
+      if (lane.col >= c.width) lane.region = "past_width";
+    }
+    outside = outside || lane.region != "out";
+    if (o.first.size() < 8) o.first.push_back(lane);
+  }
+  if (o.differing > 0) o.kind = outside ? "out_of_bounds" : "mismatch";
+  return o;
+}
+
+// The case with its 2-D output grown by the whole rows of the after-guard, and the kernel's lanes over
+// that span: a variant that writes past the buffer (B10 / E01 spills) is reproduced there.
+bool grown(const Case& c, const I64s& actual, Case& g, I64s& g_actual) {
+  if (c.out_stride <= 0 || kGuard / c.out_stride == 0) return false;
+  const int64_t extra = kGuard / c.out_stride;
+  g = c;
+  g.out_rows += extra;
+  for (int64_t i = 0; i < extra * c.out_stride; ++i) g.out_before.push_back(sentinel(50000 + i));
+  const auto n = static_cast<std::ptrdiff_t>(g.out_before.size());
+  g_actual = guarded_before(g);
+  std::copy(actual.begin() + kGuard, actual.begin() + kGuard + n, g_actual.begin() + kGuard);
+  return true;
+}
+
+std::vector<std::string> name_variants(const RouteOps& ops, const Case& c, const I64s& actual, Variant claimed) {
+  std::vector<std::string> names;
+  const I64s claimed_out = expected(ops, c, claimed);
+  const auto n = static_cast<std::ptrdiff_t>(c.out_before.size());
+  const bool in_buffer_right =
+      std::equal(claimed_out.begin() + kGuard, claimed_out.begin() + kGuard + n, actual.begin() + kGuard);
+  Case g;
+  I64s g_actual;
+  const bool has_grown = grown(c, actual, g, g_actual);
+  if (in_buffer_right && !has_grown) return names;
+  for (Variant v : kAllVariants) {
+    if (v == claimed || !route_accepts(ops.route, v)) continue;
+    try {
+      if (!in_buffer_right && expected(ops, c, v) == actual) {
+        names.emplace_back(to_string(v));
+        continue;
+      }
+    } catch (const Error&) {
+    }
+    try {
+      if (has_grown && expected(ops, g, v) == g_actual) names.emplace_back(to_string(v));
+    } catch (const Error&) {
+    }
+  }
+  return names;
+}
+
+std::string describe(const Case& c) {
+  std::ostringstream os;
+  for (const auto& [k, v] : c.s) os << k << "=" << v << ", ";
+  for (const auto& [k, v] : c.arr) {
+    os << k << "=";
+    if (v.size() <= 16) {
+      os << "[";
+      for (std::size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+      os << "], ";
+    } else {
+      os << "<" << v.size() << " values>, ";
+    }
+  }
+  if (!c.r2t.empty()) os << "req_to_token [" << c.r2t_rows << ", " << c.r2t_cols << "], ";
+  os << "out " << c.out_before.size() << " lanes";
+  if (c.out_stride > 0) os << " [" << c.out_rows << ", " << c.out_stride << "] (visible width " << c.width << ")";
+  return os.str();
+}
+
+template <class Call>
+Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
+  Report r;
+  r.route = std::string(to_string(ops.route));
+  std::unique_ptr<detail::Arena> mem = opt.memory == Memory::device ? detail::device_arena() : detail::host_arena();
+  for (int64_t i = 0; i < opt.cases; ++i) {
+    Rng rng(opt.seed, static_cast<std::uint64_t>(i));
+    Case c = ops.draw(rng, opt.max_lanes);
+    I64s exp;
+    try {
+      exp = expected(ops, c, opt.variant);
+    } catch (const Error&) {
+      ++r.rejected;
+      continue;
+    }
+    Outcome o = run_case(ops, c, exp, *mem, call);
+    ++r.cases;
+    if (o.kind.empty()) {
+      r.lanes += static_cast<int64_t>(exp.size());
+      continue;
+    }
+    r.ok = false;
+    r.case_index = i;
+    const std::string kind = o.kind;
+    const bool output_kind = kind == "mismatch" || kind == "out_of_bounds";
+    const std::vector<std::string> names0 = output_kind ? name_variants(ops, c, o.actual, opt.variant)
+                                                        : std::vector<std::string>{};
+    auto keeps_a_name = [&](const Case& cand, const I64s& actual) {
+      if (names0.empty()) return true;  // keep the catalogue name the original case had
+      for (const std::string& n : name_variants(ops, cand, actual, opt.variant))
+        if (std::find(names0.begin(), names0.end(), n) != names0.end()) return true;
+      return false;
+    };
+    for (int64_t step = 0; opt.shrink && step < 2000; ++step) {
+      bool moved = false;
+      for (Case& cand : ops.shrinks(c)) {
+        I64s e;
+        try {
+          e = expected(ops, cand, opt.variant);
+        } catch (const Error&) {
+          continue;
+        }
+        Outcome oc = run_case(ops, cand, e, *mem, call);
+        if (oc.kind == kind && (!output_kind || keeps_a_name(cand, oc.actual))) {
+          c = std::move(cand);
+          o = std::move(oc);
+          ++r.shrink_steps;
+          moved = true;
+          break;
+        }
+      }
+      if (!moved) break;
+    }
+    r.kind = o.kind;
+    r.detail = o.detail;
+    r.first = o.first;
+    r.differing = o.differing;
+    r.minimal_case = describe(c);
+    if (output_kind) r.behaves_like = name_variants(ops, c, o.actual, opt.variant);
+    break;
+  }
+  return r;
+}
+
+// ---- shrinking helpers -----------------------------------------------------------------------
+// Candidates that delete halves (then single entries, for short batches) of the parallel arrays `keys`.
+void cut_batch(const Case& c, std::initializer_list<const char*> keys, std::vector<Case>& out) {
+  const auto n = static_cast<int64_t>(c.arr.at(*keys.begin()).size());
+  std::vector<std::pair<int64_t, int64_t>> cuts;
+  if (n > 1) cuts = {{n / 2, n}, {0, n / 2}};
+  if (n > 1 && n <= 16)
+    for (int64_t k = 0; k < n; ++k) cuts.emplace_back(k, k + 1);
+  for (auto [lo, hi] : cuts) {
+    Case d = c;
+    for (const char* k : keys) {
+      auto& v = d.arr.at(k);
+      v.erase(v.begin() + lo, v.begin() + hi);
+    }
+    out.push_back(std::move(d));
+  }
+}
+
+// Candidates that lower one element of `key` (to 0, half, x mod step, x - step), for short arrays.
+void lower_values(const Case& c, const char* key, int64_t step, std::vector<Case>& out) {
+  const I64s& v = c.arr.at(key);
+  if (v.size() > 16) return;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    for (int64_t smaller : {int64_t{0}, v[i] / 2, v[i] % step, v[i] - step, v[i] - 1}) {
+      if (!(smaller >= 0 && smaller < v[i]) && !(v[i] < 0 && smaller == 0)) continue;
+      Case d = c;
+      d.arr.at(key)[i] = smaller;
+      out.push_back(std::move(d));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kvaddr::harness
+
+#include "routes_impl.inc"
