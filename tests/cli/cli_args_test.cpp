@@ -40,6 +40,12 @@ std::filesystem::path temp_dir() {
 
 // ---- version and help ---------------------------------------------------------------------------
 
+TEST(CliHelp, GlobalFlagsMayPrecedeTheSubcommand) {
+  auto r = run({"--json", "translate", "--page-size", "4", "--multiplier", "3", "--v2p", "0,5,-1,2,-1", "--ids", "5"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["out"], std::vector<std::int64_t>{61});
+}
+
 TEST(CliHelp, VersionPlainAndJson) {
   auto r = run({"--version"});
   EXPECT_EQ(r.status, 0);
@@ -99,6 +105,8 @@ TEST(CliErrors, UnknownSubcommandAndOptionAreNamed) {
 
 TEST(CliErrors, JsonErrorIsAnObjectOnStdout) {
   for (auto args : std::vector<std::vector<std::string>>{
+           {"--json"},
+           {"--json", "frobnicate"},
            {"frobnicate", "--json"},
            {"translate", "--json", "--bogus"},
            {"translate", "--json", "--page-size", "x", "--v2p", "0,-1"},
