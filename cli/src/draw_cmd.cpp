@@ -136,7 +136,7 @@ int run_draw(CLI::App& app, const Context& ctx) {
       }
     }
     check_translate_options(s.route_options, given);
-    std::int64_t fill = 0;
+    std::optional<std::int64_t> fill;
     const auto variant = parse_variant(s.route_options.variant);
     const auto got = compute_outputs(s.route_options, variant, nullptr, &fill);
     const auto expected = compute_outputs(s.route_options, Variant::production, nullptr, nullptr);
@@ -148,7 +148,7 @@ int run_draw(CLI::App& app, const Context& ctx) {
       t.cols = got[k].shape.back();
       t.got = got[k].values;
       t.expected = expected[k].values;
-      t.before.assign(t.got.size(), fill);
+      if (fill) t.before.assign(t.got.size(), *fill);  // per-id routes write every lane: nothing untouched
       if (s.route_options.route == "kv_indices_inplace") {
         t.before = load_array(s.route_options.kv_indices, "--kv-indices", false).values;
       }
