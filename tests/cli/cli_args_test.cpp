@@ -240,6 +240,12 @@ TEST(CliArrays, MissingAndUnreadableFilesSaySo) {
   r = run({"translate", "--page-size", "4", "--v2p", bad.string(), "--ids", "1"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "cannot read")) << r.err;
+  // A read error (EIO) is not an empty table.
+  if (std::filesystem::exists("/proc/self/mem")) {
+    r = run({"translate", "--page-size", "4", "--v2p", "/proc/self/mem", "--ids", "1"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(has(r.err, "--v2p = /proc/self/mem: cannot read")) << r.err;
+  }
   const auto text = dir / "v2p.txt";
   std::ofstream(text) << "0\n5\n-1\n2\n-1\n";
   r = run({"translate", "--page-size", "4", "--multiplier", "3", "--v2p", text.string(), "--ids", "5,13"});
