@@ -373,7 +373,9 @@ void add_translate_options(CLI::App* t, TranslateOptions& o) {
   int_option(t, "--page-size", o.page_size, "Page size ps (every route but mamba_translate)", 1, INT64_MAX);
   int_option(t, "--multiplier", o.multiplier, "Multiplier M; M_swa for swa_translate", 1, INT64_MAX);
   t->add_option("--v2p", o.v2p, "v2p table as stored, trailing -1 sentinel row included (list, text file or .npy)");
-  t->add_option("--route", o.route, "Route of spec section 4 (any of the 13)")->capture_default_str();
+  std::string routes;
+  for (Route r : kAllRoutes) routes += (routes.empty() ? "" : ", ") + std::string(to_string(r));
+  t->add_option("--route", o.route, "Route of spec section 4: " + routes)->capture_default_str();
   t->add_option("--variant", o.variant, "production or a bug variant the route accepts")->capture_default_str();
   int_option(t, "--dcp-size", o.dcp_size, "DCP size (write_loc, dcp_read_translate)", 1, INT64_MAX);
   int_option(t, "--dcp-rank", o.dcp_rank, "DCP rank (write_loc)", 0, INT64_MAX);

@@ -297,6 +297,11 @@ TEST(CliRoutes, MambaTransferAndDcpRead) {
   auto r = run({"translate", "--route", "mamba_translate", "--v2p", "4,-1,7", "--ids", "0,2,1", "--mamba-clamp"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "0 -> 4\n2 -> 7\n1 -> 0\n");
+  // swa_translate: the same formula through the SWA table with M_swa: t = 5 -> page 1 -> P5 -> 5*12 + 1.
+  r = run({"translate", "--route", "swa_translate", "--page-size", "4", "--multiplier", "3", "--v2p", "0,5,-1",
+           "--ids", "5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "5 -> 61\n");
   // transfer_ids: ps 2, v2p [0,3,-1]: t = 3 -> page 1 -> P3 -> 3*2 + 1 = 7.
   r = run({"translate", "--route", "transfer_ids", "--page-size", "2", "--v2p", "0,3,-1", "--ids", "3"});
   ASSERT_EQ(r.status, 0) << r.err;
