@@ -180,6 +180,18 @@ int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& e
                 option ? args[0] : "subcommand", args[0]);
   }
 
+  if (const auto nested = chosen->get_subcommands([](const CLI::App*) { return true; }); !nested.empty()) {
+    std::string names;
+    for (const auto* n : nested) names += (names.empty() ? "" : ", ") + n->get_name();
+    const bool help = args.size() > 1 && (args[1] == "--help" || args[1] == "-h");
+    if (args.size() < 2 || (!help && args[1].rfind('-', 0) == 0)) {
+      return fail(ctx, "usage", fmt::format("kvaddr {} needs a subcommand: {}", args[0], names), "subcommand", "");
+    }
+    if (!help && chosen->get_subcommands([&](const CLI::App* a) { return a->get_name() == args[1]; }).empty()) {
+      return fail(ctx, "usage", fmt::format("unknown subcommand '{}' for kvaddr {} (one of: {})", args[1], args[0], names),
+                  "subcommand", args[1]);
+    }
+  }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);

@@ -101,6 +101,17 @@ TEST(CliErrors, UnknownSubcommandAndOptionAreNamed) {
   EXPECT_TRUE(has(r.err, "unknown option '--bogus'")) << r.err;
   r = run({"--bogus"});
   EXPECT_TRUE(has(r.err, "unknown option '--bogus'")) << r.err;
+  r = run({"draw", "nosuch"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "unknown subcommand 'nosuch' for kvaddr draw (one of: pool, route, zoo, proofs)")) << r.err;
+  r = run({"draw"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "kvaddr draw needs a subcommand")) << r.err;
+  r = run({"draw", "pool", "--bogus"});
+  EXPECT_TRUE(has(r.err, "unknown option '--bogus'")) << r.err;
+  r = run({"draw", "pool", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(has(r.out, "--simulate")) << r.out;  // the nested subcommand's own help
 }
 
 TEST(CliErrors, JsonErrorIsAnObjectOnStdout) {
