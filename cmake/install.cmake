@@ -1,21 +1,10 @@
 # Installation and the exported package: find_package(kvaddr) gives namespaced targets
 #   kvaddr::model, kvaddr::lanes, kvaddr::translate, kvaddr::draw, kvaddr::replay (when built),
 #   kvaddr::kernels (when nvcc was found), and the `kvaddr` executable.
-# The same kvaddr:: names exist as aliases in a build tree (add_subdirectory users).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(KVADDR_EXPORTED kvaddr_warnings kvaddr_lanes kvaddr_model kvaddr_translate kvaddr_draw)
-foreach(area replay kernels)
-  if(TARGET kvaddr_${area})
-    list(APPEND KVADDR_EXPORTED kvaddr_${area})
-  endif()
-endforeach()
-foreach(t IN LISTS KVADDR_EXPORTED)
-  string(REPLACE "kvaddr_" "" short ${t})
-  set_target_properties(${t} PROPERTIES EXPORT_NAME ${short})
-  add_library(kvaddr::${short} ALIAS ${t})
-endforeach()
+# KVADDR_EXPORTED (the library targets) and the kvaddr:: aliases come from the top-level CMakeLists.
 set(KVADDR_PACKAGE_HAS_KERNELS OFF)
 if(TARGET kvaddr_kernels)
   set(KVADDR_PACKAGE_HAS_KERNELS ON)

@@ -2,7 +2,8 @@
 # Packaging checks run by `scripts/run.sh test` after the test suite:
 #   1. `cmake --install` the build, then configure, build and run tests/consumer against it
 #      (find_package(kvaddr) and the kvaddr:: targets);
-#   2. `pip install .` offline (system setuptools, --no-build-isolation) into a fresh
+#   2. the same consumer through add_subdirectory (KVADDR_BUILD_TESTS defaults to OFF there);
+#   3. `pip install .` offline (system setuptools, --no-build-isolation) into a fresh
 #      `venv --system-site-packages`, then import the package outside the source tree and check
 #      one hand-computed translation.
 # Usage: scripts/check-packaging.sh BUILD_DIR
@@ -17,6 +18,15 @@ cmake --install "$build" --prefix "$work/prefix" > "$work/install.log"
 cmake -S "$here/tests/consumer" -B "$work/consumer" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" > "$work/consumer.log"
 cmake --build "$work/consumer" > "$work/consumer-build.log"
 "$work/consumer/consumer"
+
+echo "kvaddr packaging: add_subdirectory(kvaddr) from tests/consumer (tests must stay off)"
+cmake -S "$here/tests/consumer" -B "$work/subdir" -G Ninja -DKVADDR_SOURCE_DIR="$here" > "$work/subdir.log"
+if ninja -C "$work/subdir" -t targets all | grep -q "kvaddr_cli_tests"; then
+  echo "kvaddr packaging: add_subdirectory built the test suites" >&2
+  exit 1
+fi
+cmake --build "$work/subdir" --target consumer -j "${JOBS:-$(nproc)}" > "$work/subdir-build.log"
+"$work/subdir/consumer"
 
 echo "kvaddr packaging: pip install . (offline) in a fresh venv"
 /usr/bin/python3 -m venv --system-site-packages "$work/venv"

@@ -122,12 +122,15 @@ std::vector<std::string> given_options(const CLI::App* sub) {
 
 }  // namespace
 
-int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& err) {
   bool json = false, quiet = false;
-  for (const auto& a : args) {
+  for (const auto& a : line) {
     json = json || a == "--json";
     quiet = quiet || a == "--quiet";
   }
+  // --json / --quiet may also come before the subcommand.
+  std::vector<std::string> args(line.begin(), line.end());
+  while (!args.empty() && (args[0] == "--json" || args[0] == "--quiet")) args.erase(args.begin());
   const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
   Context ctx{out, err, json, tty && !quiet};
 
@@ -150,6 +153,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     if (args.empty()) {
+      if (json) return fail(ctx, "usage", "no subcommand given (see kvaddr --help)", "subcommand", "");
       err << top_help(app);
       return 2;
     }
@@ -176,6 +180,18 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                 option ? args[0] : "subcommand", args[0]);
   }
 
+  if (const auto nested = chosen->get_subcommands([](const CLI::App*) { return true; }); !nested.empty()) {
+    std::string names;
+    for (const auto* n : nested) names += (names.empty() ? "" : ", ") + n->get_name();
+    const bool help = args.size() > 1 && (args[1] == "--help" || args[1] == "-h");
+    if (args.size() < 2 || (!help && args[1].rfind('-', 0) == 0)) {
+      return fail(ctx, "usage", fmt::format("kvaddr {} needs a subcommand: {}", args[0], names), "subcommand", "");
+    }
+    if (!help && chosen->get_subcommands([&](const CLI::App* a) { return a->get_name() == args[1]; }).empty()) {
+      return fail(ctx, "usage", fmt::format("unknown subcommand '{}' for kvaddr {} (one of: {})", args[1], args[0], names),
+                  "subcommand", args[1]);
+    }
+  }
   try {
     std::vector<std::string> reversed(args.rbegin(), args.rend());
     app.parse(reversed);
@@ -211,7 +227,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       beat.stop();
       return print_verify(results, ctx);
     }
-    if (translate->parsed()) return run_translate(topt, given_options(translate), out);
+    if (translate->parsed()) {
+      topt.json = json;
+      return run_translate(topt, given_options(translate), out);
+    }
     if (auto status = run_draw(app, ctx); status >= 0) return status;
     return run_extra_subcommands(app, ctx);
   } catch (const kvaddr::Error& e) {

@@ -2,10 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <charconv>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <memory>
 
 #include "kvaddr/model/errors.hpp"
 #ifdef KVADDR_WITH_REPLAY
@@ -69,6 +71,23 @@ Array from_text(const std::string& text, const std::string& option, bool matrix)
   }
   a.shape = {static_cast<std::int64_t>(rows.size()), cols < 0 ? 0 : cols};
   return a;
+}
+
+// The whole file, through stdio so that a read error (EIO) is told apart from the end of file.
+std::string read_text_file(const std::filesystem::path& path, const std::string& text, const std::string& option) {
+  constexpr std::size_t kMaxTextBytes = std::size_t{1} << 30;
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) throw InvalidArgument(option, text, fmt::format("cannot read: {}", std::strerror(errno)));
+  std::string data;
+  char chunk[65536];
+  for (;;) {
+    const auto n = std::fread(chunk, 1, sizeof chunk, f.get());
+    data.append(chunk, n);
+    if (data.size() > kMaxTextBytes) throw InvalidArgument(option, text, "cannot read: larger than 1 GiB");
+    if (n < sizeof chunk) break;
+  }
+  if (std::ferror(f.get()) != 0) throw InvalidArgument(option, text, "cannot read: I/O error");
+  return data;
 }
 
 }  // namespace
@@ -168,12 +187,7 @@ Array load_array(const std::string& text, const std::string& option, bool matrix
     throw InvalidArgument(option, text, "cannot read .npy files: built without replay/");
 #endif
   }
-  std::ifstream in(path);
-  if (!in) throw InvalidArgument(option, text, "cannot read: permission denied or not a regular file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw InvalidArgument(option, text, "cannot read: I/O error");
-  return from_text(buffer.str(), option, matrix);
+  return from_text(read_text_file(path, text, option), option, matrix);
 }
 
 }  // namespace kvaddr::cli

@@ -9,6 +9,7 @@
 #include "draw_report.hpp"
 #include "kvaddr/draw/draw.hpp"
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/model/pool.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "subcommands.hpp"
 
@@ -34,6 +35,7 @@ struct DrawState {
   std::vector<std::int64_t> page_size{1}, multiplier{1};
   TranslateOptions route_options;
   std::vector<std::string> only;
+  bool simulate = false;
 };
 
 DrawState& state() {
@@ -60,6 +62,21 @@ std::vector<draw::PoolState> pool_states(const DrawState& s, const std::vector<s
     states.push_back(std::move(st));
   }
   return states;
+}
+
+// The model's own compaction (model::SubPool): three requests of two pages, then an eager free
+// of the middle one; the survivors move into the holes. Returns {before, after}.
+std::pair<draw::PoolState, draw::PoolState> simulated_compaction(std::int64_t ps, std::int64_t m) {
+  model::SubPool pool(model::Geometry(ps, m, 8, m, 1, 2));
+  std::vector<std::vector<model::VirtualPage>> reqs;
+  for (int r = 0; r < 3; ++r) reqs.push_back(pool.alloc_pages(2));
+  auto state = [&](const std::string& name) {
+    const auto v2p = pool.v2p();
+    return draw::PoolState{name, ps, m, std::vector<std::int64_t>(v2p.begin(), v2p.end()), 8};
+  };
+  auto before = state("simulated pool");
+  pool.free_eager(reqs[0]);
+  return {before, state("simulated pool")};
 }
 
 int emit(const Context& ctx, const std::string& kind, const std::string& svg, const std::string& text) {
@@ -91,7 +108,9 @@ void register_draw(CLI::App& app) {
   auto svg_option = [&s](CLI::App* sub) { sub->add_option("--svg", s.svg, "Also write the picture to this SVG file"); };
 
   s.pool = s.draw->add_subcommand("pool", "Virtual pages -> physical pages -> dense rows; compaction moves with --after");
-  s.pool->add_option("--v2p", s.v2p, "v2p of a sub-pool as stored (repeat for several sub-pools)")->required();
+  s.pool->add_option("--v2p", s.v2p, "v2p of a sub-pool as stored (repeat for several sub-pools)");
+  s.pool->add_flag("--simulate", s.simulate,
+                   "Draw the model's own compaction: 3 requests of 2 pages, the first freed eagerly");
   s.pool->add_option("--after", s.after, "v2p of the same sub-pools after a compaction (draws the moves)");
   s.pool->add_option("--name", s.names, "Sub-pool names (one per --v2p)");
   s.pool->add_option_function<std::vector<std::string>>(
@@ -124,6 +143,12 @@ int run_draw(CLI::App& app, const Context& ctx) {
   auto& s = state();
   if (!s.draw->parsed()) return -1;
   if (s.pool->parsed()) {
+    if (s.simulate) {
+      if (!s.v2p.empty() || !s.after.empty()) throw InvalidArgument("--simulate", "(given)", "excludes --v2p and --after");
+      const auto [b, a] = simulated_compaction(pick(s.page_size, 0, "--page-size"), pick(s.multiplier, 0, "--multiplier"));
+      return emit(ctx, "pool", draw::pool_svg({b}, {a}), draw::pool_text({b}, {a}));
+    }
+    if (s.v2p.empty()) throw InvalidArgument("--v2p", "missing", "give --v2p (one per sub-pool) or --simulate");
     const auto before = pool_states(s, s.v2p, "--v2p");
     const auto after = s.after.empty() ? std::vector<draw::PoolState>{} : pool_states(s, s.after, "--after");
     return emit(ctx, "pool", draw::pool_svg(before, after), draw::pool_text(before, after));
@@ -136,7 +161,7 @@ int run_draw(CLI::App& app, const Context& ctx) {
       }
     }
     check_translate_options(s.route_options, given);
-    std::int64_t fill = 0;
+    std::optional<std::int64_t> fill;
     const auto variant = parse_variant(s.route_options.variant);
     const auto got = compute_outputs(s.route_options, variant, nullptr, &fill);
     const auto expected = compute_outputs(s.route_options, Variant::production, nullptr, nullptr);
@@ -148,7 +173,7 @@ int run_draw(CLI::App& app, const Context& ctx) {
       t.cols = got[k].shape.back();
       t.got = got[k].values;
       t.expected = expected[k].values;
-      t.before.assign(t.got.size(), fill);
+      if (fill) t.before.assign(t.got.size(), *fill);  // per-id routes write every lane: nothing untouched
       if (s.route_options.route == "kv_indices_inplace") {
         t.before = load_array(s.route_options.kv_indices, "--kv-indices", false).values;
       }

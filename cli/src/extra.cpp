@@ -177,6 +177,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     if (s.zoo_mutants) {
       zoo::MutantOptions mo;
       mo.progress = s.zoo_options.progress;
+      if (s.zoo->get_option("--seed")->count() > 0) mo.seed = s.zoo_options.seed;  // --seed drives both campaigns
       mutation = zoo::run_mutants(mo);
     }
     if (s.zoo_markdown) {

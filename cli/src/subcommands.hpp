@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -61,9 +62,9 @@ struct Output {
   std::vector<std::int64_t> values;
 };
 // Runs the route of `o` under `variant`; `ids` receives the parsed ids, `fill` the initial value
-// of every output lane (0 for the per-id routes).
+// of every output lane of a table route (nullopt for the per-id routes, which write every lane).
 std::vector<Output> compute_outputs(const TranslateOptions& o, Variant variant, std::vector<std::int64_t>* ids,
-                                    std::int64_t* fill);
+                                    std::optional<std::int64_t>* fill);
 // `given` lists the options the user gave (long names, "id" for positional ids).
 int run_translate(const TranslateOptions& options, const std::vector<std::string>& given, std::ostream& out);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -301,7 +302,7 @@ void check_translate_options(const TranslateOptions& o, const std::vector<std::s
 }
 
 std::vector<Output> compute_outputs(const TranslateOptions& o, Variant variant, std::vector<std::int64_t>* ids_out,
-                                    std::int64_t* fill) {
+                                    std::optional<std::int64_t>* fill) {
   const Route route = parse_route(o.route);
   require_variant(route, variant);
   I64 ids = parse_int_list(o.ids_list, "--ids");
@@ -311,7 +312,7 @@ std::vector<Output> compute_outputs(const TranslateOptions& o, Variant variant, 
   }
   if (ids_out) *ids_out = ids;
   const bool table = !is_per_id(route) && route != Route::eager_funnel && route != Route::kv_indices_inplace;
-  if (fill) *fill = table ? o.fill : 0;
+  if (fill) *fill = table ? std::optional<std::int64_t>(o.fill) : std::nullopt;
   if (!is_per_id(route)) return run_table_route(route, o, variant);
   require_size(std::ssize(ids) <= kMaxLanes, "ids", std::ssize(ids), "more ids than the lane limit");
   const auto v2p = load_array(o.v2p, "--v2p", false).values;
@@ -372,7 +373,9 @@ void add_translate_options(CLI::App* t, TranslateOptions& o) {
   int_option(t, "--page-size", o.page_size, "Page size ps (every route but mamba_translate)", 1, INT64_MAX);
   int_option(t, "--multiplier", o.multiplier, "Multiplier M; M_swa for swa_translate", 1, INT64_MAX);
   t->add_option("--v2p", o.v2p, "v2p table as stored, trailing -1 sentinel row included (list, text file or .npy)");
-  t->add_option("--route", o.route, "Route of spec section 4 (any of the 13)")->capture_default_str();
+  std::string routes;
+  for (Route r : kAllRoutes) routes += (routes.empty() ? "" : ", ") + std::string(to_string(r));
+  t->add_option("--route", o.route, "Route of spec section 4: " + routes)->capture_default_str();
   t->add_option("--variant", o.variant, "production or a bug variant the route accepts")->capture_default_str();
   int_option(t, "--dcp-size", o.dcp_size, "DCP size (write_loc, dcp_read_translate)", 1, INT64_MAX);
   int_option(t, "--dcp-rank", o.dcp_rank, "DCP rank (write_loc)", 0, INT64_MAX);

@@ -118,6 +118,16 @@ def main():
         if len(moves) != 2:  # v1: P3 -> P1, v3: P1 -> P2
             fail(f"pool picture has {len(moves)} move arrows, expected 2")
 
+        # The model's own compaction: freeing the first request (2 pages) moves the last two pages
+        # into its holes.
+        sim = os.path.join(tmp, "sim.svg")
+        out = kvaddr("draw", "pool", "--simulate", "--page-size", "2", "--multiplier", "2", "--svg", sim)
+        if "moves P5 -> P1" not in out or "moves P6 -> P2" not in out:
+            fail("simulated compaction text misses its moves:\n" + out)
+        root, texts, _ = check_svg(sim)
+        if len([l for l in root.iter(NS + "line") if l.get("stroke") == "#e65100"]) != 2:
+            fail("simulated compaction picture: expected 2 move arrows")
+
         # A route beside the reference: the differing lanes are highlighted, and only those.
         args = ["--route", "token_translate", "--page-size", "4", "--multiplier", "3", "--v2p", "0,5,-1,2,-1",
                 "--ids", "5,9,13,-1"]

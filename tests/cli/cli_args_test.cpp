@@ -40,6 +40,12 @@ std::filesystem::path temp_dir() {
 
 // ---- version and help ---------------------------------------------------------------------------
 
+TEST(CliHelp, GlobalFlagsMayPrecedeTheSubcommand) {
+  auto r = run({"--json", "translate", "--page-size", "4", "--multiplier", "3", "--v2p", "0,5,-1,2,-1", "--ids", "5"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["out"], std::vector<std::int64_t>{61});
+}
+
 TEST(CliHelp, VersionPlainAndJson) {
   auto r = run({"--version"});
   EXPECT_EQ(r.status, 0);
@@ -95,10 +101,23 @@ TEST(CliErrors, UnknownSubcommandAndOptionAreNamed) {
   EXPECT_TRUE(has(r.err, "unknown option '--bogus'")) << r.err;
   r = run({"--bogus"});
   EXPECT_TRUE(has(r.err, "unknown option '--bogus'")) << r.err;
+  r = run({"draw", "nosuch"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "unknown subcommand 'nosuch' for kvaddr draw (one of: pool, route, zoo, proofs)")) << r.err;
+  r = run({"draw"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(has(r.err, "kvaddr draw needs a subcommand")) << r.err;
+  r = run({"draw", "pool", "--bogus"});
+  EXPECT_TRUE(has(r.err, "unknown option '--bogus'")) << r.err;
+  r = run({"draw", "pool", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(has(r.out, "--simulate")) << r.out;  // the nested subcommand's own help
 }
 
 TEST(CliErrors, JsonErrorIsAnObjectOnStdout) {
   for (auto args : std::vector<std::vector<std::string>>{
+           {"--json"},
+           {"--json", "frobnicate"},
            {"frobnicate", "--json"},
            {"translate", "--json", "--bogus"},
            {"translate", "--json", "--page-size", "x", "--v2p", "0,-1"},
@@ -232,6 +251,12 @@ TEST(CliArrays, MissingAndUnreadableFilesSaySo) {
   r = run({"translate", "--page-size", "4", "--v2p", bad.string(), "--ids", "1"});
   EXPECT_EQ(r.status, 2);
   EXPECT_TRUE(has(r.err, "cannot read")) << r.err;
+  // A read error (EIO) is not an empty table.
+  if (std::filesystem::exists("/proc/self/mem")) {
+    r = run({"translate", "--page-size", "4", "--v2p", "/proc/self/mem", "--ids", "1"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_TRUE(has(r.err, "--v2p = /proc/self/mem: cannot read")) << r.err;
+  }
   const auto text = dir / "v2p.txt";
   std::ofstream(text) << "0\n5\n-1\n2\n-1\n";
   r = run({"translate", "--page-size", "4", "--multiplier", "3", "--v2p", text.string(), "--ids", "5,13"});
@@ -283,6 +308,11 @@ TEST(CliRoutes, MambaTransferAndDcpRead) {
   auto r = run({"translate", "--route", "mamba_translate", "--v2p", "4,-1,7", "--ids", "0,2,1", "--mamba-clamp"});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "0 -> 4\n2 -> 7\n1 -> 0\n");
+  // swa_translate: the same formula through the SWA table with M_swa: t = 5 -> page 1 -> P5 -> 5*12 + 1.
+  r = run({"translate", "--route", "swa_translate", "--page-size", "4", "--multiplier", "3", "--v2p", "0,5,-1",
+           "--ids", "5"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "5 -> 61\n");
   // transfer_ids: ps 2, v2p [0,3,-1]: t = 3 -> page 1 -> P3 -> 3*2 + 1 = 7.
   r = run({"translate", "--route", "transfer_ids", "--page-size", "2", "--v2p", "0,3,-1", "--ids", "3"});
   ASSERT_EQ(r.status, 0) << r.err;
