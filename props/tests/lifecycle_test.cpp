@@ -12,7 +12,7 @@ namespace {
 namespace plc = kvaddr::props::lifecycle;
 namespace lc = kvaddr::model::lifecycle;
 
-constexpr std::int64_t kGateSteps = 100000;
+constexpr std::int64_t kGateSteps = 500000;  // >= 10^5 (about 1.5 s on one core)
 constexpr std::int64_t kKillSteps = 200000;
 
 TEST(LifecycleCampaign, ProductionHoldsForTheGateBudget) {
