@@ -170,11 +170,35 @@ Outcome capture_width(bool from_context, const RunOptions& opt) {
 }
 
 enum class OffsetForm { int64, int32, uint32, view_origin };
+Outcome offsets_main(OffsetForm form, const RunOptions& opt);
 
 // Byte spans over the whole shared buffer: span(P) = [P*page_bytes, (P+1)*page_bytes) from the raw
 // base, formed in 64 bits; with N*page_bytes <= 2^62 the offset is exact, inside the buffer and equal
 // to P's envelope. Variants: the product narrowed to int32 / uint32, or started at a layer view's origin.
+// Lemma used as a hint below: a >= 0, b >= 0 => a*b >= 0 (proved here, then instantiated).
+Outcome nonneg_product_lemma(const RunOptions& opt) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  const Sym a = var("a"), b = var("b");
+  Query q;
+  q.header = "lemma=nonneg_product";
+  q.require(a >= Sym(0) && b >= Sym(0));
+  q.show("a", a);
+  q.show("b", b);
+  q.ensure("nonneg", a * b >= Sym(0));
+  return check(q, opt.timeout_ms);
+}
+
 Outcome offsets(OffsetForm form, const RunOptions& opt) {
+  Outcome lemma = nonneg_product_lemma(opt);
+  if (lemma.verdict != Verdict::proved) return lemma;
+  Outcome main = offsets_main(form, opt);
+  main.seconds += lemma.seconds;
+  main.queries += lemma.queries;
+  return main;
+}
+
+Outcome offsets_main(OffsetForm form, const RunOptions& opt) {
   z3::context ctx;
   Env env(ctx, Mode::integer);
   const Sym P = var("P"), pb = var("page_bytes"), N = var("N"), L = var("layers");
@@ -183,7 +207,7 @@ Outcome offsets(OffsetForm form, const RunOptions& opt) {
   q.require(N >= Sym(1) && N <= Sym(std::int64_t{1} << 22) && pb >= Sym(1) && pb <= Sym(std::int64_t{1} << 40));
   q.require(P >= Sym(0) && P < N && L >= Sym(2) && L <= Sym(64));
   const Sym exact = P * pb;
-  // Monotonicity of the products (a >= b >= 0, c >= 0 => a*c >= b*c), with the differences factored.
+  // Instances of nonneg_product_lemma: (N - P - 1)*pb >= 0 and P*pb >= 0.
   q.require((N - P - Sym(1)) * pb >= Sym(0) && P * pb >= Sym(0));
   q.require(N * pb <= Sym(std::int64_t{1} << 62));
   Sym start = exact;
