@@ -25,6 +25,7 @@
 #ifdef KVADDR_WITH_PROPS
 #include <iostream>
 
+#include "kvaddr/props/lifecycle.hpp"
 #include "kvaddr/props/props.hpp"
 #endif
 
@@ -52,6 +53,8 @@ struct ExtraState {
   props::Options props_options;
   bool props_json = false;
   bool props_quiet = false;
+  bool props_long = false;                 // lifecycle campaign of 10^7 steps (issue 14)
+  std::int64_t props_lifecycle_steps = 0;  // lifecycle campaign of N steps
 #endif
 #ifdef KVADDR_WITH_KERNELS
   CLI::App* diff = nullptr;
@@ -107,6 +110,8 @@ void register_extra_subcommands(CLI::App& app) {
   s.props->add_option("--only", s.props_options.only, "Run only these properties");
   s.props->add_flag("--json", s.props_json, "Print one JSON object");
   s.props->add_flag("--quiet", s.props_quiet, "No progress line on stderr");
+  s.props->add_flag("--long", s.props_long, "Run the lifecycle campaign for 10^7 steps and report steps/s");
+  s.props->add_option("--lifecycle-steps", s.props_lifecycle_steps, "Run the lifecycle campaign for N steps");
 #endif
 #ifdef KVADDR_WITH_KERNELS
   s.diff = app.add_subcommand("diff", "Differential checks: CUDA kernels vs host routes vs model on generated cases");
@@ -183,6 +188,15 @@ int run_extra_subcommands(CLI::App& app, std::ostream& out, std::ostream& err) {
     require(s.props_options.cases_per_property >= 1, "cases", s.props_options.cases_per_property, "must be >= 1");
     require(s.props_options.stateful_runs >= 0, "stateful-runs", s.props_options.stateful_runs, "must be >= 0");
     s.props_options.progress = s.props_quiet ? nullptr : &err;
+    if (s.props_long || s.props_lifecycle_steps != 0) {
+      props::lifecycle::CampaignOptions lo;
+      lo.seed = s.props_options.seed;
+      lo.total_steps = s.props_long ? 10000000 : s.props_lifecycle_steps;
+      const auto r = props::lifecycle::run_campaign(lo);
+      out << props::lifecycle::summary(r) << "\n";
+      if (!r.passed()) out << r.failure << "\n";
+      return r.passed() ? 0 : 1;
+    }
     const auto report = props::run_props(s.props_options);
     if (s.props_json) {
       out << props::to_json(report) << "\n";
