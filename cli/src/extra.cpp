@@ -25,6 +25,7 @@
 #include "kvaddr/zoo/zoo.hpp"
 #endif
 #ifdef KVADDR_WITH_PROPS
+#include "kvaddr/props/lifecycle.hpp"
 #include "kvaddr/props/props.hpp"
 #endif
 
@@ -47,6 +48,8 @@ struct ExtraState {
 #ifdef KVADDR_WITH_PROPS
   CLI::App* props = nullptr;
   props::Options props_options;
+  bool props_long = false;                 // lifecycle campaign of 10^7 steps
+  std::int64_t props_lifecycle_steps = 0;  // lifecycle campaign of N steps
 #endif
 #ifdef KVADDR_WITH_KERNELS
   CLI::App* diff = nullptr;
@@ -122,8 +125,12 @@ void register_extra_subcommands(CLI::App& app) {
   int_option(s.props, "--cases", s.props_options.cases_per_property, "Generated cases per property", 1, 100'000'000);
   int_option(s.props, "--stateful-runs", s.props_options.stateful_runs, "Stateful simulation runs", 0, 100'000'000);
   s.props->add_option("--only", s.props_options.only, "Run only these properties (see the report for names)");
+  s.props->add_flag("--long", s.props_long, "Run the lifecycle campaign for 10^7 steps and report steps/s");
+  int_option(s.props, "--lifecycle-steps", s.props_lifecycle_steps, "Run the lifecycle campaign for N steps", 0,
+             INT64_C(1) << 40);
   s.props->footer("Examples:\n  kvaddr props --cases 200 --stateful-runs 20\n"
-                  "  kvaddr props --seed 7 --only token_translate_vs_model");
+                  "  kvaddr props --seed 7 --only token_translate_vs_model\n"
+                  "  kvaddr props --long   (lifecycle campaign, 10^7 steps, steps/s)");
 #endif
 #ifdef KVADDR_WITH_KERNELS
   s.diff = app.add_subcommand("diff", "Differential checks: CUDA kernels vs host routes vs model on generated cases");
@@ -233,6 +240,15 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     for (const auto& p : props::list_properties()) names.push_back(p.name);
     require_known(s.props_options.only, names, "--only", same_name);
     s.props_options.progress = ctx.progress ? &ctx.err : nullptr;
+    if (s.props_long || s.props_lifecycle_steps != 0) {
+      props::lifecycle::CampaignOptions lo;
+      lo.seed = s.props_options.seed;
+      lo.total_steps = s.props_long ? 10000000 : s.props_lifecycle_steps;
+      const auto r = props::lifecycle::run_campaign(lo);
+      out << props::lifecycle::summary(r) << "\n";
+      if (!r.passed()) out << r.failure << "\n";
+      return r.passed() ? 0 : 1;
+    }
     const auto report = props::run_props(s.props_options);
     if (ctx.json) {
       print_json(ctx, props::to_json(report), "props", "properties");

@@ -21,6 +21,7 @@ struct Def {
 void add_identity_obligations(std::vector<Def>& out);
 void add_route_obligations(std::vector<Def>& out);
 void add_layout_obligations(std::vector<Def>& out);
+void add_lifecycle_obligations(std::vector<Def>& out);
 
 constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
 constexpr std::int64_t kMaxPs = std::int64_t{1} << 16;

@@ -198,3 +198,17 @@ TEST(CliDiff, ForcedVariantMismatchPrintsAReplayLineThatReproducesIt) {
 }
 #endif
 }  // namespace
+
+namespace {
+#ifdef KVADDR_WITH_PROPS
+TEST(CliProps, LifecycleCampaignReportsStepsAndRejectsAnEmptyBudget) {
+  auto r = run({"props", "--lifecycle-steps", "2000", "--quiet"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("lifecycle: 2000 steps, 10 runs,", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("steps/s: ok"), std::string::npos) << r.out;
+  auto bad = run({"props", "--lifecycle-steps", "-1", "--quiet"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("total_steps"), std::string::npos) << bad.err;
+}
+#endif
+}  // namespace

@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "checks.hpp"
+#include "lifecycle_rows.hpp"
 #include "kvaddr/model/catalogue.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "kvaddr/translate/variant.hpp"
@@ -51,6 +52,7 @@ std::string_view to_string(Family f) noexcept {
     case Family::translate: return "translate";
     case Family::pool: return "pool";
     case Family::wiring: return "wiring";
+    case Family::lifecycle: return "lifecycle";
   }
   return "?";
 }
@@ -474,6 +476,8 @@ ZooReport run_zoo(const ZooOptions& o) {
     progress(row);
     rep.rows.push_back(std::move(row));
   }
+
+  detail::add_lifecycle_rows(rep, o, progress);
 
   for (const auto& r : rep.rows) {
     if (r.family == Family::production || r.kill_count() >= 2) continue;

@@ -6,6 +6,7 @@
 
 #include "kvaddr/model/catalogue.hpp"
 #include "kvaddr/zoo/zoo.hpp"
+#include "lifecycle_rows.hpp"
 
 namespace kvaddr::zoo {
 namespace {
@@ -189,6 +190,7 @@ std::string to_markdown(const ZooReport& r, const MutationReport* mut) {
        << md_escape(e ? e->symptom : "") << " | " << md_escape(killers.empty() ? "none" : killers) << " | "
        << (row.cell(Kind::upstream_grid).state == CellState::killed ? "catches it" : "misses it") << " |\n";
   }
+  os << detail::lifecycle_markdown();
   os << "\n## Mutation strength\n\n";
   if (mut == nullptr) {
     os << "Not run in this generation (pass `--mutants`).\n";

@@ -34,7 +34,7 @@ struct Cell {
   std::string detail;   // first line of the failure
 };
 
-enum class Family { production, translate, pool, wiring };
+enum class Family { production, translate, pool, wiring, lifecycle };
 std::string_view to_string(Family f) noexcept;
 
 struct Row {
