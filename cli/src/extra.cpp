@@ -126,7 +126,7 @@ void register_extra_subcommands(CLI::App& app) {
   int_option(s.props, "--stateful-runs", s.props_options.stateful_runs, "Stateful simulation runs", 0, 100'000'000);
   s.props->add_option("--only", s.props_options.only, "Run only these properties (see the report for names)");
   s.props->add_flag("--long", s.props_long, "Run the lifecycle campaign for 10^7 steps and report steps/s");
-  int_option(s.props, "--lifecycle-steps", s.props_lifecycle_steps, "Run the lifecycle campaign for N steps", 0,
+  int_option(s.props, "--lifecycle-steps", s.props_lifecycle_steps, "Run the lifecycle campaign for N steps", 1,
              INT64_C(1) << 40);
   s.props->footer("Examples:\n  kvaddr props --cases 200 --stateful-runs 20\n"
                   "  kvaddr props --seed 7 --only token_translate_vs_model\n"
@@ -240,7 +240,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     for (const auto& p : props::list_properties()) names.push_back(p.name);
     require_known(s.props_options.only, names, "--only", same_name);
     s.props_options.progress = ctx.progress ? &ctx.err : nullptr;
-    if (s.props_long || s.props_lifecycle_steps != 0) {
+    if (s.props_long || s.props->count("--lifecycle-steps") > 0) {
       props::lifecycle::CampaignOptions lo;
       lo.seed = s.props_options.seed;
       lo.total_steps = s.props_long ? 10000000 : s.props_lifecycle_steps;

@@ -208,7 +208,8 @@ TEST(CliProps, LifecycleCampaignReportsStepsAndRejectsAnEmptyBudget) {
   EXPECT_NE(r.out.find("steps/s: ok"), std::string::npos) << r.out;
   auto bad = run({"props", "--lifecycle-steps", "-1", "--quiet"});
   EXPECT_NE(bad.status, 0);
-  EXPECT_NE(bad.err.find("total_steps"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--lifecycle-steps"), std::string::npos) << bad.err;
+  EXPECT_NE(run({"props", "--lifecycle-steps", "0", "--quiet"}).status, 0);
 }
 #endif
 }  // namespace
