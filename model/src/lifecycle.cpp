@@ -360,6 +360,8 @@ void LifecycleSim::capture(Effects&) {
 }
 
 Effects LifecycleSim::run(Command c, std::uint64_t pick) {
+  require(static_cast<int>(c) >= 0 && static_cast<int>(c) < kCommands, "command", static_cast<int>(c),
+          "not a lifecycle command");
   Effects fx;
   ++epoch_;
   switch (c) {

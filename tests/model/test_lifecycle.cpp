@@ -49,6 +49,9 @@ TEST(LifecycleConfig, ValidatesEachFieldOnBothSides) {
   c = small();
   c.swa_window_pages = 0;
   EXPECT_KVADDR_ERROR(LifecycleSim(c), kvaddr::InvalidArgument, "swa_window_pages");
+  LifecycleSim sim(small());
+  EXPECT_NO_THROW(sim.run(static_cast<Command>(kCommands - 1), 0));
+  EXPECT_KVADDR_ERROR(sim.run(static_cast<Command>(kCommands), 0), kvaddr::InvalidArgument, "command");
 }
 
 TEST(LifecycleFaults, NamesRoundTripAndEachHasAnExemplar) {

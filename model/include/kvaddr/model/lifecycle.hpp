@@ -190,7 +190,8 @@ class LifecycleSim {
   explicit LifecycleSim(const SimConfig& config, Fault fault = Fault::none);
 
   // Runs one command; `pick` chooses among candidates (request, batch size, draft tokens...). A
-  // command with nothing to act on is a no-op. Throws only on an internal model error.
+  // command with nothing to act on is a no-op. A value outside Command throws InvalidArgument
+  // "command"; otherwise it throws only on an internal model error.
   Effects run(Command c, std::uint64_t pick);
 
   // ---- state the checker reads ----
