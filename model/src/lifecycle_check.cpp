@@ -114,12 +114,13 @@ std::vector<Violation> check_lifecycle(const LifecycleSim& sim, const Effects& f
   // Completion gate: no move batch is in flight once the gate reopens.
   if (fx.gate_opened && fx.in_flight_after_gate > 0)
     sink.add(ViolationClass::lease, "lease.in_flight_moves", "completion gate", fx.in_flight_after_gate, 0);
-  // Leases: ids in the consumer's space; a leased page does not move while the lease is open.
+  // Leases: ids in the consumer's space; a page leased by physical id does not move while the lease is open.
   for (const auto& l : sim.leases()) {
     const std::string obj = "lease " + std::to_string(l.id) + " " + std::string(to_string(l.consumer));
     if (l.space != required_space(l.consumer))
       sink.add(ViolationClass::lease, "lease.space", obj, static_cast<std::int64_t>(l.space),
                static_cast<std::int64_t>(required_space(l.consumer)));
+    if (l.space == IdSpace::virtual_id) continue;  // virtual ids survive compaction: nothing is pinned
     const Pool p = consumer_pool(l.consumer);
     const auto v2p = sim.pool(p).v2p();
     const std::int64_t ps = sim.params(p).page_size;

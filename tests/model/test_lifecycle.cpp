@@ -196,4 +196,24 @@ TEST(LifecycleCheck, EachRuleOnBothSidesOfItsBoundary) {
   EXPECT_EQ(v.size(), 9u);
 }
 
+// Two requests (full pages 62-63 and 60-61); the first finishes, compaction moves 60, 61 up into the
+// holes. A lease by physical id (HiCache, pick 1) closes the gate: no move. A radix-cache lease holds
+// virtual ids (pick 21): compaction runs and the lease stays valid.
+TEST(LifecycleSim, OnlyPhysicalLeasesPinPages) {
+  for (const std::uint64_t pick : {std::uint64_t{1}, std::uint64_t{21}}) {
+    LifecycleSim sim(small());
+    sim.run(Command::admit, 4);
+    sim.run(Command::admit, 4);
+    EXPECT_TRUE(check_lifecycle(sim, sim.run(Command::lease, pick)).empty());
+    ASSERT_EQ(sim.leases().size(), 1u);
+    EXPECT_EQ(sim.leases()[0].consumer, pick == 1 ? Consumer::hicache_writeback : Consumer::radix_cache);
+    EXPECT_EQ(sim.leases()[0].space, pick == 1 ? IdSpace::physical_id : IdSpace::virtual_id);
+    sim.run(Command::finish, 0);
+    const Effects fx = sim.run(Command::flush, 0);
+    EXPECT_EQ(fx.moves, pick == 1 ? 0 : 2);
+    EXPECT_TRUE(check_lifecycle(sim, fx).empty());
+    EXPECT_TRUE(check_lifecycle(sim, sim.run(Command::complete, 0)).empty());
+  }
+}
+
 }  // namespace

@@ -114,7 +114,9 @@ struct Binding {
   std::int64_t buffer_id = 0;
 };
 
-enum class Consumer : std::uint8_t { hicache_writeback, pd_transfer, mamba_checkpoint };
+// HiCache write-back, PD transfer and Mamba checkpoints copy envelopes / slots (physical ids); the radix
+// cache keeps virtual token ids, which compaction never rewrites, so its lease does not pin pages.
+enum class Consumer : std::uint8_t { hicache_writeback, pd_transfer, mamba_checkpoint, radix_cache };
 std::string_view to_string(Consumer c) noexcept;
 IdSpace required_space(Consumer c) noexcept;  // the space each consumer indexes
 Pool consumer_pool(Consumer c) noexcept;
