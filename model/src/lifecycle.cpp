@@ -154,6 +154,8 @@ SubPoolOptions opts(GrowDirection g) {
 
 LifecycleSim::LifecycleSim(const SimConfig& config, Fault fault) : cfg_(config), fault_(fault) {
   cfg_.validate();
+  require(fault == Fault::none || to_string(fault) != "?", "fault", static_cast<std::int64_t>(fault),
+          "not a lifecycle fault");
   const std::int64_t ps_swa = cfg_.ps_full * cfg_.swa_ratio;
   const std::int64_t swa_pages = 8 * (cfg_.swa_window_pages + 2);
   const std::int64_t state_slots = 24;
@@ -176,7 +178,12 @@ LifecycleSim::LifecycleSim(const SimConfig& config, Fault fault) : cfg_(config),
   }
 }
 
-const SubPool& LifecycleSim::pool(Pool p) const noexcept {
+const SubPoolParams& LifecycleSim::params(Pool p) const {
+  require(pi(p) >= 0 && pi(p) < kPools, "pool", pi(p), "not a sub-pool");
+  return params_[pi(p)];
+}
+const SubPool& LifecycleSim::pool(Pool p) const {
+  require(pi(p) >= 0 && pi(p) < kPools, "pool", pi(p), "not a sub-pool");
   return pools_[uz(p == Pool::draft ? 0 : pi(p))];
 }
 SubPool& LifecycleSim::mut_pool(Pool p) noexcept { return pools_[uz(p == Pool::draft ? 0 : pi(p))]; }

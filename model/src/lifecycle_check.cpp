@@ -74,6 +74,9 @@ void check_pool_sink(const LifecycleSim& sim, Pool p, Sink& sink) {
 }  // namespace
 
 std::vector<Violation> check_lifecycle(const LifecycleSim& sim, const Effects& fx) {
+  for (const auto& u : fx.uses) (void)sim.params(u.pool);  // throws InvalidArgument "pool"
+  for (const auto& s : fx.spans) (void)sim.params(s.pool);
+  for (const auto& f : fx.freed) (void)sim.params(f.pool);
   std::vector<Violation> out;
   Sink sink{out};
   // Capture-bound buffers: everything a replay reads is alive and was rebuilt for this step.
@@ -100,7 +103,15 @@ std::vector<Violation> check_lifecycle(const LifecycleSim& sim, const Effects& f
   for (const auto& s : fx.spans) {
     const auto& p = sim.params(s.pool);
     const std::string obj = std::string(to_string(s.pool)) + " " + s.what + " page " + std::to_string(s.page);
-    const std::int64_t exact = s.page * p.page_bytes;
+    if (s.page < 0 || s.page >= p.num_pages) {
+      sink.add(ViolationClass::offset, "offset.page", obj, s.page, p.num_pages);
+      continue;
+    }
+    if (s.length <= 0 || s.length > sim.buffer_bytes()) {
+      sink.add(ViolationClass::offset, "offset.length", obj, s.length, sim.buffer_bytes());
+      continue;
+    }
+    const std::int64_t exact = s.page * p.page_bytes;  // < num_pages * page_bytes, checked at construction
     if (s.start != exact) sink.add(ViolationClass::offset, "offset.start", obj, s.start, exact);
     if (s.start < 0 || s.start > sim.buffer_bytes() - s.length)
       sink.add(ViolationClass::offset, "offset.bounds", obj, s.start, sim.buffer_bytes() - s.length);

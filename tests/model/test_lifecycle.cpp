@@ -216,4 +216,31 @@ TEST(LifecycleSim, OnlyPhysicalLeasesPinPages) {
   }
 }
 
+TEST(LifecycleCheck, RejectsUnknownPoolsAndFaultsAndFlagsSpansOutsideTheirSubPool) {
+  EXPECT_KVADDR_ERROR(LifecycleSim(small(), static_cast<Fault>(99)), kvaddr::InvalidArgument, "fault");
+  const LifecycleSim sim(small());
+  EXPECT_KVADDR_ERROR(sim.params(static_cast<Pool>(kPools)), kvaddr::InvalidArgument, "pool");
+  EXPECT_NO_THROW(sim.params(static_cast<Pool>(kPools - 1)));
+  Effects bad_pool;
+  bad_pool.freed.push_back({static_cast<Pool>(kPools), 1});
+  EXPECT_KVADDR_ERROR(check_lifecycle(sim, bad_pool), kvaddr::InvalidArgument, "pool");
+  const std::int64_t pb = std::int64_t{1} << 27;
+  Effects fx;
+  fx.spans.push_back({Pool::full, 63, 63 * pb, pb, "last page"});  // inside: no violation
+  EXPECT_TRUE(check_lifecycle(sim, fx).empty());
+  fx.spans.push_back({Pool::full, 64, 64 * pb, pb, "past the pool"});
+  fx.spans.push_back({Pool::full, -1, 0, pb, "negative page"});
+  fx.spans.push_back({Pool::full, 1, pb, 0, "empty"});
+  fx.spans.push_back({Pool::full, 1, pb, sim.buffer_bytes() + 1, "wider than the buffer"});
+  const auto v = check_lifecycle(sim, fx);
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[0].rule, "offset.page");
+  EXPECT_EQ(v[0].value, 64);
+  EXPECT_EQ(v[0].limit, 64);
+  EXPECT_EQ(v[1].rule, "offset.page");
+  EXPECT_EQ(v[2].rule, "offset.length");
+  EXPECT_EQ(v[3].rule, "offset.length");
+  EXPECT_EQ(v[3].limit, sim.buffer_bytes());
+}
+
 }  // namespace

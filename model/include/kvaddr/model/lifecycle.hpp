@@ -189,6 +189,7 @@ struct Request {
 
 class LifecycleSim {
  public:
+  // Validates the configuration (SimConfig::validate) and the fault (InvalidArgument "fault").
   explicit LifecycleSim(const SimConfig& config, Fault fault = Fault::none);
 
   // Runs one command; `pick` chooses among candidates (request, batch size, draft tokens...). A
@@ -198,8 +199,9 @@ class LifecycleSim {
 
   // ---- state the checker reads ----
   const SimConfig& config() const noexcept { return cfg_; }
-  const SubPoolParams& params(Pool p) const noexcept { return params_[static_cast<int>(p)]; }
-  const SubPool& pool(Pool p) const noexcept;  // draft shares full's tables
+  // A value outside Pool throws InvalidArgument "pool".
+  const SubPoolParams& params(Pool p) const;
+  const SubPool& pool(Pool p) const;  // draft shares full's tables
   std::int64_t epoch() const noexcept { return epoch_; }
   std::int64_t buffer_bytes() const noexcept { return buffer_bytes_; }
   const std::vector<Buffer>& buffers() const noexcept { return buffers_; }
@@ -246,7 +248,9 @@ class LifecycleSim {
   std::int64_t next_event_ = 1;
 };
 
-// Judges one command's effects and the state after it. Returns every violation found.
+// Judges one command's effects and the state after it. Returns every violation found. Effects naming
+// a value outside Pool throw InvalidArgument "pool" before anything is judged; a span naming a page
+// outside its sub-pool, or with a length outside (0, buffer], is a violation (offset.page / offset.length).
 std::vector<Violation> check_lifecycle(const LifecycleSim& sim, const Effects& fx);
 
 }  // namespace kvaddr::model::lifecycle
