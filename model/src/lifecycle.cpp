@@ -179,11 +179,11 @@ LifecycleSim::LifecycleSim(const SimConfig& config, Fault fault) : cfg_(config),
 }
 
 const SubPoolParams& LifecycleSim::params(Pool p) const {
-  require(pi(p) >= 0 && pi(p) < kPools, "pool", pi(p), "not a sub-pool");
+  require(pi(p) < kPools, "pool", pi(p), "not a sub-pool");
   return params_[pi(p)];
 }
 const SubPool& LifecycleSim::pool(Pool p) const {
-  require(pi(p) >= 0 && pi(p) < kPools, "pool", pi(p), "not a sub-pool");
+  require(pi(p) < kPools, "pool", pi(p), "not a sub-pool");
   return pools_[uz(p == Pool::draft ? 0 : pi(p))];
 }
 SubPool& LifecycleSim::mut_pool(Pool p) noexcept { return pools_[uz(p == Pool::draft ? 0 : pi(p))]; }
@@ -371,7 +371,7 @@ void LifecycleSim::capture(Effects&) {
 }
 
 Effects LifecycleSim::run(Command c, std::uint64_t pick) {
-  require(static_cast<int>(c) >= 0 && static_cast<int>(c) < kCommands, "command", static_cast<int>(c),
+  require(static_cast<int>(c) < kCommands, "command", static_cast<int>(c),
           "not a lifecycle command");
   Effects fx;
   ++epoch_;
