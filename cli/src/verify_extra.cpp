@@ -5,6 +5,7 @@
 #include <functional>
 
 #ifdef KVADDR_WITH_PROPS
+#include "kvaddr/props/lifecycle.hpp"
 #include "kvaddr/props/props.hpp"
 #endif
 #ifdef KVADDR_WITH_PROOFS
@@ -96,6 +97,28 @@ void append_extra_checks(const VerifyOptions& options, std::vector<CheckResult>&
         break;
       }
     }
+    return r;
+  }));
+  results.push_back(timed("props.lifecycle", [&] {
+    props::lifecycle::CampaignOptions o;
+    o.seed = options.seed;
+    o.total_steps = options.quick ? 20000 : 200000;
+    const auto report = props::lifecycle::run_campaign(o);
+    CheckResult r;
+    r.passed = report.passed();
+    r.detail = r.passed ? props::lifecycle::summary(report) : report.failure;
+    int killed = 0;
+    for (const auto& f : model::lifecycle::all_faults()) {
+      o.fault = f.fault;
+      o.total_steps = 200000;
+      const bool k = !props::lifecycle::run_campaign(o).passed();
+      killed += k ? 1 : 0;
+      if (!k && r.passed) {
+        r.passed = false;
+        r.detail = fmt::format("planted lifecycle fault {} ({}) survived", f.name, f.exemplar);
+      }
+    }
+    if (r.passed) r.detail += fmt::format("; {} planted lifecycle faults killed", killed);
     return r;
   }));
 #else

@@ -113,11 +113,14 @@ std::string_view to_string(Consumer c) noexcept {
     case Consumer::hicache_writeback: return "hicache_writeback";
     case Consumer::pd_transfer: return "pd_transfer";
     case Consumer::mamba_checkpoint: return "mamba_checkpoint";
+    case Consumer::radix_cache: return "radix_cache";
   }
   return "?";
 }
 
-IdSpace required_space(Consumer) noexcept { return IdSpace::physical_id; }  // all three copy envelopes / slots
+IdSpace required_space(Consumer c) noexcept {
+  return c == Consumer::radix_cache ? IdSpace::virtual_id : IdSpace::physical_id;
+}
 Pool consumer_pool(Consumer c) noexcept { return c == Consumer::mamba_checkpoint ? Pool::state : Pool::full; }
 
 std::string_view to_string(Command c) noexcept {
@@ -151,6 +154,8 @@ SubPoolOptions opts(GrowDirection g) {
 
 LifecycleSim::LifecycleSim(const SimConfig& config, Fault fault) : cfg_(config), fault_(fault) {
   cfg_.validate();
+  require(fault == Fault::none || to_string(fault) != "?", "fault", static_cast<std::int64_t>(fault),
+          "not a lifecycle fault");
   const std::int64_t ps_swa = cfg_.ps_full * cfg_.swa_ratio;
   const std::int64_t swa_pages = 8 * (cfg_.swa_window_pages + 2);
   const std::int64_t state_slots = 24;
@@ -173,7 +178,12 @@ LifecycleSim::LifecycleSim(const SimConfig& config, Fault fault) : cfg_(config),
   }
 }
 
-const SubPool& LifecycleSim::pool(Pool p) const noexcept {
+const SubPoolParams& LifecycleSim::params(Pool p) const {
+  require(pi(p) < kPools, "pool", pi(p), "not a sub-pool");
+  return params_[pi(p)];
+}
+const SubPool& LifecycleSim::pool(Pool p) const {
+  require(pi(p) < kPools, "pool", pi(p), "not a sub-pool");
   return pools_[uz(p == Pool::draft ? 0 : pi(p))];
 }
 SubPool& LifecycleSim::mut_pool(Pool p) noexcept { return pools_[uz(p == Pool::draft ? 0 : pi(p))]; }
@@ -266,7 +276,7 @@ void LifecycleSim::sync(Effects& fx) {
 void LifecycleSim::flush(std::uint64_t pick, Effects& fx) {
   const Pool p = static_cast<Pool>(pick % 3);
   bool leased = false;
-  for (const auto& l : leases_) leased = leased || consumer_pool(l.consumer) == p;
+  for (const auto& l : leases_) leased = leased || (consumer_pool(l.consumer) == p && l.space != IdSpace::virtual_id);
   if (leased && fault_ != Fault::compaction_under_closed_gate) return;  // gate closed: compaction deferred
   SubPool& sp = mut_pool(p);
   sp.flush();
@@ -283,13 +293,14 @@ void LifecycleSim::lease(std::uint64_t pick, Effects& fx) {
   if (requests_.empty()) return;
   Request& r = requests_[uz(static_cast<std::int64_t>(pick % requests_.size()))];
   if (r.leased) return;
-  const auto consumer = static_cast<Consumer>((pick / 7) % 3);
+  const auto consumer = static_cast<Consumer>((pick / 7) % 4);
   const Pool p = consumer_pool(consumer);
   const SubPool& sp = pool(p);
   Lease l;
   l.id = next_id_++;
   l.consumer = consumer;
   l.request = r.id;
+  l.space = required_space(consumer);
   if (consumer == Consumer::mamba_checkpoint) {
     l.sources.push_back(r.state_slot);
   } else {
@@ -301,7 +312,7 @@ void LifecycleSim::lease(std::uint64_t pick, Effects& fx) {
   for (std::int64_t t : l.sources) {
     const std::int64_t x = phys(sp.v2p(), sp.geometry().page_size(), VirtualToken(t)).value;
     l.pinned.push_back(x);
-    l.ids.push_back(virtual_ids ? t : x);
+    l.ids.push_back(virtual_ids || l.space == IdSpace::virtual_id ? t : x);
     fx.uses.push_back({p, false, l.space, t, l.ids.back(), false, "lease " + str(l.id) + " grant"});
   }
   r.leased = true;
@@ -320,7 +331,7 @@ void LifecycleSim::complete(std::uint64_t pick, Effects& fx) {
     fx.uses.push_back({p, false, l.space, l.sources[i], l.ids[i], l.consumer == Consumer::mamba_checkpoint,
                        "lease " + str(l.id) + " " + std::string(to_string(l.consumer))});
     const std::int64_t page = l.ids[i] / ps;
-    if (page != last_page && page >= 0 && page < params(p).num_pages)
+    if (l.space != IdSpace::virtual_id && page != last_page && page >= 0 && page < params(p).num_pages)
       fx.spans.push_back({p, page, span_start(p, page, false), params(p).page_bytes, "transfer"});
     last_page = page;
   }
@@ -360,6 +371,8 @@ void LifecycleSim::capture(Effects&) {
 }
 
 Effects LifecycleSim::run(Command c, std::uint64_t pick) {
+  require(static_cast<int>(c) < kCommands, "command", static_cast<int>(c),
+          "not a lifecycle command");
   Effects fx;
   ++epoch_;
   switch (c) {

@@ -74,6 +74,9 @@ void check_pool_sink(const LifecycleSim& sim, Pool p, Sink& sink) {
 }  // namespace
 
 std::vector<Violation> check_lifecycle(const LifecycleSim& sim, const Effects& fx) {
+  for (const auto& u : fx.uses) (void)sim.params(u.pool);  // throws InvalidArgument "pool"
+  for (const auto& s : fx.spans) (void)sim.params(s.pool);
+  for (const auto& f : fx.freed) (void)sim.params(f.pool);
   std::vector<Violation> out;
   Sink sink{out};
   // Capture-bound buffers: everything a replay reads is alive and was rebuilt for this step.
@@ -100,7 +103,15 @@ std::vector<Violation> check_lifecycle(const LifecycleSim& sim, const Effects& f
   for (const auto& s : fx.spans) {
     const auto& p = sim.params(s.pool);
     const std::string obj = std::string(to_string(s.pool)) + " " + s.what + " page " + std::to_string(s.page);
-    const std::int64_t exact = s.page * p.page_bytes;
+    if (s.page < 0 || s.page >= p.num_pages) {
+      sink.add(ViolationClass::offset, "offset.page", obj, s.page, p.num_pages);
+      continue;
+    }
+    if (s.length <= 0 || s.length > sim.buffer_bytes()) {
+      sink.add(ViolationClass::offset, "offset.length", obj, s.length, sim.buffer_bytes());
+      continue;
+    }
+    const std::int64_t exact = s.page * p.page_bytes;  // < num_pages * page_bytes, checked at construction
     if (s.start != exact) sink.add(ViolationClass::offset, "offset.start", obj, s.start, exact);
     if (s.start < 0 || s.start > sim.buffer_bytes() - s.length)
       sink.add(ViolationClass::offset, "offset.bounds", obj, s.start, sim.buffer_bytes() - s.length);
@@ -114,12 +125,13 @@ std::vector<Violation> check_lifecycle(const LifecycleSim& sim, const Effects& f
   // Completion gate: no move batch is in flight once the gate reopens.
   if (fx.gate_opened && fx.in_flight_after_gate > 0)
     sink.add(ViolationClass::lease, "lease.in_flight_moves", "completion gate", fx.in_flight_after_gate, 0);
-  // Leases: ids in the consumer's space; a leased page does not move while the lease is open.
+  // Leases: ids in the consumer's space; a page leased by physical id does not move while the lease is open.
   for (const auto& l : sim.leases()) {
     const std::string obj = "lease " + std::to_string(l.id) + " " + std::string(to_string(l.consumer));
     if (l.space != required_space(l.consumer))
       sink.add(ViolationClass::lease, "lease.space", obj, static_cast<std::int64_t>(l.space),
                static_cast<std::int64_t>(required_space(l.consumer)));
+    if (l.space == IdSpace::virtual_id) continue;  // virtual ids survive compaction: nothing is pinned
     const Pool p = consumer_pool(l.consumer);
     const auto v2p = sim.pool(p).v2p();
     const std::int64_t ps = sim.params(p).page_size;

@@ -135,10 +135,15 @@ void LifecycleSim::step(std::int64_t k, std::uint64_t pick, Effects& fx) {
   const auto L = static_cast<std::int64_t>(lanes.size());
 
   // ---- rebuild the step's buffers (in place for a captured graph) ----
+  // The buffer a rebuild writes (rebuild = true: the live captured buffer of the role, or the eager
+  // one) or the eager path reads (rebuild = false).
+  auto is_eager = [&](std::int64_t id) {
+    return std::any_of(eager_.begin(), eager_.end(), [id](const Binding& b) { return b.buffer_id == id; });
+  };
   auto target = [&](std::string_view role, bool rebuild) -> Buffer& {
-    if (graph && !(rebuild && role == "kv_indptr" && fault_ == Fault::replay_rebuilds_eager_buffer)) {
-      for (const auto& b : bindings_)
-        if (b.role == role) return *mut_buffer(b.buffer_id);
+    if (rebuild && graph && !(role == "kv_indptr" && fault_ == Fault::replay_rebuilds_eager_buffer)) {
+      for (auto& b : buffers_)
+        if (b.alive && b.role == role && !is_eager(b.id)) return b;
     }
     for (const auto& b : eager_)
       if (b.role == role) return *mut_buffer(b.buffer_id);

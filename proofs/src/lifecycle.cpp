@@ -172,9 +172,6 @@ Outcome capture_width(bool from_context, const RunOptions& opt) {
 enum class OffsetForm { int64, int32, uint32, view_origin };
 Outcome offsets_main(OffsetForm form, const RunOptions& opt);
 
-// Byte spans over the whole shared buffer: span(P) = [P*page_bytes, (P+1)*page_bytes) from the raw
-// base, formed in 64 bits; with N*page_bytes <= 2^62 the offset is exact, inside the buffer and equal
-// to P's envelope. Variants: the product narrowed to int32 / uint32, or started at a layer view's origin.
 // Lemma used as a hint below: a >= 0, b >= 0 => a*b >= 0 (proved here, then instantiated).
 Outcome nonneg_product_lemma(const RunOptions& opt) {
   z3::context ctx;
@@ -189,6 +186,9 @@ Outcome nonneg_product_lemma(const RunOptions& opt) {
   return check(q, opt.timeout_ms);
 }
 
+// Byte spans over the whole shared buffer: span(P) = [P*page_bytes, (P+1)*page_bytes) from the raw
+// base, formed in 64 bits; with N*page_bytes <= 2^62 the offset is exact, inside the buffer and equal
+// to P's envelope. Variants: the product narrowed to int32 / uint32, or started at a layer view's origin.
 Outcome offsets(OffsetForm form, const RunOptions& opt) {
   Outcome lemma = nonneg_product_lemma(opt);
   if (lemma.verdict != Verdict::proved) return lemma;
@@ -294,16 +294,21 @@ void add_lifecycle_obligations(std::vector<Def>& out) {
   out.push_back(make({"lifecycle.offset.span64", "§3, §7 Q6, issue 14 offsets", off_pre, off_concl,
                       "unbounded integers, all symbolic", proved},
                      [](const RunOptions& o) { return offsets(OffsetForm::int64, o); }));
-  out.push_back(make({"lifecycle.offset.span64.int32_offset_times_stride", "vLLM #50427", off_pre + "; int32 product",
-                      off_concl, "unbounded integers, all symbolic", refuted},
-                     [](const RunOptions& o) { return offsets(OffsetForm::int32, o); }));
-  out.push_back(make({"lifecycle.offset.span64.int32_times_uint32_offset", "FlashInfer #3130",
-                      off_pre + "; product wrapped to uint32", off_concl, "unbounded integers, all symbolic", refuted},
-                     [](const RunOptions& o) { return offsets(OffsetForm::uint32, o); }));
-  out.push_back(make({"lifecycle.offset.span64.zeroing_from_view_origin", "vLLM #50276",
-                      off_pre + "; span starts at layer 1's view origin", off_concl,
-                      "unbounded integers, all symbolic", refuted},
-                     [](const RunOptions& o) { return offsets(OffsetForm::view_origin, o); }));
+  struct OffsetTwin {
+    OffsetForm form;
+    const char* fault;
+    const char* exemplar;
+    const char* how;
+  };
+  for (const OffsetTwin& t : {OffsetTwin{OffsetForm::int32, "int32_offset_times_stride", "vLLM #50427", "int32 product"},
+                              OffsetTwin{OffsetForm::uint32, "int32_times_uint32_offset", "FlashInfer #3130",
+                                         "product wrapped to uint32"},
+                              OffsetTwin{OffsetForm::view_origin, "zeroing_from_view_origin", "vLLM #50276",
+                                         "span starts at layer 1's view origin"}}) {
+    out.push_back(make({std::string("lifecycle.offset.span64.") + t.fault, t.exemplar, off_pre + "; " + t.how,
+                        off_concl, "unbounded integers, all symbolic", refuted},
+                       [form = t.form](const RunOptions& o) { return offsets(form, o); }));
+  }
 }
 
 }  // namespace kvaddr::proofs

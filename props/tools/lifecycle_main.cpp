@@ -4,6 +4,7 @@
 //   kvaddr_lifecycle --steps N --run-length L --seed S --no-swarm --fault NAME --kill-all
 #include <cstdlib>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 #include "kvaddr/props/lifecycle.hpp"
@@ -11,16 +12,12 @@
 namespace plc = kvaddr::props::lifecycle;
 namespace lc = kvaddr::model::lifecycle;
 
-int main(int argc, char** argv) {
-  plc::CampaignOptions o;
-  bool kill_all = false;
+// Parses the arguments into `o`; returns 0, or the exit status of a usage error.
+int parse(int argc, char** argv, plc::CampaignOptions& o, bool& kill_all) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << a << " needs a value\n";
-        std::exit(2);
-      }
+      if (i + 1 >= argc) throw std::invalid_argument(a + " needs a value");
       return argv[++i];
     };
     if (a == "--long") {
@@ -49,6 +46,18 @@ int main(int argc, char** argv) {
                    "[--fault NAME] [--kill-all]\n";
       return 2;
     }
+  }
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  plc::CampaignOptions o;
+  bool kill_all = false;
+  try {
+    if (const int rc = parse(argc, argv, o, kill_all); rc != 0) return rc;
+  } catch (const std::exception& e) {
+    std::cerr << "kvaddr_lifecycle: bad argument: " << e.what() << '\n';
+    return 2;
   }
   try {
     if (kill_all) {

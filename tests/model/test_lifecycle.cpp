@@ -49,6 +49,9 @@ TEST(LifecycleConfig, ValidatesEachFieldOnBothSides) {
   c = small();
   c.swa_window_pages = 0;
   EXPECT_KVADDR_ERROR(LifecycleSim(c), kvaddr::InvalidArgument, "swa_window_pages");
+  LifecycleSim sim(small());
+  EXPECT_NO_THROW(sim.run(static_cast<Command>(kCommands - 1), 0));
+  EXPECT_KVADDR_ERROR(sim.run(static_cast<Command>(kCommands), 0), kvaddr::InvalidArgument, "command");
 }
 
 TEST(LifecycleFaults, NamesRoundTripAndEachHasAnExemplar) {
@@ -191,6 +194,53 @@ TEST(LifecycleCheck, EachRuleOnBothSidesOfItsBoundary) {
                            "id.mismatch", "offset.start", "offset.bounds", "sink.freed", "lease.in_flight_moves"})
     EXPECT_TRUE(has_rule(v, rule)) << rule;
   EXPECT_EQ(v.size(), 9u);
+}
+
+// Two requests (full pages 62-63 and 60-61); the first finishes, compaction moves 60, 61 up into the
+// holes. A lease by physical id (HiCache, pick 1) closes the gate: no move. A radix-cache lease holds
+// virtual ids (pick 21): compaction runs and the lease stays valid.
+TEST(LifecycleSim, OnlyPhysicalLeasesPinPages) {
+  for (const std::uint64_t pick : {std::uint64_t{1}, std::uint64_t{21}}) {
+    LifecycleSim sim(small());
+    sim.run(Command::admit, 4);
+    sim.run(Command::admit, 4);
+    EXPECT_TRUE(check_lifecycle(sim, sim.run(Command::lease, pick)).empty());
+    ASSERT_EQ(sim.leases().size(), 1u);
+    EXPECT_EQ(sim.leases()[0].consumer, pick == 1 ? Consumer::hicache_writeback : Consumer::radix_cache);
+    EXPECT_EQ(sim.leases()[0].space, pick == 1 ? IdSpace::physical_id : IdSpace::virtual_id);
+    sim.run(Command::finish, 0);
+    const Effects fx = sim.run(Command::flush, 0);
+    EXPECT_EQ(fx.moves, pick == 1 ? 0 : 2);
+    EXPECT_TRUE(check_lifecycle(sim, fx).empty());
+    EXPECT_TRUE(check_lifecycle(sim, sim.run(Command::complete, 0)).empty());
+  }
+}
+
+TEST(LifecycleCheck, RejectsUnknownPoolsAndFaultsAndFlagsSpansOutsideTheirSubPool) {
+  EXPECT_KVADDR_ERROR(LifecycleSim(small(), static_cast<Fault>(99)), kvaddr::InvalidArgument, "fault");
+  const LifecycleSim sim(small());
+  EXPECT_KVADDR_ERROR(sim.params(static_cast<Pool>(kPools)), kvaddr::InvalidArgument, "pool");
+  EXPECT_NO_THROW(sim.params(static_cast<Pool>(kPools - 1)));
+  Effects bad_pool;
+  bad_pool.freed.push_back({static_cast<Pool>(kPools), 1});
+  EXPECT_KVADDR_ERROR(check_lifecycle(sim, bad_pool), kvaddr::InvalidArgument, "pool");
+  const std::int64_t pb = std::int64_t{1} << 27;
+  Effects fx;
+  fx.spans.push_back({Pool::full, 63, 63 * pb, pb, "last page"});  // inside: no violation
+  EXPECT_TRUE(check_lifecycle(sim, fx).empty());
+  fx.spans.push_back({Pool::full, 64, 64 * pb, pb, "past the pool"});
+  fx.spans.push_back({Pool::full, -1, 0, pb, "negative page"});
+  fx.spans.push_back({Pool::full, 1, pb, 0, "empty"});
+  fx.spans.push_back({Pool::full, 1, pb, sim.buffer_bytes() + 1, "wider than the buffer"});
+  const auto v = check_lifecycle(sim, fx);
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[0].rule, "offset.page");
+  EXPECT_EQ(v[0].value, 64);
+  EXPECT_EQ(v[0].limit, 64);
+  EXPECT_EQ(v[1].rule, "offset.page");
+  EXPECT_EQ(v[2].rule, "offset.length");
+  EXPECT_EQ(v[3].rule, "offset.length");
+  EXPECT_EQ(v[3].limit, sim.buffer_bytes());
 }
 
 }  // namespace

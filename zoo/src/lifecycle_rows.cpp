@@ -174,6 +174,12 @@ void add_lifecycle_rows(ZooReport& rep, const ZooOptions& o, const std::function
   }
 }
 
+std::string lifecycle_summary(std::string_view name) {
+  for (const auto& f : lc::all_faults())
+    if (f.name == name) return std::string(f.summary);
+  return "";
+}
+
 std::string lifecycle_markdown() {
   std::string s =
       "\n## Lifecycle faults (issue 14)\n\n"

@@ -15,6 +15,9 @@ void add_lifecycle_rows(ZooReport& report, const ZooOptions& options, const std:
 // The scripted exemplar reproduction: "" when no rule fires, else the first violation.
 std::string lifecycle_script(std::string_view fault_name);
 
+// What the planted code of a lifecycle row does ("" for other names).
+std::string lifecycle_summary(std::string_view name);
+
 // Markdown section: the lifecycle exemplars, what plants each one, and those kvaddr cannot express.
 std::string lifecycle_markdown();
 

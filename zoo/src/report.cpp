@@ -186,7 +186,7 @@ std::string to_markdown(const ZooReport& r, const MutationReport* mut) {
                              c.killer.empty() ? "" : ", " + c.killer);
     }
     os << "| `" << row.name << "` @ " << row.route << " | " << row.bug_id << " | "
-       << md_escape(e ? e->title : "") << " | " << md_escape(e ? e->configuration : "") << " | "
+       << md_escape(e ? std::string(e->title) : detail::lifecycle_summary(row.name)) << " | " << md_escape(e ? e->configuration : "") << " | "
        << md_escape(e ? e->symptom : "") << " | " << md_escape(killers.empty() ? "none" : killers) << " | "
        << (row.cell(Kind::upstream_grid).state == CellState::killed ? "catches it" : "misses it") << " |\n";
   }

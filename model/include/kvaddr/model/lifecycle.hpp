@@ -114,7 +114,9 @@ struct Binding {
   std::int64_t buffer_id = 0;
 };
 
-enum class Consumer : std::uint8_t { hicache_writeback, pd_transfer, mamba_checkpoint };
+// HiCache write-back, PD transfer and Mamba checkpoints copy envelopes / slots (physical ids); the radix
+// cache keeps virtual token ids, which compaction never rewrites, so its lease does not pin pages.
+enum class Consumer : std::uint8_t { hicache_writeback, pd_transfer, mamba_checkpoint, radix_cache };
 std::string_view to_string(Consumer c) noexcept;
 IdSpace required_space(Consumer c) noexcept;  // the space each consumer indexes
 Pool consumer_pool(Consumer c) noexcept;
@@ -187,16 +189,19 @@ struct Request {
 
 class LifecycleSim {
  public:
+  // Validates the configuration (SimConfig::validate) and the fault (InvalidArgument "fault").
   explicit LifecycleSim(const SimConfig& config, Fault fault = Fault::none);
 
   // Runs one command; `pick` chooses among candidates (request, batch size, draft tokens...). A
-  // command with nothing to act on is a no-op. Throws only on an internal model error.
+  // command with nothing to act on is a no-op. A value outside Command throws InvalidArgument
+  // "command"; otherwise it throws only on an internal model error.
   Effects run(Command c, std::uint64_t pick);
 
   // ---- state the checker reads ----
   const SimConfig& config() const noexcept { return cfg_; }
-  const SubPoolParams& params(Pool p) const noexcept { return params_[static_cast<int>(p)]; }
-  const SubPool& pool(Pool p) const noexcept;  // draft shares full's tables
+  // A value outside Pool throws InvalidArgument "pool".
+  const SubPoolParams& params(Pool p) const;
+  const SubPool& pool(Pool p) const;  // draft shares full's tables
   std::int64_t epoch() const noexcept { return epoch_; }
   std::int64_t buffer_bytes() const noexcept { return buffer_bytes_; }
   const std::vector<Buffer>& buffers() const noexcept { return buffers_; }
@@ -243,7 +248,9 @@ class LifecycleSim {
   std::int64_t next_event_ = 1;
 };
 
-// Judges one command's effects and the state after it. Returns every violation found.
+// Judges one command's effects and the state after it. Returns every violation found. Effects naming
+// a value outside Pool throw InvalidArgument "pool" before anything is judged; a span naming a page
+// outside its sub-pool, or with a length outside (0, buffer], is a violation (offset.page / offset.length).
 std::vector<Violation> check_lifecycle(const LifecycleSim& sim, const Effects& fx);
 
 }  // namespace kvaddr::model::lifecycle
