@@ -237,7 +237,7 @@ void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const
 
 // The req_to_token row of batch lane b: rows[b]; E10 plants the batch position b itself.
 __device__ __forceinline__ i64 batch_row(const i64* rows, i64 b, Variant v) {
-  return v == Variant::e10_batch_index_rows ? b : rows[b];
+  return has(v, Behaviour::e10_batch_index_rows) ? b : rows[b];
 }
 
 // Page-start token of column c of a req_to_token row (int32 ids widened to int64).
@@ -297,11 +297,12 @@ struct ReadTableBody {
   }
   __device__ i64 lane(const Ctx& r, i64, i64 c) const {
     // Zero tail (only reached when zero_tail); E02 fills the pad -1 instead of the sink 0.
-    if (c >= r.live_n) return a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
+    if (c >= r.live_n) return has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;
     const i64 ps = page_size<PS>(a.page_size);
     const i64 tok = token_at(a.req_to_token, r.row, c * ps);
     // Only B09 acts inside the entry lane (as the host route); the other variants act on the loop.
-    const Variant ev = a.variant == Variant::b09_no_padding_guard ? a.variant : Variant::production;
+    const Variant ev{a.variant.bits & ((1u << static_cast<unsigned>(Behaviour::b09_no_padding_guard)) |
+                                       (1u << static_cast<unsigned>(Behaviour::era_b_unclamped)))};
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, ev);
   }
   __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
@@ -415,7 +416,7 @@ struct DecodeBody {
     if constexpr (SWA) {
       a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] = static_cast<i32>(
           L::kv_narrow32<i64>(L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, log2_ps(),
-                                                        a.swa_multiplier, Variant::production)));
+                                                        a.swa_multiplier, Variant{})));
     }
     if constexpr (COPY) {
       return a.kernel_page_table.data[b * a.kernel_page_table.row_stride + c * a.kernel_page_table.col_stride];
@@ -471,7 +472,7 @@ __global__ void __launch_bounds__(kThreads) k_kv_indices_inplace(KvIndicesInplac
   const i64 stride = a.page_size * a.multiplier;
   for (i64 i = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * kThreads) {
     const i64 t = src[i];
-    a.kv_indices.data[i] = static_cast<i32>(L::kv_narrow32<i64>(L::token_translate_lane<i64>(t, g, a.page_size, stride, Variant::production)));
+    a.kv_indices.data[i] = static_cast<i32>(L::kv_narrow32<i64>(L::token_translate_lane<i64>(t, g, a.page_size, stride, Variant{})));
   }
 }
 
@@ -482,8 +483,8 @@ __global__ void __launch_bounds__(kThreads) k_write_loc(WriteLocArgs a) {
   if (i < n) {
     a.out.data[i] = L::write_loc_lane<i64>(a.loc.data[i], Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier,
                                            a.dcp_size, a.dcp_rank, a.variant);
-  } else if (i < a.out.size && a.variant != Variant::b06_stale_tail) {
-    a.out.data[i] = a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;  // E02: pad -1 instead of the sink
+  } else if (i < a.out.size && !has(a.variant, Behaviour::b06_stale_tail)) {
+    a.out.data[i] = has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;  // E02: pad -1 instead of the sink
   }
 }
 
@@ -572,7 +573,7 @@ void launch_read_table(const ReadTableArgs& a, cudaStream_t s) {
   const i64 batch = a.row_ids.size;
   const i64 rows = a.zero_tail ? a.out.rows : batch;
   // B10 drops the max_pages bound: columns then run to n_pages, which the grid-stride loop covers.
-  const i64 cols = a.variant == Variant::b10_no_max_pages_bound ? a.out.cols : a.max_pages;
+  const i64 cols = has(a.variant, Behaviour::b10_no_max_pages_bound) ? a.out.cols : a.max_pages;
   dispatch_ps(a.page_size, [&](auto ps_c) {
     launch_rows(ReadTableBody<decltype(ps_c)::value>{a, batch}, rows, cols, s, "read_table");
   });
@@ -588,6 +589,7 @@ void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
   validate(a);
   const DecodeParams p{a, log2_exact(a.page_size)};
   const i64 rows = a.seq_lens.size;
+  if (rows == 0) return;  // an empty batch launches nothing: cu_seqlens_k[0] keeps its old value
   const bool copy = a.kernel_page_table.data != nullptr, swa = a.swa_v2p.data != nullptr, remap = a.v2p.data != nullptr;
   if (copy && swa) launch_decode_body(DecodeBody<true, true, false, -1>{p}, rows, s);
   else if (copy) launch_decode_body(DecodeBody<true, false, false, -1>{p}, rows, s);
@@ -602,7 +604,7 @@ void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
 
 void launch_eager_funnel(const EagerFunnelArgs& a, cudaStream_t s) {
   validate(a);
-  if (a.variant == Variant::b02_rank2_index_select && a.page_size == 1) {
+  if (has(a.variant, Behaviour::b02_rank2_index_select) && a.page_size == 1) {
     // Same failure as the host route: the rank-2 table reaches a 1-D-only index_select.
     throw InvalidArgument("page_table", "rank 2 [" + std::to_string(a.page_table.rows) + ", " +
                                             std::to_string(a.page_table.cols) + "]",
@@ -615,7 +617,7 @@ void launch_kv_indices_inplace(const KvIndicesInplaceArgs& a, cudaStream_t s) {
   validate(a);
   // B05: the result went to a fresh tensor; the bound buffer keeps its virtual ids. A launcher
   // cannot allocate, so the planted variant writes nothing at all (the observable effect).
-  if (a.variant == Variant::b05_rebind_fresh) return;
+  if (has(a.variant, Behaviour::b05_rebind_fresh)) return;
   k_kv_indices_inplace<<<kInplaceBlocks, kThreads, 0, s>>>(a);
   check_launch("kv_indices_inplace");
 }

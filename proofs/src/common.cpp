@@ -1,31 +1,12 @@
 #include "common.hpp"
 
+#include "kvaddr/translate/validate.hpp"
+
 namespace kvaddr::proofs {
 using sym::Sym;
 using sym::SymBool;
 
-std::string_view variant_name(Variant v) {
-  switch (v) {
-    case Variant::production: return "production";
-    case Variant::b02_rank2_index_select: return "b02_rank2_index_select";
-    case Variant::b04_prefill_no_remap: return "b04_prefill_no_remap";
-    case Variant::b05_rebind_fresh: return "b05_rebind_fresh";
-    case Variant::b06_stale_tail: return "b06_stale_tail";
-    case Variant::b09_no_padding_guard: return "b09_no_padding_guard";
-    case Variant::b10_no_max_pages_bound: return "b10_no_max_pages_bound";
-    case Variant::b11_swa_no_clamp: return "b11_swa_no_clamp";
-    case Variant::b14_dcp_untranslated: return "b14_dcp_untranslated";
-    case Variant::b16_virtual_as_physical: return "b16_virtual_as_physical";
-    case Variant::b17_doc_formula: return "b17_doc_formula";
-    case Variant::era_b_unclamped: return "era_b_unclamped";
-    case Variant::e01_no_column_bound: return "e01_no_column_bound";
-    case Variant::e02_minus_one_sentinel: return "e02_minus_one_sentinel";
-    case Variant::e03_int32_offset: return "e03_int32_offset";
-    case Variant::e09_floor_pages: return "e09_floor_pages";
-    case Variant::e10_batch_index_rows: return "e10_batch_index_rows";
-  }
-  return "?";
-}
+std::string_view variant_name(Variant v) { return kvaddr::to_string(v); }
 
 std::string_view route_name(Route r) {
   switch (r) {

@@ -221,7 +221,8 @@ Outcome e03_query(bool write_loc, Variant v, unsigned timeout_ms) {
     out = lanes::write_loc_lane(t, pool.v2p, pool.ps, stride, Sym(1), Sym(0), v);
     ref = lanes::write_loc_lane(t, pool.v2p, pool.ps, stride, Sym(1), Sym(0), Variant::production);
   } else {
-    out = lanes::token_translate_lane(t, pool.v2p, pool.ps, stride, v);
+    // int32_wrap: the lane's value as an int32 output keeps it (two's complement).
+    out = lanes::store32_lane(lanes::token_translate_lane(t, pool.v2p, pool.ps, stride, v), v);
     ref = lanes::token_translate_lane(t, pool.v2p, pool.ps, stride, Variant::production);
   }
   const SymBool exact(env.no_overflow());
@@ -456,6 +457,36 @@ void add_route_obligations(std::vector<Def>& out) {
       d.run = [wl](const RunOptions& o) { return e03_query(wl, Variant::e03_int32_offset, o.timeout_ms); };
       out.push_back(std::move(d));
     }
+  }
+  {
+    Def d;
+    d.info = {"route.token_translate.int32_store.wrap", "§2.7, issue 17 (an int32 out of translate_v2p wraps)",
+              "as route.token_translate.int64_domain (no I8 bound); the result stored through an int32 output",
+              "the stored value equals the exact int64 lane", "ps, M, N, NV, the id and the loaded entries symbolic",
+              refuted};
+    d.run = [](const RunOptions& o) { return e03_query(false, Variant::int32_wrap, o.timeout_ms); };
+    out.push_back(std::move(d));
+  }
+
+  // Issues 17 / 18: the upstream kernels as written. The fa3 decode remap of PR #33046 (no padding
+  // guard, no clamp, int32 stores) reads before v2p at every page size and leaks -M for a tombstone;
+  // the Era-B flashmla block table has the same shape; grid_spill writes past max_pages.
+  add_page_route(out, Route::decode_metadata, Variant::pr33046_as_written, PageLane::decode, true, refuted,
+                 "route.decode_metadata.pr33046_as_written",
+                 "§4.5, issue 18 (padding -1 reads v2p[-1] at every ps; a tombstone gives -M)");
+  add_page_route(out, Route::flashmla_block_table, Variant::flashmla_era_b_as_written, PageLane::entry, true, refuted,
+                 "route.flashmla_block_table.era_b_as_written", "§4.2, issue 18 (same shape as PR #33046)");
+  add_page_route(out, Route::canonical_page_table, Variant::era_b_unclamped, PageLane::entry, true, refuted,
+                 "route.canonical_page_table.unclamped", "§4.3, issue 17 (tombstone -> -M)");
+  add_page_route(out, Route::read_table, Variant::era_b_unclamped, PageLane::entry, true, refuted,
+                 "route.read_table.unclamped", "§4.4, issue 17 (tombstone -> -M)");
+  {
+    Def d;
+    d.info = {"route.read_table.columns.grid_spill", "§4.3, §4.4, issue 17 (spill bounded by the launch grid)",
+              "as route.read_table.columns; G = 256", "every written column c < max_pages",
+              "ps, lengths, max_pages symbolic", refuted};
+    d.run = [](const RunOptions& o) { return columns_query(Variant::grid_spill, o.timeout_ms); };
+    out.push_back(std::move(d));
   }
 
   // §4.2-§4.5 row selection; §6 E10.

@@ -101,6 +101,7 @@ Sym kv_rem(const Sym& a, const Sym& b);  // sign of the dividend
 Sym kv_shr(const Sym& a, int s);          // arithmetic shift (floor division by 2^s)
 Sym kv_pick(const SymBool& c, const Sym& a, const Sym& b);
 Sym kv_narrow32(const Sym& a);            // int32 store + load: wrap to 32 bits, sign-extend
+inline Sym kv_wrap32(const Sym& a) { return kv_narrow32(a); }  // int32_wrap store
 
 // Floor division / modulo (Python semantics) for restating spec formulas; b > 0 assumed.
 Sym floor_div(const Sym& a, const Sym& b);

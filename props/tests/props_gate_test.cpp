@@ -146,7 +146,7 @@ TEST_P(KillMatrix, VariantIsCaught) {
 
 INSTANTIATE_TEST_SUITE_P(Props, KillMatrix, ::testing::ValuesIn(kills()), [](const auto& p) {
   std::string v(kvaddr::to_string(p.param.variant));
-  if (v == "unknown") v = "variant" + std::to_string(static_cast<int>(p.param.variant));
+  if (v == "unknown") v = "variant" + std::to_string(p.param.variant.bits);
   return p.param.property + "__" + v;
 });
 

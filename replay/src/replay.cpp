@@ -17,6 +17,7 @@
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
+#include "behaves_like.hpp"
 
 namespace kvaddr::replay {
 namespace {
@@ -547,8 +548,7 @@ Claim read_claim(const json& call, Route route) {
         if (!v.is_boolean()) bad("flags." + k + " must be true or false");
         if (!v.get<bool>()) {
           const Variant implied = k == "clamp_entries" ? Variant::era_b_unclamped : Variant::b09_no_padding_guard;
-          if (from_flags && *from_flags != implied) bad("flags clamp_entries = false and padding_guard = false together name no single variant");
-          from_flags = implied;
+          from_flags = from_flags.value_or(Variant::production) | implied;  // the flags compose
         }
       } else if (k == "tail_policy") {
         if (!v.is_string() || (v != "prefix_only" && v != "zero_tail")) {
@@ -635,7 +635,7 @@ void check_call(const json& call, const std::filesystem::path& dir, CallReport& 
     bad("unknown route '" + r.route + "' (expected a spec §4.1-4.13 route name)");
   }
   const Claim claim = read_claim(call, route);
-  r.variant = std::string(to_string(claim.variant));
+  r.variant = std::string(to_string(claim.variant, route));
   check_era(call);
   Call c(call, dir);
   Prepared p;
@@ -684,18 +684,15 @@ void check_call(const json& call, const std::filesystem::path& dir, CallReport& 
   for (std::size_t k = 0; k < p.outputs.size(); ++k) compare(p.outputs[k], expected[k], r);
   r.status = r.lanes_differing == 0 ? CallStatus::equal : CallStatus::differs;
 
-  for (Variant v : kAllVariants) {
-    if (!route_accepts(route, v)) continue;
-    if (v == claim.variant) {
-      if (r.status == CallStatus::equal) r.matching_variants.emplace_back(to_string(v));
-      continue;
-    }
+  const auto matching = smallest_matching(route, [&](Variant v) {
+    if (v == claim.variant) return r.status == CallStatus::equal;
     try {
-      if (equal_outputs(p.outputs, p.run(v))) r.matching_variants.emplace_back(to_string(v));
+      return equal_outputs(p.outputs, p.run(v));
     } catch (const kvaddr::Error&) {
-      // This variant cannot produce the recording (e.g. it reads outside a table).
+      return false;  // this variant cannot produce the recording (e.g. it reads outside a table)
     }
-  }
+  });
+  r.matching_variants = variant_names(route, matching);
 }
 
 }  // namespace

@@ -214,9 +214,9 @@ TEST(ZooNames, NewVariantsRoundTrip) {
     EXPECT_EQ(to_string(parse_variant(n)), n);
   }
   // Frozen values of the enumerators other engineers instantiate.
-  EXPECT_EQ(static_cast<int>(Variant::production), 0);
-  EXPECT_EQ(static_cast<int>(Variant::era_b_unclamped), 11);
-  EXPECT_EQ(static_cast<int>(Variant::e01_no_column_bound), 12);
+  EXPECT_EQ(Variant::production.bits, 0u);
+  EXPECT_EQ(Variant::era_b_unclamped.bits, 1u << 10);
+  EXPECT_EQ(Variant::e01_no_column_bound.bits, 1u << 11);
   EXPECT_EQ(std::size(kAllVariants), 17u);
 }
 

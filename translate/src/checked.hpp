@@ -14,6 +14,7 @@
 
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/contracts.hpp"
+#include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/variant.hpp"
 
 namespace kvaddr::translate::detail {
@@ -270,6 +271,10 @@ class CI {
   }
   // The host never wraps silently: a value that does not fit 32 bits is an Overflow.
   friend CI kv_narrow32(CI a) { return CI(checked_narrow32(a.v_, kLaneArg)); }
+  // int32_wrap: the kernel's silent int32 store, reproduced exactly (two's complement).
+  friend CI kv_wrap32(CI a) noexcept {
+    return CI(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(a.v_))));
+  }
 
  private:
   static CI addsub(CI r) {
@@ -334,10 +339,17 @@ struct TableGather {
     return load(index.get());
   }
   bool in_table(std::int64_t i) const { return i >= 0 && i < table.size; }
+  // A load may land in the parent allocation around the view (table.before elements before
+  // data[0], table.after after data[size - 1]): that is what the kernel reads there. Outside the
+  // parent it is an OutOfRange naming the table.
   CI load(std::int64_t i) const {
-    if (i < 0 || i >= table.size) {
+    if (i < -table.before || i >= table.size + table.after) {
       throw OutOfRange(std::string(name), std::to_string(i),
-                       "read outside the table of length " + std::to_string(table.size));
+                       "read outside the table of length " + std::to_string(table.size) +
+                           (table.before != 0 || table.after != 0
+                                ? " (its parent allocation spans [" + std::to_string(-table.before) + ", " +
+                                      std::to_string(table.size + table.after) + "))"
+                                : std::string()));
     }
     return CI(table.data[i]);
   }
@@ -355,12 +367,14 @@ void rename_lane_overflow(std::string_view output, F&& f) {
   }
 }
 
-// Store a lane value into an output element of type Out (int32 outputs narrow with a check).
+// Store a lane value into an output element of type Out. int32 outputs narrow with a check
+// (Overflow naming the output), unless the variant carries int32_wrap: then the store wraps
+// silently like the kernel's (lanes::store32_lane).
 template <class Out>
-Out narrow_out(CI v, std::string_view output) {
+Out narrow_out(CI v, std::string_view output, Variant variant = Variant{}) {
   static_assert(std::is_same_v<Out, std::int32_t> || std::is_same_v<Out, std::int64_t>);
   if constexpr (std::is_same_v<Out, std::int32_t>) {
-    return checked_narrow32(v.get(), output);
+    return checked_narrow32(lanes::store32_lane(v, variant).get(), output);
   } else {
     return v.get();
   }

@@ -38,7 +38,7 @@ std::int64_t pool_row(const Vec<const std::int64_t>& rows, std::int64_t b, const
 // position), which names another request's row whenever the pool rows are not 0..B-1.
 std::int64_t batch_row(const Vec<const std::int64_t>& rows, std::int64_t b, const Mat<const std::int32_t>& r2t,
                        const char* name, Variant v) {
-  if (v != Variant::e10_batch_index_rows) return pool_row(rows, b, r2t, name);
+  if (!has(v, Behaviour::e10_batch_index_rows)) return pool_row(rows, b, r2t, name);
   (void)read_vec(rows, b, name);  // the lane still exists
   if (b >= r2t.rows) {
     throw OutOfRange("req_to_token", "row " + std::to_string(b),
@@ -123,7 +123,7 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
         const CI tok(page_start_token(a.req_to_token, row, start, i, a.page_size));
         const CI e = a.v2p.present() ? lanes::page_entry_lane(tok, g, ps, mult, a.variant)
                                      : lanes::static_entry_lane(tok, ps);
-        put(a.kv_indices, b, i, "kv_indices") = narrow_out<std::int32_t>(e, "kv_indices");
+        put(a.kv_indices, b, i, "kv_indices") = narrow_out<std::int32_t>(e, "kv_indices", a.variant);
       }
     }
   });
@@ -131,7 +131,8 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
 
 // §4.3: out[b, c] = max(v2p[page(tok)] * M, 0) for c < min(ceil(len_b / ps), max_pages); prefix-only.
 // E01: columns bounded by n_pages only, loads and stores at flat addresses (next row / OutOfRange);
-// E02: no clamp (lane); E10: row b of req_to_token.
+// grid_spill: columns bounded by the grid's column extent, same flat addresses; E02 /
+// era_b_unclamped: no clamp (lane); E10: row b of req_to_token; int32_wrap: silent int32 stores.
 void canonical_page_table(const CanonicalPageTableArgs& a) {
   validate(a);
   const detail::Rollback rollback(a.out);
@@ -139,7 +140,7 @@ void canonical_page_table(const CanonicalPageTableArgs& a) {
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
-  const bool e01 = a.variant == Variant::e01_no_column_bound;
+  const bool e01 = has(a.variant, Behaviour::e01_no_column_bound) || has(a.variant, Behaviour::grid_spill);
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
       mut::lane(0);
@@ -150,7 +151,8 @@ void canonical_page_table(const CanonicalPageTableArgs& a) {
         mut::lane(1);
         const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
                          : page_start_token(a.req_to_token, row, 0, c, a.page_size));
-        const std::int32_t e = narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, a.variant), "out");
+        const std::int32_t e =
+            narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, a.variant), "out", a.variant);
         if (e01) {
           flat_store(a.out, b, c, e, "out");
         } else {
@@ -171,11 +173,12 @@ void read_table(const ReadTableArgs& a) {
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
-  // Only B09 acts inside the entry lane; every other read_table variant acts on this loop.
-  const Variant entry_variant = a.variant == Variant::b09_no_padding_guard ? a.variant : Variant::production;
-  const bool e01 = a.variant == Variant::e01_no_column_bound;
+  // Only B09 and era_b_unclamped act inside the entry lane; the other read_table behaviours act
+  // on this loop (E02 here is the tail fill, not the clamp).
+  const Variant entry_variant{a.variant.bits & (Variant::b09_no_padding_guard | Variant::era_b_unclamped).bits};
+  const bool e01 = has(a.variant, Behaviour::e01_no_column_bound) || has(a.variant, Behaviour::grid_spill);
   // E02: the "empty" fill is the slot-map pad -1 instead of the sink 0.
-  const std::int32_t tail_fill = a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
+  const std::int32_t tail_fill = has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;
   const std::int64_t batch = a.row_ids.size;
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
@@ -187,7 +190,8 @@ void read_table(const ReadTableArgs& a) {
         mut::lane(1);
         const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
                          : page_start_token(a.req_to_token, row, 0, c, a.page_size));
-        const std::int32_t e = narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, entry_variant), "out");
+        const std::int32_t e =
+            narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, entry_variant), "out", a.variant);
         // Flat address of a packed row: beyond the row width it lands in the next row (B10 / E01 spill).
         flat_store(a.out, b, c, e, "out");
       }
@@ -242,6 +246,8 @@ void read_stream(const ReadStreamArgs& a) {
 // §4.5: cache_seqlens[b] = int32(seq_b + delta), cu_seqlens_k = exclusive prefix sum (B + 1
 // entries); unless skip_page_table, page_table[b, c] for c < live_b (prefix-only) from
 // kernel_page_table (Era C copy), v2p (Era B remap) or the static shift; swa_page_table likewise.
+// int32_wrap: the int32 lengths, sums and entries wrap silently. An empty batch launches nothing:
+// nothing is written, cu_seqlens_k[0] keeps its old value.
 void decode_metadata(const DecodeMetadataArgs& a) {
   validate(a);
   // The tables are outputs (and validated) only when the page table is built.
@@ -251,14 +257,15 @@ void decode_metadata(const DecodeMetadataArgs& a) {
                                   tables && a.swa_v2p.present() ? a.swa_page_table : none);
   const mut::RouteScope scope(mut::unit_of(Route::decode_metadata));
   const std::int64_t batch = a.seq_lens.size;
+  if (batch == 0) return;
   // Program (0, 0): lengths and prefix sums.
   std::int64_t total = 0;
   put(a.cu_seqlens_k, 0, "cu_seqlens_k") = 0;
   for (std::int64_t b = 0; b < batch; ++b) {
     const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-    put(a.cache_seqlens, b, "cache_seqlens") = checked_narrow32(len, "cache_seqlens");
+    put(a.cache_seqlens, b, "cache_seqlens") = narrow_out<std::int32_t>(CI(len), "cache_seqlens", a.variant);
     total = checked_add(total, len, "cu_seqlens_k");
-    put(a.cu_seqlens_k, b + 1, "cu_seqlens_k") = checked_narrow32(total, "cu_seqlens_k");
+    put(a.cu_seqlens_k, b + 1, "cu_seqlens_k") = narrow_out<std::int32_t>(CI(total), "cu_seqlens_k", a.variant);
   }
   if (a.skip_page_table) return;
 
@@ -286,7 +293,7 @@ void decode_metadata(const DecodeMetadataArgs& a) {
         } else {
           value = (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
         }
-        put(a.page_table, b, c, "page_table") = narrow_out<std::int32_t>(value, "page_table");
+        put(a.page_table, b, c, "page_table") = narrow_out<std::int32_t>(value, "page_table", a.variant);
       });
       if (swa) {
         rename_lane_overflow("swa_page_table", [&] {
@@ -303,7 +310,7 @@ void decode_metadata(const DecodeMetadataArgs& a) {
 void eager_funnel(const EagerFunnelArgs& a) {
   validate(a);
   const detail::Rollback rollback(a.out);
-  if (a.variant == Variant::b02_rank2_index_select && a.page_size == 1) {
+  if (has(a.variant, Behaviour::b02_rank2_index_select) && a.page_size == 1) {
     throw InvalidArgument("page_table", "rank 2 [" + std::to_string(a.page_table.rows) + ", " +
                                             std::to_string(a.page_table.cols) + "]",
                           "index_select at page_size 1 accepts only a 1-D index (bug B02)");

@@ -32,7 +32,7 @@ void token_translate(const TokenTranslateArgs<Out>& a) {
       mut::lane(0);
       const CI t(a.ids.data[i]);
       const CI d = lanes::token_translate_lane(t, g, ps, stride, a.variant);
-      detail::put(a.out, i, "out") = narrow_out<Out>(d, "out");
+      detail::put(a.out, i, "out") = narrow_out<Out>(d, "out", a.variant);
     }
   });
 }
@@ -83,7 +83,7 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   std::vector<std::int32_t> fresh;
   std::int32_t* dst = a.kv_indices.data;
   std::int64_t dst_size = a.kv_indices.size;
-  if (a.variant == Variant::b05_rebind_fresh) {
+  if (has(a.variant, Behaviour::b05_rebind_fresh)) {
     fresh.resize(static_cast<std::size_t>(n));
     dst = fresh.data();
     dst_size = n;
@@ -118,9 +118,9 @@ void write_loc(const WriteLocArgs& a) {
     }
   });
   mut::lane(2);  // epilogue: the tail [N, out.size)
-  if (a.variant != Variant::b06_stale_tail) {
+  if (!has(a.variant, Behaviour::b06_stale_tail)) {
     // E02: the tail is filled with the pad -1 instead of the sink 0.
-    const std::int64_t fill = a.variant == Variant::e02_minus_one_sentinel ? -1 : 0;
+    const std::int64_t fill = has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;
     for (std::int64_t i = mut::bound(a.loc.size); i < a.out.size; ++i) detail::put(a.out, i, "out") = fill;
   }
 }

@@ -17,28 +17,6 @@
 namespace kvaddr {
 namespace {
 
-constexpr std::array<std::pair<Variant, std::string_view>, 17> kVariantNames{{
-    {Variant::production, "production"},
-    {Variant::b02_rank2_index_select, "b02_rank2_index_select"},
-    {Variant::b04_prefill_no_remap, "b04_prefill_no_remap"},
-    {Variant::b05_rebind_fresh, "b05_rebind_fresh"},
-    {Variant::b06_stale_tail, "b06_stale_tail"},
-    {Variant::b09_no_padding_guard, "b09_no_padding_guard"},
-    {Variant::b10_no_max_pages_bound, "b10_no_max_pages_bound"},
-    {Variant::b11_swa_no_clamp, "b11_swa_no_clamp"},
-    {Variant::b14_dcp_untranslated, "b14_dcp_untranslated"},
-    {Variant::b16_virtual_as_physical, "b16_virtual_as_physical"},
-    {Variant::b17_doc_formula, "b17_doc_formula"},
-    {Variant::era_b_unclamped, "era_b_unclamped"},
-    {Variant::e01_no_column_bound, "e01_no_column_bound"},
-    {Variant::e02_minus_one_sentinel, "e02_minus_one_sentinel"},
-    {Variant::e03_int32_offset, "e03_int32_offset"},
-    {Variant::e09_floor_pages, "e09_floor_pages"},
-    {Variant::e10_batch_index_rows, "e10_batch_index_rows"},
-}};
-
-static_assert(kVariantNames.size() == std::size(kAllVariants), "every Variant needs a name (and a kAllVariants entry)");
-
 constexpr std::array<std::pair<Route, std::string_view>, 13> kRouteNames{{
     {Route::token_translate, "token_translate"},
     {Route::flashmla_block_table, "flashmla_block_table"},
@@ -100,6 +78,10 @@ template <class T>
 void check_vec(const Vec<T>& v, std::string_view name) {
   rule_require(v.size >= 0, name, v.size, "size must be >= 0");
   rule_require(v.size == 0 || v.data != nullptr, name, v.size, "null data with a non-zero size");
+  rule_require(v.before >= 0, name, v.before, "elements before the view (parent slice) must be >= 0");
+  rule_require(v.after >= 0, name, v.after, "elements after the view (parent slice) must be >= 0");
+  rule_require((v.before == 0 && v.after == 0) || v.data != nullptr, name, v.before,
+          "a parent slice needs a data pointer");
   rule_require(v.size <= std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(sizeof(T)), name, v.size,
           "size in bytes does not fit int64");
 }
@@ -235,31 +217,15 @@ void validate_token_like(Route route, Variant variant, const Vec<const std::int6
 }  // namespace
 
 // ---- names -------------------------------------------------------------------------------------
-std::string_view to_string(Variant v) noexcept {
-  for (const auto& [k, n] : kVariantNames)
-    if (k == v) return n;
-  return "unknown";
-}
 std::string_view to_string(Route r) noexcept {
   for (const auto& [k, n] : kRouteNames)
     if (k == r) return n;
   return "unknown";
 }
-Variant parse_variant(std::string_view name) {
-  for (const auto& [k, n] : kVariantNames)
-    if (n == name) return k;
-  throw InvalidArgument("variant", std::string(name), "unknown variant");
-}
 Route parse_route(std::string_view name) {
   for (const auto& [k, n] : kRouteNames)
     if (n == name) return k;
   throw InvalidArgument("route", std::string(name), "unknown route");
-}
-void require_variant(Route r, Variant v) {
-  if (!route_accepts(r, v)) {
-    throw InvalidArgument("variant", std::string(to_string(v)),
-                          "not a variant of route " + std::string(to_string(r)));
-  }
 }
 
 // ---- §4.1 / §4.9 -------------------------------------------------------------------------------
@@ -296,8 +262,9 @@ void validate(const FlashmlaBlockTableArgs& a) {
   check_vec(a.v2p, "v2p");
   if (!a.v2p.present()) {
     rule_require(a.multiplier == 1, "multiplier", a.multiplier, "the static kernel (v2p absent) requires multiplier 1");
-    rule_require(a.variant == Variant::production, "variant", static_cast<std::int64_t>(a.variant),
-            "bug variants need a v2p table");
+    if (a.variant != Variant::production) {
+      throw InvalidArgument("variant", std::string(to_string(a.variant)), "bug variants need a v2p table");
+    }
   }
   check_out_mat(a.kv_indices, "kv_indices");
   check_shape_at_least(a.kv_indices, "kv_indices", b, 0);

@@ -14,10 +14,16 @@
 
 namespace kvaddr {
 
+// A Vec may be a slice of a larger parent allocation: `before` elements of the parent lie before
+// data[0] and `after` elements after data[size - 1] (both 0 for a standalone buffer). Only a
+// table load of a variant that reads outside the view (b09: v2p[-1]) ever touches them; the host
+// reads them like the kernel does, and a read outside the parent is still an OutOfRange.
 template <class T>
 struct Vec {
   T* data = nullptr;
   std::int64_t size = 0;
+  std::int64_t before = 0;
+  std::int64_t after = 0;
   constexpr bool present() const { return data != nullptr; }
 };
 

@@ -22,12 +22,6 @@
 
 #include "kvaddr/translate/variant.hpp"
 
-#if defined(__CUDACC__)
-#define KVADDR_HD __host__ __device__
-#else
-#define KVADDR_HD
-#endif
-
 namespace kvaddr::lanes {
 
 // ---- customisation points for builtin integers --------------------------------------------
@@ -45,6 +39,11 @@ KVADDR_HD constexpr I kv_narrow32(I a) {
   return static_cast<I>(static_cast<std::int32_t>(static_cast<std::uint32_t>(static_cast<std::uint64_t>(a))));
 }
 
+// The silent wrap of an int32 store (int32_wrap). Builtin integers: the same as kv_narrow32; the
+// host's checked integer overrides kv_narrow32 to raise, but kv_wrap32 always wraps.
+template <class I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+KVADDR_HD constexpr I kv_wrap32(I a) { return kv_narrow32(a); }
+
 template <class I>
 KVADDR_HD constexpr I kv_max0(I a) { return kv_pick(a < I(0), I(0), a); }
 
@@ -58,7 +57,7 @@ KVADDR_HD constexpr I ceil_div(I n, I d) { return kv_div(n + d - I(1), d); }
 // partial last page is never read.
 template <class I>
 KVADDR_HD constexpr I page_count(I len, I ps, Variant v) {
-  return (v == Variant::e09_floor_pages) ? kv_div(len, ps) : ceil_div(len, ps);
+  return has(v, Behaviour::e09_floor_pages) ? kv_div(len, ps) : ceil_div(len, ps);
 }
 
 // §4.1 token_translate: t < 0 -> 0; else max(v2p[t / ps] * S + t % ps, 0), S = ps * M.
@@ -69,10 +68,10 @@ KVADDR_HD constexpr I token_translate_lane(I t, Gather&& v2p, I ps, I stride, Va
   const I page = kv_pick(live, kv_div(t, ps), I(0));
   const I off = kv_pick(live, kv_rem(t, ps), I(0));
   // B17: the docstring formula of translate_kv_loc_for_kernel, which omits the v2p gather.
-  const I phys_page = (v == Variant::b17_doc_formula) ? page : v2p(page, live);
+  const I phys_page = has(v, Behaviour::b17_doc_formula) ? page : v2p(page, live);
   const I wide = phys_page * stride + off;
   // E03 (vLLM #57030 shape): the product is formed in int32 and wraps once it reaches 2^31.
-  const I d = (v == Variant::e03_int32_offset) ? kv_narrow32(wide) : wide;
+  const I d = has(v, Behaviour::e03_int32_offset) ? kv_narrow32(wide) : wide;
   return kv_pick(live, kv_max0(d), I(0));
 }
 
@@ -80,7 +79,7 @@ KVADDR_HD constexpr I token_translate_lane(I t, Gather&& v2p, I ps, I stride, Va
 // B11 (Era A pool-level SWA translate): no clamp, so an SWA tombstone yields a negative id.
 template <class I, class Gather>
 KVADDR_HD constexpr I swa_translate_lane(I t, Gather&& swa_v2p, I ps, I stride, Variant v) {
-  if (v != Variant::b11_swa_no_clamp) return token_translate_lane(t, swa_v2p, ps, stride, Variant::production);
+  if (!has(v, Behaviour::b11_swa_no_clamp)) return token_translate_lane(t, swa_v2p, ps, stride, Variant{});
   const auto live = !(t < I(0));
   const I page = kv_pick(live, kv_div(t, ps), I(0));
   const I off = kv_pick(live, kv_rem(t, ps), I(0));
@@ -92,12 +91,13 @@ KVADDR_HD constexpr I swa_translate_lane(I t, Gather&& swa_v2p, I ps, I stride, 
 //   b09_no_padding_guard: no sign test; truncating division (ps = 1: tok = -1 reads v2p[-1]).
 //   era_b_unclamped:      no clamp; a tombstone yields -M (Era B flashmla block table).
 //   e02_minus_one_sentinel: no clamp either (canonical table without it: the tombstone -1 leaks as -M).
+// Behaviours compose: b09 + era_b_unclamped reads before the table AND leaks -M.
 template <class I, class Gather>
 KVADDR_HD constexpr I page_entry_lane(I tok, Gather&& v2p, I ps, I mult, Variant v) {
-  const bool guard = (v != Variant::b09_no_padding_guard);
+  const bool guard = !has(v, Behaviour::b09_no_padding_guard);
   const I page = guard ? kv_pick(tok < I(0), I(0), kv_div(tok, ps)) : kv_div(tok, ps);
   const I raw = v2p(page, tok == tok) * mult;  // mask always true: the lane is live, the load is not masked
-  const bool unclamped = (v == Variant::era_b_unclamped) || (v == Variant::e02_minus_one_sentinel);
+  const bool unclamped = has(v, Behaviour::era_b_unclamped) || has(v, Behaviour::e02_minus_one_sentinel);
   return unclamped ? raw : kv_max0(raw);
 }
 
@@ -112,21 +112,31 @@ KVADDR_HD constexpr I static_entry_lane(I tok, I ps) { return kv_div(tok, ps); }
 // era_b_unclamped drops the clamp.
 template <class I, class Gather>
 KVADDR_HD constexpr I decode_entry_lane(I page_index, Gather&& v2p, int log2_ps, I mult, Variant v) {
-  const bool guard = (v != Variant::b09_no_padding_guard);
+  const bool guard = !has(v, Behaviour::b09_no_padding_guard);
   const I value = (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
   const I page = guard ? kv_pick(page_index < I(0), I(0), value) : value;
   const I raw = v2p(page, page_index == page_index) * mult;
-  return (v == Variant::era_b_unclamped) ? raw : kv_max0(raw);
+  return has(v, Behaviour::era_b_unclamped) ? raw : kv_max0(raw);
 }
 
 // Number of live columns of a page-table row whose KV length is `len` (already widened by any
 // seq_len_delta): ceil(len / ps), bounded by `max_pages` unless the variant drops the bound (B10,
-// E01); E09 counts pages with floor division.
+// E01); E09 counts pages with floor division. grid_spill: the bound is the launch grid's column
+// extent G * ceil(max_pages / G) (G = v.column_block), not max_pages.
 template <class I>
 KVADDR_HD constexpr I table_columns(I len, I ps, I max_pages, Variant v) {
   const I n_pages = page_count(len, ps, v);
-  if (v == Variant::b10_no_max_pages_bound || v == Variant::e01_no_column_bound) return n_pages;
-  return kv_pick(n_pages < max_pages, n_pages, max_pages);
+  if (has(v, Behaviour::b10_no_max_pages_bound) || has(v, Behaviour::e01_no_column_bound)) return n_pages;
+  const I g(static_cast<std::int64_t>(v.column_block));
+  const I bound = has(v, Behaviour::grid_spill) ? ceil_div(max_pages, g) * g : max_pages;
+  return kv_pick(n_pages < bound, n_pages, bound);
+}
+
+// An int32 store of a lane value: int32_wrap keeps the low 32 bits (two's complement, what the
+// kernel's implicit cast does); otherwise the value is stored as is (the host checks it fits).
+template <class I>
+KVADDR_HD constexpr I store32_lane(I value, Variant v) {
+  return has(v, Behaviour::int32_wrap) ? kv_wrap32(value) : value;
 }
 
 // §4.5: live pages of the fa3 kernel, by shift: ps == 1 ? len : (len + ps - 1) >> log2(ps), capped.
@@ -143,7 +153,7 @@ KVADDR_HD constexpr I stream_lane(I entry, I pos, I ps) { return entry * ps + kv
 // §4.6 eager_funnel lane: token_translate of the page-start token, then div ps.
 template <class I, class Gather>
 KVADDR_HD constexpr I eager_funnel_lane(I tok, Gather&& v2p, I ps, I stride) {
-  return kv_div(token_translate_lane(tok, v2p, ps, stride, Variant::production), ps);
+  return kv_div(token_translate_lane(tok, v2p, ps, stride, Variant{}), ps);
 }
 
 // §4.8 write_loc: keep = loc > 0 and loc % dcp_size == dcp_rank; out = d(loc / dcp_size) if keep
@@ -157,14 +167,14 @@ KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_
   const I page = kv_pick(keep, kv_div(t, ps), I(0));
   const I off = kv_pick(keep, kv_rem(t, ps), I(0));
   const I wide = v2p(page, keep) * stride + off;
-  const I d = (v == Variant::e03_int32_offset) ? kv_narrow32(wide) : wide;
+  const I d = has(v, Behaviour::e03_int32_offset) ? kv_narrow32(wide) : wide;
   return kv_pick(keep, kv_max0(d), I(0));
 }
 
 // The production write_loc lane (signature kept for existing instantiations).
 template <class I, class Gather>
 KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_size, I dcp_rank) {
-  return write_loc_lane(loc, v2p, ps, stride, dcp_size, dcp_rank, Variant::production);
+  return write_loc_lane(loc, v2p, ps, stride, dcp_size, dcp_rank, Variant{});
 }
 
 // §4.10 mamba_translate: raw gather v2p[v] (no clamp upstream: a padding id -1 reads before the
@@ -181,8 +191,8 @@ KVADDR_HD constexpr I mamba_lane(I slot, Gather&& v2p, bool clamp) {
 // B04 divides the virtual page-start token by ps without the remap.
 template <class I, class Gather>
 KVADDR_HD constexpr I full_prefill_entry_lane(I tok, Gather&& v2p, I ps, I mult, Variant v) {
-  if (v == Variant::b04_prefill_no_remap) return kv_pick(tok < I(0), I(0), kv_div(tok, ps));
-  return page_entry_lane(tok, v2p, ps, mult, Variant::production);
+  if (has(v, Behaviour::b04_prefill_no_remap)) return kv_pick(tok < I(0), I(0), kv_div(tok, ps));
+  return page_entry_lane(tok, v2p, ps, mult, Variant{});
 }
 
 // §4.12 dcp_read_translate: translate_kv_loc(w / dcp_size); padding (w < 0) -> 0.
@@ -190,16 +200,16 @@ KVADDR_HD constexpr I full_prefill_entry_lane(I tok, Gather&& v2p, I ps, I mult,
 template <class I, class Gather>
 KVADDR_HD constexpr I dcp_read_lane(I w, Gather&& v2p, I ps, I stride, I dcp_size, Variant v) {
   const I t = kv_pick(w < I(0), I(-1), kv_div(w, dcp_size));
-  if (v == Variant::b14_dcp_untranslated) return kv_max0(t);
-  return token_translate_lane(t, v2p, ps, stride, Variant::production);
+  if (has(v, Behaviour::b14_dcp_untranslated)) return kv_max0(t);
+  return token_translate_lane(t, v2p, ps, stride, Variant{});
 }
 
 // §4.13 transfer_ids: physical token of a virtual token for envelope transfer (PD, HiCache):
 // phys(t) = max(v2p[t / ps] * ps + t % ps, 0). B16: the virtual id is used as the physical one.
 template <class I, class Gather>
 KVADDR_HD constexpr I transfer_lane(I t, Gather&& v2p, I ps, Variant v) {
-  if (v == Variant::b16_virtual_as_physical) return kv_max0(t);
-  return token_translate_lane(t, v2p, ps, ps, Variant::production);
+  if (has(v, Behaviour::b16_virtual_as_physical)) return kv_max0(t);
+  return token_translate_lane(t, v2p, ps, ps, Variant{});
 }
 
 // §4.13 HiCache: physical token -> kernel-facing row, phi(x) = (x / ps) * S + x % ps (x >= 0).

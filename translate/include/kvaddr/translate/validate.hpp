@@ -3,16 +3,33 @@
 // checks guard the host routes and the CUDA launchers). Each throws a typed kvaddr::Error
 // naming the argument and its value.
 #include <string_view>
+#include <vector>
 
 #include "kvaddr/translate/contracts.hpp"
 
 namespace kvaddr {
 
+// Variant names: a single behaviour by its catalogue name ("b09_no_padding_guard"), production as
+// "production", a composite as its behaviours joined by '+' in bit order
+// ("b09_no_padding_guard+era_b_unclamped"), grid_spill with a non-default column block as
+// "grid_spill@G". The route-aware form prints the route's registered composite name instead
+// ("pr33046_as_written" for decode_metadata). The views stay valid for the program's lifetime.
 std::string_view to_string(Variant v) noexcept;
+std::string_view to_string(Variant v, Route r) noexcept;
+std::string_view to_string(Behaviour b) noexcept;
 std::string_view to_string(Route r) noexcept;
-Variant parse_variant(std::string_view name);  // InvalidArgument("variant", name) if unknown
+// Parses a name printed by to_string, a registered composite name, or any '+'-joined list of
+// behaviour and composite names. InvalidArgument("variant", name) naming the unknown part.
+Variant parse_variant(std::string_view name);
 Route parse_route(std::string_view name);      // InvalidArgument("route", name) if unknown
-void require_variant(Route r, Variant v);      // InvalidArgument("variant", ...) unless route_accepts
+// InvalidArgument("variant", ...) unless route_accepts: names the behaviour that is not the
+// route's, or the two behaviours that conflict.
+void require_variant(Route r, Variant v);
+// The behaviours of v, in bit order.
+std::vector<Behaviour> behaviours(Variant v);
+// Every variant a route accepts whose behaviours are a subset of `within` (production first,
+// then by size): the search space of "behaves like".
+std::vector<Variant> accepted_subsets(Route r, Variant within);
 
 template <class Out> void validate(const TokenTranslateArgs<Out>& a);
 void validate(const FlashmlaBlockTableArgs& a);
