@@ -21,8 +21,8 @@ struct DeviceRun {
 
 // Runs `options` (itself shard i of n) on `devices` GPUs: worker d runs sub-shard i + n*d of n*devices,
 // so that the workers together run exactly the case indices of shard i of n. Throws InvalidArgument
-// "devices" unless 1 <= devices <= device_count(). A worker's exception becomes an "error" mismatch
-// of its report, as in run_differential.
+// "devices" unless 1 <= devices <= device_count(). A worker whose device cannot be selected, or whose
+// run throws, reports skipped with the reason (the merge of the workers' reports then names it).
 std::vector<DeviceRun> run_on_devices(const DiffOptions& options, int devices);
 
 }  // namespace kvaddr::gpu
