@@ -33,6 +33,46 @@ Shard shard_of(const json& doc, const std::string& name) {
   return sh;
 }
 
+// The fields merge reads, with the types it reads them as; InvalidArgument naming the file otherwise.
+void check_fields(const json& d, const std::string& schema, const std::string& name) {
+  auto bad = [&](const std::string& field, const std::string& want) {
+    throw InvalidArgument(name, d.contains(field) ? d[field].dump().substr(0, 80) : "(missing)",
+                          fmt::format("field \"{}\" must be {}", field, want));
+  };
+  auto integer = [&](const std::string& field) {
+    if (d.contains(field) && !d[field].is_number_integer()) bad(field, "an integer");
+  };
+  if (d.contains("skipped") && !d["skipped"].is_boolean()) bad("skipped", "true or false");
+  if (schema == kDiff) {
+    for (const char* f : {"cases_run", "lanes_translated", "lanes_compared", "model_lanes_compared"}) integer(f);
+    if (d.contains("per_kernel")) {
+      if (!d["per_kernel"].is_object()) bad("per_kernel", "an object");
+      for (const auto& [kernel, count] : d["per_kernel"].items()) {
+        if (!count.is_object() || !count.value("cases", json(0)).is_number_integer() ||
+            !count.value("lanes", json(0)).is_number_integer()) {
+          bad("per_kernel", "an object of {\"cases\": integer, \"lanes\": integer}");
+        }
+      }
+    }
+    for (const char* f : {"first_mismatch", "mismatches"}) {
+      if (!d.contains(f) || d[f].is_null()) continue;
+      const auto list = d[f].is_array() ? d[f] : json::array({d[f]});
+      for (const auto& m : list) {
+        if (!m.is_object() || !m.value("case_index", json(0)).is_number_integer()) {
+          bad(f, "a mismatch object with an integer \"case_index\"");
+        }
+      }
+    }
+    if (d.contains("mismatches") && !d["mismatches"].is_array()) bad("mismatches", "an array");
+  } else {
+    if (!d.contains("properties") || !d["properties"].is_array()) bad("properties", "an array");
+    for (const auto& p : d["properties"])
+      if (!p.is_object()) bad("properties", "an array of objects");
+    for (const char* f : {"stateful_steps", "total_cases"}) integer(f);
+    if (d.contains("seconds") && !d["seconds"].is_number()) bad("seconds", "a number");
+  }
+}
+
 std::int64_t sum_int(const std::vector<const json*>& docs, const std::string& key) {
   std::int64_t total = 0;
   for (const auto* d : docs) total += d->value(key, std::int64_t{0});
@@ -47,7 +87,7 @@ json merge_diff(const std::vector<const json*>& docs, const std::vector<std::str
   if (all_skipped) return out;
   for (std::size_t s = 0; s < docs.size(); ++s) {
     if (docs[s]->value("skipped", false)) {
-      throw InvalidArgument(names[s], docs[s]->value("skip_reason", std::string()),
+      throw InvalidArgument(names[s], docs[s]->value("skip_reason", json("")).dump(),
                             fmt::format("shard {} of {} was skipped: the merged campaign would be incomplete", s,
                                         docs.size()));
     }
@@ -102,7 +142,7 @@ json merge_props(const std::vector<const json*>& docs, const std::vector<std::st
   json properties = json::array();
   for (std::size_t p = 0; p < total; ++p) properties.push_back((*docs[p % n])["properties"][p / n]);
   bool passed = true;
-  for (const auto& p : properties) passed = passed && p.value("passed", false);
+  for (const auto& p : properties) passed = passed && p.contains("passed") && p["passed"] == true;
   out["properties"] = properties;
   out["passed"] = passed;
   out["stateful_steps"] = sum_int(docs, "stateful_steps");
@@ -168,6 +208,10 @@ nlohmann::json merge_reports(const std::vector<nlohmann::json>& docs, const std:
     if (s != kDiff && s != kProps) {
       throw InvalidArgument(names[f], s, fmt::format("schema mismatch: only {} and {} reports merge", kDiff, kProps));
     }
+    if (f > 0 && s != schema) {
+      throw InvalidArgument(names[f], s, fmt::format("schema mismatch: {} has {}", names[0], schema));
+    }
+    check_fields(d, s, names[f]);
     const Shard sh = shard_of(d, names[f]);
     if (f == 0) {
       schema = s;

@@ -176,6 +176,36 @@ json props_shard(int index, int count, std::vector<std::string> names, std::uint
   return j;
 }
 
+TEST(Merge, WrongFieldTypesAreNamedErrors) {
+  const auto a = diff_shard(0, 2, 5, 10, -1), b = diff_shard(1, 2, 5, 20, 3);
+  auto cases = b;
+  cases["cases_run"] = "5";
+  EXPECT_NE(merge_error({a, cases}).find("\"cases_run\" must be an integer"), std::string::npos);
+  auto kernels = b;
+  kernels["per_kernel"]["read_table"]["lanes"] = 1.5;
+  EXPECT_NE(merge_error({a, kernels}).find("per_kernel"), std::string::npos);
+  auto mismatch = b;
+  mismatch["first_mismatch"]["case_index"] = "3";
+  EXPECT_NE(merge_error({a, mismatch}).find("case_index"), std::string::npos);
+  auto shard = b;
+  shard["shard"] = "1/2";
+  EXPECT_NE(merge_error({a, shard}).find("\"shard\" must be"), std::string::npos);
+  const auto p0 = props_shard(0, 2, {"p0"}), p1 = props_shard(1, 2, {"p1"});
+  auto props = p1;
+  props["properties"] = "p1";
+  EXPECT_NE(merge_error({p0, props}).find("\"properties\" must be an array"), std::string::npos);
+  auto entries = p1;
+  entries["properties"] = json::array({1});
+  EXPECT_NE(merge_error({p0, entries}).find("array of objects"), std::string::npos);
+  auto seconds = p1;
+  seconds["seconds"] = "0.5";
+  EXPECT_NE(merge_error({p0, seconds}).find("\"seconds\" must be a number"), std::string::npos);
+  auto passed = p1;
+  passed["properties"][0]["passed"] = "yes";  // not true: the merged campaign did not pass
+  EXPECT_EQ(merge_reports({p0, passed}, {"a", "b"})["passed"], false);
+  EXPECT_EQ(merge_reports({p0, p1}, {"a", "b"})["passed"], true);
+}
+
 TEST(Merge, PropsFixturesInterleaveRoundRobin) {
   const auto merged =
       merge_reports({props_shard(0, 3, {"p0", "p3"}), props_shard(2, 3, {"failing"}), props_shard(1, 3, {"p1"})},
