@@ -10,6 +10,7 @@
 #include "args.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "progress.hpp"
+#include "shard.hpp"
 #include "subcommands.hpp"
 
 #ifndef KVADDR_VERSION
@@ -149,6 +150,8 @@ int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& e
   auto* translate = register_translate(app, topt);
   register_extra_subcommands(app);
   register_draw(app);
+  std::vector<std::string> merge_files;
+  auto* merge = register_merge(app, merge_files);
   add_common_flags(app);
 
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
@@ -231,6 +234,7 @@ int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& e
       topt.json = json;
       return run_translate(topt, given_options(translate), out);
     }
+    if (merge->parsed()) return run_merge(merge_files, out);
     if (auto status = run_draw(app, ctx); status >= 0) return status;
     return run_extra_subcommands(app, ctx);
   } catch (const kvaddr::Error& e) {

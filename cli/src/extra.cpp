@@ -9,6 +9,7 @@
 #include "kvaddr/model/wiring.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "progress.hpp"
+#include "scale_cmd.hpp"
 #include "subcommands.hpp"
 
 #ifdef KVADDR_WITH_KERNELS
@@ -50,6 +51,7 @@ struct ExtraState {
   props::Options props_options;
   bool props_long = false;                 // lifecycle campaign of 10^7 steps
   std::int64_t props_lifecycle_steps = 0;  // lifecycle campaign of N steps
+  Shard props_shard;
 #endif
 #ifdef KVADDR_WITH_KERNELS
   CLI::App* diff = nullptr;
@@ -58,6 +60,8 @@ struct ExtraState {
   std::string diff_kernel;
   std::string diff_force_variant;
   std::string diff_force_route;
+  Shard diff_shard;
+  bool diff_devices = false;
   CLI::App* bench = nullptr;
   gpu::BenchOptions bench_options;
 #endif
@@ -128,9 +132,11 @@ void register_extra_subcommands(CLI::App& app) {
   s.props->add_flag("--long", s.props_long, "Run the lifecycle campaign for 10^7 steps and report steps/s");
   int_option(s.props, "--lifecycle-steps", s.props_lifecycle_steps, "Run the lifecycle campaign for N steps", 1,
              INT64_C(1) << 40);
+  shard_option(s.props, s.props_shard);
   s.props->footer("Examples:\n  kvaddr props --cases 200 --stateful-runs 20\n"
                   "  kvaddr props --seed 7 --only token_translate_vs_model\n"
-                  "  kvaddr props --long   (lifecycle campaign, 10^7 steps, steps/s)");
+                  "  kvaddr props --long   (lifecycle campaign, 10^7 steps, steps/s)\n"
+                  "  kvaddr props --shard 1/4 --json > shard1.json   (then kvaddr merge shard*.json)");
 #endif
 #ifdef KVADDR_WITH_KERNELS
   s.diff = app.add_subcommand("diff", "Differential checks: CUDA kernels vs host routes vs model on generated cases");
@@ -149,8 +155,11 @@ void register_extra_subcommands(CLI::App& app) {
   s.diff->add_option("--force-route", s.diff_force_route, "Restrict the cases to the kernels of this route");
   s.diff->add_flag("--host-only", s.diff_options.host_only, "Generator, host route and model only (no GPU)");
   s.diff->add_option("--svg", s.diff_svg, "Write a picture of the first mismatch into this folder");
+  shard_option(s.diff, s.diff_shard);
+  s.diff->add_flag("--devices", s.diff_devices, "Every GPU of the host: one worker per device, cases round-robin");
   s.diff->footer("Examples:\n  kvaddr diff --host-only --cases 12 --seed 7\n"
-                 "  kvaddr diff --seed 1 --first-case 3 --cases 1 --case-lanes 65536   # replay one case");
+                 "  kvaddr diff --seed 1 --first-case 3 --cases 1 --case-lanes 65536   # replay one case\n"
+                 "  kvaddr diff --cases 100000 --devices --shard 3/8 --json > shard3.json   # then kvaddr merge");
 
   s.bench = app.add_subcommand("bench", "Time each kernel with CUDA events, as a ratio of device copy bandwidth");
   int_option(s.bench, "--runs", s.bench_options.runs, "Timed runs per workload (median reported)", 1, 100'000);
@@ -241,6 +250,10 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     require_known(s.props_options.only, names, "--only", same_name);
     s.props_options.progress = ctx.progress ? &ctx.err : nullptr;
     if (s.props_long || s.props->count("--lifecycle-steps") > 0) {
+      if (s.props_shard.count > 1) {
+        throw InvalidArgument("--shard", fmt::format("{}/{}", s.props_shard.index, s.props_shard.count),
+                              "the lifecycle campaign (--long, --lifecycle-steps) is not sharded");
+      }
       props::lifecycle::CampaignOptions lo;
       lo.seed = s.props_options.seed;
       lo.total_steps = s.props_long ? 10000000 : s.props_lifecycle_steps;
@@ -249,9 +262,15 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
       if (!r.passed()) out << r.failure << "\n";
       return r.passed() ? 0 : 1;
     }
-    const auto report = props::run_props(s.props_options);
+    const auto shard_names = props_shard_names(s.props_options, s.props_shard);
+    props::Report report;
+    if (!shard_names.empty()) {
+      auto shard_options = s.props_options;
+      shard_options.only = shard_names;
+      report = props::run_props(shard_options);
+    }
     if (ctx.json) {
-      print_json(ctx, props::to_json(report), "props", "properties");
+      ctx.out << with_schema(props_report_json(report, s.props_options, s.props_shard), "props").dump(2) << "\n";
     } else {
       for (const auto& p : report.properties) {
         out << fmt::format("{:<36} {:>8} cases  {:>7.2f} s  {}\n", p.name, p.cases, p.seconds,
@@ -273,17 +292,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     if (!s.diff_force_variant.empty()) s.diff_options.force_variant = parse_variant(s.diff_force_variant);
     if (!s.diff_force_route.empty()) s.diff_options.force_route = parse_route(s.diff_force_route);
     if (!s.diff_svg.empty()) make_svg_dir(s.diff_svg, "--svg");
-    Heartbeat beat(ctx, "diff");
-    const auto report = gpu::run_differential(s.diff_options);
-    beat.stop();
-    if (!s.diff_svg.empty()) diff_pictures(report, s.diff_svg);
-    if (ctx.json) {
-      print_json(ctx, gpu::to_json(report), "diff", "report");
-    } else {
-      out << gpu::to_text(report) << "\n";
-    }
-    if (report.skipped) return 0;
-    return report.ok() ? 0 : 1;
+    return run_diff_sharded(s.diff_options, s.diff_shard, s.diff_devices, s.diff_svg, ctx);
   }
   if (s.bench != nullptr && s.bench->parsed()) {
     Heartbeat beat(ctx, "bench");

@@ -1009,6 +1009,17 @@ std::string replay_line(const DiffOptions& o, i64 idx) {
   return s.str();
 }
 
+void check_shard(const DiffOptions& o) {
+  if (o.shard_count < 1) throw InvalidArgument("shard_count", std::to_string(o.shard_count), "must be at least 1");
+  if (o.shard_index < 0 || o.shard_index >= o.shard_count) {
+    throw InvalidArgument("shard_index", std::to_string(o.shard_index),
+                          "must be in [0, " + std::to_string(o.shard_count - 1) + "]");
+  }
+  if (o.shard_count > 1 && o.min_lanes > 0) {
+    throw InvalidArgument("min_lanes", std::to_string(o.min_lanes), "cannot be combined with shards (use --cases)");
+  }
+}
+
 }  // namespace
 
 std::string_view to_string(DiffKernel k) noexcept {
@@ -1044,6 +1055,7 @@ Route route_of(DiffKernel k) noexcept {
 }
 
 DiffReport run_differential(const DiffOptions& o) {
+  check_shard(o);
   DiffReport rep;
   rep.seed = o.seed;
   std::string why;
@@ -1059,6 +1071,7 @@ DiffReport run_differential(const DiffOptions& o) {
     const bool more_lanes = rep.lanes_translated < o.min_lanes && n < o.max_cases;
     if (!more_cases && !more_lanes) break;
     const i64 idx = o.first_case + n;
+    if (idx % o.shard_count != o.shard_index) continue;
     const u64 key = case_key(o.seed, idx, o.max_case_lanes);
     DiffKernel kernel = o.only ? *o.only : static_cast<DiffKernel>(static_cast<i64>(key % kDiffKernelCount));
     if (!o.only && o.force_route) {

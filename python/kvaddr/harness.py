@@ -12,6 +12,7 @@ is shrunk, named by the catalogue variants that reproduce it, and written as a r
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import time
 import traceback
 
@@ -78,6 +79,7 @@ class Report:
     graph: bool
     cases: int = 0
     rejected: int = 0  # drawn cases the route's contract rejects under `variant` (not run)
+    shard: tuple = (0, 1)  # (i, n): only the case indices k with k % n == i ran
     lanes: int = 0
     seconds: float = 0.0
     kernel_seconds: float = 0.0
@@ -98,7 +100,7 @@ class Report:
 
     def to_dict(self):
         """The report as plain JSON-able values (lanes as strings)."""
-        d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "cases",
+        d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "shard", "cases",
                                              "rejected", "lanes", "seconds", "kernel_seconds", "ok")}
         f = self.failure
         if f is not None:
@@ -353,18 +355,38 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
 
 
 # ---- check -------------------------------------------------------------------------------------
+def check_shard(shard):
+    """(i, n) as a tuple of ints with n >= 1 and 0 <= i < n; ValueError naming `shard` otherwise."""
+    try:
+        i, n = shard
+    except (TypeError, ValueError):
+        raise ValueError(f"shard = {shard!r}: must be a pair (i, n)") from None
+    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (i, n)):
+        raise ValueError(f"shard = {shard!r}: i and n must be integers")
+    i, n = int(i), int(n)
+    if n < 1:
+        raise ValueError(f"shard = {shard!r}: n must be at least 1")
+    if not 0 <= i < n:
+        raise ValueError(f"shard = {shard!r}: i must be in [0, {n - 1}]")
+    return (i, n)
+
+
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
           lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0,
-          replay_dir=None, graph=False, name=None):
+          replay_dir=None, graph=False, name=None, shard=(0, 1)):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
-    a failing kernel)."""
+    a failing kernel). shard=(i, n) runs only the case indices k in range(cases) with k % n == i (the
+    union of the n shards is the unsharded campaign; docs/scaling.md)."""
+    shard = check_shard(shard)
     route = C.ALIASES.get(route, route)
     if route not in C.ROUTES:
         raise ValueError(f"route = {route!r}: the harness supports {', '.join(C.ROUTES)}")
     if route != "mamba_translate" and variant not in _core.variants(route):
         raise ValueError(f"variant = {variant!r}: {route} accepts {', '.join(_core.variants(route))}")
     fam = family(device, array)
-    rep = Report(route, int(seed), variant, device, fam.name, bool(graph))
+    rep = Report(route, int(seed), variant, device, fam.name, bool(graph), shard=shard)
+    if graph and shard[1] > 1:
+        raise ValueError(f"shard = {shard!r}: graph mode captures on case 0 in every run and is not sharded")
     t_start = time.perf_counter()
     if graph:
         from .graph import run_graph_cases
@@ -373,7 +395,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
                                   case_timeout, t_start)
     else:
         failing = _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
-                                   lanes_budget, case_timeout, t_start)
+                                   lanes_budget, case_timeout, t_start, shard)
     rep.seconds = time.perf_counter() - t_start
     if failing is not None:
         index, recipe, result = failing
@@ -383,12 +405,14 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
 
 
 def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
-                     case_timeout, t0):
-    for i in range(int(cases)):
-        if time_budget is not None and i > 0 and time.perf_counter() - t0 > time_budget:
+                     case_timeout, t0, shard=(0, 1)):
+    first = True
+    for i in range(shard[0], int(cases), shard[1]):
+        if time_budget is not None and not first and time.perf_counter() - t0 > time_budget:
             break
         if lanes_budget is not None and rep.lanes >= lanes_budget:
             break
+        first = False
         recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
         case = C.build(route, recipe)
         try:

@@ -54,6 +54,11 @@ struct DiffOptions {
   // kernel running the variant disagrees with the production semantics (a differential kill).
   std::optional<Variant> force_variant;
   std::optional<Route> force_route;       // restrict the cases to the kernels of this route
+  // Shard shard_index of shard_count: only the case indices k with k % shard_count == shard_index
+  // run (the indices first_case .. first_case + cases - 1 are the campaign). The union of the
+  // shards 0..shard_count-1 is the unsharded campaign. Needs min_lanes == 0 when shard_count > 1.
+  std::int64_t shard_index = 0;
+  std::int64_t shard_count = 1;
 };
 
 struct LaneDiff {
