@@ -68,6 +68,7 @@ struct ExtraState {
   CLI::App* replay = nullptr;
   std::string replay_dir;
   bool replay_json = false;
+  replay::ReplayOptions replay_options;
 #endif
 };
 
@@ -132,6 +133,8 @@ void register_extra_subcommands(CLI::App& app) {
   s.replay = app.add_subcommand("replay", "Check recorded kernel calls (manifest.json + .npy) lane by lane");
   s.replay->add_option("dir", s.replay_dir, "Folder holding manifest.json")->required();
   s.replay->add_flag("--json", s.replay_json, "Print one JSON object");
+  s.replay->add_flag("--allow-outside", s.replay_options.allow_outside,
+                     "Let the manifest name files outside DIR (absolute paths, .., symbolic links)");
 #endif
 }
 
@@ -222,9 +225,9 @@ int run_extra_subcommands(CLI::App& app, std::ostream& out, std::ostream& err) {
 #endif
 #ifdef KVADDR_WITH_REPLAY
   if (s.replay != nullptr && s.replay->parsed()) {
-    const auto report = replay::replay_dir(s.replay_dir);
+    const auto report = replay::replay_dir(s.replay_dir, s.replay_options);
     if (s.replay_json) {
-      out << replay::to_json(report).dump(2) << "\n";
+      out << replay::to_json(report) << "\n";
     } else {
       out << replay::to_text(report);
     }

@@ -46,6 +46,8 @@ struct ExceptionTypes {
   PyObject* overflow = nullptr;
   PyObject* buffer_too_small = nullptr;
   PyObject* invalid_state = nullptr;
+  PyObject* io = nullptr;
+  PyObject* format = nullptr;
 };
 ExceptionTypes g_exc;  // module-lifetime references (the module keeps them alive)
 
@@ -64,6 +66,8 @@ PyObject* type_of(ErrorKind k) {
     case ErrorKind::overflow: return g_exc.overflow;
     case ErrorKind::buffer_too_small: return g_exc.buffer_too_small;
     case ErrorKind::invalid_state: return g_exc.invalid_state;
+    case ErrorKind::io: return g_exc.io;
+    case ErrorKind::format: return g_exc.format;
   }
   return g_exc.error;
 }
@@ -451,7 +455,6 @@ py::tuple envelope_moves(py::handle dst_o, py::handle src_o, int64_t page_size) 
   return py::make_tuple(d.arr, s.arr);
 }
 
-py::object json_to_python(const nlohmann::json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
 
 }  // namespace
 }  // namespace kvaddr::python
@@ -477,6 +480,9 @@ PYBIND11_MODULE(kvaddr, m) {
                                          py::make_tuple(err, py::handle(PyExc_ValueError)));
   g_exc.invalid_state = new_exception(m, "InvalidState", "A state-machine precondition does not hold.",
                                       py::make_tuple(err, py::handle(PyExc_RuntimeError)));
+  g_exc.io = new_exception(m, "IoError", "A file that cannot be opened or read.", py::make_tuple(err, py::handle(PyExc_OSError)));
+  g_exc.format = new_exception(m, "FormatError", "Bytes that do not follow their file format (.npy, manifest JSON).",
+                               py::make_tuple(err, py::handle(PyExc_ValueError)));
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -686,8 +692,13 @@ PYBIND11_MODULE(kvaddr, m) {
         "§4.13 move_kv_cache: page-major runs -> (dst_pages, src_pages).");
 
   // ---- replay ----
-  m.def("replay", [](const std::filesystem::path& dir) { return json_to_python(replay::to_json(replay::replay_dir(dir))); },
-        py::arg("dir"), "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict.");
-  m.def("replay_text", [](const std::filesystem::path& dir) { return replay::to_text(replay::replay_dir(dir)); },
-        py::arg("dir"), "Replay DIR/manifest.json; returns the human-readable report.");
+  m.def("replay", [](const std::filesystem::path& dir, bool allow_outside) {
+          return py::module_::import("json").attr("loads")(replay::to_json(replay::replay_dir(dir, {allow_outside})));
+        }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict. Files outside DIR are "
+        "read only with allow_outside=True.");
+  m.def("replay_text", [](const std::filesystem::path& dir, bool allow_outside) {
+          return replay::to_text(replay::replay_dir(dir, {allow_outside}));
+        }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        "Replay DIR/manifest.json; returns the human-readable report.");
 }
