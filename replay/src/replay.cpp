@@ -27,12 +27,7 @@ using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 using I32 = std::vector<std::int32_t>;
 
-// A per-call problem: becomes CallStatus::error with this message.
-class CallError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-[[noreturn]] void bad(const std::string& what) { throw CallError(what); }
+using detail::bad;
 
 // Which dtypes an array may have. `widen` accepts int32 or int64 and hands the route int64.
 enum class Want { i32, i64, widen, i32_or_i64 };
@@ -257,11 +252,7 @@ struct Prepared {
   std::function<std::vector<I64>()> model;
 };
 
-// Era / flag handling shared by every route: returns the claimed variant.
-struct Claim {
-  Variant variant = Variant::production;
-  std::optional<bool> zero_tail;  // from flags.tail_policy
-};
+using detail::Claim;
 
 // ---- per-route preparation -------------------------------------------------------------------
 // Token-granular routes over (ids, table) with an int32 / int64 out.
@@ -534,68 +525,6 @@ Prepared prep_decode(Call& c) {
   return p;
 }
 
-Claim read_claim(const json& call, Route route) {
-  Claim claim;
-  std::optional<Variant> explicit_variant;
-  if (call.contains("variant")) {
-    if (!call.at("variant").is_string()) bad("'variant' must be a string");
-    try {
-      explicit_variant = parse_variant(call.at("variant").get<std::string>());
-    } catch (const kvaddr::Error& e) {
-      bad(e.what());
-    }
-  }
-  std::optional<Variant> from_flags;
-  if (call.contains("flags")) {
-    const json& f = call.at("flags");
-    if (!f.is_object()) bad("'flags' must be a JSON object");
-    for (const auto& [k, v] : f.items()) {
-      if (k == "clamp_entries" || k == "padding_guard") {
-        if (!v.is_boolean()) bad("flags." + k + " must be true or false");
-        if (!v.get<bool>()) {
-          const Variant implied = k == "clamp_entries" ? Variant::era_b_unclamped : Variant::b09_no_padding_guard;
-          if (from_flags && *from_flags != implied) bad("flags clamp_entries = false and padding_guard = false together name no single variant");
-          from_flags = implied;
-        }
-      } else if (k == "tail_policy") {
-        if (!v.is_string() || (v != "prefix_only" && v != "zero_tail")) {
-          bad("flags.tail_policy must be \"prefix_only\" or \"zero_tail\"");
-        }
-        if (route != Route::read_table && v == "zero_tail") bad("flags.tail_policy zero_tail: only read_table has a zero tail");
-        claim.zero_tail = (v == "zero_tail");
-      } else {
-        bad("unknown flag '" + k + "'");
-      }
-    }
-  }
-  if (explicit_variant && from_flags && *explicit_variant != *from_flags) {
-    bad(fmt::format("variant {} disagrees with the flags, which name {}", to_string(*explicit_variant),
-                    to_string(*from_flags)));
-  }
-  claim.variant = explicit_variant.value_or(from_flags.value_or(Variant::production));
-  if (!route_accepts(route, claim.variant)) {
-    bad(fmt::format("variant {} is not a variant of route {}", to_string(claim.variant), to_string(route)));
-  }
-  return claim;
-}
-
-// Era claim (spec §0.2): informational, except that Eras A and D have no multiplier.
-void check_era(const json& call) {
-  if (!call.contains("era")) return;
-  const json& e = call.at("era");
-  if (!e.is_string() || (e != "A" && e != "B" && e != "C" && e != "D")) {
-    bad("'era' must be one of \"A\", \"B\", \"C\", \"D\"");
-  }
-  const std::string era = e.get<std::string>();
-  if ((era == "A" || era == "D") && call.contains("scalars") && call.at("scalars").is_object()) {
-    for (const char* m : {"multiplier", "swa_multiplier"}) {
-      if (call.at("scalars").contains(m) && call.at("scalars").at(m) != 1) {
-        bad("era " + era + " has no kernel page multiplier (" + m + " must be 1)");
-      }
-    }
-  }
-}
-
 // Lane-by-lane comparison of one output.
 void compare(const Output& o, const I64& expected, CallReport& r) {
   I64 strides(o.shape.size(), 1);
@@ -644,9 +573,9 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
   } catch (const kvaddr::Error&) {
     bad("unknown route '" + r.route + "' (expected a spec §4.1-4.13 route name)");
   }
-  const Claim claim = read_claim(call, route);
+  const Claim claim = detail::read_claim(call, route);
   r.variant = std::string(to_string(claim.variant));
-  check_era(call);
+  detail::check_era(call);
   Call c(call, dir, allow_outside);
   Prepared p;
   switch (route) {

@@ -1,12 +1,13 @@
 // Fuzz target: the .npy reader. Every input must either parse into a consistent array or throw a
 // kvaddr::Error; any other exception, a crash or a sanitizer report fails the run. Each input is
 // parsed from memory (parse_npy) and from a file (read_npy), and both results must agree.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -20,8 +21,14 @@ namespace {
   std::abort();
 }
 
+// An in-memory file (memfd) that read_npy opens through /proc/self/fd, so no disk is touched.
+int scratch_fd() {
+  static const int fd = ::memfd_create("kvaddr_fuzz_npy", MFD_CLOEXEC);
+  if (fd < 0) broken("memfd_create failed");
+  return fd;
+}
 const std::string& scratch_file() {
-  static const std::string path = "/tmp/kvaddr_fuzz_npy_" + std::to_string(::getpid()) + ".npy";
+  static const std::string path = "/proc/self/fd/" + std::to_string(scratch_fd());
   return path;
 }
 
@@ -44,9 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const kvaddr::Error& e) {
     from_memory = std::string("error ") + std::string(to_string(e.kind()));
   }
-  {
-    std::ofstream out(scratch_file(), std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (::ftruncate(scratch_fd(), 0) != 0 ||
+      ::pwrite(scratch_fd(), bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
+    broken("cannot write the scratch file");
   }
   try {
     const NpyArray f = read_npy(scratch_file());
