@@ -69,6 +69,7 @@ struct ExtraState {
   CLI::App* replay = nullptr;
   std::string replay_dir;
   std::string replay_svg;
+  replay::ReplayOptions replay_options;
 #endif
 };
 
@@ -170,6 +171,8 @@ void register_extra_subcommands(CLI::App& app) {
   s.replay = app.add_subcommand("replay", "Check recorded kernel calls (manifest.json + .npy) lane by lane");
   s.replay->add_option("dir", s.replay_dir, "Folder holding manifest.json")->required();
   s.replay->add_option("--svg", s.replay_svg, "Write one picture per differing call into this folder");
+  s.replay->add_flag("--allow-outside", s.replay_options.allow_outside,
+                     "Let the manifest name files outside DIR (absolute paths, .., symbolic links)");
   s.replay->footer("Example:\n  kvaddr replay tests/data/replay/example --json");
 #endif
 }
@@ -309,10 +312,10 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
 #ifdef KVADDR_WITH_REPLAY
   if (s.replay != nullptr && s.replay->parsed()) {
     if (!s.replay_svg.empty()) make_svg_dir(s.replay_svg, "--svg");
-    const auto report = replay::replay_dir(s.replay_dir);
+    const auto report = replay::replay_dir(s.replay_dir, s.replay_options);
     if (!s.replay_svg.empty()) replay_pictures(report, s.replay_svg);
     if (ctx.json) {
-      out << with_schema(replay::to_json(report), "replay").dump(2) << "\n";
+      out << with_schema(nlohmann::json::parse(replay::to_json(report)), "replay").dump(2) << "\n";
     } else {
       out << replay::to_text(report);
     }

@@ -11,6 +11,8 @@ std::string_view to_string(ErrorKind kind) noexcept {
     case ErrorKind::overflow: return "overflow";
     case ErrorKind::buffer_too_small: return "buffer_too_small";
     case ErrorKind::invalid_state: return "invalid_state";
+    case ErrorKind::io: return "io";
+    case ErrorKind::format: return "format";
   }
   return "unknown";
 }

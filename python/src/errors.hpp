@@ -2,7 +2,7 @@
 // Private to the pybind11 module: kvaddr's exception classes in Python and the translator that
 // turns every C++ exception leaving a binding into one of them. Python sees kvaddr.Error and its
 // subclasses only (InvalidArgument, OutOfRange, Overflow, BufferTooSmall, InvalidState,
-// FormatError); text that is not UTF-8 is decoded with replacement characters.
+// IoError, FormatError); text that is not UTF-8 is decoded with replacement characters.
 #include <pybind11/pybind11.h>
 
 #include <exception>
@@ -10,7 +10,6 @@
 #include <string>
 
 #include "kvaddr/model/errors.hpp"
-#include "kvaddr/replay/npy.hpp"
 
 namespace kvaddr::python {
 
@@ -24,6 +23,7 @@ struct ExceptionTypes {
   PyObject* overflow = nullptr;
   PyObject* buffer_too_small = nullptr;
   PyObject* invalid_state = nullptr;
+  PyObject* io_error = nullptr;
   PyObject* format_error = nullptr;
 };
 inline ExceptionTypes g_exc;  // module-lifetime references (the module keeps them alive)
@@ -43,6 +43,8 @@ inline PyObject* type_of(ErrorKind k) {
     case ErrorKind::overflow: return g_exc.overflow;
     case ErrorKind::buffer_too_small: return g_exc.buffer_too_small;
     case ErrorKind::invalid_state: return g_exc.invalid_state;
+    case ErrorKind::io: return g_exc.io_error;
+    case ErrorKind::format: return g_exc.format_error;
   }
   return g_exc.error;
 }
@@ -82,6 +84,8 @@ inline void register_exceptions(py::module_& m) {
                                          py::make_tuple(err, py::handle(PyExc_ValueError)));
   g_exc.invalid_state = new_exception(m, "InvalidState", "A state-machine precondition does not hold.",
                                       py::make_tuple(err, py::handle(PyExc_RuntimeError)));
+  g_exc.io_error = new_exception(m, "IoError", "A file that cannot be opened or read.",
+                                 py::make_tuple(err, py::handle(PyExc_OSError)));
   g_exc.format_error = new_exception(m, "FormatError", "A file (.npy, manifest) that does not follow its format.",
                                      py::make_tuple(err, py::handle(PyExc_ValueError)));
   py::register_exception_translator([](std::exception_ptr p) {
@@ -93,8 +97,6 @@ inline void register_exceptions(py::module_& m) {
       throw;  // pybind11's own (StopIteration, cast errors of the binding layer): its translator
     } catch (const py::error_already_set&) {
       throw;
-    } catch (const replay::NpyError& e) {
-      raise_typed(g_exc.format_error, e.what(), "format_error", "npy", "", e.what());
     } catch (const std::bad_alloc&) {
       raise_typed(g_exc.error, "allocation failed (out of memory)", "resource", "memory", "", "allocation failed");
     } catch (const std::exception& e) {

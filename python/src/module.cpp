@@ -441,10 +441,7 @@ py::tuple envelope_moves(py::handle dst_o, py::handle src_o, int64_t page_size) 
   return py::make_tuple(d.arr, s.arr);
 }
 
-// A report to Python objects; bytes that are not UTF-8 (file names, manifest text) are replaced.
-py::object json_to_python(const nlohmann::json& j) {
-  return py::module_::import("json").attr("loads")(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
-}
+// Report text to Python; bytes that are not UTF-8 (file names, manifest text) are replaced.
 py::str text_to_python(const std::string& t) {
   return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(t.data(), static_cast<py::ssize_t>(t.size()), "replace"));
 }
@@ -663,8 +660,14 @@ PYBIND11_MODULE(_core, m) {
         "§4.13 move_kv_cache: page-major runs -> (dst_pages, src_pages).");
 
   // ---- replay ----
-  m.def("replay", [](const std::filesystem::path& dir) { return json_to_python(replay::to_json(replay::replay_dir(dir))); },
-        py::arg("dir"), "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict.");
-  m.def("replay_text", [](const std::filesystem::path& dir) { return text_to_python(replay::to_text(replay::replay_dir(dir))); },
-        py::arg("dir"), "Replay DIR/manifest.json; returns the human-readable report.");
+  m.def("replay", [](const std::filesystem::path& dir, bool allow_outside) {
+          return py::module_::import("json").attr("loads")(
+              text_to_python(replay::to_json(replay::replay_dir(dir, {allow_outside}))));
+        }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict. Files outside DIR are "
+        "read only with allow_outside=True.");
+  m.def("replay_text", [](const std::filesystem::path& dir, bool allow_outside) {
+          return text_to_python(replay::to_text(replay::replay_dir(dir, {allow_outside})));
+        }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        "Replay DIR/manifest.json; returns the human-readable report.");
 }

@@ -51,3 +51,44 @@ def test_replay_report(example_dir):
 def test_replay_missing_dir_is_a_report_not_an_exception(tmp_path):
     r = kvaddr.replay(tmp_path / "nothing")
     assert r["ok"] is False and "missing" in r["error"]
+
+
+def _copy_example(src, dst):
+    import shutil
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_replay_deep_manifest_is_a_report_not_a_crash(tmp_path):
+    (tmp_path / "manifest.json").write_text('{"version": ' + "[" * 100000 + "]" * 100000 + ', "calls": []}')
+    r = kvaddr.replay(tmp_path)
+    assert r["ok"] is False and "nested deeper than 32 levels" in r["error"]
+    assert len(r["error"]) < 400
+
+
+def test_replay_non_utf8_directory_name_keeps_every_call(tmp_path, example_dir):
+    import os
+    d = os.fsencode(tmp_path) + b"/dir\xff"
+    _copy_example(example_dir, os.fsdecode(d))
+    r = kvaddr.replay(os.fsdecode(d))
+    assert r["summary"] == {"calls": 16, "equal": 14, "differs": 2, "error": 0}
+    assert "\ufffd" in r["dir"]
+    assert "16 calls: 14 equal" in kvaddr.replay_text(os.fsdecode(d))
+
+
+def test_replay_confines_reads_unless_allowed(tmp_path, example_dir):
+    import json
+    d = _copy_example(example_dir, tmp_path / "ex")
+    m = json.loads((d / "manifest.json").read_text())
+    m["calls"] = m["calls"][:1]
+    m["calls"][0]["inputs"]["ids"] = str(d / "c01.ids.npy")  # absolute path
+    (d / "manifest.json").write_text(json.dumps(m))
+    r = kvaddr.replay(d)
+    assert r["calls"][0]["status"] == "error"
+    assert "not a file inside the replay directory" in r["calls"][0]["error"]
+    assert kvaddr.replay(d, allow_outside=True)["calls"][0]["status"] == "equal"
+
+
+def test_file_and_format_errors_are_kvaddr_errors():
+    assert issubclass(kvaddr.IoError, kvaddr.Error) and issubclass(kvaddr.IoError, OSError)
+    assert issubclass(kvaddr.FormatError, kvaddr.Error) and issubclass(kvaddr.FormatError, ValueError)

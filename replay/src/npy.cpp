@@ -5,8 +5,10 @@
 #include <array>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <limits>
+
+#include "files.hpp"
+#include "text.hpp"
 
 namespace kvaddr::replay {
 namespace {
@@ -15,7 +17,10 @@ constexpr std::string_view kMagic = "\x93NUMPY";
 // A header larger than this is rejected (numpy itself refuses headers over 10000 bytes by default).
 constexpr std::size_t kMaxHeader = 1u << 20;
 
-[[noreturn]] void fail(const std::string& what) { throw NpyError(what); }
+// numpy's own limit on the number of dimensions.
+constexpr std::size_t kMaxRank = 64;
+
+[[noreturn]] void fail(const std::string& what) { throw NpyError("<image>", what); }
 
 std::uint64_t le_uint(std::string_view b, std::size_t at, std::size_t n) {
   std::uint64_t v = 0;
@@ -79,6 +84,7 @@ class HeaderParser {
     std::string out;
     while (i_ < s_.size() && s_[i_] != q) {
       if (s_[i_] == '\\') fail("header: escapes in strings are not supported");
+      if (out.size() >= 64) fail("header: string longer than 64 bytes");
       out.push_back(s_[i_++]);
     }
     if (i_ >= s_.size()) fail("header: unterminated string");
@@ -98,7 +104,7 @@ class HeaderParser {
       ++i_;
     }
     if (i_ == start) fail("header: expected a non-negative integer at offset " + std::to_string(start));
-    if (peek() == 'L') ++i_;  // Python 2 long suffix written by old numpy
+    if (i_ - start > 1 && s_[start] == '0') fail("header: leading zero in a shape entry at offset " + std::to_string(start));
     return static_cast<std::int64_t>(v);
   }
   HeaderValue parse_value() {
@@ -125,6 +131,7 @@ class HeaderParser {
           ++i_;
           break;
         }
+        if (v.ints.size() >= kMaxRank) fail("header: more than " + std::to_string(kMaxRank) + " dimensions");
         v.ints.push_back(parse_int());
         skip_ws();
         if (peek() == ',') {
@@ -144,28 +151,21 @@ class HeaderParser {
   std::size_t i_ = 0;
 };
 
-// descr -> (dtype, item size, big-endian?)
+// descr -> (dtype, item size, big-endian?); only the strings of kNpyDescrs are known.
 struct DescrInfo {
   NpyDtype dtype = NpyDtype::other;
-  std::size_t item = 0;  // 0 when unknown
+  std::size_t item = 0;
   bool big_endian = false;
 };
 DescrInfo describe(const std::string& d) {
+  bool known = false;
+  for (std::string_view k : kNpyDescrs) known = known || d == k;
+  if (!known) fail("header: unsupported descr '" + detail::snippet(d) + "' (integer, float or bool dtypes only)");
   DescrInfo info;
-  if (d.size() < 3) return info;
-  const char order = d[0];
-  const char kind = d[1];
-  const std::string digits = d.substr(2);
-  if (order != '<' && order != '>' && order != '=' && order != '|') return info;
-  std::size_t item = 0;
-  for (char ch : digits) {
-    if (ch < '0' || ch > '9' || item > 1024) return info;
-    item = item * 10 + static_cast<std::size_t>(ch - '0');
-  }
-  info.item = item;
-  info.big_endian = (order == '>');
-  if (kind == 'i' && item == 4) info.dtype = NpyDtype::int32;
-  if (kind == 'i' && item == 8) info.dtype = NpyDtype::int64;
+  info.item = static_cast<std::size_t>(d[2] - '0');
+  info.big_endian = d[0] == '>';
+  if (d[1] == 'i' && info.item == 4) info.dtype = NpyDtype::int32;
+  if (d[1] == 'i' && info.item == 8) info.dtype = NpyDtype::int64;
   return info;
 }
 
@@ -211,84 +211,123 @@ std::int64_t NpyArray::size() const noexcept {
 
 std::string NpyArray::shape_string() const { return shape_tuple(shape); }
 
-NpyArray parse_npy(std::string_view b) {
-  if (b.size() < 10 || b.substr(0, 6) != kMagic) fail("not a .npy file (bad magic)");
-  const auto major = static_cast<unsigned char>(b[6]);
-  std::size_t len_bytes = 0;
-  if (major == 1) {
-    len_bytes = 2;
-  } else if (major == 2 || major == 3) {
-    len_bytes = 4;
-  } else {
-    fail("unsupported .npy format version " + std::to_string(major));
-  }
-  const std::size_t prefix = 8 + len_bytes;
-  if (b.size() < prefix) fail("truncated .npy header");
-  const std::uint64_t hlen = le_uint(b, 8, len_bytes);
-  if (hlen > kMaxHeader) fail("header length " + std::to_string(hlen) + " is too large");
-  if (b.size() - prefix < hlen) fail("truncated .npy header");
-  const std::string_view header = b.substr(prefix, static_cast<std::size_t>(hlen));
+namespace {
 
-  NpyArray a;
+// What the header says: the array without its values, where the data starts and how long it is.
+struct Header {
+  NpyArray array;
+  DescrInfo info;
+  std::size_t data_at = 0;
+  std::uint64_t data_bytes = 0;
+};
+
+// Length of the fixed prefix (magic, version, header length) from the first 8 bytes.
+std::size_t prefix_length(std::string_view b) {
+  if (b.size() < 8 || b.substr(0, 6) != kMagic) fail("not a .npy file (bad magic)");
+  const auto major = static_cast<unsigned char>(b[6]);
+  const auto minor = static_cast<unsigned char>(b[7]);
+  if ((major != 1 && major != 2 && major != 3) || minor != 0) {
+    fail("unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+  }
+  return major == 1 ? 10 : 12;
+}
+
+// Header length from the prefix, checked against kMaxHeader and the bytes that follow.
+std::size_t header_length(std::string_view prefix, std::uint64_t bytes_after_prefix) {
+  const std::uint64_t hlen = le_uint(prefix, 8, prefix.size() - 8);
+  if (hlen > kMaxHeader) fail("header length " + std::to_string(hlen) + " is too large");
+  if (hlen > bytes_after_prefix) fail("truncated .npy header");
+  return static_cast<std::size_t>(hlen);
+}
+
+// Parses the dictionary and checks that the data the shape needs is exactly `data_available`.
+Header parse_header(std::string_view dict, std::size_t data_at, std::uint64_t data_available) {
+  Header h;
+  NpyArray& a = h.array;
   bool have_descr = false, have_order = false, have_shape = false;
-  for (auto& [key, v] : HeaderParser(header).parse_dict()) {
+  for (auto& [key, v] : HeaderParser(dict).parse_dict()) {
+    bool* seen = key == "descr" ? &have_descr : key == "fortran_order" ? &have_order : key == "shape" ? &have_shape : nullptr;
+    if (seen == nullptr) fail("header: unknown key '" + detail::snippet(key) + "'");
+    if (*seen) fail("header: key '" + key + "' appears twice");
+    *seen = true;
     if (key == "descr") {
       if (v.kind != HeaderValue::Kind::string) fail("header: 'descr' must be a string");
       a.descr = v.text;
-      have_descr = true;
     } else if (key == "fortran_order") {
       if (v.kind != HeaderValue::Kind::boolean) fail("header: 'fortran_order' must be True or False");
       a.fortran_order = v.flag;
-      have_order = true;
-    } else if (key == "shape") {
+    } else {
       if (v.kind != HeaderValue::Kind::tuple) fail("header: 'shape' must be a tuple");
       a.shape = v.ints;
-      have_shape = true;
-    } else {
-      fail("header: unknown key '" + key + "'");
     }
   }
   if (!have_descr || !have_order || !have_shape) fail("header: needs 'descr', 'fortran_order' and 'shape'");
+  h.info = describe(a.descr);
+  a.dtype = h.info.dtype;
+  const std::int64_t n = checked_product(a.shape, h.info.item);
+  h.data_at = data_at;
+  h.data_bytes = static_cast<std::uint64_t>(n) * h.info.item;
+  if (data_available < h.data_bytes) {
+    fail("data truncated: " + std::to_string(data_available) + " bytes for " + std::to_string(h.data_bytes));
+  }
+  if (data_available > h.data_bytes) {
+    fail("trailing bytes after the data: " + std::to_string(data_available) + " bytes for " +
+         std::to_string(h.data_bytes));
+  }
+  return h;
+}
 
-  const DescrInfo info = describe(a.descr);
-  a.dtype = info.dtype;
-  const std::int64_t n = checked_product(a.shape, info.item);
-  const std::size_t data_at = prefix + static_cast<std::size_t>(hlen);
-  const std::size_t have = b.size() - data_at;
-  if (a.dtype == NpyDtype::other) return a;  // other dtypes: descr and shape are reported, data is not read
-  const auto need = static_cast<std::uint64_t>(n) * info.item;
-  if (have < need) fail("data truncated: " + std::to_string(have) + " bytes for " + std::to_string(need));
-  if (have > need) fail("trailing bytes after the data: " + std::to_string(have) + " bytes for " + std::to_string(need));
-
-  a.values.resize(static_cast<std::size_t>(n));
-  for (std::size_t k = 0; k < a.values.size(); ++k) {
-    std::array<unsigned char, 8> raw{};
-    std::memcpy(raw.data(), b.data() + data_at + k * info.item, info.item);
+// The raw data sits at the start of `values`' storage (item bytes per element); widens it to
+// native int64 in place, from the last element down so that no source byte is overwritten early.
+void decode_in_place(std::vector<std::int64_t>& values, const DescrInfo& info) {
+  auto* raw = reinterpret_cast<unsigned char*>(values.data());
+  for (std::size_t k = values.size(); k-- > 0;) {
+    std::array<unsigned char, 8> b{};
+    std::memcpy(b.data(), raw + k * info.item, info.item);
     std::uint64_t u = 0;
     for (std::size_t i = 0; i < info.item; ++i) {
       const std::size_t src = info.big_endian ? info.item - 1 - i : i;
-      u |= static_cast<std::uint64_t>(raw[src]) << (8 * i);
+      u |= static_cast<std::uint64_t>(b[src]) << (8 * i);
     }
-    if (info.item == 4) {
-      a.values[k] = static_cast<std::int32_t>(static_cast<std::uint32_t>(u));
-    } else {
-      a.values[k] = static_cast<std::int64_t>(u);
-    }
+    values[k] = info.item == 4 ? static_cast<std::int32_t>(static_cast<std::uint32_t>(u)) : static_cast<std::int64_t>(u);
   }
-  return a;
+}
+
+}  // namespace
+
+NpyArray parse_npy(std::string_view b) {
+  const std::size_t prefix = prefix_length(b);
+  if (b.size() < prefix) fail("truncated .npy header");
+  const std::size_t hlen = header_length(b.substr(0, prefix), b.size() - prefix);
+  Header h = parse_header(b.substr(prefix, hlen), prefix + hlen, b.size() - prefix - hlen);
+  if (h.array.dtype == NpyDtype::other) return h.array;  // other dtypes: descr and shape are reported, data is not read
+  h.array.values.resize(h.data_bytes / h.info.item);
+  if (h.data_bytes > 0) std::memcpy(h.array.values.data(), b.data() + h.data_at, h.data_bytes);
+  decode_in_place(h.array.values, h.info);
+  return std::move(h.array);
 }
 
 NpyArray read_npy(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) fail("missing file " + path.string());
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail("cannot open " + path.string());
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) fail("cannot read " + path.string());
+  const detail::InputFile f(path);
+  const std::uint64_t size = f.size();
   try {
-    return parse_npy(bytes);
+    std::array<char, 12> pre{};
+    const auto first = static_cast<std::size_t>(size < 8 ? size : 8);
+    f.read_at(pre.data(), first, 0);
+    const std::size_t prefix = prefix_length(std::string_view(pre.data(), first));
+    if (size < prefix) fail("truncated .npy header");
+    f.read_at(pre.data() + 8, prefix - 8, 8);
+    const std::size_t hlen = header_length(std::string_view(pre.data(), prefix), size - prefix);
+    std::string dict(hlen, '\0');
+    f.read_at(dict.data(), hlen, prefix);
+    Header h = parse_header(dict, prefix + hlen, size - prefix - hlen);
+    if (h.array.dtype == NpyDtype::other) return std::move(h.array);
+    h.array.values.resize(h.data_bytes / h.info.item);
+    f.read_at(h.array.values.data(), static_cast<std::size_t>(h.data_bytes), h.data_at);
+    decode_in_place(h.array.values, h.info);
+    return std::move(h.array);
   } catch (const NpyError& e) {
-    fail(path.filename().string() + ": " + e.what());
+    throw NpyError(detail::valid_utf8(path.filename().string()), e.reason());
   }
 }
 
@@ -328,9 +367,9 @@ void write_npy(const std::filesystem::path& path, NpyDtype dtype, const std::vec
                const std::vector<std::int64_t>& values) {
   const std::string bytes = format_npy(dtype, shape, values);
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail("cannot create " + path.string());
+  if (!out) throw IoError("file", detail::valid_utf8(path.string()), "cannot create");
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) fail("cannot write " + path.string());
+  if (!out) throw IoError("file", detail::valid_utf8(path.string()), "cannot write");
 }
 
 }  // namespace kvaddr::replay

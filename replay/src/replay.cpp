@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -18,6 +17,9 @@
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "behaves_like.hpp"
+#include "call.hpp"
+#include "files.hpp"
+#include "manifest.hpp"
 
 namespace kvaddr::replay {
 namespace {
@@ -26,12 +28,7 @@ using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 using I32 = std::vector<std::int32_t>;
 
-// A per-call problem: becomes CallStatus::error with this message.
-class CallError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-[[noreturn]] void bad(const std::string& what) { throw CallError(what); }
+using detail::bad;
 
 // Which dtypes an array may have. `widen` accepts int32 or int64 and hands the route int64.
 enum class Want { i32, i64, widen, i32_or_i64 };
@@ -92,7 +89,8 @@ using Runner = std::function<std::vector<I64>(Variant)>;
 // ---- the call being loaded -------------------------------------------------------------------
 class Call {
  public:
-  Call(const json& j, std::filesystem::path dir) : j_(j), dir_(std::move(dir)) {
+  Call(const json& j, std::filesystem::path dir, bool allow_outside)
+      : j_(j), dir_(std::move(dir)), allow_outside_(allow_outside) {
     if (!j_.is_object()) bad("a call must be a JSON object");
     for (const auto& [k, v] : j_.items()) {
       static const std::set<std::string> known = {"name", "route", "variant", "era", "flags", "scalars", "inputs",
@@ -107,15 +105,15 @@ class Call {
   // ---- scalars ----
   std::optional<std::int64_t> opt_int(const std::string& name) {
     used_scalars_.insert(name);
-    if (!scalars_.contains(name)) return std::nullopt;
-    const json& v = scalars_.at(name);
+    if (!scalars_->contains(name)) return std::nullopt;
+    const json& v = scalars_->at(name);
     if (v.is_number_integer()) {
       if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
         bad("scalar " + name + " does not fit int64");
       }
       return v.get<std::int64_t>();
     }
-    bad("scalar " + name + " must be an integer, got " + v.dump());
+    bad("scalar " + name + " must be an integer, got " + detail::describe_value(v));
   }
   std::int64_t integer(const std::string& name, std::optional<std::int64_t> dflt = std::nullopt) {
     auto v = opt_int(name);
@@ -125,27 +123,27 @@ class Call {
   }
   bool flag(const std::string& name, bool dflt = false) {
     used_scalars_.insert(name);
-    if (!scalars_.contains(name)) return dflt;
-    const json& v = scalars_.at(name);
-    if (!v.is_boolean()) bad("scalar " + name + " must be true or false, got " + v.dump());
+    if (!scalars_->contains(name)) return dflt;
+    const json& v = scalars_->at(name);
+    if (!v.is_boolean()) bad("scalar " + name + " must be true or false, got " + detail::describe_value(v));
     return v.get<bool>();
   }
 
   // ---- arrays ----
   Arr input(const std::string& name, Want want, int min_rank, int max_rank, bool optional = false) {
     used_inputs_.insert(name);
-    if (!inputs_.contains(name)) {
+    if (!inputs_->contains(name)) {
       if (optional) return {};
       bad("missing input " + name);
     }
-    Arr a = load(name, inputs_.at(name), want, min_rank, max_rank);
+    Arr a = load(name, inputs_->at(name), want, min_rank, max_rank);
     return a;
   }
   // An output with its before / after buffers; both must have the same dtype and shape.
   Output output(const std::string& name, Want want, int min_rank, int max_rank) {
     used_outputs_.insert(name);
-    if (!outputs_.contains(name)) bad("missing output " + name);
-    const json& o = outputs_.at(name);
+    if (!outputs_->contains(name)) bad("missing output " + name);
+    const json& o = outputs_->at(name);
     if (!o.is_object() || !o.contains("before") || !o.contains("after")) {
       bad("output " + name + " must be {\"before\": FILE, \"after\": FILE}");
     }
@@ -163,33 +161,34 @@ class Call {
     }
     return {name, before.dtype, before.shape, std::move(before.v), std::move(after.v)};
   }
-  bool has_output(const std::string& name) const { return outputs_.contains(name); }
+  bool has_output(const std::string& name) const { return outputs_->contains(name); }
 
   // Unknown scalars / arrays are an error: a misspelt name must not silently fall back to a default.
   void check_all_used() const {
-    for (const auto& [k, v] : scalars_.items())
+    for (const auto& [k, v] : scalars_->items())
       if (!used_scalars_.count(k)) bad("unknown scalar '" + k + "' for this route");
-    for (const auto& [k, v] : inputs_.items())
+    for (const auto& [k, v] : inputs_->items())
       if (!used_inputs_.count(k)) bad("unknown input '" + k + "' for this route");
-    for (const auto& [k, v] : outputs_.items())
+    for (const auto& [k, v] : outputs_->items())
       if (!used_outputs_.count(k)) bad("unknown output '" + k + "' for this route");
   }
 
  private:
-  json section(const char* key) const {
-    if (!j_.contains(key)) return json::object();
+  // A section of the call, by reference (an absent section reads as an empty object).
+  const json* section(const char* key) const {
+    static const json empty = json::object();
+    if (!j_.contains(key)) return &empty;
     const json& s = j_.at(key);
     if (!s.is_object()) bad(std::string("'") + key + "' must be a JSON object");
-    return s;
+    return &s;
   }
 
   Arr load(const std::string& label, const json& file, Want want, int min_rank, int max_rank) const {
     if (!file.is_string()) bad("array " + label + " must name a .npy file");
-    const std::filesystem::path path = dir_ / file.get<std::string>();
     NpyArray npy;
     try {
-      npy = read_npy(path);
-    } catch (const NpyError& e) {
+      npy = read_npy(detail::resolve_inside(dir_, file.get<std::string>(), allow_outside_));
+    } catch (const kvaddr::Error& e) {
       bad(label + ": " + e.what());
     }
     if (npy.fortran_order && npy.ndim() > 1) bad(label + ": Fortran order; arrays must be C order");
@@ -214,7 +213,10 @@ class Call {
 
   const json& j_;
   std::filesystem::path dir_;
-  json scalars_, inputs_, outputs_;
+  bool allow_outside_ = false;
+  const json* scalars_ = nullptr;
+  const json* inputs_ = nullptr;
+  const json* outputs_ = nullptr;
   std::set<std::string> used_scalars_, used_inputs_, used_outputs_;
 };
 
@@ -251,11 +253,7 @@ struct Prepared {
   std::function<std::vector<I64>()> model;
 };
 
-// Era / flag handling shared by every route: returns the claimed variant.
-struct Claim {
-  Variant variant = Variant::production;
-  std::optional<bool> zero_tail;  // from flags.tail_policy
-};
+using detail::Claim;
 
 // ---- per-route preparation -------------------------------------------------------------------
 // Token-granular routes over (ids, table) with an int32 / int64 out.
@@ -528,67 +526,6 @@ Prepared prep_decode(Call& c) {
   return p;
 }
 
-Claim read_claim(const json& call, Route route) {
-  Claim claim;
-  std::optional<Variant> explicit_variant;
-  if (call.contains("variant")) {
-    if (!call.at("variant").is_string()) bad("'variant' must be a string");
-    try {
-      explicit_variant = parse_variant(call.at("variant").get<std::string>());
-    } catch (const kvaddr::Error& e) {
-      bad(e.what());
-    }
-  }
-  std::optional<Variant> from_flags;
-  if (call.contains("flags")) {
-    const json& f = call.at("flags");
-    if (!f.is_object()) bad("'flags' must be a JSON object");
-    for (const auto& [k, v] : f.items()) {
-      if (k == "clamp_entries" || k == "padding_guard") {
-        if (!v.is_boolean()) bad("flags." + k + " must be true or false");
-        if (!v.get<bool>()) {
-          const Variant implied = k == "clamp_entries" ? Variant::era_b_unclamped : Variant::b09_no_padding_guard;
-          from_flags = from_flags.value_or(Variant::production) | implied;  // the flags compose
-        }
-      } else if (k == "tail_policy") {
-        if (!v.is_string() || (v != "prefix_only" && v != "zero_tail")) {
-          bad("flags.tail_policy must be \"prefix_only\" or \"zero_tail\"");
-        }
-        if (route != Route::read_table && v == "zero_tail") bad("flags.tail_policy zero_tail: only read_table has a zero tail");
-        claim.zero_tail = (v == "zero_tail");
-      } else {
-        bad("unknown flag '" + k + "'");
-      }
-    }
-  }
-  if (explicit_variant && from_flags && *explicit_variant != *from_flags) {
-    bad(fmt::format("variant {} disagrees with the flags, which name {}", to_string(*explicit_variant),
-                    to_string(*from_flags)));
-  }
-  claim.variant = explicit_variant.value_or(from_flags.value_or(Variant::production));
-  if (!route_accepts(route, claim.variant)) {
-    bad(fmt::format("variant {} is not a variant of route {}", to_string(claim.variant), to_string(route)));
-  }
-  return claim;
-}
-
-// Era claim (spec §0.2): informational, except that Eras A and D have no multiplier.
-void check_era(const json& call) {
-  if (!call.contains("era")) return;
-  const json& e = call.at("era");
-  if (!e.is_string() || (e != "A" && e != "B" && e != "C" && e != "D")) {
-    bad("'era' must be one of \"A\", \"B\", \"C\", \"D\"");
-  }
-  const std::string era = e.get<std::string>();
-  if ((era == "A" || era == "D") && call.contains("scalars") && call.at("scalars").is_object()) {
-    for (const char* m : {"multiplier", "swa_multiplier"}) {
-      if (call.at("scalars").contains(m) && call.at("scalars").at(m) != 1) {
-        bad("era " + era + " has no kernel page multiplier (" + m + " must be 1)");
-      }
-    }
-  }
-}
-
 // Lane-by-lane comparison of one output.
 void compare(const Output& o, const I64& expected, CallReport& r) {
   I64 strides(o.shape.size(), 1);
@@ -619,7 +556,10 @@ bool equal_outputs(const std::vector<Output>& outs, const std::vector<I64>& got)
   return true;
 }
 
-void check_call(const json& call, const std::filesystem::path& dir, CallReport& r) {
+}  // namespace
+
+namespace detail {
+void check_call(const json& call, const std::filesystem::path& dir, bool allow_outside, CallReport& r) {
   if (!call.is_object()) bad("a call must be a JSON object");
   if (call.contains("name")) {
     if (!call.at("name").is_string()) bad("'name' must be a string");
@@ -634,10 +574,10 @@ void check_call(const json& call, const std::filesystem::path& dir, CallReport& 
   } catch (const kvaddr::Error&) {
     bad("unknown route '" + r.route + "' (expected a spec §4.1-4.13 route name)");
   }
-  const Claim claim = read_claim(call, route);
+  const Claim claim = detail::read_claim(call, route);
   r.variant = std::string(to_string(claim.variant, route));
-  check_era(call);
-  Call c(call, dir);
+  detail::check_era(call);
+  Call c(call, dir, allow_outside);
   Prepared p;
   switch (route) {
     case Route::token_translate:
@@ -695,160 +635,6 @@ void check_call(const json& call, const std::filesystem::path& dir, CallReport& 
   r.matching_variants = variant_names(route, matching);
 }
 
-}  // namespace
-
-std::string_view to_string(CallStatus s) noexcept {
-  switch (s) {
-    case CallStatus::equal: return "equal";
-    case CallStatus::differs: return "differs";
-    case CallStatus::error: return "error";
-  }
-  return "error";
-}
-
-std::size_t ReplayReport::count(CallStatus s) const noexcept {
-  std::size_t n = 0;
-  for (const auto& c : calls) n += (c.status == s);
-  return n;
-}
-
-bool ReplayReport::ok() const noexcept { return error.empty() && count(CallStatus::equal) == calls.size(); }
-
-int exit_code(const ReplayReport& report) noexcept { return report.ok() ? 0 : 1; }
-
-ReplayReport replay_manifest(const json& manifest, const std::filesystem::path& dir) {
-  ReplayReport rep;
-  rep.dir = dir;
-  if (!manifest.is_object()) {
-    rep.error = "manifest.json must hold a JSON object";
-    return rep;
-  }
-  if (manifest.contains("format") && manifest.at("format") != "kvaddr-replay") {
-    rep.error = "manifest 'format' must be \"kvaddr-replay\"";
-    return rep;
-  }
-  if (manifest.contains("version") && manifest.at("version") != 1) {
-    rep.error = "unsupported manifest version " + manifest.at("version").dump() + " (this reader knows 1)";
-    return rep;
-  }
-  if (!manifest.contains("calls") || !manifest.at("calls").is_array()) {
-    rep.error = "manifest.json needs a \"calls\" array";
-    return rep;
-  }
-  const json& calls = manifest.at("calls");
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    CallReport r;
-    r.position = i;
-    r.name = "call " + std::to_string(i);
-    try {
-      check_call(calls[i], dir, r);
-    } catch (const CallError& e) {
-      r.status = CallStatus::error;
-      r.error = e.what();
-      r.diffs.clear();
-      r.matching_variants.clear();
-      r.lanes_checked = r.lanes_differing = 0;
-    } catch (const kvaddr::Error& e) {
-      r.status = CallStatus::error;
-      r.error = e.what();
-    } catch (const json::exception& e) {
-      r.status = CallStatus::error;
-      r.error = std::string("malformed call: ") + e.what();
-    }
-    rep.calls.push_back(std::move(r));
-  }
-  return rep;
-}
-
-ReplayReport replay_dir(const std::filesystem::path& dir) {
-  const std::filesystem::path path = dir / "manifest.json";
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) {
-    ReplayReport rep;
-    rep.dir = dir;
-    rep.error = "missing " + path.string();
-    return rep;
-  }
-  std::ifstream in(path);
-  json manifest;
-  try {
-    manifest = json::parse(in);
-  } catch (const json::exception& e) {
-    ReplayReport rep;
-    rep.dir = dir;
-    rep.error = std::string("manifest.json is not valid JSON: ") + e.what();
-    return rep;
-  }
-  return replay_manifest(manifest, dir);
-}
-
-json to_json(const ReplayReport& report) {
-  json j;
-  j["dir"] = report.dir.string();
-  j["ok"] = report.ok();
-  if (!report.error.empty()) j["error"] = report.error;
-  j["summary"] = {{"calls", report.calls.size()},
-                  {"equal", report.count(CallStatus::equal)},
-                  {"differs", report.count(CallStatus::differs)},
-                  {"error", report.count(CallStatus::error)}};
-  j["calls"] = json::array();
-  for (const auto& c : report.calls) {
-    json cj = {{"position", c.position}, {"name", c.name},       {"route", c.route},
-               {"variant", c.variant},   {"status", to_string(c.status)}};
-    if (c.status == CallStatus::error) cj["error"] = c.error;
-    cj["lanes_checked"] = c.lanes_checked;
-    cj["model_checked"] = c.model_checked;
-    cj["lanes_differing"] = c.lanes_differing;
-    cj["diffs"] = json::array();
-    for (const auto& d : c.diffs) {
-      cj["diffs"].push_back(
-          {{"output", d.output}, {"flat", d.flat}, {"index", d.index}, {"expected", d.expected}, {"recorded", d.recorded}});
-    }
-    cj["matching_variants"] = c.matching_variants;
-    j["calls"].push_back(std::move(cj));
-  }
-  return j;
-}
-
-std::string to_text(const ReplayReport& report) {
-  std::string s;
-  if (!report.error.empty()) {
-    s += fmt::format("replay {}: ERROR: {}\n", report.dir.string(), report.error);
-    return s;
-  }
-  for (const auto& c : report.calls) {
-    s += fmt::format("call {} \"{}\" {} (claims {}): ", c.position, c.name, c.route, c.variant);
-    if (c.status == CallStatus::error) {
-      s += "ERROR: " + c.error + "\n";
-      continue;
-    }
-    if (c.status == CallStatus::equal) {
-      std::vector<std::string> same;  // other variants whose output equals the claimed one's here
-      for (const auto& v : c.matching_variants) if (v != c.variant) same.push_back(v);
-      s += fmt::format("equal ({} lanes){}\n", c.lanes_checked,
-                       same.empty() ? "" : fmt::format("; indistinguishable on this input: {}", fmt::join(same, ", ")));
-      continue;
-    }
-    s += fmt::format("DIFFERS at {} of {} lanes", c.lanes_differing, c.lanes_checked);
-    if (c.matching_variants.empty()) {
-      s += "; matches no named variant\n";
-    } else {
-      s += "; matches variant";
-      for (std::size_t i = 0; i < c.matching_variants.size(); ++i) s += (i ? ", " : " ") + c.matching_variants[i];
-      s += "\n";
-    }
-    for (const auto& d : c.diffs) {
-      std::string idx;
-      for (std::size_t k = 0; k < d.index.size(); ++k) idx += (k ? ", " : "") + std::to_string(d.index[k]);
-      s += fmt::format("    {}[{}]: expected {}, recorded {}\n", d.output, idx, d.expected, d.recorded);
-    }
-    if (c.lanes_differing > static_cast<std::int64_t>(c.diffs.size())) {
-      s += fmt::format("    ... {} more differing lanes\n", c.lanes_differing - static_cast<std::int64_t>(c.diffs.size()));
-    }
-  }
-  s += fmt::format("replay {}: {} calls: {} equal, {} differ, {} error\n", report.dir.string(), report.calls.size(),
-                   report.count(CallStatus::equal), report.count(CallStatus::differs), report.count(CallStatus::error));
-  return s;
-}
+}  // namespace detail
 
 }  // namespace kvaddr::replay

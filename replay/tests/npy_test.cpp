@@ -24,7 +24,7 @@ template <class F>
 std::string error_of(F&& f) {
   try {
     f();
-  } catch (const NpyError& e) {
+  } catch (const kvaddr::Error& e) {
     return e.what();
   }
   return "<nothing thrown>";

@@ -14,6 +14,8 @@ enum class ErrorKind {
   overflow,          // an arithmetic product that does not fit its type (int64 geometry, int32 output)
   buffer_too_small,  // an output or input buffer smaller than the route needs
   invalid_state,     // a state-machine precondition (double free, duplicate ids, unbound page)
+  io,                // a file that cannot be opened or read (missing, not a regular file, read error)
+  format,            // bytes that do not follow their file format (.npy header, manifest JSON)
 };
 
 std::string_view to_string(ErrorKind kind) noexcept;
@@ -58,6 +60,20 @@ class InvalidState : public Error {
  public:
   InvalidState(std::string argument, std::string value, std::string reason)
       : Error(ErrorKind::invalid_state, std::move(argument), std::move(value), std::move(reason)) {}
+};
+
+// A file that cannot be opened or read: `argument` names the file's role, `value` the path.
+class IoError : public Error {
+ public:
+  IoError(std::string argument, std::string value, std::string reason)
+      : Error(ErrorKind::io, std::move(argument), std::move(value), std::move(reason)) {}
+};
+// Bytes that do not follow their format (.npy image, manifest JSON): `argument` names the file
+// or field, `value` the offending text (shortened; never a whole nested value).
+class FormatError : public Error {
+ public:
+  FormatError(std::string argument, std::string value, std::string reason)
+      : Error(ErrorKind::format, std::move(argument), std::move(value), std::move(reason)) {}
 };
 
 // ---- small validation helpers shared by every entry point ---------------------------------

@@ -7,15 +7,16 @@
 // checked too). Every other variant the route accepts is run as well, to say which named bug
 // variant, if any, the recorded output matches exactly.
 //
-// replay_dir never throws for bad input: a broken manifest is a report-level error, a broken call
-// (missing file, wrong dtype or rank, shapes that disagree with each other or with the scalars,
-// unknown route, variant or key) is a per-call error, and the other calls are still checked.
+// replay_dir never throws: a broken or unreadable manifest is a report-level error, a broken call
+// (missing or unreadable file, a file outside DIR, wrong dtype or rank, shapes that disagree with
+// each other or with the scalars, unknown route, variant or key) is a per-call error, and the
+// other calls are still checked. Every string of a report is valid UTF-8, whatever bytes the
+// manifest, the .npy files or the directory name held.
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace kvaddr::replay {
 
@@ -50,6 +51,9 @@ struct CallReport {
   // Variants (production included) whose output equals the recorded output on every lane.
   // When status == differs, these explain the recording ("matches variant b10_...").
   std::vector<std::string> matching_variants;
+  // Production-contract preconditions the recorded call breaks (translate/preconditions.hpp), each
+  // naming its row and numbers: the variants above then say what the kernel did with such a call.
+  std::vector<std::string> broken_preconditions;
 };
 
 struct ReplayReport {
@@ -63,15 +67,23 @@ struct ReplayReport {
 
 inline constexpr std::size_t kMaxDiffs = 8;
 
+struct ReplayOptions {
+  // By default a manifest may only name files inside DIR (no absolute path, no "..", no symbolic
+  // link resolving outside DIR); true lifts that confinement.
+  bool allow_outside = false;
+};
+
 // Replay every call of DIR/manifest.json.
-ReplayReport replay_dir(const std::filesystem::path& dir);
-// Replay the calls of an already parsed manifest whose .npy paths are relative to `dir`.
-ReplayReport replay_manifest(const nlohmann::json& manifest, const std::filesystem::path& dir);
+ReplayReport replay_dir(const std::filesystem::path& dir, const ReplayOptions& options = {});
+// Replay the calls of manifest.json text whose .npy paths are relative to `dir`.
+ReplayReport replay_manifest(std::string_view manifest_text, const std::filesystem::path& dir,
+                             const ReplayOptions& options = {});
 
 // {"dir", "ok", "error"?, "summary": {"equal", "differs", "error"}, "calls": [{"position", "name",
 //  "route", "variant", "status", "error"?, "lanes_checked", "model_checked", "lanes_differing", "diffs": [{"output",
 //  "flat", "index", "expected", "recorded"}], "matching_variants": [...]}]}
-nlohmann::json to_json(const ReplayReport& report);
+// Returned as JSON text (indent 2), always valid UTF-8.
+std::string to_json(const ReplayReport& report);
 // One block per call, then a summary line; suitable for a terminal.
 std::string to_text(const ReplayReport& report);
 // Suggested process exit status: 0 if ok(), 1 otherwise.

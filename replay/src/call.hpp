@@ -1,0 +1,38 @@
+#pragma once
+// The replay of one manifest call (replay.cpp), used by the manifest-level driver (report.cpp).
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "kvaddr/replay/replay.hpp"
+#include "kvaddr/translate/routes.hpp"
+
+namespace kvaddr::replay::detail {
+
+// A per-call problem: becomes CallStatus::error with this message.
+class CallError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+[[noreturn]] inline void bad(const std::string& what) { throw CallError(what); }
+
+// Era / flag handling shared by every route: returns the claimed variant.
+struct Claim {
+  Variant variant = Variant::production;
+  std::optional<bool> zero_tail;  // from flags.tail_policy
+};
+
+// The variant a call claims, from "variant" and "flags" (claim.cpp); CallError when they
+// contradict each other or name a variant the route does not have.
+Claim read_claim(const nlohmann::json& call, Route route);
+// Era claim (spec §0.2): informational, except that Eras A and D have no multiplier.
+void check_era(const nlohmann::json& call);
+
+// Fills `r` for one call of the manifest. Throws (any std::exception) when the call cannot be
+// checked; the caller turns that into CallStatus::error.
+void check_call(const nlohmann::json& call, const std::filesystem::path& dir, bool allow_outside, CallReport& r);
+
+}  // namespace kvaddr::replay::detail
