@@ -50,6 +50,9 @@ struct CallReport {
   // Variants (production included) whose output equals the recorded output on every lane.
   // When status == differs, these explain the recording ("matches variant b10_...").
   std::vector<std::string> matching_variants;
+  // Production-contract preconditions the recorded call breaks (translate/preconditions.hpp), each
+  // naming its row and numbers: the variants above then say what the kernel did with such a call.
+  std::vector<std::string> broken_preconditions;
 };
 
 struct ReplayReport {
