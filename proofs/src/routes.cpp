@@ -174,6 +174,24 @@ Outcome columns_query(Variant v, unsigned timeout_ms) {
   return check(q, timeout_ms);
 }
 
+// §2.7 int32 stores of the table routes (issue 17): a lane's exact value x (a table entry
+// v2p * M, or decode_metadata's seq_len + delta and its prefix sum) stored into an int32 output.
+// Without the I8 bound x reaches 2^31; production's checked store raises, int32_wrap stores a
+// different (negative) value.
+Outcome store_query(Route r, Variant v, unsigned timeout_ms) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  const Sym x = Sym::var("lane_value");
+  const Sym stored = lanes::store32_lane(x, v);
+  Query q;
+  q.header = header(r, v) + " domain=no_I8";
+  q.require(x >= Sym(0) && x < Sym(std::int64_t{1} << 40));
+  q.show("lane_value", x);
+  q.show("stored", stored);
+  q.ensure("int32_store_exact", stored == x);
+  return check(q, timeout_ms);
+}
+
 // §6 B12: the SWA side is a non-owner; its v2p is indexed by the owner's virtual ids.
 Outcome swa_sizing_query(bool by_owner, unsigned timeout_ms) {
   z3::context ctx;
@@ -471,6 +489,15 @@ void add_route_obligations(std::vector<Def>& out) {
   // Issues 17 / 18: the upstream kernels as written. The fa3 decode remap of PR #33046 (no padding
   // guard, no clamp, int32 stores) reads before v2p at every page size and leaks -M for a tombstone;
   // the Era-B flashmla block table has the same shape; grid_spill writes past max_pages.
+  for (Route r : {Route::flashmla_block_table, Route::canonical_page_table, Route::read_table,
+                  Route::decode_metadata}) {
+    Def d;
+    d.info = {"route." + std::string(route_name(r)) + ".int32_store.wrap", "§2.7, issue 17 (int32 stores wrap)",
+              "a lane value 0 <= x < 2^40 (no I8 bound: entries or lengths >= 2^31)",
+              "the int32 store keeps x", "x symbolic", refuted};
+    d.run = [r](const RunOptions& o) { return store_query(r, Variant::int32_wrap, o.timeout_ms); };
+    out.push_back(std::move(d));
+  }
   add_page_route(out, Route::decode_metadata, Variant::pr33046_as_written, PageLane::decode, true, refuted,
                  "route.decode_metadata.pr33046_as_written",
                  "§4.5, issue 18 (padding -1 reads v2p[-1] at every ps; a tombstone gives -M)");

@@ -173,9 +173,10 @@ void prop_decode_vs_tables(Variant v) {
   must_run("decode_metadata", [&] { tr::decode_metadata(a); });
   g::Batch wide = b;
   wide.seq_lens = lens_plus(b, b.delta);
-  const auto can = canonical(v, wide, t.v2p, M);
+  // canonical and read_table are the clamped references (they accept era_b_unclamped too).
+  const auto can = canonical(Variant::production, wide, t.v2p, M);
   const auto fm = flashmla(v, b, wide.seq_lens, t.v2p, M);
-  const auto rt = read_table(v, b, b.delta, t.v2p, M);
+  const auto rt = read_table(Variant::production, b, b.delta, t.v2p, M);
   for (i64 i = 0; i < B; ++i) {
     check_entry("cache_seqlens vs seq_lens + delta", i, 0, cache[uz(i)], wide.seq_lens[uz(i)]);
     const i64 live = std::min(model::ceil_div(wide.seq_lens[uz(i)], ps), msp);

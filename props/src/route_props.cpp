@@ -339,7 +339,7 @@ void prop_decode_metadata(Variant v) {
   auto want_pt = pt;
   auto want_spt = spt;
   i64 sum = 0;
-  want_cu[0] = 0;
+  if (B > 0) want_cu[0] = 0;  // an empty batch launches nothing: cu_seqlens_k[0] keeps its old value
   auto shift = [&](i64 x) { return model::floor_div(x, ps); };  // arithmetic shift by log2(ps)
   for (i64 i = 0; i < B; ++i) {
     const i64 len = b.seq_lens[uz(i)] + b.delta;

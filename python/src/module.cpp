@@ -471,8 +471,14 @@ PYBIND11_MODULE(_core, m) {
     if (route) r = parse_route(*route);
     for (Variant x : kAllVariants)
       if (!r || route_accepts(*r, x)) v.emplace_back(to_string(x));
+    for (Variant x : kEdgeVariants)
+      if (!r || route_accepts(*r, x)) v.emplace_back(to_string(x));
+    for (const NamedComposite& c : kNamedComposites)
+      if (!r || *r == c.route) v.emplace_back(c.name);
     return v;
-  }, py::arg("route") = py::none(), "Variant names (all, or those the route accepts; production first).");
+  }, py::arg("route") = py::none(),
+     "Variant names (all, or those the route accepts; production first, then the catalogue behaviours, the edge "
+     "behaviours and the registered composites). Any '+'-joined set of them is a variant too.");
 
   // ---- model formulas (kvaddr.model, with the common ones re-exported at top level) ----
   py::module_ model = m.def_submodule("model", "The independent reference model (spec §2 formulas).");

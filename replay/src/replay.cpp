@@ -14,6 +14,7 @@
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/replay/npy.hpp"
+#include "kvaddr/translate/preconditions.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "behaves_like.hpp"
@@ -251,6 +252,8 @@ struct Prepared {
   Runner run;
   // Optional: the reference model's (model/) production outputs, independent of translate/.
   std::function<std::vector<I64>()> model;
+  // Optional: the production preconditions the call breaks (translate/preconditions.hpp).
+  std::function<std::vector<std::string>()> preconditions;
 };
 
 using detail::Claim;
@@ -434,6 +437,26 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
     }
     return std::vector<I64>{widen(o)};
   };
+  if (route == Route::canonical_page_table || route == Route::read_table) {
+    p.preconditions = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, v2p = v2p.v, ps,
+                       mult, max_pages, delta] {
+      const auto R = cview(r2t, r2t_shape);
+      if (route == Route::canonical_page_table) {
+        return broken_preconditions(
+            CanonicalPageTableArgs{R, view(rows), view(lens), view(v2p), ps, mult, max_pages, {}, Variant::production});
+      }
+      ReadTableArgs a;
+      a.req_to_token = R;
+      a.row_ids = view(rows);
+      a.seq_lens = view(lens);
+      a.seq_len_delta = delta;
+      a.max_pages = max_pages;
+      a.v2p = view(v2p);
+      a.page_size = ps;
+      a.multiplier = mult;
+      return broken_preconditions(a);
+    };
+  }
   return p;
 }
 
@@ -633,6 +656,7 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
     }
   });
   r.matching_variants = variant_names(route, matching);
+  if (p.preconditions) r.broken_preconditions = p.preconditions();
 }
 
 }  // namespace detail

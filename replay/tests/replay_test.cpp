@@ -99,9 +99,15 @@ TEST(ReplayExample, ReadTableSpillMatchesB10) {
   }
   const std::string text = to_text(r);
   EXPECT_NE(text.find("spilled past max_pages (B10) recorded as production\" read_table (claims production): "
-                      "DIFFERS at 2 of 6 lanes; matches variant b10_no_max_pages_bound"),
+                      "DIFFERS at 2 of 6 lanes; precondition broken at row 0: n_pages = 3 > max_pages = 2 (KV length "
+                      "6, page_size 2); precondition broken at row 1: n_pages = 4 > max_pages = 2 (KV length 8, "
+                      "page_size 2); matches variant b10_no_max_pages_bound, e01_no_column_bound, grid_spill"),
             std::string::npos)
       << text;
+  // Every behaviour that alone reproduces the spill is named; no composite (a larger set) is.
+  EXPECT_EQ(c.matching_variants,
+            (std::vector<std::string>{"b10_no_max_pages_bound", "e01_no_column_bound", "grid_spill"}));
+  EXPECT_EQ(c.broken_preconditions.size(), 2u);
   EXPECT_NE(text.find("matches variant era_b_unclamped"), std::string::npos) << text;
   EXPECT_NE(text.find("16 calls: 14 equal, 2 differ, 0 error"), std::string::npos) << text;
 }

@@ -240,7 +240,7 @@ TEST(BeforeTable, ReadOutsideTheParentIsOutOfRange) {
   EXPECT_TRUE(throws_naming<OutOfRange>([&] { translate::decode_metadata(a); }, "v2p"));
 }
 
-TEST(BeforeTable, CanonicalTruncatingDivisionReadsBeforeOnlyBelowMinusPs) {
+TEST(BeforeTable, CanonicalTruncatingDivisionReadsBeforeOnlyFromMinusPsDown) {
   // ps = 16: -1 / 16 = 0 reads v2p[0]; -17 / 16 = -1 reads v2p[-1] = 200. ps = 1: -1 reads v2p[-1].
   const I64 rows = {0}, lens16 = {32}, lens1 = {2};
   I32 r2t(32, 0);

@@ -63,7 +63,7 @@ Variant parse_part(std::string_view part, std::string_view whole) {
     if (kBehaviourNames[i] == base) return with_column_block(Variant::of(static_cast<Behaviour>(i)), block);
   }
   throw InvalidArgument("variant", std::string(whole),
-                        "unknown behaviour or composite '" + std::string(part) + "'");
+                        "unknown variant: '" + std::string(part) + "' is neither a behaviour nor a registered composite");
 }
 
 }  // namespace
