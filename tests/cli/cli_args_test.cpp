@@ -11,6 +11,7 @@
 #include "args.hpp"
 #include "progress.hpp"
 #include "kvaddr/cli/app.hpp"
+#include "run_cli.hpp"
 #include "kvaddr/model/errors.hpp"
 #ifdef KVADDR_WITH_REPLAY
 #include "kvaddr/replay/npy.hpp"
@@ -18,17 +19,8 @@
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-Outcome run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = kvaddr::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using kvaddr::cli_test::Outcome;
+using kvaddr::cli_test::run;
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 

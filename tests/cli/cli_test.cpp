@@ -5,20 +5,12 @@
 #include <sstream>
 
 #include "kvaddr/cli/app.hpp"
+#include "run_cli.hpp"
 
 namespace {
 
-struct Outcome {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-Outcome run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = kvaddr::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using kvaddr::cli_test::Outcome;
+using kvaddr::cli_test::run;
 
 TEST(CliTranslate, HandComputedTokenTranslate) {
   // ps = 4, M = 3 (S = 12), v2p = [0, 5, -1, 2, -1]:

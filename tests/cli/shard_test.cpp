@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kvaddr/cli/app.hpp"
+#include "run_cli.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "shard.hpp"
 
@@ -19,17 +20,8 @@ using kvaddr::cli::parse_shard;
 using kvaddr::cli::Shard;
 using kvaddr::cli::shard_slice;
 
-struct Outcome {
-  int status;
-  std::string out;
-  std::string err;
-};
-
-Outcome run(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  const int status = kvaddr::cli::run(args, out, err);
-  return {status, out.str(), err.str()};
-}
+using kvaddr::cli_test::Outcome;
+using kvaddr::cli_test::run;
 
 json run_json(std::vector<std::string> args, int want_status = 0) {
   args.push_back("--json");
