@@ -14,7 +14,7 @@
 
 #include "kvaddr/cli/app.hpp"
 #include "kvaddr/model/errors.hpp"
-#include "subcommands.hpp"
+#include "args.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
