@@ -80,8 +80,8 @@ constexpr std::array<CatalogueEntry, 31> kCatalogue{{
     {"E03", "row * stride in int32 wraps at >= 2^31", "token_translate, write_loc",
      "vLLM #57030: 1M context, >= 2149 requests", "out of bounds or silent write to row 0", "A+D", K::translate_variant,
      "e03_int32_offset",
-     "lanes.hpp narrows P*S + o with kv_narrow32 (the device wraps silently; the host's checked narrowing raises "
-     "Overflow); the verify grid's large-id run (v2p values past 2^21) catches it; row offsets row*s0 not modelled "
+     "lanes.hpp wraps P*S + o to int32 with kv_wrap32 on host and device alike (then clamps at 0); "
+     "the verify grid's large-id run (v2p values past 2^21) catches it; row offsets row*s0 not modelled "
      "(host matrices that large cannot be allocated)"},
     {"E04", "physical -> logical inversion assumed unique logical ids", "page_lifecycle",
      "vLLM PR #30915: sliding-window block reuse", "compaction rewrites one alias only", "P", K::pool_bug,

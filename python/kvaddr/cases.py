@@ -20,6 +20,14 @@ import numpy as np
 SENTINEL_BASE = -0x2A2A0000
 GUARD = 64  # guard elements before and after every output buffer
 
+# v2p tables are handed to kernels (and to the host routes) as slices of a parent with TABLE_GUARD
+# elements on each side; the element k places before the table (or after its end) holds
+# TABLE_GUARD_PAGE + k, a positive page id no case draws, so a load outside the table (b09 reads
+# v2p[-1]) gives the same value on the device and on the host.
+TABLE_GUARD = 8
+TABLE_GUARD_PAGE = 9000
+GUARDED_TABLES = ("v2p", "swa_v2p")
+
 ODD_PAGE_SIZES = (1, 2, 3, 4, 5, 7, 16, 64, 100, 256)
 POW2_PAGE_SIZES = (1, 2, 4, 16, 64, 256)
 MULTIPLIERS = (1, 2, 3, 7)
@@ -28,6 +36,13 @@ MULTIPLIERS = (1, 2, 3, 7)
 def sentinel(n, dtype, offset=0):
     """The prefill pattern of n lanes (lane k holds SENTINEL_BASE - ((offset + k) % 65521))."""
     return (SENTINEL_BASE - ((np.arange(n, dtype=np.int64) + offset) % 65521)).astype(dtype)
+
+
+def guarded_table(table):
+    """(parent, view): `table` in the middle of a parent with TABLE_GUARD guard pages on each side."""
+    g = np.arange(TABLE_GUARD, 0, -1, dtype=table.dtype) + TABLE_GUARD_PAGE
+    parent = np.concatenate([g, table.ravel(), g[::-1]])
+    return parent, parent[TABLE_GUARD:TABLE_GUARD + table.size]
 
 
 @dataclasses.dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from .cases import TOKEN_ROUTES
+from .cases import GUARDED_TABLES, TOKEN_ROUTES, guarded_table
 
 # Renames from the replay-manifest names to the upstream kernel's argument names.
 _KERNEL_NAMES = {
@@ -60,13 +60,19 @@ _SIGNATURES = {
 }
 
 
-def reference(case, variant="production"):
+def reference(case, variant="production", table_guards=False):
     """The host route's outputs for `case` under `variant`: {output name: whole buffer after the call}.
 
-    Raises kvaddr.Error when the route's contract rejects the call under that variant."""
+    Raises kvaddr.Error when the route's contract rejects the call under that variant. With
+    `table_guards` the v2p tables are views into the guarded parents the harness hands the kernel
+    (cases.guarded_table), so a load outside the table reads what the kernel read there; without
+    it such a load is an OutOfRange (the contract does not admit the case)."""
     route = case.route
     outs = {k: v.copy() for k, v in case.outputs.items()}
     kw = {k: v for k, v in case.inputs.items() if v is not None}
+    for k in GUARDED_TABLES if table_guards else ():
+        if k in kw and kw[k].ndim == 1:
+            kw[k] = guarded_table(kw[k])[1]
     kw.update(case.scalars)
     if route != "mamba_translate":
         kw["variant"] = variant

@@ -175,6 +175,9 @@ class Presented:
             elif name in case.strided:
                 self.in_backing[name] = fam.put(self._spread(arr))
                 self.ins[name] = self.in_backing[name][::2]
+            elif name in C.GUARDED_TABLES and arr.ndim == 1:
+                self.in_backing[name] = fam.put(C.guarded_table(arr)[0])
+                self.ins[name] = self.in_backing[name][C.TABLE_GUARD:C.TABLE_GUARD + arr.size]
             else:
                 self.in_backing[name] = fam.put(arr)
                 self.ins[name] = self.in_backing[name]
@@ -198,8 +201,12 @@ class Presented:
         for name, buf in case.outputs.items():
             self.fam.copy_into(self.out_backing[name], guarded(buf))
         for name, arr in case.inputs.items():
-            if name in self.in_backing:
-                self.fam.copy_into(self.in_backing[name], self._spread(arr) if name in case.strided else arr)
+            if name in case.strided:
+                self.fam.copy_into(self.in_backing[name], self._spread(arr))
+            elif name in C.GUARDED_TABLES and arr.ndim == 1:
+                self.fam.copy_into(self.in_backing[name], C.guarded_table(arr)[0])
+            elif name in self.in_backing:
+                self.fam.copy_into(self.in_backing[name], arr)
 
     def kwargs(self):
         return kernel_kwargs(self.case, self.ins, self.outs)
@@ -299,7 +306,10 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
         if arr is None or name not in p.in_backing:
             continue
         got = fam.get(p.in_backing[name])
-        got = got[::2] if name in case.strided else got
+        if name in case.strided:
+            got = got[::2]
+        elif name in C.GUARDED_TABLES and arr.ndim == 1:
+            arr = C.guarded_table(arr)[0]  # the table and the guard pages around it
         if not np.array_equal(got.reshape(arr.shape), arr):
             result.kind, result.detail = "input_modified", f"the kernel wrote into its input {name}"
             return result
@@ -345,7 +355,7 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
             continue
         for c, act in forms:
             try:
-                exp = reference(c, v)
+                exp = reference(c, v, table_guards=True)
             except _core.Error:
                 continue
             if all(np.array_equal(exp[k], act[k]) for k in c.outputs):

@@ -11,7 +11,9 @@
 //   * dtypes follow the route contracts: v2p tables int64, req_to_token / tables / kv_indices
 //     int32, id vectors int64 (int32 accepted for index inputs); arrays must be C-contiguous and
 //     outputs writeable; anything else raises kvaddr.InvalidArgument naming the argument;
-//   * kvaddr's typed C++ errors arrive as kvaddr.Error subclasses with the same message.
+//   * kvaddr's typed C++ errors arrive as kvaddr.Error subclasses with the same message;
+//   * a 1-D slice `parent[g:g + n]` of a 1-D array is a view of that parent: a variant loading before
+//     the table (b09: v2p[-1]) reads parent[g - 1], as a kernel does; past the end stays OutOfRange.
 #include <pybind11/numpy.h>
 #include <pybind11/operators.h>
 #include <pybind11/pybind11.h>
@@ -84,14 +86,31 @@ struct In {
   const T* ptr = nullptr;
   int64_t size = 0;
   std::vector<int64_t> shape;
-
-  Vec<const T> vec() const { return present ? Vec<const T>{ptr, size} : Vec<const T>{}; }
+  int64_t before = 0;  // parent elements before the view (see parent_before)
+  Vec<const T> vec() const { return present ? Vec<const T>{ptr, size, before, 0} : Vec<const T>{}; }
   Mat<const T> mat() const {
     if (!present) return {};
     return {ptr, shape[0], shape[1], shape[1], 1};
   }
   int64_t at(int64_t i) const { return static_cast<int64_t>(ptr[i]); }
 };
+
+// The parent elements before a 1-D view whose base is a C-contiguous 1-D array of its dtype holding
+// the whole view (anything else is a standalone buffer). Elements after it are never exposed: no
+// variant loads past the table's end, and an id past it stays an OutOfRange.
+template <class T>
+void parent_before(In<T>& in) {
+  const py::object base = in.keep.attr("base");
+  if (in.keep.ndim() != 1 || !py::isinstance<py::array>(base)) return;
+  const auto parent = py::reinterpret_borrow<py::array>(base);
+  if (parent.ndim() != 1 || !(parent.flags() & py::array::c_style) || !is_dtype<T>(parent)) return;
+  const auto lo = reinterpret_cast<std::uintptr_t>(parent.data());
+  const auto at = reinterpret_cast<std::uintptr_t>(in.ptr);
+  const auto n = static_cast<int64_t>(parent.size());
+  if (at < lo || (at - lo) % sizeof(T) != 0) return;
+  const auto off = static_cast<int64_t>((at - lo) / sizeof(T));
+  if (off <= n && in.size <= n - off) in.before = off;
+}
 
 template <class T>
 In<T> input(py::handle obj, const char* name, int min_ndim, int max_ndim, bool widen = false, bool optional = false) {
@@ -107,6 +126,7 @@ In<T> input(py::handle obj, const char* name, int min_ndim, int max_ndim, bool w
   in.size = static_cast<int64_t>(in.keep.size());
   if (is_dtype<T>(in.keep)) {
     in.ptr = static_cast<const T*>(in.keep.data());
+    parent_before(in);
     return in;
   }
   if constexpr (std::is_same_v<T, int64_t>) {

@@ -5,8 +5,21 @@ import numpy as np
 
 
 def _entry(v2p, page, mult, clamp=True):
-    e = v2p[page] * mult
+    e = load(v2p, page) * mult if np.ndim(page) == 0 else v2p[page] * mult
     return np.maximum(e, 0) if clamp else e
+
+
+def load(v2p, i):
+    """v2p[i] read like a kernel's pointer load: an index outside the view reads the parent array
+    the view was sliced from (IndexError outside the parent), never numpy's wrap-around."""
+    i = int(i)
+    if 0 <= i < v2p.size:
+        return int(v2p[i])
+    base = v2p.base
+    off = (v2p.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // v2p.itemsize
+    if not 0 <= off + i < base.size:
+        raise IndexError(f"v2p[{i}] outside the parent allocation")
+    return int(base[off + i])
 
 
 # ---- token routes -------------------------------------------------------------------------------
@@ -70,7 +83,7 @@ def canonical_page_table(req_to_token, req_pool_indices, seq_lens, v2p, page_siz
         for c in range(n):
             tok = int(req_to_token[req_pool_indices[b], c * page_size])
             page = (0 if tok < 0 else tok // page_size) if guard else int(np.trunc(tok / page_size))
-            out[b, c] = max(int(v2p[page]) * multiplier, 0)
+            out[b, c] = max(load(v2p, page) * multiplier, 0)
 
 
 def canonical_no_guard(**kw):
@@ -136,6 +149,16 @@ def decode_metadata(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages
             tok = int(req_to_token[row, c * page_size])
             page = (0 if tok < 0 else tok >> shift) if guard else tok >> shift
             page_table[b, c] = _entry(v2p, page, multiplier, clamp)
+
+
+def decode_metadata_as_written(**kw):
+    """PR #33046 as written: no padding guard (B09) and unclamped entries (Era B)."""
+    decode_metadata(**kw, guard=False, clamp=False)
+
+
+def decode_metadata_no_guard(**kw):
+    """B09: a padding token -1 shifts to page -1 and reads v2p[-1]."""
+    decode_metadata(**kw, guard=False)
 
 
 def decode_metadata_batch_rows(**kw):

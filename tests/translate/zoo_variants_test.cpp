@@ -193,18 +193,21 @@ TEST(ZooE03, WrapsToTheSinkPastTwoToThe31) {
   EXPECT_EQ(lanes::write_loc_lane<std::int64_t>(5, gather, 64, 1536, 1, 0), want);
 }
 
-TEST(ZooE03, HostRoutesRaiseOverflowWhereTheDeviceWraps) {
+TEST(ZooE03, HostRoutesWrapLikeTheDevice) {
   EXPECT_TRUE(route_accepts(Route::token_translate, Variant::e03_int32_offset));
   EXPECT_TRUE(route_accepts(Route::write_loc, Variant::e03_int32_offset));
-  // v2p[0] = 2^21 (unpinned on purpose), ps 64, M 24: t = 5 -> 2^21 * 1536 + 5 >= 2^31.
-  const std::vector<std::int64_t> v2p{std::int64_t{1} << 21, -1};
-  const std::vector<std::int64_t> ids{5};
-  std::vector<std::int64_t> out{777};
+  // v2p[0] = 2^21 (unpinned on purpose), ps 64, M 24: t = 5 -> 2^21 * 1536 + 5 >= 2^31 wraps negative -> 0.
+  // v2p[1] = 2796203: 2796203 * 1536 = 2^32 + 512, so t = 69 wraps to 512 + 5 = 517 (int64 output).
+  const std::vector<std::int64_t> v2p{std::int64_t{1} << 21, 2796203};
+  const std::vector<std::int64_t> ids{5, 69};
+  std::vector<std::int64_t> out{777, 777};
   translate::token_translate<std::int64_t>({cvec(ids), cvec(v2p), 64, 24, mvec(out), Variant::production});
-  EXPECT_EQ(out[0], (std::int64_t{1} << 21) * 1536 + 5);
-  EXPECT_TRUE(throws_naming<Overflow>(
-      [&] { translate::token_translate<std::int64_t>({cvec(ids), cvec(v2p), 64, 24, mvec(out), Variant::e03_int32_offset}); },
-      "out"));
+  EXPECT_EQ(out, (std::vector<std::int64_t>{(std::int64_t{1} << 21) * 1536 + 5, std::int64_t{2796203} * 1536 + 5}));
+  translate::token_translate<std::int64_t>({cvec(ids), cvec(v2p), 64, 24, mvec(out), Variant::e03_int32_offset});
+  EXPECT_EQ(out, (std::vector<std::int64_t>{0, 517}));
+  std::vector<std::int32_t> out32{7, 7};
+  translate::token_translate<std::int32_t>({cvec(ids), cvec(v2p), 64, 24, mvec(out32), Variant::e03_int32_offset});
+  EXPECT_EQ(out32, (std::vector<std::int32_t>{0, 517}));
 }
 
 // ---- names and the catalogue ---------------------------------------------------------------------

@@ -71,7 +71,7 @@ KVADDR_HD constexpr I token_translate_lane(I t, Gather&& v2p, I ps, I stride, Va
   const I phys_page = has(v, Behaviour::b17_doc_formula) ? page : v2p(page, live);
   const I wide = phys_page * stride + off;
   // E03 (vLLM #57030 shape): the product is formed in int32 and wraps once it reaches 2^31.
-  const I d = has(v, Behaviour::e03_int32_offset) ? kv_narrow32(wide) : wide;
+  const I d = has(v, Behaviour::e03_int32_offset) ? kv_wrap32(wide) : wide;
   return kv_pick(live, kv_max0(d), I(0));
 }
 
@@ -167,7 +167,7 @@ KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_
   const I page = kv_pick(keep, kv_div(t, ps), I(0));
   const I off = kv_pick(keep, kv_rem(t, ps), I(0));
   const I wide = v2p(page, keep) * stride + off;
-  const I d = has(v, Behaviour::e03_int32_offset) ? kv_narrow32(wide) : wide;
+  const I d = has(v, Behaviour::e03_int32_offset) ? kv_wrap32(wide) : wide;
   return kv_pick(keep, kv_max0(d), I(0));
 }
 

@@ -1,0 +1,78 @@
+"""Kernels whose bug reads outside the v2p table (B09) or wraps in int32 (E03, int32_wrap) are named:
+the harness hands the host variant the same parent memory around v2p that the kernel read."""
+import numpy as np
+import pytest
+
+import kvaddr
+import np_kernels as K
+from kvaddr import cases as C
+
+
+def test_table_view_reads_its_parent():
+    parent = np.array([41, 5, 6, 7, 43], dtype=np.int64)
+    r2t = np.array([[0, 1, -1, 2]], dtype=np.int32)
+    args = (r2t, np.array([0]), np.array([4]))
+    kw = dict(page_size=1, max_pages=4, variant="b09_no_padding_guard")
+    out = kvaddr.read_table(*args, parent[1:4], out=np.zeros((1, 4), np.int32), **kw)
+    assert out.tolist() == [[5, 6, 41, 7]]  # the -1 token reads parent[0], the element before the view
+    with pytest.raises(kvaddr.OutOfRange, match="v2p = -1"):  # a standalone table has nothing before it
+        kvaddr.read_table(*args, parent[1:4].copy(), out=np.zeros((1, 4), np.int32), **kw)
+    with pytest.raises(kvaddr.OutOfRange, match="v2p = -1"):  # a view at the parent's start neither
+        kvaddr.read_table(*args, parent[0:3], out=np.zeros((1, 4), np.int32), **kw)
+    out = kvaddr.read_table(*args, parent[1:4], out=np.zeros((1, 4), np.int32), page_size=1, max_pages=4)
+    assert out.tolist() == [[5, 6, 5, 7]]  # production guards the padding token: the parent is never read
+    ids = np.array([2, 3])
+    with pytest.raises(kvaddr.OutOfRange, match="v2p = 3: read outside the table of length 3"):  # past the end
+        kvaddr.token_translate(ids, parent[1:4], page_size=1, out=np.full(2, 77, np.int64))
+    assert kvaddr.token_translate(ids[:1], parent[1:4], page_size=1).tolist() == [7]
+    out = np.full(2, 77, np.int64)
+    with pytest.raises(kvaddr.OutOfRange):
+        kvaddr.token_translate(ids, parent[1:4], page_size=1, out=out)
+    assert out.tolist() == [77, 77]  # untouched by the failing call
+
+
+def test_guarded_table_layout():
+    parent, view = C.guarded_table(np.array([3, 4], dtype=np.int64))
+    assert view.tolist() == [3, 4] and view.base is parent
+    assert parent[C.TABLE_GUARD - 1] == C.TABLE_GUARD_PAGE + 1 and parent[C.TABLE_GUARD + 2] == C.TABLE_GUARD_PAGE + 1
+    assert parent.size == 2 + 2 * C.TABLE_GUARD
+
+
+def test_b09_kernel_is_named():
+    rep = kvaddr.check("canonical_page_table", K.canonical_no_guard, cases=300, seed=1, lanes=4096)
+    f = rep.failure
+    assert f.kind == "mismatch" and "b09_no_padding_guard" in f.behaves_like
+    lane = f.first[0]
+    assert f.case.scalars["page_size"] == 1
+    m = f.case.scalars["multiplier"]
+    assert lane.actual == (C.TABLE_GUARD_PAGE + 1) * m  # v2p[-1]: the guard page just before the table
+    assert lane.expected == max(int(f.case.inputs["v2p"][0]) * m, 0)  # production reads page 0
+
+
+def test_e03_kernel_is_named():
+    rep = kvaddr.check("token_translate", K.translate_v2p_int32, cases=300, seed=1, lanes=4096)
+    f = rep.failure
+    assert f.kind == "mismatch" and "e03_int32_offset" in f.behaves_like
+    lane = f.first[0]
+    wide = lane.expected
+    assert wide >= 2**31
+    wrapped = (wide + 2**31) % 2**32 - 2**31
+    assert lane.actual == max(wrapped, 0)
+
+
+def test_b09_decode_metadata_is_named():
+    rep = kvaddr.check("decode_metadata", K.decode_metadata_no_guard, cases=300, seed=1, lanes=4096)
+    f = rep.failure
+    assert f.kind == "mismatch"
+    assert f.behaves_like == ["b09_no_padding_guard", "pr33046_as_written"]  # no tombstone: the composite agrees
+    lane = f.first[0]
+    assert lane.output == "page_table" and lane.expected == 0  # production: the padding token maps to page 0
+    assert lane.actual == (C.TABLE_GUARD_PAGE + 1) * f.case.scalars["multiplier"]
+
+
+def test_pr33046_as_written_kernel_is_named():
+    rep = kvaddr.check("decode_metadata", K.decode_metadata_as_written, cases=300, seed=1, lanes=4096)
+    f = rep.failure
+    assert f.kind == "mismatch" and "pr33046_as_written" in f.behaves_like
+    lane = f.first[0]
+    assert (lane.output, lane.index, lane.expected, lane.actual) == ("page_table", (0, 1), 0, -1)  # a tombstone, unclamped
