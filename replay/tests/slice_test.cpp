@@ -101,6 +101,38 @@ TEST(ReplaySlice, MinusSeventeenAtPs16ReadsVtwoPMinusTwo) {
   std::filesystem::remove_all(d);
 }
 
+TEST(ReplaySlice, CanonicalTableTruncatingDivisionReadsVtwoPMinusOne) {
+  // canonical_page_table at ps = 16 divides toward zero: -17 / 16 = -1 reads v2p[-1] = 200, while
+  // -1 / 16 = 0 reads v2p[0] = 0. Production guards the padding token: {0, 0}.
+  const auto d = fresh_dir("canonical");
+  I64 r2t(32, 0);
+  r2t[0] = -17;
+  r2t[16] = -1;
+  write_npy(d / "parent.v2p.npy", NpyDtype::int64, {6}, kParent);
+  write_npy(d / "r2t.npy", NpyDtype::int32, {1, 32}, r2t);
+  write_npy(d / "rows.npy", NpyDtype::int64, {1}, {0});
+  write_npy(d / "lens.npy", NpyDtype::int64, {1}, {32});
+  write_npy(d / "out.before.npy", NpyDtype::int32, {1, 2}, {9, 9});
+  write_npy(d / "out.after.npy", NpyDtype::int32, {1, 2}, {200, 0});
+  const json call = {{"route", "canonical_page_table"},
+                     {"scalars", {{"page_size", 16}, {"max_pages", 2}}},
+                     {"inputs", {{"req_to_token", "r2t.npy"}, {"req_pool_indices", "rows.npy"}, {"seq_lens", "lens.npy"},
+                                 {"v2p", slice(2, 4)}}},
+                     {"outputs", {{"out", {{"before", "out.before.npy"}, {"after", "out.after.npy"}}}}}};
+  const ReplayReport r = replay_calls(d, {call});
+  const CallReport& c = r.calls[0];
+  ASSERT_EQ(c.status, CallStatus::differs) << c.error;
+  EXPECT_EQ(c.lanes_differing, 1);
+  EXPECT_EQ(c.diffs[0].index, (I64{0, 0}));
+  EXPECT_EQ(c.diffs[0].expected, 0);
+  EXPECT_EQ(c.diffs[0].recorded, 200);
+  EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b09_no_padding_guard"})) << to_text(r);
+  ASSERT_EQ(c.broken_preconditions.size(), 1u);
+  EXPECT_NE(c.broken_preconditions[0].find("row 0 column 0: padding token -17"), std::string::npos)
+      << c.broken_preconditions[0];
+  std::filesystem::remove_all(d);
+}
+
 TEST(ReplaySlice, TheComposedPr33046ClaimReplaysEqual) {
   // The same recording claimed as pr33046_as_written is equal; with one element before the view
   // (offset 1) v2p[-2] is outside the parent and the call is an error, not a crash.
