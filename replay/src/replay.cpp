@@ -158,6 +158,7 @@ class Call {
     for (const auto& [k, v] : o.items()) {
       if (!keys.count(k)) bad("unknown key '" + k + "' in output " + name);
     }
+    if (!o.at("before").is_string() || !o.at("after").is_string()) bad("output " + name + ": before and after must name .npy files");
     const bool sliced = o.contains("offset") || o.contains("size") || o.contains("shape");
     Arr before = load(name + ".before", o.at("before"), want, min_rank, max_rank, sliced ? &o : nullptr);
     Arr after = load(name + ".after", o.at("after"), want, min_rank, max_rank, sliced ? &o : nullptr);

@@ -266,6 +266,18 @@ TEST(ReplayGuards, GuardedOutputBoundsAndShapes) {
   json neg = ok;
   neg["outputs"]["out"]["offset"] = -1;
   EXPECT_EQ(replay_calls(d, {neg}).calls[0].status, CallStatus::error);
+  json no_size = ok;
+  no_size["outputs"]["out"].erase("size");
+  EXPECT_EQ(replay_calls(d, {no_size}).calls[0].status, CallStatus::error);
+  // A slice is given on the output, not on its before / after files one by one.
+  json per_file = guarded_call(d, {5, 7}, 0);
+  per_file["outputs"]["out"].erase("offset");
+  per_file["outputs"]["out"].erase("size");
+  EXPECT_EQ(replay_calls(d, {per_file}).calls[0].status, CallStatus::equal);
+  per_file["outputs"]["out"]["before"] = json{{"file", "out.before.npy"}, {"offset", 0}, {"size", 2}};
+  const CallReport pf = replay_calls(d, {per_file}).calls[0];
+  EXPECT_EQ(pf.status, CallStatus::error);
+  EXPECT_NE(pf.error.find("before and after must name .npy files"), std::string::npos) << pf.error;
   std::filesystem::remove_all(d);
 }
 
