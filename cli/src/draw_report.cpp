@@ -63,7 +63,7 @@ int replay_pictures(const replay::ReplayReport& report, const std::filesystem::p
       for (std::size_t k = 0; k < d.index.size(); ++k) idx += (k ? ", " : "") + std::to_string(d.index[k]);
       t.got.push_back(d.recorded);
       t.expected.push_back(d.expected);
-      t.lane_labels.push_back(fmt::format("{}[{}]", d.output, idx));
+      t.lane_labels.push_back(fmt::format("{}[{}]{}", d.output, idx, d.region.empty() ? "" : " " + d.region));
     }
     t.got_label = "recorded";
     t.expected_label = "expected (" + c.variant + ")";

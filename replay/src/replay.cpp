@@ -21,6 +21,7 @@
 #include "call.hpp"
 #include "files.hpp"
 #include "manifest.hpp"
+#include "slice.hpp"
 
 namespace kvaddr::replay {
 namespace {
@@ -56,7 +57,9 @@ struct Arr {
   std::string name;
   NpyDtype dtype = NpyDtype::other;
   I64 shape;
-  I64 v;  // values, widened to int64
+  I64 v;  // values, widened to int64 (of the view, for a slice)
+  I64 parent;  // a slice: the whole parent array (empty otherwise)
+  std::int64_t offset = 0;  // a slice: parent elements before the view
   std::int64_t size() const { return static_cast<std::int64_t>(v.size()); }
   std::int64_t rows() const { return shape.empty() ? 0 : shape[0]; }
   std::int64_t cols() const { return shape.size() < 2 ? 1 : shape[1]; }
@@ -67,7 +70,10 @@ struct Output {
   std::string name;
   NpyDtype dtype = NpyDtype::other;
   I64 shape;
-  I64 before, after;
+  I64 before, after;  // of the view
+  // An output with guard regions: the whole parent arrays (empty otherwise) and the view's offset.
+  I64 parent_before, parent_after;
+  std::int64_t offset = 0;
 };
 
 // int32 copy of values that were loaded from an int32 file (so the narrowing is exact).
@@ -148,11 +154,14 @@ class Call {
     if (!o.is_object() || !o.contains("before") || !o.contains("after")) {
       bad("output " + name + " must be {\"before\": FILE, \"after\": FILE}");
     }
+    static const std::set<std::string> keys = {"before", "after", "offset", "size", "shape"};
     for (const auto& [k, v] : o.items()) {
-      if (k != "before" && k != "after") bad("unknown key '" + k + "' in output " + name);
+      if (!keys.count(k)) bad("unknown key '" + k + "' in output " + name);
     }
-    Arr before = load(name + ".before", o.at("before"), want, min_rank, max_rank);
-    Arr after = load(name + ".after", o.at("after"), want, min_rank, max_rank);
+    if (!o.at("before").is_string() || !o.at("after").is_string()) bad("output " + name + ": before and after must name .npy files");
+    const bool sliced = o.contains("offset") || o.contains("size") || o.contains("shape");
+    Arr before = load(name + ".before", o.at("before"), want, min_rank, max_rank, sliced ? &o : nullptr);
+    Arr after = load(name + ".after", o.at("after"), want, min_rank, max_rank, sliced ? &o : nullptr);
     if (before.dtype != after.dtype) {
       bad(fmt::format("output {}: before is {} but after is {}", name, to_string(before.dtype), to_string(after.dtype)));
     }
@@ -160,7 +169,11 @@ class Call {
       bad(fmt::format("output {}: before has shape {} but after {}", name, shape_text(before.shape),
                       shape_text(after.shape)));
     }
-    return {name, before.dtype, before.shape, std::move(before.v), std::move(after.v)};
+    if (before.parent.size() != after.parent.size()) {
+      bad(fmt::format("output {}: before has {} parent elements but after {}", name, before.parent.size(), after.parent.size()));
+    }
+    return {name,           before.dtype,   before.shape,   std::move(before.v), std::move(after.v),
+            before.parent, after.parent, before.offset};
   }
   bool has_output(const std::string& name) const { return outputs_->contains(name); }
 
@@ -184,11 +197,23 @@ class Call {
     return &s;
   }
 
-  Arr load(const std::string& label, const json& file, Want want, int min_rank, int max_rank) const {
-    if (!file.is_string()) bad("array " + label + " must name a .npy file");
+  // An array named by a file, or (inputs) by {"file", "offset", "size"}: a slice of a 1-D parent.
+  // `slice` (outputs) is the output's entry holding offset / size / shape for both of its files.
+  Arr load(const std::string& label, const json& entry, Want want, int min_rank, int max_rank,
+           const json* slice = nullptr) const {
+    const json* file = &entry;
+    if (!slice && entry.is_object()) {
+      for (const auto& [k, v] : entry.items()) {
+        if (k != "file" && k != "offset" && k != "size") bad("unknown key '" + k + "' in sliced input " + label);
+      }
+      if (!entry.contains("file")) bad("sliced input " + label + " needs \"file\"");
+      file = &entry.at("file");
+      slice = &entry;
+    }
+    if (!file->is_string()) bad("array " + label + " must name a .npy file");
     NpyArray npy;
     try {
-      npy = read_npy(detail::resolve_inside(dir_, file.get<std::string>(), allow_outside_));
+      npy = read_npy(detail::resolve_inside(dir_, file->get<std::string>(), allow_outside_));
     } catch (const kvaddr::Error& e) {
       bad(label + ": " + e.what());
     }
@@ -199,11 +224,18 @@ class Call {
     if (!ok_dtype) {
       bad(fmt::format("{}: wrong dtype '{}' ({}), expected {}", label, npy.descr, to_string(npy.dtype), want_text(want)));
     }
+    Arr a;
+    if (slice) {
+      const detail::Slice s = detail::read_slice(*slice, label, npy.shape, slice != &entry);
+      a.parent = std::move(npy.values);
+      a.offset = s.offset;
+      npy.values = detail::slice_values(a.parent, s);
+      npy.shape = s.shape;
+    }
     if (npy.ndim() < min_rank || npy.ndim() > max_rank) {
-      bad(fmt::format("{}: wrong shape {}, expected {}", label, npy.shape_string(),
+      bad(fmt::format("{}: wrong shape {}, expected {}", label, shape_text(npy.shape),
                       min_rank == max_rank ? fmt::format("{}-D", min_rank) : fmt::format("{}-D to {}-D", min_rank, max_rank)));
     }
-    Arr a;
     a.present = true;
     a.name = label;
     a.dtype = npy.dtype;
@@ -231,6 +263,14 @@ template <class T>
 Vec<const T> view(const std::vector<T>& v, bool present = true) {
   if (!present) return {};
   return {v.data(), static_cast<std::int64_t>(v.size())};
+}
+// A table input as the route sees it: for a slice, a view with the parent's elements before and
+// after it (Vec::before / Vec::after), which only the variants that read v2p[-1] ever touch.
+Vec<const std::int64_t> sview(const Arr& a) {
+  if (!a.present) return {};
+  if (a.parent.empty()) return view(a.v);
+  const auto parent = static_cast<std::int64_t>(a.parent.size());
+  return {a.parent.data() + a.offset, a.size(), a.offset, parent - a.offset - a.size()};
 }
 template <class T>
 Mat<const T> cview(const std::vector<T>& v, const I64& shape) {
@@ -302,26 +342,26 @@ Prepared prep_token(Call& c, Route route) {
     }
     return std::vector<I64>{o};
   };
-  p.run = [route, ids = ids.v, table = table.v, before = out.before, o32, ps, mult, dcp, clamp](Variant v) {
+  p.run = [route, ids = ids.v, table = table, before = out.before, o32, ps, mult, dcp, clamp](Variant v) {
     I64 o64 = before;
     I32 o32buf = o32 ? narrow_copy(before) : I32(before.size());
     switch (route) {
       case Route::token_translate:
-        if (o32) translate::token_translate<std::int32_t>({view(ids), view(table), ps, mult, mvec_of(o32buf), v});
-        else translate::token_translate<std::int64_t>({view(ids), view(table), ps, mult, mvec_of(o64), v});
+        if (o32) translate::token_translate<std::int32_t>({view(ids), sview(table), ps, mult, mvec_of(o32buf), v});
+        else translate::token_translate<std::int64_t>({view(ids), sview(table), ps, mult, mvec_of(o64), v});
         break;
       case Route::swa_translate:
-        if (o32) translate::swa_translate<std::int32_t>({view(ids), view(table), ps, mult, mvec_of(o32buf), v});
-        else translate::swa_translate<std::int64_t>({view(ids), view(table), ps, mult, mvec_of(o64), v});
+        if (o32) translate::swa_translate<std::int32_t>({view(ids), sview(table), ps, mult, mvec_of(o32buf), v});
+        else translate::swa_translate<std::int64_t>({view(ids), sview(table), ps, mult, mvec_of(o64), v});
         break;
       case Route::mamba_translate:
-        translate::mamba_translate({view(ids), view(table), clamp, mvec_of(o32buf)});
+        translate::mamba_translate({view(ids), sview(table), clamp, mvec_of(o32buf)});
         break;
       case Route::dcp_read_translate:
-        translate::dcp_read_translate({view(ids), view(table), ps, mult, dcp, mvec_of(o64), v});
+        translate::dcp_read_translate({view(ids), sview(table), ps, mult, dcp, mvec_of(o64), v});
         break;
       case Route::transfer_ids:
-        translate::transfer_ids({view(ids), view(table), ps, mvec_of(o64), v});
+        translate::transfer_ids({view(ids), sview(table), ps, mvec_of(o64), v});
         break;
       default: bad("internal: not a token route");
     }
@@ -350,9 +390,9 @@ Prepared prep_write_loc(Call& c) {
     for (std::int64_t x : loc) w.emplace_back(x);
     return std::vector<I64>{kvaddr::model::write_loc_lanes(v2p, ps, mult, dcp_size, dcp_rank, w, width)};
   };
-  p.run = [loc = loc.v, v2p = v2p.v, before = out.before, ps, mult, dcp_size, dcp_rank](Variant v) {
+  p.run = [loc = loc.v, v2p = v2p, before = out.before, ps, mult, dcp_size, dcp_rank](Variant v) {
     I64 o = before;
-    translate::write_loc({view(loc), view(v2p), ps, mult, dcp_size, dcp_rank, mvec_of(o), v});
+    translate::write_loc({view(loc), sview(v2p), ps, mult, dcp_size, dcp_rank, mvec_of(o), v});
     return std::vector<I64>{o};
   };
   return p;
@@ -371,10 +411,10 @@ Prepared prep_kv_indices(Call& c) {
   }
   Prepared p;
   p.outputs.push_back(kv);
-  p.run = [before = kv.before, indptr = indptr.i32(), src = src.i32(), has_src = src.present, v2p = v2p.v, bs, ps,
+  p.run = [before = kv.before, indptr = indptr.i32(), src = src.i32(), has_src = src.present, v2p = v2p, bs, ps,
            mult](Variant v) {
     I32 o = narrow_copy(before);
-    translate::kv_indices_inplace({mvec_of(o), view(indptr), bs, view(src, has_src), view(v2p), ps, mult, v});
+    translate::kv_indices_inplace({mvec_of(o), view(indptr), bs, view(src, has_src), sview(v2p), ps, mult, v});
     return std::vector<I64>{widen(o)};
   };
   return p;
@@ -414,24 +454,24 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
   Prepared p;
   p.outputs.push_back(out);
   p.run = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, start = start.v,
-           has_start = start.present, v2p = v2p.v, has_v2p = v2p.present, shape = out.shape, before = out.before, ps,
+           has_start = start.present, v2p = v2p, shape = out.shape, before = out.before, ps,
            mult, max_pages, delta, zero_tail](Variant v) {
     I32 o = narrow_copy(before);
     const auto R = cview(r2t, r2t_shape);
     switch (route) {
       case Route::flashmla_block_table:
-        translate::flashmla_block_table({R, view(rows), view(lens), view(start, has_start), view(v2p, has_v2p), ps, mult,
+        translate::flashmla_block_table({R, view(rows), view(lens), view(start, has_start), sview(v2p), ps, mult,
                                          mview(o, shape), v});
         break;
       case Route::canonical_page_table:
-        translate::canonical_page_table({R, view(rows), view(lens), view(v2p), ps, mult, max_pages, mview(o, shape), v});
+        translate::canonical_page_table({R, view(rows), view(lens), sview(v2p), ps, mult, max_pages, mview(o, shape), v});
         break;
       case Route::read_table:
         translate::read_table(
-            {R, view(rows), view(lens), delta, max_pages, view(v2p), ps, mult, mview(o, shape), zero_tail, v});
+            {R, view(rows), view(lens), delta, max_pages, sview(v2p), ps, mult, mview(o, shape), zero_tail, v});
         break;
       case Route::full_prefill_table:
-        translate::full_prefill_table({R, view(rows), view(lens), view(v2p), ps, mult, max_pages, mview(o, shape), v});
+        translate::full_prefill_table({R, view(rows), view(lens), sview(v2p), ps, mult, max_pages, mview(o, shape), v});
         break;
       default: bad("internal: not a table route");
     }
@@ -471,9 +511,9 @@ Prepared prep_eager_funnel(Call& c) {
   const std::int64_t mult = c.integer("multiplier", 1);
   Prepared p;
   p.outputs.push_back(out);
-  p.run = [table = table.v, shape = table.shape, v2p = v2p.v, before = out.before, ps, mult](Variant v) {
+  p.run = [table = table.v, shape = table.shape, v2p = v2p, before = out.before, ps, mult](Variant v) {
     I64 o = before;
-    translate::eager_funnel({cview(table, shape), view(v2p), ps, mult, mview(o, shape), v});
+    translate::eager_funnel({cview(table, shape), sview(v2p), ps, mult, mview(o, shape), v});
     return std::vector<I64>{o};
   };
   return p;
@@ -517,9 +557,9 @@ Prepared prep_decode(Call& c) {
     shapes.push_back(o.shape);
     befores.push_back(o.before);
   }
-  p.run = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present, v2p = v2p.v,
-           has_v2p = v2p.present, kpt = kpt.i32(), kpt_shape = kpt.shape, has_kpt = kpt.present, swa = swa.v,
-           has_swa = swa.present, shapes, befores, has_pt, has_swa_pt, pt_idx, swa_idx, skip, max_seq_pages, delta, ps, mult,
+  p.run = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present, v2p = v2p,
+           kpt = kpt.i32(), kpt_shape = kpt.shape, has_kpt = kpt.present, swa = swa,
+           shapes, befores, has_pt, has_swa_pt, pt_idx, swa_idx, skip, max_seq_pages, delta, ps, mult,
            swa_mult](Variant v) {
     std::vector<I32> bufs;
     for (const auto& b : befores) bufs.push_back(narrow_copy(b));
@@ -530,14 +570,14 @@ Prepared prep_decode(Call& c) {
     a.max_seq_pages = max_seq_pages;
     a.seq_len_delta = delta;
     a.page_size = ps;
-    a.v2p = view(v2p, has_v2p);
+    a.v2p = sview(v2p);
     a.multiplier = mult;
     if (has_kpt) a.kernel_page_table = cview(kpt, kpt_shape);
     a.skip_page_table = skip;
     a.cache_seqlens = mvec_of(bufs[0]);
     a.cu_seqlens_k = mvec_of(bufs[1]);
     if (has_pt) a.page_table = mview(bufs[pt_idx], shapes[pt_idx]);
-    a.swa_v2p = view(swa, has_swa);
+    a.swa_v2p = sview(swa);
     a.swa_multiplier = swa_mult;
     if (has_swa_pt) a.swa_page_table = mview(bufs[swa_idx], shapes[swa_idx]);
     a.variant = v;
@@ -549,33 +589,20 @@ Prepared prep_decode(Call& c) {
   return p;
 }
 
-// Lane-by-lane comparison of one output.
+// Lane-by-lane comparison of one output, its guard regions included.
 void compare(const Output& o, const I64& expected, CallReport& r) {
-  I64 strides(o.shape.size(), 1);
-  for (std::size_t d = o.shape.size(); d-- > 1;) strides[d - 1] = strides[d] * o.shape[d];
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    ++r.lanes_checked;
-    if (expected[i] == o.after[i]) continue;
-    ++r.lanes_differing;
-    if (r.diffs.size() >= kMaxDiffs) continue;
-    LaneDiff d;
-    d.output = o.name;
-    d.flat = static_cast<std::int64_t>(i);
-    std::int64_t rest = d.flat;
-    for (std::size_t k = 0; k < o.shape.size(); ++k) {
-      d.index.push_back(strides[k] == 0 ? 0 : rest / strides[k]);
-      rest = strides[k] == 0 ? 0 : rest % strides[k];
-    }
-    d.expected = expected[i];
-    d.recorded = o.after[i];
-    r.diffs.push_back(std::move(d));
-  }
+  detail::compare_lanes(o.name, o.shape, expected, o.after, r);
+  detail::compare_guards(o.name, o.parent_before, o.parent_after, o.offset, static_cast<std::int64_t>(o.before.size()), r);
+}
+
+bool guards_intact(const Output& o) {
+  return detail::guards_intact(o.parent_before, o.parent_after, o.offset, static_cast<std::int64_t>(o.before.size()));
 }
 
 bool equal_outputs(const std::vector<Output>& outs, const std::vector<I64>& got) {
   if (got.size() != outs.size()) return false;
   for (std::size_t k = 0; k < outs.size(); ++k)
-    if (got[k] != outs[k].after) return false;
+    if (got[k] != outs[k].after || !guards_intact(outs[k])) return false;
   return true;
 }
 

@@ -137,8 +137,9 @@ std::string to_json(const ReplayReport& report) {
     cj["lanes_differing"] = c.lanes_differing;
     cj["diffs"] = json::array();
     for (const auto& d : c.diffs) {
-      cj["diffs"].push_back(
-          {{"output", d.output}, {"flat", d.flat}, {"index", d.index}, {"expected", d.expected}, {"recorded", d.recorded}});
+      json dj = {{"output", d.output}, {"flat", d.flat}, {"index", d.index}, {"expected", d.expected}, {"recorded", d.recorded}};
+      if (!d.region.empty()) dj["region"] = d.region;
+      cj["diffs"].push_back(std::move(dj));
     }
     cj["matching_variants"] = c.matching_variants;
     if (!c.broken_preconditions.empty()) cj["broken_preconditions"] = c.broken_preconditions;
@@ -179,7 +180,8 @@ std::string to_text(const ReplayReport& report) {
     for (const auto& d : c.diffs) {
       std::string idx;
       for (std::size_t k = 0; k < d.index.size(); ++k) idx += (k ? ", " : "") + std::to_string(d.index[k]);
-      s += fmt::format("    {}[{}]: expected {}, recorded {}\n", d.output, idx, d.expected, d.recorded);
+      s += fmt::format("    {}[{}]{}: expected {}, recorded {}\n", d.output, idx, d.region.empty() ? "" : " (" + d.region + ")",
+                       d.expected, d.recorded);
     }
     if (c.lanes_differing > static_cast<std::int64_t>(c.diffs.size())) {
       s += fmt::format("    ... {} more differing lanes\n", c.lanes_differing - static_cast<std::int64_t>(c.diffs.size()));

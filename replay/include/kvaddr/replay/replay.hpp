@@ -33,6 +33,10 @@ struct LaneDiff {
   std::vector<std::int64_t> index;   // multi-dimensional index (one entry per dimension)
   std::int64_t expected = 0;         // what the claimed variant writes
   std::int64_t recorded = 0;         // what the recorded kernel left
+  // "" for a lane of the output itself; "guard before" / "guard after" for a lane of a guard
+  // region of a sliced output (flat is then relative to the output's first lane: -1 is the guard
+  // lane just before it, and index is {flat}).
+  std::string region;
 };
 
 struct CallReport {
