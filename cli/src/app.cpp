@@ -42,7 +42,7 @@ int print_verify(const std::vector<CheckResult>& results, const Context& ctx) {
       j["checks"].push_back({{"name", r.name}, {"passed", r.passed}, {"skipped", r.skipped}, {"detail", r.detail},
                              {"seconds", r.seconds}});
     }
-    ctx.out << with_schema(j, "verify").dump(2) << "\n";
+    ctx.out << with_schema(j, "verify").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return all ? 0 : 1;
   }
   std::size_t w = 5;
@@ -68,7 +68,7 @@ int fail(const Context& ctx, const std::string& kind, const std::string& message
     nlohmann::json e{{"kind", kind}, {"message", message}};
     if (!argument.empty()) e["argument"] = argument;
     if (!value.empty()) e["value"] = value;
-    ctx.out << with_schema({{"ok", false}, {"error", e}}, "error").dump() << "\n";
+    ctx.out << with_schema({{"ok", false}, {"error", e}}, "error").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     ctx.err << "kvaddr: " << message << "\n";
   }
@@ -165,7 +165,7 @@ int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& e
   }
   if (args[0] == "--version" || args[0] == "-V") {
     if (json) {
-      out << with_schema({{"version", version()}}, "version").dump() << "\n";
+      out << with_schema({{"version", version()}}, "version").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       out << "kvaddr " << version() << "\n";
     }

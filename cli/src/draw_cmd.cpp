@@ -85,7 +85,7 @@ int emit(const Context& ctx, const std::string& kind, const std::string& svg, co
   if (ctx.json) {
     nlohmann::json j{{"picture", kind}, {"svg", path.empty() ? nlohmann::json(svg) : nlohmann::json(path)},
                      {"text", text}};
-    ctx.out << with_schema(j, "draw").dump() << "\n";
+    ctx.out << with_schema(j, "draw").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     ctx.out << text;
     if (!path.empty()) ctx.out << "wrote " << path << "\n";

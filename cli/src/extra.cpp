@@ -96,7 +96,7 @@ ExtraState& state() {
 
 [[maybe_unused]] void print_json(const Context& ctx, const std::string& doc, const std::string& schema,
                                  const std::string& key) {
-  ctx.out << with_schema(nlohmann::json::parse(doc), schema, key).dump(2) << "\n";
+  ctx.out << with_schema(nlohmann::json::parse(doc), schema, key).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace
@@ -204,7 +204,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     } else if (ctx.json) {
       auto j = nlohmann::json::parse(zoo::to_json(report));
       if (s.zoo_mutants) j["mutation"] = nlohmann::json::parse(zoo::to_json(mutation));
-      out << with_schema(j, "zoo").dump(2) << "\n";
+      out << with_schema(j, "zoo").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       out << zoo::to_text(report);
       if (s.zoo_mutants) out << zoo::to_text(mutation);
@@ -230,7 +230,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
         out << fmt::format("{:<48} expected {:<8} {}\n  pre: {}\n  post: {}\n  domain: {}\n", o.name,
                            proofs::to_string(o.expected), o.spec, o.preconditions, o.conclusion, o.domain);
       }
-      if (ctx.json) out << with_schema(list, "prove-list", "obligations").dump(2) << "\n";
+      if (ctx.json) out << with_schema(list, "prove-list", "obligations").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       return 0;
     }
     Heartbeat beat(ctx, "prove");
@@ -273,7 +273,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
       report = props::run_props(shard_options);
     }
     if (ctx.json) {
-      ctx.out << with_schema(props_report_json(report, s.props_options, s.props_shard), "props").dump(2) << "\n";
+      ctx.out << with_schema(props_report_json(report, s.props_options, s.props_shard), "props").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       for (const auto& p : report.properties) {
         out << fmt::format("{:<36} {:>8} cases  {:>7.2f} s  {}\n", p.name, p.cases, p.seconds,
@@ -315,7 +315,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     const auto report = replay::replay_dir(s.replay_dir, s.replay_options);
     if (!s.replay_svg.empty()) replay_pictures(report, s.replay_svg);
     if (ctx.json) {
-      out << with_schema(nlohmann::json::parse(replay::to_json(report)), "replay").dump(2) << "\n";
+      out << with_schema(nlohmann::json::parse(replay::to_json(report)), "replay").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {
       out << replay::to_text(report);
     }

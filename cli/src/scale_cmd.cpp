@@ -137,7 +137,7 @@ int run_diff_sharded(gpu::DiffOptions o, const Shard& shard, bool devices, const
     ok = j.value("ok", false) || j.value("skipped", false);
   }
   if (ctx.json) {
-    ctx.out << j.dump(2) << "\n";
+    ctx.out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else {
     print_text(j, ctx);
   }

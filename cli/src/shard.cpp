@@ -24,11 +24,11 @@ Shard shard_of(const json& doc, const std::string& name) {
   const auto& s = doc["shard"];
   if (!s.is_object() || !s.contains("index") || !s.contains("count") || !s["index"].is_number_integer() ||
       !s["count"].is_number_integer()) {
-    throw InvalidArgument(name, s.dump(), "\"shard\" must be {\"index\": i, \"count\": n}");
+    throw InvalidArgument(name, s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "\"shard\" must be {\"index\": i, \"count\": n}");
   }
   const Shard sh{s["index"].get<std::int64_t>(), s["count"].get<std::int64_t>()};
   if (sh.count < 1 || sh.count > kMaxShards || sh.index < 0 || sh.index >= sh.count) {
-    throw InvalidArgument(name, s.dump(), "shard index must be in [0, count - 1] with count >= 1");
+    throw InvalidArgument(name, s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "shard index must be in [0, count - 1] with count >= 1");
   }
   return sh;
 }
@@ -36,7 +36,7 @@ Shard shard_of(const json& doc, const std::string& name) {
 // The fields merge reads, with the types it reads them as; InvalidArgument naming the file otherwise.
 void check_fields(const json& d, const std::string& schema, const std::string& name) {
   auto bad = [&](const std::string& field, const std::string& want) {
-    throw InvalidArgument(name, d.contains(field) ? d[field].dump().substr(0, 80) : "(missing)",
+    throw InvalidArgument(name, d.contains(field) ? d[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 80) : "(missing)",
                           fmt::format("field \"{}\" must be {}", field, want));
   };
   auto integer = [&](const std::string& field) {
@@ -87,7 +87,7 @@ json merge_diff(const std::vector<const json*>& docs, const std::vector<std::str
   if (all_skipped) return out;
   for (std::size_t s = 0; s < docs.size(); ++s) {
     if (docs[s]->value("skipped", false)) {
-      throw InvalidArgument(names[s], docs[s]->value("skip_reason", json("")).dump(),
+      throw InvalidArgument(names[s], docs[s]->value("skip_reason", json("")).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
                             fmt::format("shard {} of {} was skipped: the merged campaign would be incomplete", s,
                                         docs.size()));
     }
@@ -223,12 +223,12 @@ nlohmann::json merge_reports(const std::vector<nlohmann::json>& docs, const std:
     }
     if (s != schema) throw InvalidArgument(names[f], s, fmt::format("schema mismatch: {} has {}", names[0], schema));
     if (d.value("seed", json()) != docs[0].value("seed", json())) {
-      throw InvalidArgument(names[f], d.value("seed", json()).dump(),
-                            fmt::format("seed mismatch: {} has seed {}", names[0], docs[0].value("seed", json()).dump()));
+      throw InvalidArgument(names[f], d.value("seed", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                            fmt::format("seed mismatch: {} has seed {}", names[0], docs[0].value("seed", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     }
     if (d.value("campaign", json()) != docs[0].value("campaign", json())) {
-      throw InvalidArgument(names[f], d.value("campaign", json()).dump(),
-                            fmt::format("campaign mismatch: {} ran {}", names[0], docs[0].value("campaign", json()).dump()));
+      throw InvalidArgument(names[f], d.value("campaign", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                            fmt::format("campaign mismatch: {} ran {}", names[0], docs[0].value("campaign", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     }
     if (sh.count != count) {
       throw InvalidArgument(names[f], fmt::format("{}/{}", sh.index, sh.count),
@@ -280,7 +280,7 @@ int run_merge(const std::vector<std::string>& files, std::ostream& out) {
     docs.push_back(std::move(doc));
   }
   const auto merged = merge_reports(docs, files);
-  out << merged.dump(2) << "\n";
+  out << merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   const bool passed = merged.value("schema", std::string()) == kDiff
                           ? merged.value("ok", false) || merged.value("skipped", false)
                           : merged.value("passed", false);

@@ -337,7 +337,7 @@ int run_translate(const TranslateOptions& o, const std::vector<std::string>& giv
     j["out"] = outputs.front().values;
     j["shape"] = outputs.front().shape;
     for (const auto& x : outputs) j["outputs"][x.name] = {{"shape", x.shape}, {"values", x.values}};
-    out << j.dump() << "\n";
+    out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (is_per_id(route)) {
     const auto& result = outputs.front().values;
     for (std::size_t i = 0; i < result.size(); ++i) {

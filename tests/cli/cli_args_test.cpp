@@ -399,3 +399,20 @@ TEST(CliProgress, NothingOnStderrWhenNotATerminal) {
 #endif
 
 }  // namespace
+
+namespace {
+// An argument that is not UTF-8 still gives a JSON error document (the bad bytes replaced), exit 2,
+// and never an exception out of the JSON writer (found by the CLI fuzz target).
+TEST(CliJson, NonUtf8ArgumentGivesAJsonError) {
+  const std::string bad = "--pa\xbcge-size";
+  auto r = run({"translate", bad, "4", "--json"});
+  EXPECT_EQ(r.status, 2);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("ok"), false);
+  EXPECT_EQ(j.at("schema").get<std::string>().rfind("kvaddr.error", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\xef\xbf\xbd"), std::string::npos) << r.out;  // U+FFFD in place of 0xBC
+  auto ok_value = run({"translate", "--route", "token_translate", "--page-size", "\xff", "--json"});
+  EXPECT_EQ(ok_value.status, 2);
+  EXPECT_NO_THROW((void)nlohmann::json::parse(ok_value.out)) << ok_value.out;
+}
+}  // namespace
