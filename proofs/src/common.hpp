@@ -2,6 +2,7 @@
 // Shared pieces of the obligation files: the symbolic pool of spec §1-§2 and the registry entry.
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine.hpp"
@@ -57,5 +58,13 @@ sym::SymBool admitted_token(const SymPool& p, const sym::Sym& tok);
 // vacuity tests pass wrong versions, e.g. phi(x) = x*M, which must be refuted).
 using PhiFn = std::function<sym::Sym(const sym::Sym& x, const sym::Sym& ps, const sym::Sym& stride)>;
 Outcome i2_phi_of(const RunOptions& o, const PhiFn& phi);
+
+// The DCP collapse lemma (dcp.collapse_lemma) over a given division (q, r) = div(a, dcp_size):
+// for 1 <= dcp_size < 2^31, 1 <= K < 2^31 and -1 <= a < K*dcp_size, a = q*dcp_size + r; a >= 0 gives
+// 0 <= r < dcp_size and 0 <= q < K; a = -1 gives the truncated (q, r) of -1 (-1, 0 at dcp_size 1,
+// else 0, -1). The registered lemma passes kv_div / kv_rem; the vacuity tests
+// pass wrong divisions (a / (dcp_size + 1), the remainder dropped), which must be refuted.
+using DcpDivFn = std::function<std::pair<sym::Sym, sym::Sym>(const sym::Sym& a, const sym::Sym& dcp_size)>;
+Outcome dcp_collapse_lemma_of(const RunOptions& o, const DcpDivFn& div);
 
 }  // namespace kvaddr::proofs

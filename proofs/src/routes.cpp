@@ -61,6 +61,26 @@ Outcome page_table_query(Route r, Variant v, PageLane kind, bool pinned, std::in
 // dcp_read_translate (collapsed reads), write_loc (widened, owned lanes).
 enum class TokenLane { token, transfer, swa, dcp_read, write_loc };
 
+// The DCP collapse lemma for the ids of the DCP routes: for 1 <= D < 2^31, 1 <= K < 2^31 and
+// -1 <= a < K*D, the truncating quotient q = a / D and remainder r = a % D satisfy a = q*D + r;
+// for 0 <= a: 0 <= r < D and 0 <= q < K; for the padding id a = -1: (q, r) = (-1, 0) when D = 1,
+// else (0, -1). dcp_collapse_lemma_query proves it (for the lanes' kv_div / kv_rem, or for the
+// given wrong division in the vacuity tests); the all-dcp_size route queries abstract a / dcp_size
+// and a % dcp_size to fresh (q, r) and assume of them only the instance below, with K = NV*ps (the
+// defining equation, which the instance does not need, is left out: it is the one nonlinear
+// part). The two obligations compose into the route obligation for every dcp_size at once.
+inline constexpr std::int64_t kDcpSizeBound = kTwo31;  // all-dcp_size queries: 1 <= dcp_size < 2^31
+
+SymBool dcp_padding_divrem(const Sym& D, const Sym& q, const Sym& r) {
+  const SymBool one = D == Sym(1);
+  return (one && q == Sym(-1) && r == Sym(0)) || (!one && q == Sym(0) && r == Sym(-1));
+}
+
+SymBool dcp_collapse_instance(const Sym& a, const Sym& D, const Sym& K, const Sym& q, const Sym& r) {
+  return implies(a >= Sym(0) && a < K * D, q >= Sym(0) && q < K && r >= Sym(0) && r < D) &&
+         implies(a == Sym(-1), dcp_padding_divrem(D, q, r));
+}
+
 Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_t dcp_value, unsigned timeout_ms) {
   z3::context ctx;
   Env env(ctx, Mode::integer);
@@ -69,6 +89,10 @@ Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_
   const Sym dcp = dcp_value > 0 ? Sym(dcp_value) : Sym::var("dcp_size");
   const Sym rank = Sym::var("dcp_rank");
   const bool has_dcp = kind == TokenLane::dcp_read || kind == TokenLane::write_loc;
+  // dcp_value = 0 on a DCP route: every dcp_size in [1, 2^31) at once, the collapse abstracted
+  // (see dcp_collapse_instance).
+  const bool all_dcp = has_dcp && dcp_value <= 0;
+  if (all_dcp) env.abstract_divisions_by(dcp.expr());
   const Sym stride = kind == TokenLane::transfer ? pool.ps : pool.stride();
   env.clear_overflow();
   Sym out(0);
@@ -85,9 +109,10 @@ Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_
   // (t >= 0 wherever it matters, where truncation = floor: I9.nonneg_div_kind.)
   const Sym collapsed = has_dcp ? sym::kv_div(t, dcp) : t;
   Query q;
-  q.header = header(r, v) + (pinned ? "" : " v2p0_pinned=0") + (has_dcp && dcp_value > 0 ? " dcp_size=" + std::to_string(dcp_value) : "");
+  q.header = header(r, v) + (pinned ? "" : " v2p0_pinned=0") + (has_dcp && dcp_value > 0 ? " dcp_size=" + std::to_string(dcp_value) : "") +
+             (all_dcp ? " dcp_size=symbolic (collapse lemma)" : "");
   if (has_dcp) {
-    q.require(dcp >= Sym(1) && dcp <= Sym(kMaxDcpSize) && rank >= Sym(0) && rank < dcp);
+    q.require(dcp >= Sym(1) && dcp <= Sym(all_dcp ? kDcpSizeBound - 1 : kMaxDcpSize) && rank >= Sym(0) && rank < dcp);
     q.require(t >= Sym(-1) && t < pool.NV * pool.ps * dcp);  // padding -1, 0 (padded write loc), ids
   } else {
     q.require(admitted_token(pool, t));
@@ -125,7 +150,40 @@ Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_
   }
   q.ensure("int64_exact", exact);
   pool.constrain(q, pinned);
+  if (all_dcp) {
+    // Every a / dcp_size and a % dcp_size above (the lane's and the reference's, one pair per
+    // dividend) is a fresh (q, r) of which only the collapse lemma's instance is assumed.
+    for (const auto& d : env.abstract_divisions()) {
+      q.require(dcp_collapse_instance(Sym(d.dividend), dcp, pool.NV * pool.ps, Sym(d.quotient), Sym(d.remainder)));
+      q.show("collapsed_q", Sym(d.quotient));
+      q.show("collapsed_r", Sym(d.remainder));
+    }
+  }
   q.tables.push_back(&pool.v2p);
+  return check(q, timeout_ms);
+}
+
+// The collapse lemma itself (see dcp_collapse_instance), over a division (q, r) = div(a, D).
+Outcome dcp_collapse_lemma_query(const DcpDivFn& div, unsigned timeout_ms) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  const Sym a = Sym::var("a");
+  const Sym D = Sym::var("dcp_size");
+  const Sym K = Sym::var("K");
+  const auto [quot, rem] = div(a, D);
+  Query q;
+  q.header = "lemma=dcp_collapse";
+  q.require(D >= Sym(1) && D < Sym(kDcpSizeBound) && K >= Sym(1) && K < Sym(kTwo31));
+  q.require(a >= Sym(-1) && a < K * D);
+  q.show("a", a);
+  q.show("dcp_size", D);
+  q.show("K", K);
+  q.show("q", quot);
+  q.show("r", rem);
+  q.ensure("defining_equation", a == quot * D + rem);
+  q.ensure("remainder_range", implies(a >= Sym(0), rem >= Sym(0) && rem < D));
+  q.ensure("quotient_below_K", implies(a >= Sym(0), quot >= Sym(0) && quot < K));
+  q.ensure("padding_truncates", implies(a == Sym(-1), dcp_padding_divrem(D, quot, rem)));
   return check(q, timeout_ms);
 }
 
@@ -364,7 +422,33 @@ void add_token_route(std::vector<Def>& out, Route r, Variant v, TokenLane kind, 
   out.push_back(std::move(d));
 }
 
+// The all-dcp_size twin of a DCP route obligation: one query with dcp_size symbolic in [1, 2^31)
+// and the collapse abstracted to the lemma dcp.collapse_lemma (registered beside it).
+void add_all_dcp_route(std::vector<Def>& out, Route r, TokenLane kind, bool pinned, std::string name,
+                       std::string spec, std::string conclusion) {
+  Def d;
+  d.info.name = std::move(name);
+  d.info.spec = std::move(spec);
+  d.info.preconditions = std::string("pool domain; table entries -1 or a physical page < N") +
+                         (pinned ? ", v2p[0] = 0 (pinned)" : ", v2p[0] unconstrained (pin removed)") +
+                         ", v2p[NV] = -1; 1 <= dcp_size < 2^31, 0 <= dcp_rank < dcp_size; id -1 (padding) or "
+                         "0 <= id < NV*ps*dcp_size; id / dcp_size and id % dcp_size are fresh (q, r) with "
+                         "0 <= q < NV*ps and 0 <= r < dcp_size for id >= 0, and the truncated (q, r) of -1 for "
+                         "id = -1 (the instance of dcp.collapse_lemma with K = NV*ps)";
+  d.info.conclusion = std::move(conclusion);
+  d.info.domain = std::string(kPoolDomain) +
+                  "; dcp_size symbolic in [1, 2^31) and dcp_rank symbolic, one query (composed with "
+                  "dcp.collapse_lemma: every dcp_size at once)";
+  d.info.expected = Verdict::proved;
+  d.run = [=](const RunOptions& o) { return token_query(r, Variant::production, kind, pinned, 0, o.timeout_ms); };
+  out.push_back(std::move(d));
+}
+
 }  // namespace
+
+Outcome dcp_collapse_lemma_of(const RunOptions& o, const DcpDivFn& div) {
+  return dcp_collapse_lemma_query(div, o.timeout_ms);
+}
 
 void add_route_obligations(std::vector<Def>& out) {
   using enum Verdict;
@@ -387,6 +471,27 @@ void add_route_obligations(std::vector<Def>& out) {
                   "loads in bounds, loc <= 0 or not owned gives 0, owned loc gives token_translate(loc / dcp_size) "
                   "of an admitted collapsed id (so range and int32 width follow from route.token_translate), int64 "
                   "exact");
+
+  {
+    Def d;
+    d.info = {"dcp.collapse_lemma", "§4.8, §4.12, §7 Q9 (the collapse w / dcp_size of DCP ids)",
+              "1 <= dcp_size < 2^31, 1 <= K < 2^31, -1 <= a < K*dcp_size",
+              "q = a / dcp_size and r = a % dcp_size (the lanes' kv_div / kv_rem) satisfy a = q*dcp_size + r; "
+              "a >= 0 gives 0 <= r < dcp_size and 0 <= q < K; a = -1 gives (q, r) = (-1, 0) at dcp_size 1, "
+              "else (0, -1)",
+              "a, dcp_size and K symbolic; exact integers (one query)", proved};
+    const DcpDivFn lane_div = [](const Sym& a, const Sym& D) {
+      return std::pair<Sym, Sym>(sym::kv_div(a, D), sym::kv_rem(a, D));
+    };
+    d.run = [lane_div](const RunOptions& o) { return dcp_collapse_lemma_query(lane_div, o.timeout_ms); };
+    out.push_back(std::move(d));
+  }
+  add_all_dcp_route(out, Route::dcp_read_translate, TokenLane::dcp_read, true, "route.dcp_read_translate.all_dcp_sizes",
+                    "§4.12, §7 Q9, issue 16", tok_concl + "; w >= 0 gives token_translate(w / dcp_size)");
+  add_all_dcp_route(out, Route::write_loc, TokenLane::write_loc, true, "route.write_loc.all_dcp_sizes",
+                    "§4.8, §7 Q9, issue 16",
+                    "as route.write_loc: loads in bounds, loc <= 0 or not owned gives 0, owned loc gives "
+                    "token_translate(loc / dcp_size) of an admitted collapsed id, int64 exact");
 
   add_page_route(out, Route::flashmla_block_table, Variant::production, PageLane::entry, true, proved,
                  "route.flashmla_block_table", "§4.2, §2.3, I7");
@@ -543,6 +648,8 @@ void add_route_obligations(std::vector<Def>& out) {
   add_token_route(out, Route::write_loc, Variant::production, TokenLane::write_loc, false, proved,
                   "Q2.unpinned.write_loc", "§7 Q2, §2.5 (loc = 0 never loads v2p[0])",
                   "as route.write_loc, with v2p[0] unconstrained");
+  add_all_dcp_route(out, Route::write_loc, TokenLane::write_loc, false, "Q2.unpinned.write_loc.all_dcp_sizes",
+                    "§7 Q2, §2.5, issue 16", "as route.write_loc.all_dcp_sizes, with v2p[0] unconstrained");
   add_page_route(out, Route::eager_funnel, Variant::production, PageLane::eager, false, proved,
                  "Q2.unpinned.eager_funnel", "§7 Q2 (goes through token_translate)");
   add_page_route(out, Route::canonical_page_table, Variant::production, PageLane::entry, false, refuted,

@@ -100,6 +100,17 @@ z3::expr Env::definitions() const {
   return acc;
 }
 
+const Env::AbstractDivision* Env::abstract_division(const z3::expr& a, const z3::expr& b) {
+  if (!abstract_divisor_ || !z3::eq(b, *abstract_divisor_)) return nullptr;
+  for (const auto& d : abstract_divisions_)
+    if (z3::eq(d.dividend, a)) return &d;
+  const int id = fresh_id();
+  const z3::sort s = value_sort();
+  abstract_divisions_.push_back(AbstractDivision{a, b, ctx_.constant(("!dq" + std::to_string(id)).c_str(), s),
+                                                 ctx_.constant(("!dr" + std::to_string(id)).c_str(), s)});
+  return &abstract_divisions_.back();
+}
+
 SymBool::SymBool(bool b) : e_(Env::current().ctx().bool_val(b)) {}
 SymBool operator!(const SymBool& a) { return SymBool(!a.expr()); }
 SymBool operator&&(const SymBool& a, const SymBool& b) { return SymBool(a.expr() && b.expr()); }
@@ -182,6 +193,7 @@ std::pair<z3::expr, z3::expr> bv_divrem_by_numeral(const z3::expr& a, const z3::
 Sym kv_div(const Sym& a, const Sym& b) {
   if (hit(Op::div_plus1)) return kv_div(a, b) + Sym(1);
   const auto& x = a.expr();
+  if (const auto* d = Env::current().abstract_division(x, b.expr())) return Sym(d->quotient);
   if (int_mode(x)) return Sym(int_trunc_div(x, b.expr()));
   if (positive_numeral(b.expr())) return Sym(bv_divrem_by_numeral(x, b.expr()).first);
   return Sym(x / b.expr());  // bvsdiv
@@ -189,6 +201,7 @@ Sym kv_div(const Sym& a, const Sym& b) {
 Sym kv_rem(const Sym& a, const Sym& b) {
   if (hit(Op::rem_zero)) return Sym(0);
   const auto& x = a.expr();
+  if (const auto* d = Env::current().abstract_division(x, b.expr())) return Sym(d->remainder);
   if (int_mode(x)) return Sym(x - b.expr() * int_trunc_div(x, b.expr()));
   if (positive_numeral(b.expr())) return Sym(bv_divrem_by_numeral(x, b.expr()).second);
   return Sym(z3::srem(x, b.expr()));

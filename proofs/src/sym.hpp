@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,19 @@ class Env {
   z3::expr definitions() const;
   int fresh_id() { return next_fresh_++; }
 
+  // Division abstraction (Mode::integer). After abstract_divisions_by(d), kv_div(a, d) and
+  // kv_rem(a, d) for a divisor structurally equal to d return a fresh quotient q and remainder r,
+  // one pair per distinct dividend a (the same pair for every call with that a), instead of the
+  // Int division. The fresh pair is unconstrained: a query that abstracts a division assumes of
+  // (q, r) only what a separate lemma obligation proves of the real quotient and remainder.
+  struct AbstractDivision {
+    z3::expr dividend, divisor, quotient, remainder;
+  };
+  void abstract_divisions_by(const z3::expr& divisor) { abstract_divisor_ = divisor; }
+  // The pair for a / b when b is the abstracted divisor (created on first use), else nullptr.
+  const AbstractDivision* abstract_division(const z3::expr& a, const z3::expr& b);
+  const std::vector<AbstractDivision>& abstract_divisions() const { return abstract_divisions_; }
+
  private:
   z3::context& ctx_;
   Mode mode_;
@@ -51,6 +65,8 @@ class Env {
   std::vector<z3::expr> no_overflow_;
   std::vector<z3::expr> definitions_;
   int next_fresh_ = 0;
+  std::optional<z3::expr> abstract_divisor_;
+  std::vector<AbstractDivision> abstract_divisions_;
 };
 
 class SymBool {

@@ -101,6 +101,33 @@ TEST_P(SymAgrees, TruncatingOperatorsOnNegatives) {
   }
 }
 
+// Env::abstract_divisions_by: a / d and a % d for the abstracted divisor d are one fresh pair per
+// dividend (the same pair for every call with that dividend), unconstrained by the division;
+// a division by any other divisor keeps its exact meaning.
+TEST(SymAbstraction, OneFreshPairPerDividendOfTheAbstractedDivisor) {
+  z3::context ctx;
+  sym::Env env(ctx, sym::Mode::integer);
+  const sym::Sym a = sym::Sym::var("a"), b = sym::Sym::var("b"), d = sym::Sym::var("d");
+  env.abstract_divisions_by(d.expr());
+  const sym::Sym q1 = sym::kv_div(a, d), r1 = sym::kv_rem(a, d), q2 = sym::kv_div(a, d), qb = sym::kv_div(b, d);
+  const sym::Sym exact = sym::kv_div(a, b);
+  ASSERT_EQ(env.abstract_divisions().size(), 2u);
+  const auto& pa = env.abstract_divisions()[0];
+  EXPECT_TRUE(z3::eq(pa.dividend, a.expr()));
+  EXPECT_TRUE(z3::eq(q1.expr(), pa.quotient));
+  EXPECT_TRUE(z3::eq(q2.expr(), pa.quotient));
+  EXPECT_TRUE(z3::eq(r1.expr(), pa.remainder));
+  EXPECT_TRUE(z3::eq(qb.expr(), env.abstract_divisions()[1].quotient));
+  EXPECT_FALSE(z3::eq(qb.expr(), q1.expr()));
+  z3::solver s(ctx);
+  s.add(a.expr() == ctx.int_val(7) && b.expr() == ctx.int_val(2) && d.expr() == ctx.int_val(2));
+  s.add(q1.expr() == ctx.int_val(100) && r1.expr() == ctx.int_val(-5));  // fresh: any value is possible
+  ASSERT_EQ(s.check(), z3::sat);
+  EXPECT_EQ(s.get_model().eval(exact.expr(), true).get_numeral_int64(), 3);
+  s.add(exact.expr() != ctx.int_val(3));
+  EXPECT_EQ(s.check(), z3::unsat);
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, SymAgrees, ::testing::Values(sym::Mode::integer, sym::Mode::bv64),
                          [](const ::testing::TestParamInfo<sym::Mode>& p) { return p.param == sym::Mode::integer ? "Int" : "BitVec64"; });
 

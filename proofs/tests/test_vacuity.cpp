@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"  // proofs/src: i2_phi_of
@@ -122,6 +123,43 @@ TEST(Vacuity, I2RefutesWrongPhis) {
   EXPECT_EQ(verdict([](const Sym& x, const Sym& ps, const Sym& s) { return kv_div(x, ps) * s; }), Verdict::refuted);
   EXPECT_EQ(verdict([](const Sym& x, const Sym& ps, const Sym&) { return kv_div(x, ps) * ps + kv_rem(x, ps); }),
             Verdict::refuted);
+}
+
+// dcp.collapse_lemma over the lanes' division is proved; a quotient by dcp_size + 1, a dropped
+// remainder, a quotient off by one and a remainder of another divisor are each refuted.
+TEST(Vacuity, DcpCollapseLemmaRefutesWrongDivisions) {
+  using kvaddr::proofs::sym::Sym;
+  const kvaddr::proofs::RunOptions o;
+  auto verdict = [&](const kvaddr::proofs::DcpDivFn& div) { return kvaddr::proofs::dcp_collapse_lemma_of(o, div).verdict; };
+  using P = std::pair<Sym, Sym>;
+  EXPECT_EQ(verdict([](const Sym& a, const Sym& d) { return P(kv_div(a, d), kv_rem(a, d)); }), Verdict::proved);
+  EXPECT_EQ(verdict([](const Sym& a, const Sym& d) { return P(kv_div(a, d + Sym(1)), kv_rem(a, d + Sym(1))); }),
+            Verdict::refuted);
+  EXPECT_EQ(verdict([](const Sym& a, const Sym& d) { return P(kv_div(a, d), Sym(0)); }), Verdict::refuted);
+  EXPECT_EQ(verdict([](const Sym& a, const Sym& d) { return P(kv_div(a, d) + Sym(1), kv_rem(a, d)); }),
+            Verdict::refuted);
+  EXPECT_EQ(verdict([](const Sym& a, const Sym& d) { return P(kv_div(a, d), kv_rem(a, d + Sym(1))); }),
+            Verdict::refuted);
+}
+
+// The all-dcp_size route obligations constrain the lanes' collapse: with the lane's first
+// w / dcp_size off by one, its padding pick inverted, or write_loc's ownership remainder
+// loc % dcp_size dropped, each is refuted (k = 0 is the lane's own site: the lane runs before the
+// reference computations of the query).
+TEST(Vacuity, AllDcpSizeRoutesRefuteWrongCollapses) {
+  auto verdict = [](const char* name, Op op) {
+    const mut::Scope scope({op, 0});
+    const auto r = kvaddr::proofs::run_one(name);
+    return r.verdict;
+  };
+  for (const char* n : {"route.dcp_read_translate.all_dcp_sizes", "route.write_loc.all_dcp_sizes",
+                        "Q2.unpinned.write_loc.all_dcp_sizes"}) {
+    EXPECT_EQ(kvaddr::proofs::run_one(n).verdict, Verdict::proved) << n;
+    EXPECT_EQ(verdict(n, Op::div_plus1), Verdict::refuted) << n << " with w / dcp_size + 1";
+    EXPECT_EQ(verdict(n, Op::pick_negate), Verdict::refuted) << n << " with the padding / ownership pick inverted";
+  }
+  for (const char* n : {"route.write_loc.all_dcp_sizes", "Q2.unpinned.write_loc.all_dcp_sizes"})
+    EXPECT_EQ(verdict(n, Op::rem_zero), Verdict::refuted) << n << " with loc % dcp_size dropped";
 }
 
 // The search that produced kRefuting: for each proved obligation, count the sites, then try
