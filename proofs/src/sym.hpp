@@ -54,7 +54,8 @@ class Env {
     z3::expr dividend, divisor, quotient, remainder;
   };
   void abstract_divisions_by(const z3::expr& divisor) { abstract_divisor_ = divisor; }
-  // The pair for a / b when b is the abstracted divisor (created on first use), else nullptr.
+  // The pair for a / b when b is the abstracted divisor (created on first use), else nullptr; the
+  // pointer is valid until the next call.
   const AbstractDivision* abstract_division(const z3::expr& a, const z3::expr& b);
   const std::vector<AbstractDivision>& abstract_divisions() const { return abstract_divisions_; }
 
