@@ -562,8 +562,16 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
   if (route == Route::canonical_page_table || route == Route::read_table) {
     // Each batch row is one program of the grid (its column blocks never store to the same lane);
     // read_table's zero_tail fill of the padded rows [B, R) is another.
-    p.writes = [part, before = out.before, batch, zero_tail, stride,
-                table_rows = out.shape[0]](Variant v) -> std::optional<std::vector<detail::LaneWrites>> {
+    p.writes = [part, before = out.before, batch, zero_tail, stride, table_rows = out.shape[0], lens = lens.v, delta,
+                ps](Variant v) -> std::optional<std::vector<detail::LaneWrites>> {
+      // A row stores outside its own row only when it has more pages than lanes per row: without
+      // such a row no two programs share a lane, and the split is not needed.
+      const bool any_long = std::any_of(lens.begin(), lens.end(), [&](std::int64_t len) {
+        std::int64_t kv = 0;
+        if (__builtin_add_overflow(len, delta, &kv) || kv < 0 || ps < 1) return true;  // the route decides
+        return kv / ps + (kv % ps != 0 ? 1 : 0) > stride;
+      });
+      if (!any_long) return std::nullopt;
       const auto run_part = [&](std::int64_t row0, std::int64_t b0, std::int64_t b1, bool zt) {
         return detail::stored_lanes(before, [&](const I64& prefill) {
           I32 o = narrow_copy(prefill);
@@ -705,6 +713,21 @@ Prepared prep_decode(Call& c) {
     std::vector<I64> outs;
     for (const auto& b : bufs) outs.push_back(widen(b));
     return outs;
+  };
+  // Called after the claimed variant's run, so the shapes are valid.
+  p.preconditions = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present,
+                     v2p = v2p.v, has_v2p = v2p.present, has_kpt = kpt.present, max_seq_pages, delta, ps] {
+    static const std::int32_t kpt_marker = 0;  // a present kernel_page_table only switches the padding check off
+    DecodeMetadataArgs a;
+    a.seq_lens = view(seq);
+    if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
+    a.req_pool_indices = view(rows, has_rows);
+    a.max_seq_pages = max_seq_pages;
+    a.seq_len_delta = delta;
+    a.page_size = ps;
+    a.v2p = view(v2p, has_v2p);
+    if (has_kpt) a.kernel_page_table = {&kpt_marker, 1, 1, 1, 1};
+    return broken_preconditions(a);
   };
   return p;
 }
