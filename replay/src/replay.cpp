@@ -354,6 +354,10 @@ struct Prepared {
   std::function<std::optional<std::vector<detail::LaneWrites>>(Variant)> writes;
 };
 
+// The most buffer lanes the split of a call's stores by program may copy (parts x runs x lanes);
+// a larger call is compared in the host's row order only.
+constexpr double kMaxRaceLanes = 1u << 28;
+
 // Whether a variant writes past a row's own columns, so that rows can store to the same lane.
 bool spills(Variant v) {
   return has(v, Behaviour::grid_spill) || has(v, Behaviour::b10_no_max_pages_bound) ||
@@ -572,6 +576,9 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
         return kv / ps + (kv % ps != 0 ? 1 : 0) > stride;
       });
       if (!any_long) return std::nullopt;
+      // Each part runs twice over the whole buffer (four times with zero_tail): a bound on the work.
+      const auto parts = static_cast<double>(batch + 1) * (zero_tail ? 4 : 2);
+      if (parts * static_cast<double>(before.size()) > kMaxRaceLanes) return std::nullopt;
       const auto run_part = [&](std::int64_t row0, std::int64_t b0, std::int64_t b1, bool zt) {
         return detail::stored_lanes(before, [&](const I64& prefill) {
           I32 o = narrow_copy(prefill);

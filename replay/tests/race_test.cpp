@@ -360,7 +360,16 @@ TEST(ReplayRace, JsonReportFields) {
   const auto d = fresh_dir("json");
   json c = overlap_call(d, "j", {10, 11, 14, -1});
   c["variant"] = "grid_spill@4";
-  const json j = json::parse(to_json(replay_calls(d, {c})));
+  const ReplayReport rep = replay_calls(d, {c});
+  const std::string text = to_text(rep);
+  EXPECT_NE(text.find("canonical_page_table (claims grid_spill@4): race (4 lanes; 2 contested, each holds one of its "
+                      "possible values)\n"
+                      "    race: out[1, 0]: row 0 stores 11, row 1 stores 13; recorded 11\n"
+                      "    race: out[2, 0]: row 0 stores 12, row 1 stores 14; recorded 14\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(exit_code(rep), 0);
+  const json j = json::parse(to_json(rep));
   EXPECT_EQ(j["ok"], true);
   EXPECT_EQ(j["summary"]["race"], 1);
   EXPECT_EQ(j["summary"]["equal"], 0);
