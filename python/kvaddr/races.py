@@ -65,6 +65,11 @@ def writes(case, variant, table_guards=True):
     stride = before.shape[1] if before.ndim == 2 else 1
     batch = len(case.inputs["req_pool_indices"])
     zero_tail = bool(case.scalars.get("zero_tail", False))
+    # A row stores outside its own row only when it has more pages than lanes per row.
+    ps = int(case.scalars["page_size"])
+    kv = np.asarray(case.inputs["seq_lens"][:batch], dtype=np.int64) + int(case.scalars.get("seq_len_delta", 0))
+    if ps >= 1 and not np.any(-(-kv // ps) > stride):
+        return None
     lanes = {}
     for b in range(batch):
         stored = _stored(case, variant, table_guards, b, b, b + 1, zero_tail)

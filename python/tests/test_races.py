@@ -27,6 +27,9 @@ def test_writes_per_row_and_the_race():
     assert [c["index"] for c in r["cells"]] == [(1, 0), (2, 0)]
     assert r["cells"][0]["possible"] == [11, 13] and r["cells"][0]["recorded"] == 11
     assert races.writes(case, "production") is None  # production stops at max_pages: no spill
+    short = overlap_case()
+    short.inputs["seq_lens"] = np.array([1, 1], np.int64)  # one page per row: no row leaves its own
+    assert races.writes(short, "grid_spill@4") is None
 
 
 def test_each_possible_value_matches_and_a_third_does_not():
