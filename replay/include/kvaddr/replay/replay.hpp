@@ -5,7 +5,10 @@
 // recorded "before" buffers, under the variant the call claims, and the whole output buffer is
 // compared with the recorded "after" one, lane by lane (so lanes that must stay untouched are
 // checked too). Every other variant the route accepts is run as well, to say which named bug
-// variant, if any, the recorded output matches exactly.
+// variant, if any, the recorded output matches exactly. Under a variant whose rows spill into
+// other rows' lanes (grid_spill, B10, E01 on canonical_page_table / read_table), lanes that several
+// rows store to with different values race on the device: each such lane accepts every value
+// stored to it ("matches up to a race", CallStatus::race for the claimed variant, docs/replay.md).
 //
 // replay_dir never throws: a broken or unreadable manifest is a report-level error, a broken call
 // (missing or unreadable file, a file outside DIR, wrong dtype or rank, shapes that disagree with
