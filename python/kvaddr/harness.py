@@ -20,6 +20,7 @@ import numpy as np
 
 from . import _core
 from . import cases as C
+from . import races
 from .arrays import family, host_copy
 from .conventions import kernel_kwargs, output_dtypes, reference
 from .shrink import shrink_recipe
@@ -358,7 +359,8 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
                 exp = reference(c, v, table_guards=True)
             except _core.Error:
                 continue
-            if all(np.array_equal(exp[k], act[k]) for k in c.outputs):
+            # A spilling variant whose rows race also matches when `act` is one of its possible outputs.
+            if all(np.array_equal(exp[k], act[k]) for k in c.outputs) or races.matches_up_to_race(c, v, act):
                 names.append(v)
                 break
     return names

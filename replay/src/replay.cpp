@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "call.hpp"
 #include "files.hpp"
 #include "manifest.hpp"
+#include "races.hpp"
 #include "slice.hpp"
 
 namespace kvaddr::replay {
@@ -70,10 +72,17 @@ struct Output {
   std::string name;
   NpyDtype dtype = NpyDtype::other;
   I64 shape;
-  I64 before, after;  // of the view
+  // Of the view; with a row stride, of the rows' whole span (shape[0] * row_stride lanes, the
+  // guard columns included).
+  I64 before, after;
   // An output with guard regions: the whole parent arrays (empty otherwise) and the view's offset.
   I64 parent_before, parent_after;
   std::int64_t offset = 0;
+  // > 0: a 2-D table whose rows are row_stride lanes apart; lanes [shape[1], row_stride) of each
+  // row are guard columns.
+  std::int64_t row_stride = 0;
+  // The lanes of the buffer the route writes: shape[1] for a packed table, row_stride otherwise.
+  std::int64_t stride() const { return row_stride > 0 ? row_stride : (shape.size() < 2 ? 1 : shape[1]); }
 };
 
 // int32 copy of values that were loaded from an int32 file (so the narrowing is exact).
@@ -147,18 +156,20 @@ class Call {
     return a;
   }
   // An output with its before / after buffers; both must have the same dtype and shape.
-  Output output(const std::string& name, Want want, int min_rank, int max_rank) {
+  // allow_row_stride: the output may be a table with guard columns ("row_stride", docs/replay.md).
+  Output output(const std::string& name, Want want, int min_rank, int max_rank, bool allow_row_stride = false) {
     used_outputs_.insert(name);
     if (!outputs_->contains(name)) bad("missing output " + name);
     const json& o = outputs_->at(name);
     if (!o.is_object() || !o.contains("before") || !o.contains("after")) {
       bad("output " + name + " must be {\"before\": FILE, \"after\": FILE}");
     }
-    static const std::set<std::string> keys = {"before", "after", "offset", "size", "shape"};
+    static const std::set<std::string> keys = {"before", "after", "offset", "size", "shape", "row_stride"};
     for (const auto& [k, v] : o.items()) {
       if (!keys.count(k)) bad("unknown key '" + k + "' in output " + name);
     }
     if (!o.at("before").is_string() || !o.at("after").is_string()) bad("output " + name + ": before and after must name .npy files");
+    if (o.contains("row_stride")) return strided_output(name, o, want, allow_row_stride);
     const bool sliced = o.contains("offset") || o.contains("size") || o.contains("shape");
     Arr before = load(name + ".before", o.at("before"), want, min_rank, max_rank, sliced ? &o : nullptr);
     Arr after = load(name + ".after", o.at("after"), want, min_rank, max_rank, sliced ? &o : nullptr);
@@ -174,6 +185,50 @@ class Call {
     }
     return {name,           before.dtype,   before.shape,   std::move(before.v), std::move(after.v),
             before.parent, after.parent, before.offset};
+  }
+
+  // An output {"before", "after", "offset": G, "size": R * S, "shape": [R, C], "row_stride": S}: the
+  // table's rows start S lanes apart in the parent, C <= S; lanes [C, S) of each row are guard columns.
+  Output strided_output(const std::string& name, const json& o, Want want, bool allow) {
+    const std::string label = "output " + name;
+    if (!allow) bad(label + ": row_stride is only for the tables of flashmla_block_table, canonical_page_table, "
+                            "read_table and full_prefill_table");
+    for (const char* k : {"offset", "size", "shape"})
+      if (!o.contains(k)) bad(fmt::format("{}: a row_stride needs \"{}\"", label, k));
+    const json& sh = o.at("shape");
+    const json& st = o.at("row_stride");
+    if (!sh.is_array() || sh.size() != 2 || !sh[0].is_number_integer() || !sh[1].is_number_integer() ||
+        sh[0].get<std::int64_t>() < 0 || sh[1].get<std::int64_t>() < 0) {
+      bad(label + ": with a row_stride, shape must be [rows, columns] (2 non-negative integers)");
+    }
+    if (!st.is_number_integer() || (st.is_number_unsigned() && st.get<std::uint64_t>() > (std::uint64_t{1} << 40))) {
+      bad(fmt::format("{}: row_stride must be an integer, got {}", label, detail::describe_value(st)));
+    }
+    const std::int64_t rows = sh[0].get<std::int64_t>(), cols = sh[1].get<std::int64_t>();
+    const std::int64_t stride = st.get<std::int64_t>();
+    if (stride < 1 || stride < cols) {
+      bad(fmt::format("{}: row_stride = {} is below the table's {} columns (or below 1)", label, stride, cols));
+    }
+    json window = {{"offset", o.at("offset")}, {"size", o.at("size")}};
+    Arr before = load(name + ".before", o.at("before"), want, 1, 1, &window);
+    Arr after = load(name + ".after", o.at("after"), want, 1, 1, &window);
+    if (rows > 0 && before.size() / rows != stride) {
+      bad(fmt::format("{}: size = {} but rows * row_stride = {} * {}", label, before.size(), rows, stride));
+    }
+    if (rows == 0 && before.size() != 0) bad(fmt::format("{}: size = {} but the table has 0 rows", label, before.size()));
+    if (rows > 0 && before.size() % rows != 0) {
+      bad(fmt::format("{}: size = {} but rows * row_stride = {} * {}", label, before.size(), rows, stride));
+    }
+    if (before.dtype != after.dtype) {
+      bad(fmt::format("output {}: before is {} but after is {}", name, to_string(before.dtype), to_string(after.dtype)));
+    }
+    if (before.parent.size() != after.parent.size()) {
+      bad(fmt::format("output {}: before has {} parent elements but after {}", name, before.parent.size(), after.parent.size()));
+    }
+    Output out{name, before.dtype, {rows, cols}, std::move(before.v), std::move(after.v),
+               before.parent, after.parent, before.offset};
+    out.row_stride = stride;
+    return out;
   }
   bool has_output(const std::string& name) const { return outputs_->contains(name); }
 
@@ -294,7 +349,20 @@ struct Prepared {
   std::function<std::vector<I64>()> model;
   // Optional: the production preconditions the call breaks (translate/preconditions.hpp).
   std::function<std::vector<std::string>()> preconditions;
+  // Optional: every store of the variant's grid to each lane of each output, per writing program
+  // (races.hpp); nullopt when the stores cannot be split by program on this call.
+  std::function<std::optional<std::vector<detail::LaneWrites>>(Variant)> writes;
 };
+
+// The most buffer lanes the split of a call's stores by program may copy (parts x runs x lanes);
+// a larger call is compared in the host's row order only.
+constexpr double kMaxRaceLanes = 1u << 28;
+
+// Whether a variant writes past a row's own columns, so that rows can store to the same lane.
+bool spills(Variant v) {
+  return has(v, Behaviour::grid_spill) || has(v, Behaviour::b10_no_max_pages_bound) ||
+         has(v, Behaviour::e01_no_column_bound);
+}
 
 using detail::Claim;
 
@@ -434,7 +502,7 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
   }
   Arr v2p = c.input("v2p", Want::i64, 1, 1, route == Route::flashmla_block_table);
   const char* out_name = route == Route::flashmla_block_table ? "kv_indices" : "out";
-  Output out = c.output(out_name, Want::i32, 2, 2);
+  Output out = c.output(out_name, Want::i32, 2, 2, true);
   const std::int64_t ps = c.integer("page_size");
   const std::int64_t mult = c.integer("multiplier", 1);
   std::int64_t max_pages = 0, delta = 0;
@@ -453,30 +521,97 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
   }
   Prepared p;
   p.outputs.push_back(out);
-  p.run = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, start = start.v,
-           has_start = start.present, v2p = v2p, shape = out.shape, before = out.before, ps,
-           mult, max_pages, delta, zero_tail](Variant v) {
-    I32 o = narrow_copy(before);
-    const auto R = cview(r2t, r2t_shape);
+  // The route on batch rows [b0, b1), writing the table from row `row0` on (a view of the rows
+  // [row0, R) of the buffer `o`): the whole call is (0, 0, B). With a row stride, canonical_page_table
+  // and read_table see rows of row_stride columns (their columns are bounded by max_pages, never by
+  // the table's width), so a spill reaches the guard columns of the last row as on the device.
+  const bool wide_rows = out.row_stride > 0 && (route == Route::canonical_page_table || route == Route::read_table);
+  const std::int64_t stride = out.stride();
+  auto part = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, start = start.v,
+               has_start = start.present, v2p = v2p, table_rows = out.shape[0],
+               table_cols = wide_rows ? stride : out.shape[1], stride, ps, mult, max_pages,
+               delta](Variant v, I32& o, std::int64_t row0, std::int64_t b0, std::int64_t b1, bool fill_tail) {
+    // E10 reads row b of req_to_token for batch lane b: a part starting at lane b0 sees it from row b0.
+    const std::int64_t r2t_row0 = has(v, Behaviour::e10_batch_index_rows) && b1 > b0 ? b0 : 0;
+    const std::int64_t r2t_cols = r2t_shape.size() < 2 ? 1 : r2t_shape[1];
+    if (r2t_row0 > r2t_shape[0]) throw OutOfRange("req_to_token", std::to_string(r2t_row0), "row past the table");
+    const Mat<const std::int32_t> R{r2t.data() + r2t_row0 * r2t_cols, r2t_shape[0] - r2t_row0, r2t_cols, r2t_cols, 1};
+    const Mat<std::int32_t> O{o.data() + row0 * stride, table_rows - row0, table_cols, stride, 1};
+    const auto lanes = [b0, b1](const I64& x, bool present = true) -> Vec<const std::int64_t> {
+      if (!present) return {};
+      return {x.data() + b0, b1 - b0};
+    };
     switch (route) {
       case Route::flashmla_block_table:
-        translate::flashmla_block_table({R, view(rows), view(lens), view(start, has_start), sview(v2p), ps, mult,
-                                         mview(o, shape), v});
+        translate::flashmla_block_table({R, lanes(rows), lanes(lens), lanes(start, has_start), sview(v2p), ps, mult, O, v});
         break;
       case Route::canonical_page_table:
-        translate::canonical_page_table({R, view(rows), view(lens), sview(v2p), ps, mult, max_pages, mview(o, shape), v});
+        translate::canonical_page_table({R, lanes(rows), lanes(lens), sview(v2p), ps, mult, max_pages, O, v});
         break;
       case Route::read_table:
-        translate::read_table(
-            {R, view(rows), view(lens), delta, max_pages, sview(v2p), ps, mult, mview(o, shape), zero_tail, v});
+        translate::read_table({R, lanes(rows), lanes(lens), delta, max_pages, sview(v2p), ps, mult, O, fill_tail, v});
         break;
       case Route::full_prefill_table:
-        translate::full_prefill_table({R, view(rows), view(lens), sview(v2p), ps, mult, max_pages, mview(o, shape), v});
+        translate::full_prefill_table({R, lanes(rows), lanes(lens), sview(v2p), ps, mult, max_pages, O, v});
         break;
       default: bad("internal: not a table route");
     }
+  };
+  const std::int64_t batch = rows.size();
+  p.run = [part, before = out.before, batch, zero_tail](Variant v) {
+    I32 o = narrow_copy(before);
+    part(v, o, 0, 0, batch, zero_tail);
     return std::vector<I64>{widen(o)};
   };
+  if (route == Route::canonical_page_table || route == Route::read_table) {
+    // Each batch row is one program of the grid (its column blocks never store to the same lane);
+    // read_table's zero_tail fill of the padded rows [B, R) is another.
+    p.writes = [part, before = out.before, batch, zero_tail, stride, table_rows = out.shape[0], lens = lens.v, delta,
+                ps](Variant v) -> std::optional<std::vector<detail::LaneWrites>> {
+      // A row stores outside its own row only when it has more pages than lanes per row: without
+      // such a row no two programs share a lane, and the split is not needed.
+      const bool any_long = std::any_of(lens.begin(), lens.end(), [&](std::int64_t len) {
+        std::int64_t kv = 0;
+        if (__builtin_add_overflow(len, delta, &kv) || kv < 0 || ps < 1) return true;  // the route decides
+        return kv / ps + (kv % ps != 0 ? 1 : 0) > stride;
+      });
+      if (!any_long) return std::nullopt;
+      // Each part runs twice over the whole buffer (four times with zero_tail): a bound on the work.
+      const auto parts = static_cast<double>(batch + 1) * (zero_tail ? 4 : 2);
+      if (parts * static_cast<double>(before.size()) > kMaxRaceLanes) return std::nullopt;
+      const auto run_part = [&](std::int64_t row0, std::int64_t b0, std::int64_t b1, bool zt) {
+        return detail::stored_lanes(before, [&](const I64& prefill) {
+          I32 o = narrow_copy(prefill);
+          part(v, o, row0, b0, b1, zt);
+          return widen(o);
+        });
+      };
+      detail::LaneWrites w(before.size());
+      try {
+        for (std::int64_t b = 0; b < batch; ++b) {
+          auto stored = run_part(b, b, b + 1, zero_tail);
+          if (zero_tail) {
+            // A one-row part also fills rows [b + 1, R) as its padded rows: take the row's own lanes
+            // from this run and its spill into later rows from a run without the fill.
+            const auto spill = run_part(b, b, b + 1, false);
+            for (std::size_t i = 0; i < stored.size(); ++i) {
+              const auto own_row = static_cast<std::int64_t>(i) / stride == b;
+              if (!own_row) stored[i] = spill[i];
+            }
+          }
+          detail::add_writes(w, stored, b);
+        }
+        if (zero_tail && batch < table_rows) detail::add_writes(w, run_part(batch, batch, batch, true), -1);
+        // The parts in the host's order must give the whole call's output, or the split is wrong.
+        I32 o = narrow_copy(before);
+        part(v, o, 0, 0, batch, zero_tail);
+        if (detail::last_write_wins(before, w) != widen(o)) return std::nullopt;
+      } catch (const kvaddr::Error&) {
+        return std::nullopt;
+      }
+      return std::vector<detail::LaneWrites>{std::move(w)};
+    };
+  }
   if (route == Route::canonical_page_table || route == Route::read_table) {
     p.preconditions = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, v2p = v2p.v, ps,
                        mult, max_pages, delta] {
@@ -586,17 +721,49 @@ Prepared prep_decode(Call& c) {
     for (const auto& b : bufs) outs.push_back(widen(b));
     return outs;
   };
+  // Called after the claimed variant's run, so the shapes are valid.
+  p.preconditions = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present,
+                     v2p = v2p.v, has_v2p = v2p.present, has_kpt = kpt.present, max_seq_pages, delta, ps] {
+    static const std::int32_t kpt_marker = 0;  // a present kernel_page_table only switches the padding check off
+    DecodeMetadataArgs a;
+    a.seq_lens = view(seq);
+    if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
+    a.req_pool_indices = view(rows, has_rows);
+    a.max_seq_pages = max_seq_pages;
+    a.seq_len_delta = delta;
+    a.page_size = ps;
+    a.v2p = view(v2p, has_v2p);
+    if (has_kpt) a.kernel_page_table = {&kpt_marker, 1, 1, 1, 1};
+    return broken_preconditions(a);
+  };
   return p;
 }
 
-// Lane-by-lane comparison of one output, its guard regions included.
-void compare(const Output& o, const I64& expected, CallReport& r) {
-  detail::compare_lanes(o.name, o.shape, expected, o.after, r);
+// Lane-by-lane comparison of one output, its guard regions included; `writes` (optional) are the
+// variant's stores per lane, so that a contested lane accepts each of its possible values.
+void compare(const Output& o, const I64& expected, const detail::LaneWrites* writes, CallReport& r) {
+  detail::compare_lanes(o.name, o.shape, o.row_stride, expected, o.after, writes, r);
   detail::compare_guards(o.name, o.parent_before, o.parent_after, o.offset, static_cast<std::int64_t>(o.before.size()), r);
 }
 
 bool guards_intact(const Output& o) {
   return detail::guards_intact(o.parent_before, o.parent_after, o.offset, static_cast<std::int64_t>(o.before.size()));
+}
+
+// The race of variant v on this call: nullopt unless v spills, its stores can be split by row and
+// some lane is stored with >= 2 different values. `host` is v's output in the host's order.
+std::optional<Race> race_for(const Prepared& p, Route route, Variant v, const std::vector<I64>& host,
+                             std::optional<std::vector<detail::LaneWrites>>& writes) {
+  writes.reset();
+  if (!p.writes || !spills(v)) return std::nullopt;
+  writes = p.writes(v);
+  if (!writes || writes->size() != p.outputs.size() || host.size() != p.outputs.size()) return std::nullopt;
+  std::vector<detail::RacedOutput> raced;
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+    const Output& o = p.outputs[k];
+    raced.push_back({&o.name, &o.shape, o.row_stride, &o.after, &host[k], &(*writes)[k], guards_intact(o)});
+  }
+  return detail::race_of(std::string(to_string(v, route)), raced);
 }
 
 bool equal_outputs(const std::vector<Output>& outs, const std::vector<I64>& got) {
@@ -671,18 +838,37 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
     }
     r.model_checked = true;
   }
-  for (std::size_t k = 0; k < p.outputs.size(); ++k) compare(p.outputs[k], expected[k], r);
-  r.status = r.lanes_differing == 0 ? CallStatus::equal : CallStatus::differs;
+  // A claimed variant whose rows race: a contested lane accepts each of its possible values.
+  std::optional<std::vector<detail::LaneWrites>> claimed_writes;
+  std::optional<Race> claimed_race = race_for(p, route, claim.variant, expected, claimed_writes);
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+    compare(p.outputs[k], expected[k], claimed_race ? &(*claimed_writes)[k] : nullptr, r);
+  }
+  r.status = r.lanes_differing != 0 ? CallStatus::differs : (claimed_race ? CallStatus::race : CallStatus::equal);
 
+  std::vector<Race> races;  // of the variants tried, in search order
   const auto matching = smallest_matching(route, [&](Variant v) {
-    if (v == claim.variant) return r.status == CallStatus::equal;
+    if (v == claim.variant) return r.status != CallStatus::differs;
     try {
-      return equal_outputs(p.outputs, p.run(v));
+      const std::vector<I64> got = p.run(v);
+      std::optional<std::vector<detail::LaneWrites>> writes;
+      if (std::optional<Race> race = race_for(p, route, v, got, writes)) {
+        const bool consistent = race->consistent;
+        races.push_back(std::move(*race));
+        return consistent;
+      }
+      return equal_outputs(p.outputs, got);
     } catch (const kvaddr::Error&) {
       return false;  // this variant cannot produce the recording (e.g. it reads outside a table)
     }
   });
   r.matching_variants = variant_names(route, matching);
+  if (claimed_race) r.races.push_back(std::move(*claimed_race));
+  for (Race& race : races) {
+    const bool matched = std::find(r.matching_variants.begin(), r.matching_variants.end(), race.variant) !=
+                         r.matching_variants.end();
+    if (matched && race.variant != r.variant) r.races.push_back(std::move(race));
+  }
   if (p.preconditions) r.broken_preconditions = p.preconditions();
 }
 

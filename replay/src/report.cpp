@@ -20,6 +20,7 @@ std::string_view to_string(CallStatus s) noexcept {
     case CallStatus::equal: return "equal";
     case CallStatus::differs: return "differs";
     case CallStatus::error: return "error";
+    case CallStatus::race: return "race";
   }
   return "error";
 }
@@ -30,7 +31,9 @@ std::size_t ReplayReport::count(CallStatus s) const noexcept {
   return n;
 }
 
-bool ReplayReport::ok() const noexcept { return error.empty() && count(CallStatus::equal) == calls.size(); }
+bool ReplayReport::ok() const noexcept {
+  return error.empty() && count(CallStatus::equal) + count(CallStatus::race) == calls.size();
+}
 
 int exit_code(const ReplayReport& report) noexcept { return report.ok() ? 0 : 1; }
 
@@ -42,6 +45,8 @@ void make_valid_utf8(ReplayReport& rep) {
   for (auto& c : rep.calls) {
     for (std::string* s : {&c.name, &c.route, &c.variant, &c.error}) *s = detail::valid_utf8(*s);
     for (auto& d : c.diffs) d.output = detail::valid_utf8(d.output);
+    for (auto& race : c.races)
+      for (auto& cell : race.cells) cell.output = detail::valid_utf8(cell.output);
   }
 }
 
@@ -80,11 +85,67 @@ void replay_calls(const json& manifest, const std::filesystem::path& dir, const 
                                                                       : std::string(e.what());
       r.diffs.clear();
       r.matching_variants.clear();
+      r.races.clear();
+      r.broken_preconditions.clear();
       r.lanes_checked = r.lanes_differing = 0;
       r.model_checked = false;
     }
     rep.calls.push_back(std::move(r));
   }
+}
+
+json writes_json(const std::vector<RaceWrite>& writes) {
+  json a = json::array();
+  for (const auto& w : writes) a.push_back({{"row", w.row}, {"value", w.value}});
+  return a;
+}
+
+// "row 0 stores 5, row 1 stores 7" (row -1 is the padded-row fill).
+std::string writes_text(const std::vector<RaceWrite>& writes) {
+  std::string s;
+  for (std::size_t i = 0; i < writes.size(); ++i) {
+    s += i ? ", " : "";
+    s += writes[i].row < 0 ? fmt::format("the padded-row fill stores {}", writes[i].value)
+                           : fmt::format("row {} stores {}", writes[i].row, writes[i].value);
+  }
+  return s;
+}
+
+std::string index_text(const std::vector<std::int64_t>& index) {
+  std::string idx;
+  for (std::size_t k = 0; k < index.size(); ++k) idx += (k ? ", " : "") + std::to_string(index[k]);
+  return idx;
+}
+
+bool same_cells(const Race& a, const Race& b) {
+  if (a.cells_contested != b.cells_contested || a.cells.size() != b.cells.size()) return false;
+  for (std::size_t i = 0; i < a.cells.size(); ++i) {
+    if (a.cells[i].output != b.cells[i].output || a.cells[i].flat != b.cells[i].flat ||
+        a.cells[i].writes != b.cells[i].writes) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// One line per contested lane of a race; `under` names the variants (empty: the claimed one).
+std::string race_lines(const Race& race, const std::string& under) {
+  std::string s;
+  for (const auto& cell : race.cells) {
+    s += fmt::format("    race{}: {}[{}]{}: {}; recorded {}{}\n", under.empty() ? "" : " under " + under,
+                     cell.output, index_text(cell.index), cell.region.empty() ? "" : " (" + cell.region + ")",
+                     writes_text(cell.writes), cell.recorded, cell.recorded_possible ? "" : " (none of them)");
+  }
+  if (race.cells_contested > static_cast<std::int64_t>(race.cells.size())) {
+    s += fmt::format("    ... {} more contested lanes\n", race.cells_contested - static_cast<std::int64_t>(race.cells.size()));
+  }
+  return s;
+}
+
+const Race* race_of(const CallReport& c, const std::string& variant) {
+  for (const auto& race : c.races)
+    if (race.variant == variant) return &race;
+  return nullptr;
 }
 
 }  // namespace
@@ -127,6 +188,7 @@ std::string to_json(const ReplayReport& report) {
                   {"equal", report.count(CallStatus::equal)},
                   {"differs", report.count(CallStatus::differs)},
                   {"error", report.count(CallStatus::error)}};
+  if (report.count(CallStatus::race) > 0) j["summary"]["race"] = report.count(CallStatus::race);
   j["calls"] = json::array();
   for (const auto& c : report.calls) {
     json cj = {{"position", c.position}, {"name", c.name},       {"route", c.route},
@@ -139,10 +201,28 @@ std::string to_json(const ReplayReport& report) {
     for (const auto& d : c.diffs) {
       json dj = {{"output", d.output}, {"flat", d.flat}, {"index", d.index}, {"expected", d.expected}, {"recorded", d.recorded}};
       if (!d.region.empty()) dj["region"] = d.region;
+      if (!d.writes.empty()) dj["writes"] = writes_json(d.writes);
       cj["diffs"].push_back(std::move(dj));
     }
     cj["matching_variants"] = c.matching_variants;
     if (!c.broken_preconditions.empty()) cj["broken_preconditions"] = c.broken_preconditions;
+    if (!c.races.empty()) {
+      cj["races"] = json::array();
+      for (const auto& race : c.races) {
+        json rj = {{"variant", race.variant}, {"consistent", race.consistent}, {"cells_contested", race.cells_contested},
+                   {"cells", json::array()}};
+        for (const auto& cell : race.cells) {
+          json cellj = {{"output", cell.output}, {"flat", cell.flat}, {"index", cell.index}};
+          if (!cell.region.empty()) cellj["region"] = cell.region;
+          cellj["writes"] = writes_json(cell.writes);
+          cellj["possible"] = cell.possible;
+          cellj["recorded"] = cell.recorded;
+          cellj["recorded_possible"] = cell.recorded_possible;
+          rj["cells"].push_back(std::move(cellj));
+        }
+        cj["races"].push_back(std::move(rj));
+      }
+    }
     j["calls"].push_back(std::move(cj));
   }
   // Strings are valid UTF-8 already; `replace` keeps a report built by hand printable too.
@@ -161,6 +241,13 @@ std::string to_text(const ReplayReport& report) {
       s += "ERROR: " + c.error + "\n";
       continue;
     }
+    if (c.status == CallStatus::race) {
+      const Race* race = race_of(c, c.variant);
+      s += fmt::format("race ({} lanes; {} contested, each holds one of its possible values)\n", c.lanes_checked,
+                       race ? race->cells_contested : 0);
+      if (race) s += race_lines(*race, "");
+      continue;
+    }
     if (c.status == CallStatus::equal) {
       std::vector<std::string> same;  // other variants whose output equals the claimed one's here
       for (const auto& v : c.matching_variants) if (v != c.variant) same.push_back(v);
@@ -174,21 +261,42 @@ std::string to_text(const ReplayReport& report) {
       s += "; matches no named variant\n";
     } else {
       s += "; matches variant";
-      for (std::size_t i = 0; i < c.matching_variants.size(); ++i) s += (i ? ", " : " ") + c.matching_variants[i];
+      for (std::size_t i = 0; i < c.matching_variants.size(); ++i) {
+        s += (i ? ", " : " ") + c.matching_variants[i];
+        if (const Race* race = race_of(c, c.matching_variants[i]); race && race->consistent) s += " up to a race";
+      }
       s += "\n";
     }
     for (const auto& d : c.diffs) {
-      std::string idx;
-      for (std::size_t k = 0; k < d.index.size(); ++k) idx += (k ? ", " : "") + std::to_string(d.index[k]);
-      s += fmt::format("    {}[{}]{}: expected {}, recorded {}\n", d.output, idx, d.region.empty() ? "" : " (" + d.region + ")",
-                       d.expected, d.recorded);
+      const std::string where = fmt::format("    {}[{}]{}: ", d.output, index_text(d.index), d.region.empty() ? "" : " (" + d.region + ")");
+      if (d.writes.empty()) {
+        s += fmt::format("{}expected {}, recorded {}\n", where, d.expected, d.recorded);
+      } else {
+        s += fmt::format("{}a race ({}), recorded {}, none of them\n", where, writes_text(d.writes), d.recorded);
+      }
     }
     if (c.lanes_differing > static_cast<std::int64_t>(c.diffs.size())) {
       s += fmt::format("    ... {} more differing lanes\n", c.lanes_differing - static_cast<std::int64_t>(c.diffs.size()));
     }
+    // The races of the other variants; variants whose grids store the same values to the same
+    // lanes share their lines.
+    std::vector<bool> shown(c.races.size(), false);
+    for (std::size_t i = 0; i < c.races.size(); ++i) {
+      if (shown[i] || c.races[i].variant == c.variant) continue;
+      std::string under = c.races[i].variant;
+      for (std::size_t k = i + 1; k < c.races.size(); ++k) {
+        if (!shown[k] && c.races[k].variant != c.variant && same_cells(c.races[i], c.races[k])) {
+          shown[k] = true;
+          under += ", " + c.races[k].variant;
+        }
+      }
+      s += race_lines(c.races[i], under);
+    }
   }
-  s += fmt::format("replay {}: {} calls: {} equal, {} differ, {} error\n", detail::valid_utf8(report.dir.string()), report.calls.size(),
-                   report.count(CallStatus::equal), report.count(CallStatus::differs), report.count(CallStatus::error));
+  s += fmt::format("replay {}: {} calls: {} equal, {} differ, {} error{}\n", detail::valid_utf8(report.dir.string()),
+                   report.calls.size(), report.count(CallStatus::equal), report.count(CallStatus::differs),
+                   report.count(CallStatus::error),
+                   report.count(CallStatus::race) ? fmt::format(", {} race", report.count(CallStatus::race)) : "");
   return s;
 }
 

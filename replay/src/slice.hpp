@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvaddr/replay/replay.hpp"
+#include "races.hpp"
 
 namespace kvaddr::replay::detail {
 
@@ -30,8 +31,12 @@ std::vector<std::int64_t> slice_values(const std::vector<std::int64_t>& parent, 
 
 using I64 = std::vector<std::int64_t>;
 
-// Adds one LaneDiff per lane where recorded differs from expected (flat C-order lanes of `shape`).
-void compare_lanes(const std::string& name, const I64& shape, const I64& expected, const I64& recorded, CallReport& r);
+// Adds one LaneDiff per lane where recorded differs from expected: flat C-order lanes of `shape`, or
+// with row_stride > 0 rows of row_stride lanes whose lanes past shape[1] are guard columns (region
+// "guard column"). With `writes`, a contested lane (stores of >= 2 different values) differs only
+// when the recorded value is none of them, and its LaneDiff lists the stores.
+void compare_lanes(const std::string& name, const I64& shape, std::int64_t row_stride, const I64& expected,
+                   const I64& recorded, const LaneWrites* writes, CallReport& r);
 // The guard lanes of a sliced output (parent lanes outside [offset, offset + size)): no route
 // writes there, so a lane whose recorded value changed is a LaneDiff with region "guard before" /
 // "guard after" and flat relative to the view (-1 = the lane just before it). No-op without a parent.

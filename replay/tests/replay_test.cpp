@@ -101,9 +101,24 @@ TEST(ReplayExample, ReadTableSpillMatchesB10) {
   EXPECT_NE(text.find("spilled past max_pages (B10) recorded as production\" read_table (claims production): "
                       "DIFFERS at 2 of 6 lanes; precondition broken at row 0: n_pages = 3 > max_pages = 2 (KV length "
                       "6, page_size 2); precondition broken at row 1: n_pages = 4 > max_pages = 2 (KV length 8, "
-                      "page_size 2); matches variant b10_no_max_pages_bound, e01_no_column_bound, grid_spill"),
+                      "page_size 2); matches variant b10_no_max_pages_bound up to a race, e01_no_column_bound up "
+                      "to a race, grid_spill up to a race"),
             std::string::npos)
       << text;
+  // Row 0's spill (column 2, entry 15) lands on row 1's live out[1, 0], which row 1 stores 12 to:
+  // the two programs race there, and the recording holds row 1's value.
+  EXPECT_NE(text.find("race under b10_no_max_pages_bound, e01_no_column_bound, grid_spill: out[1, 0]: row 0 stores "
+                      "15, row 1 stores 12; recorded 12\n"),
+            std::string::npos)
+      << text;
+  ASSERT_EQ(c.races.size(), 3u);
+  for (const Race& race : c.races) {
+    EXPECT_TRUE(race.consistent);
+    EXPECT_EQ(race.cells_contested, 1);
+    ASSERT_EQ(race.cells.size(), 1u);
+    EXPECT_EQ(race.cells[0].index, (std::vector<std::int64_t>{1, 0}));
+    EXPECT_EQ(race.cells[0].possible, (std::vector<std::int64_t>{12, 15}));
+  }
   // Every behaviour that alone reproduces the spill is named; no composite (a larger set) is.
   EXPECT_EQ(c.matching_variants,
             (std::vector<std::string>{"b10_no_max_pages_bound", "e01_no_column_bound", "grid_spill"}));

@@ -98,6 +98,22 @@ TEST(ReplaySlice, MinusSeventeenAtPs16ReadsVtwoPMinusTwo) {
   EXPECT_EQ(c.diffs[0].expected, 0);
   EXPECT_EQ(c.diffs[1].expected, 0);
   EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b09_no_padding_guard"})) << to_text(r);
+  // The padding precondition of the fa3 shift, named with its row, column and token.
+  EXPECT_EQ(c.broken_preconditions,
+            (std::vector<std::string>{"row 0 column 0: padding token -17 < 0 (the fa3 shift without the guard reads "
+                                      "v2p[-1] or before)"}));
+  std::filesystem::remove_all(d);
+}
+
+TEST(ReplaySlice, DecodePaddingPreconditionHoldsWithoutNegativeTokens) {
+  // The same call with page-start tokens 0 and 16 breaks no precondition (and production is equal).
+  const auto d = fresh_dir("ps16_ok");
+  I64 r2t(32, 0);
+  r2t[16] = 16;  // page 1: v2p[1] = 5
+  const ReplayReport r = replay_calls(d, {decode_call(d, 16, r2t, 32, {0, 5}, slice(2, 4))});
+  const CallReport& c = r.calls[0];
+  ASSERT_EQ(c.status, CallStatus::equal) << c.error << to_text(r);
+  EXPECT_TRUE(c.broken_preconditions.empty());
   std::filesystem::remove_all(d);
 }
 

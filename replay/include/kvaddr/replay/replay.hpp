@@ -5,7 +5,10 @@
 // recorded "before" buffers, under the variant the call claims, and the whole output buffer is
 // compared with the recorded "after" one, lane by lane (so lanes that must stay untouched are
 // checked too). Every other variant the route accepts is run as well, to say which named bug
-// variant, if any, the recorded output matches exactly.
+// variant, if any, the recorded output matches exactly. Under a variant whose rows spill into
+// other rows' lanes (grid_spill, B10, E01 on canonical_page_table / read_table), lanes that several
+// rows store to with different values race on the device: each such lane accepts every value
+// stored to it ("matches up to a race", CallStatus::race for the claimed variant, docs/replay.md).
 //
 // replay_dir never throws: a broken or unreadable manifest is a report-level error, a broken call
 // (missing or unreadable file, a file outside DIR, wrong dtype or rank, shapes that disagree with
@@ -24,8 +27,20 @@ enum class CallStatus {
   equal,    // the recorded outputs equal the claimed variant's outputs on every lane
   differs,  // at least one lane differs (see diffs)
   error,    // the call could not be checked (see error)
+  // The claimed variant's grid writes some lanes from several rows with different values (a race
+  // on the device); every contested lane holds one of its possible values and every other lane
+  // equals the claimed variant's output (see races).
+  race,
 };
-std::string_view to_string(CallStatus s) noexcept;  // "equal", "differs", "error"
+std::string_view to_string(CallStatus s) noexcept;  // "equal", "differs", "error", "race"
+
+// One store to a lane that several programs of the kernel's grid write: the batch row whose
+// program stores it (-1: read_table's zero_tail fill of the padded rows [B, rows)) and the value.
+struct RaceWrite {
+  std::int64_t row = 0;
+  std::int64_t value = 0;
+  friend bool operator==(const RaceWrite&, const RaceWrite&) = default;
+};
 
 struct LaneDiff {
   std::string output;                // output array name, e.g. "out", "page_table"
@@ -35,8 +50,35 @@ struct LaneDiff {
   std::int64_t recorded = 0;         // what the recorded kernel left
   // "" for a lane of the output itself; "guard before" / "guard after" for a lane of a guard
   // region of a sliced output (flat is then relative to the output's first lane: -1 is the guard
-  // lane just before it, and index is {flat}).
+  // lane just before it, and index is {flat}); "guard column" for a lane of an output with a row
+  // stride that lies between the row's width and its stride (index is {row, column}, column >= width).
   std::string region;
+  // A contested lane (a race under the claimed variant): every store the grid makes to it, in the
+  // host's row order; the recorded value is none of their values. Empty for an ordinary lane.
+  std::vector<RaceWrite> writes;
+};
+
+// A lane that a variant's grid writes from several rows with different values.
+struct RaceCell {
+  std::string output;
+  std::int64_t flat = 0;              // as LaneDiff::flat
+  std::vector<std::int64_t> index;    // as LaneDiff::index
+  std::string region;                 // as LaneDiff::region ("" or "guard column")
+  std::vector<RaceWrite> writes;      // every store to the lane, in the host's row order
+  std::vector<std::int64_t> possible; // their distinct values, ascending
+  std::int64_t recorded = 0;          // what the recorded kernel left
+  bool recorded_possible = false;     // recorded is one of `possible`
+};
+
+// The race of one variant on one call: the lanes its grid writes from several rows with different
+// values. consistent: the recording is one of the variant's possible outputs (every contested lane
+// holds one of its possible values, every other lane equals the variant's output): the recording
+// "matches the variant up to a race".
+struct Race {
+  std::string variant;
+  bool consistent = false;
+  std::int64_t cells_contested = 0;
+  std::vector<RaceCell> cells;        // the first contested lanes (at most kMaxDiffs)
 };
 
 struct CallReport {
@@ -52,9 +94,14 @@ struct CallReport {
   bool model_checked = false;
   std::int64_t lanes_differing = 0;          // differing elements, all outputs together
   std::vector<LaneDiff> diffs;               // the first differing lanes (at most kMaxDiffs)
-  // Variants (production included) whose output equals the recorded output on every lane.
-  // When status == differs, these explain the recording ("matches variant b10_...").
+  // Variants (production included) that reproduce the recorded output: exactly, or up to a race
+  // (the variant's grid races on this call and the recording is one of its possible outputs; such
+  // a variant also has an entry in races). When status == differs, these explain the recording
+  // ("matches variant b10_...").
   std::vector<std::string> matching_variants;
+  // The races of the claimed variant (consistent or not) and of every matching variant whose grid
+  // writes some lane from several rows with different values; empty when no such write exists.
+  std::vector<Race> races;
   // Production-contract preconditions the recorded call breaks (translate/preconditions.hpp), each
   // naming its row and numbers: the variants above then say what the kernel did with such a call.
   std::vector<std::string> broken_preconditions;
@@ -66,7 +113,7 @@ struct ReplayReport {
   std::vector<CallReport> calls;
 
   std::size_t count(CallStatus s) const noexcept;
-  bool ok() const noexcept;  // no manifest error and every call equal
+  bool ok() const noexcept;  // no manifest error and every call equal or race
 };
 
 inline constexpr std::size_t kMaxDiffs = 8;
@@ -83,9 +130,12 @@ ReplayReport replay_dir(const std::filesystem::path& dir, const ReplayOptions& o
 ReplayReport replay_manifest(std::string_view manifest_text, const std::filesystem::path& dir,
                              const ReplayOptions& options = {});
 
-// {"dir", "ok", "error"?, "summary": {"equal", "differs", "error"}, "calls": [{"position", "name",
+// {"dir", "ok", "error"?, "summary": {"calls", "equal", "differs", "error", "race"?}, "calls": [{"position", "name",
 //  "route", "variant", "status", "error"?, "lanes_checked", "model_checked", "lanes_differing", "diffs": [{"output",
-//  "flat", "index", "expected", "recorded"}], "matching_variants": [...]}]}
+//  "flat", "index", "expected", "recorded", "region"?, "writes"?}], "matching_variants": [...],
+//  "broken_preconditions"?, "races"?: [{"variant", "consistent", "cells_contested", "cells": [{"output", "flat",
+//  "index", "region"?, "writes": [{"row", "value"}], "possible", "recorded", "recorded_possible"}]}]}]}
+// ("race" in the summary, "writes", "races" only when present / non-zero.)
 // Returned as JSON text (indent 2), always valid UTF-8.
 std::string to_json(const ReplayReport& report);
 // One block per call, then a summary line; suitable for a terminal.

@@ -1,0 +1,94 @@
+// Racing writes of spilling variants (see races.hpp).
+#include "races.hpp"
+
+#include <algorithm>
+
+namespace kvaddr::replay::detail {
+
+std::vector<std::optional<std::int64_t>> stored_lanes(const I64& before, const std::function<I64(const I64&)>& run) {
+  I64 flipped = before;
+  for (auto& x : flipped) x ^= 1;  // stays inside int32 for int32 buffers; differs in every lane
+  const I64 a = run(before);
+  const I64 b = run(flipped);
+  std::vector<std::optional<std::int64_t>> out(before.size());
+  for (std::size_t i = 0; i < before.size() && i < a.size() && i < b.size(); ++i)
+    if (a[i] == b[i]) out[i] = a[i];
+  return out;
+}
+
+void add_writes(LaneWrites& w, const std::vector<std::optional<std::int64_t>>& stored, std::int64_t writer) {
+  w.resize(std::max(w.size(), stored.size()));
+  for (std::size_t i = 0; i < stored.size(); ++i)
+    if (stored[i]) w[i].push_back({writer, *stored[i]});
+}
+
+I64 last_write_wins(const I64& before, const LaneWrites& w) {
+  I64 out = before;
+  for (std::size_t i = 0; i < out.size() && i < w.size(); ++i)
+    if (!w[i].empty()) out[i] = w[i].back().value;
+  return out;
+}
+
+I64 possible_values(const std::vector<RaceWrite>& writes) {
+  I64 v;
+  for (const auto& x : writes) v.push_back(x.value);
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
+LanePlace place_of(const I64& shape, std::int64_t row_stride, std::int64_t flat) {
+  LanePlace p;
+  if (row_stride > 0 && shape.size() == 2) {
+    const std::int64_t c = flat % row_stride;
+    p.index = {flat / row_stride, c};
+    if (c >= shape[1]) p.region = "guard column";
+    return p;
+  }
+  I64 strides(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+  std::int64_t rest = flat;
+  for (std::size_t k = 0; k < shape.size(); ++k) {
+    p.index.push_back(strides[k] == 0 ? 0 : rest / strides[k]);
+    rest = strides[k] == 0 ? 0 : rest % strides[k];
+  }
+  return p;
+}
+
+std::optional<Race> race_of(const std::string& variant, const std::vector<RacedOutput>& outputs) {
+  Race race;
+  race.variant = variant;
+  race.consistent = true;
+  for (const RacedOutput& o : outputs) {
+    if (!o.guards_intact) race.consistent = false;
+    const I64& rec = *o.recorded;
+    for (std::size_t i = 0; i < rec.size(); ++i) {
+      const std::vector<RaceWrite> none;
+      const auto& w = i < o.writes->size() ? (*o.writes)[i] : none;
+      const I64 possible = possible_values(w);
+      if (possible.size() < 2) {
+        if (i >= o.host->size() || (*o.host)[i] != rec[i]) race.consistent = false;
+        continue;
+      }
+      ++race.cells_contested;
+      const bool ok = std::binary_search(possible.begin(), possible.end(), rec[i]);
+      if (!ok) race.consistent = false;
+      if (race.cells.size() >= kMaxDiffs) continue;
+      RaceCell cell;
+      cell.output = *o.name;
+      cell.flat = static_cast<std::int64_t>(i);
+      LanePlace pl = place_of(*o.shape, o.row_stride, cell.flat);
+      cell.index = std::move(pl.index);
+      cell.region = std::move(pl.region);
+      cell.writes = w;
+      cell.possible = possible;
+      cell.recorded = rec[i];
+      cell.recorded_possible = ok;
+      race.cells.push_back(std::move(cell));
+    }
+  }
+  if (race.cells_contested == 0) return std::nullopt;
+  return race;
+}
+
+}  // namespace kvaddr::replay::detail
