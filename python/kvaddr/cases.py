@@ -123,7 +123,7 @@ TOKEN_ROUTES = {
     "mamba_translate": ("slots", "v2p", None, (), np.int32),
 }
 TABLE_ROUTES = ("canonical_page_table", "read_table", "full_prefill_table", "flashmla_block_table", "decode_metadata")
-ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc", "kv_indices_inplace")
+ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc", "kv_indices_inplace", "eager_funnel")
 # Upstream kernel names accepted by kvaddr.check for the route they implement.
 ALIASES = {
     "translate_v2p": "token_translate",
@@ -231,6 +231,40 @@ def build_kv_indices(r):
                 {"kv_indices": before})
 
 
+# ---- eager_funnel -------------------------------------------------------------------------------
+def draw_eager_recipe(rng, lanes, params):
+    """§4.6: a [bs, max_pages] table of page-start tokens (padding -1, a few tokens inside a page), funnelled
+    to v2p[p] * M. Page size 1 (the default configuration, where B02 crashed) is drawn in about 1 case of 4."""
+    ps = _pick(params, "page_size", 1 if rng.random() < 0.25 else int(rng.choice(ODD_PAGE_SIZES)))
+    m = _pick(params, "multiplier", int(rng.choice(MULTIPLIERS)))
+    b_max = max(1, min(1024, lanes // 4))
+    rows = int(rng.choice([_size(rng, min(b_max, 8)), _size(rng, b_max), min(b_max, int(rng.integers(129, 300)))]))
+    cols = max(1, _size(rng, max(1, min(600, lanes // rows))))
+    num_pages = max(1, int(rng.integers(1, max(2, rows * cols + 2))))
+    v2p = draw_v2p(rng, num_pages, big=rng.random() < 0.15, scale=ps * m)
+    table = rng.integers(0, num_pages + 1, size=(rows, cols), dtype=np.int64) * ps
+    inside = rng.random(table.shape) < 0.05
+    table[inside] += rng.integers(0, ps, size=int(inside.sum()), dtype=np.int64)
+    table[rng.random(table.shape) < float(rng.choice([0.0, 0.05, 0.3]))] = -1
+    alias = bool(rng.random() < 0.2)
+    return {"page_size": ps, "multiplier": m, "v2p": v2p, "page_table": table, "alias": alias,
+            "pad": 0 if alias else int(rng.choice([0, 0, 1, 5])), "strided": bool(not alias and rng.random() < 0.25)}
+
+
+def build_eager(r):
+    table = np.ascontiguousarray(r["page_table"], dtype=np.int64)
+    rows, cols = table.shape
+    if r.get("alias"):  # funnel(page_table, out=page_table): the buffer holds the tokens before the call
+        out, widths = table.copy(), {}
+    else:
+        out = sentinel(rows * (cols + r["pad"]), np.int64).reshape(rows, cols + r["pad"])
+        widths = {"out": cols} if r["pad"] else {}
+    return Case("eager_funnel", {"page_size": r["page_size"], "multiplier": r["multiplier"]},
+                {"page_table": table, "v2p": np.asarray(r["v2p"], dtype=np.int64)}, {"out": out}, widths,
+                strided=("page_table",) if r.get("strided") else (),
+                alias=("out", "page_table") if r.get("alias") else ())
+
+
 # ---- table routes ------------------------------------------------------------------------------
 def draw_table_recipe(route, rng, lanes, params):
     pow2 = route == "decode_metadata"
@@ -310,6 +344,8 @@ def draw_recipe(route, rng, lanes, params=None):
         return draw_kv_indices_recipe(rng, lanes, params)
     if route in TABLE_ROUTES:
         return draw_table_recipe(route, rng, lanes, params)
+    if route == "eager_funnel":
+        return draw_eager_recipe(rng, lanes, params)
     raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
 
 
@@ -320,6 +356,8 @@ def build(route, recipe):
         return build_write_loc(recipe)
     if route == "kv_indices_inplace":
         return build_kv_indices(recipe)
+    if route == "eager_funnel":
+        return build_eager(recipe)
     return build_table(route, recipe)
 
 

@@ -55,9 +55,15 @@ _SIGNATURES = {
     "flashmla_block_table": ("kernel(req_to_token, req_pool_indices, page_kernel_lens, v2p, kv_start_idx, page_size, "
                              "multiplier, kv_indices)"),
     "kv_indices_inplace": "kernel(kv_indices, kv_indptr, batch_size, v2p, page_size, multiplier)",
+    "eager_funnel": "kernel(page_table, v2p, page_size, multiplier, out)",
     "decode_metadata": ("kernel(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, "
                         "seq_len_delta, multiplier, cache_seqlens, cu_seqlens_k, page_table)"),
 }
+
+
+# Variants whose catalogue effect is a crash: the host route raises where the bug crashed, so a kernel that
+# raises on exactly those cases is named by them (B02: the rank-2 table reached a 1-D-only index_select at ps = 1).
+CRASH_VARIANTS = {"eager_funnel": ("b02_rank2_index_select",)}
 
 
 def reference(case, variant="production", table_guards=False):
@@ -89,7 +95,7 @@ def reference(case, variant="production", table_guards=False):
 def output_dtypes(route):
     if route in TOKEN_ROUTES:
         return {"out": np.dtype(TOKEN_ROUTES[route][4])}
-    if route == "write_loc":
+    if route in ("write_loc", "eager_funnel"):
         return {"out": np.dtype(np.int64)}
     if route in ("flashmla_block_table", "kv_indices_inplace"):
         return {"kv_indices": np.dtype(np.int32)}

@@ -36,6 +36,9 @@ def redraw(route, r, rng):
     elif route == "kv_indices_inplace":
         c.update(ids=C.draw_ids(rng, len(r["ids"]), num_pages, ps),
                  v2p=np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // (ps * r["multiplier"]) - 1), v2p))
+    elif route == "eager_funnel":
+        t = r["page_table"]
+        c.update(v2p=v2p, page_table=rng.integers(0, num_pages + 1, size=t.shape, dtype=np.int64) * ps)
     elif route == "write_loc":
         loc = rng.integers(0, (num_pages + 1) * ps * r["dcp_size"], size=len(r["loc"]), dtype=np.int64)
         loc[rng.random(loc.size) < 0.1] = 0

@@ -21,7 +21,7 @@ import numpy as np
 from . import _core
 from . import cases as C
 from .arrays import family, host_copy
-from .conventions import kernel_kwargs, output_dtypes, reference
+from .conventions import CRASH_VARIANTS, kernel_kwargs, output_dtypes, reference
 from .shrink import shrink_recipe
 
 FAILURE_KINDS = ("mismatch", "out_of_bounds", "raised", "bad_return", "timeout", "input_modified")
@@ -174,7 +174,7 @@ class Presented:
                 self.ins[name] = self.outs[case.alias[0]]
             elif name in case.strided:
                 self.in_backing[name] = fam.put(self._spread(arr))
-                self.ins[name] = self.in_backing[name][::2]
+                self.ins[name] = strided_view(self.in_backing[name], arr)
             elif name in C.GUARDED_TABLES and arr.ndim == 1:
                 self.in_backing[name] = fam.put(C.guarded_table(arr)[0])
                 self.ins[name] = self.in_backing[name][C.TABLE_GUARD:C.TABLE_GUARD + arr.size]
@@ -191,9 +191,7 @@ class Presented:
 
     @staticmethod
     def _spread(arr):
-        b = np.full(arr.size * 2, -7777, dtype=arr.dtype)
-        b[::2] = arr.ravel()
-        return b
+        return spread(arr)
 
     def load(self, case):
         """Write `case` (same shapes) into the same device buffers (graph mode)."""
@@ -210,6 +208,27 @@ class Presented:
 
     def kwargs(self):
         return kernel_kwargs(self.case, self.ins, self.outs)
+
+
+def spread(arr):
+    """The backing of a strided input: a 1-D array as every other element of a twice-as-long buffer, a 2-D
+    one as the first columns of rows STRIDE_PAD elements wider (a row stride larger than the width); the
+    other lanes hold -7777."""
+    if arr.ndim == 2:
+        b = np.full((arr.shape[0], arr.shape[1] + STRIDE_PAD), -7777, dtype=arr.dtype)
+        b[:, :arr.shape[1]] = arr
+        return b
+    b = np.full(arr.size * 2, -7777, dtype=arr.dtype)
+    b[::2] = arr.ravel()
+    return b
+
+
+STRIDE_PAD = 3
+
+
+def strided_view(backing, arr):
+    """The view of `backing` (spread(arr), in any array family) that holds `arr`."""
+    return backing[:, :arr.shape[1]] if arr.ndim == 2 else backing[::2]
 
 
 def _lanes_differing(name, case, exp, got):
@@ -307,7 +326,7 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
             continue
         got = fam.get(p.in_backing[name])
         if name in case.strided:
-            got = got[::2]
+            got = strided_view(got, arr)
         elif name in C.GUARDED_TABLES and arr.ndim == 1:
             arr = C.guarded_table(arr)[0]  # the table and the guard pages around it
         if not np.array_equal(got.reshape(arr.shape), arr):
@@ -474,6 +493,8 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
 
 def _names(case, result, variant):
     """The variants reproducing a wrong in-buffer output (none for guard-only or non-output failures)."""
+    if result.kind == "raised":
+        return crash_variants(case, variant)
     if result.kind not in ("mismatch", "out_of_bounds"):
         return []
     claimed = reference(case, variant)
@@ -481,6 +502,20 @@ def _names(case, result, variant):
     if in_buffer_right and result.kind == "mismatch":
         return []
     return behaves_like(case, result.actual, variant, result, plain=not in_buffer_right)
+
+
+def crash_variants(case, claimed):
+    """The catalogue variants whose documented effect is a crash (conventions.CRASH_VARIANTS) and whose host
+    route raises on `case`, where the claimed variant's does not: a raising kernel behaves like them."""
+    names = []
+    for v in CRASH_VARIANTS.get(case.route, ()):
+        if v == claimed:
+            continue
+        try:
+            reference(case, v)
+        except _core.Error:
+            names.append(v)
+    return names
 
 
 def pytest_snippet(out_dir, route, seed, index, graph=False):

@@ -23,6 +23,8 @@ def _batch_fields(route, r):
         return ["loc"]
     if route == "kv_indices_inplace":
         return ["lens"]
+    if route == "eager_funnel":
+        return ["page_table"]
     f = ["rows", "lens"]
     if r.get("kv_start_idx") is not None:
         f.append("kv_start_idx")
@@ -70,11 +72,12 @@ def candidates(route, r):
     if "multiplier" in r and r["multiplier"] != 1:
         yield _with(r, multiplier=1)
     yield from _table_cuts(route, r)
+    yield from _funnel_cuts(route, r)
     c = _compact_pages(route, r)
     if c is not None:
         yield c
     yield from _v2p_cuts(r)
-    if n <= 16:  # smallest values
+    if n <= 16 and route != "eager_funnel":  # smallest values
         for f in fields + (["ids"] if route == "kv_indices_inplace" and len(r["ids"]) <= 16 else []):
             arr = r[f]
             for i in range(len(arr)):
@@ -114,6 +117,26 @@ def _table_cuts(route, r):
         yield _with(r, req_to_token=r2t[:, :cols])
 
 
+def _funnel_cuts(route, r):
+    """eager_funnel: fewer columns, then smaller tokens (page starts of lower pages, -1 to 0)."""
+    if route != "eager_funnel":
+        return
+    t = r["page_table"]
+    for k in (t.shape[1] // 2, t.shape[1] - 1):
+        if 0 < k < t.shape[1]:
+            yield _with(r, page_table=t[:, :k])
+            yield _with(r, page_table=t[:, t.shape[1] - k:])
+    if t.size <= 16:
+        ps = int(r["page_size"])
+        for i in range(t.size):
+            x = int(t.flat[i])
+            for smaller in (0, (x // 2) - (x // 2) % ps, x - x % ps, x - ps):
+                if 0 <= smaller < x or (x < 0 and smaller == 0):
+                    c = t.copy()
+                    c.flat[i] = smaller
+                    yield _with(r, page_table=c)
+
+
 def _renumber(tokens, ps, used):
     """Tokens (>= 0) moved to the pages of their page's rank in `used`; negatives unchanged."""
     live = tokens >= 0
@@ -127,6 +150,8 @@ def _compact_pages(route, r):
     dcp = r.get("dcp_size", 1) if route in ("write_loc", "dcp_read_translate") else 1
     if "req_to_token" in r:
         toks = r["req_to_token"].astype(np.int64)
+    elif route == "eager_funnel":
+        toks = r["page_table"]
     elif route == "kv_indices_inplace":
         return None
     else:
@@ -139,6 +164,8 @@ def _compact_pages(route, r):
     new_v2p = np.concatenate([v2p[used], v2p[-1:]])
     if "req_to_token" in r:
         return _with(r, v2p=new_v2p, req_to_token=_renumber(toks, ps, used).astype(np.int32))
+    if route == "eager_funnel":
+        return _with(r, v2p=new_v2p, page_table=_renumber(toks, ps, used))
     key = "loc" if route == "write_loc" else "ids"
     vals = r[key]
     moved = _renumber(toks, ps, used)

@@ -233,3 +233,45 @@ def kv_indices_inplace(kv_indices, kv_indptr, batch_size, v2p, page_size, multip
 
 def kv_indices_rebind(**kw):
     kv_indices_inplace(**kw, rebind=True)
+
+
+# ---- eager_funnel ------------------------------------------------------------------------------
+def _translate_flat(t, v2p, page_size, multiplier):
+    page = np.where(t < 0, 0, t // page_size)
+    return np.where(t < 0, 0, np.maximum(v2p[page] * page_size * multiplier + t % page_size, 0))
+
+
+def eager_funnel(page_table, v2p, page_size, multiplier, out):
+    """§4.6: flatten, token-translate (clamped), reshape, divide by ps."""
+    t = np.asarray(page_table).astype(np.int64)
+    d = _translate_flat(t.reshape(-1), v2p, page_size, multiplier).reshape(t.shape)
+    out[...] = d // page_size
+
+
+def eager_funnel_fresh(page_table, v2p, page_size, multiplier, out):
+    """The same, returning a fresh tensor (eager paths may) instead of writing out."""
+    t = np.asarray(page_table).astype(np.int64)
+    return _translate_flat(t.reshape(-1), v2p, page_size, multiplier).reshape(t.shape) // page_size
+
+
+def _index_select(v2p, index):
+    if index.ndim != 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    return v2p[index]
+
+
+def eager_funnel_b02(page_table, v2p, page_size, multiplier, out):
+    """B02: the rank-2 table passed straight in; the ps = 1 path gathers with a 1-D-only index_select."""
+    t = np.asarray(page_table).astype(np.int64)
+    if page_size == 1:
+        d = np.where(t < 0, 0, np.maximum(_index_select(v2p, np.where(t < 0, 0, t)) * multiplier, 0))
+    else:
+        d = _translate_flat(t.reshape(-1), v2p, page_size, multiplier).reshape(t.shape)
+    out[...] = d // page_size
+
+
+def eager_funnel_unclamped(page_table, v2p, page_size, multiplier, out):
+    """v2p[p] * M without the clamp: a tombstone gives -M (the flashmla Era-B entry, wrong here)."""
+    t = np.asarray(page_table).astype(np.int64)
+    page = np.where(t < 0, 0, t // page_size)
+    out[...] = np.where(t < 0, 0, v2p[page] * multiplier)
