@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from .cases import GUARDED_TABLES, TOKEN_ROUTES, guarded_table
+from .cases import GUARDED_TABLES, TOKEN_ROUTES, WRAP_ROUTES, guarded_table
 
 # Renames from the replay-manifest names to the upstream kernel's argument names.
 _KERNEL_NAMES = {
@@ -79,6 +79,8 @@ def reference(case, variant="production", table_guards=False):
     for k in GUARDED_TABLES if table_guards else ():
         if k in kw and kw[k].ndim == 1:
             kw[k] = guarded_table(kw[k])[1]
+    if case.alias:  # the input as the very elements of the output buffer the kernel gets (alias_view)
+        kw[case.alias[1]] = alias_view(outs[case.alias[0]], case)
     kw.update(case.scalars)
     if route != "mamba_translate":
         kw["variant"] = variant
@@ -90,6 +92,26 @@ def reference(case, variant="production", table_guards=False):
     name = next(iter(outs))
     getattr(_core, route)(**kw, out=outs[name])
     return outs
+
+
+def alias_view(out, case):
+    """The aliased input of `case` as a view of its output buffer `out` (any array family with reshape and
+    slicing): `out` itself for out == input, else the elements [offset, offset + size) of the flat buffer."""
+    src = case.inputs[case.alias[1]]
+    off = int(case.alias[2]) if len(case.alias) > 2 else 0
+    if off == 0 and tuple(out.shape) == tuple(src.shape):
+        return out
+    return out.reshape(-1)[off:off + src.size].reshape(src.shape)
+
+
+def wrap_variant(route, claimed):
+    """The claimed variant with int32_wrap added (int32 stores keep their low 32 bits), or None where the
+    route has no int32_wrap."""
+    if route not in WRAP_ROUTES:
+        return None
+    if claimed == "production":
+        return "int32_wrap"
+    return claimed if "int32_wrap" in claimed.split("+") else claimed + "+int32_wrap"
 
 
 def output_dtypes(route):

@@ -12,7 +12,8 @@ import numpy as np
 
 from .cases import TOKEN_ROUTES
 
-_FLAGS = {"strided": False, "alias": False, "rank2": False, "pad": 0, "extra_rows": 0, "tail": 0,
+_FLAGS = {"strided": False, "r2t_strided": False, "alias": False, "overlap": 0, "rank2": False, "pad": 0,
+          "extra_rows": 0, "tail": 0,
           "seq_len_delta": 0, "kv_start_idx": None, "zero_tail": False}
 
 
@@ -82,7 +83,9 @@ def candidates(route, r):
             arr = r[f]
             for i in range(len(arr)):
                 x, ps = int(arr[i]), int(r["page_size"])
-                for smaller in (0, x // 2, x % ps, x % ps + ps, x - ps, x - 1):
+                # then x lowered by halving steps (a bisection toward the smallest failing value)
+                steps = [x - (1 << k) for k in range(min(x.bit_length(), 62) - 1, 0, -1)]
+                for smaller in [0, x // 2, x % ps, x % ps + ps] + steps + [x - ps, x - 1]:
                     if 0 <= smaller < int(arr[i]) or (int(arr[i]) < 0 and smaller == 0):
                         c = arr.copy()
                         c[i] = smaller
@@ -112,9 +115,9 @@ def _table_cuts(route, r):
     ps = r["page_size"]
     need = int(max(r["width"], int(((r["lens"] + r.get("seq_len_delta", 0) + ps - 1) // ps).max()) if len(rows) else 1))
     start = 0 if r.get("kv_start_idx") is None or not len(rows) else int(np.max(r["kv_start_idx"]))
-    cols = need * ps + start
-    if 0 < cols < r2t.shape[1]:
-        yield _with(r, req_to_token=r2t[:, :cols])
+    for cols in (need * ps + start, r["width"] * ps + start):  # every column read; the columns up to max_pages
+        if 0 < cols < r2t.shape[1]:
+            yield _with(r, req_to_token=r2t[:, :cols])
 
 
 def _funnel_cuts(route, r):
