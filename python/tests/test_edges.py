@@ -191,3 +191,11 @@ def test_table_kernel_wrapping_entries_is_named_int32_wrap():
 def test_overflow_mode_is_checked():
     with pytest.raises(ValueError, match="overflow = 'nope'"):
         kvaddr.check("read_table", K.read_table, overflow="nope")
+
+
+def test_check_case_reports_a_rejected_layout_without_calling_the_kernel():
+    case = next(c for c in draws("write_loc") if len(c.alias) == 3)
+    calls = []
+    res = kvaddr.check_case(lambda **kw: calls.append(kw), case)
+    assert res.kind == "rejected" and calls == []
+    assert res.detail.startswith("InvalidArgument: out = size ") and "partially overlaps loc" in res.detail
