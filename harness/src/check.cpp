@@ -302,6 +302,12 @@ std::string describe(const Case& c) {
   for (std::size_t j = 0; j < c.outs.size(); ++j) {
     const Output& o = c.outs[j];
     os << (j ? ", " : "") << o.name << " " << o.before.size() << " lanes";
+    const bool holds_input = std::any_of(o.before.begin(), o.before.end(), [](int64_t x) { return x > kSentinelBase; });
+    if (holds_input && o.before.size() <= 16) {  // an in-place buffer: its contents before the call
+      std::ostringstream b;
+      list(b, "before", o.before);
+      os << " (" << b.str().substr(0, b.str().size() - 2) << ")";
+    }
     if (o.stride > 0) os << " [" << o.rows << ", " << o.stride << "] (visible width " << o.width << ")";
   }
   return os.str();
@@ -389,15 +395,20 @@ void cut_batch(const Case& c, std::initializer_list<const char*> keys, std::vect
   }
 }
 
-// Candidates that lower one element of `key` (to 0, half, x mod step, x - step), for short arrays.
+// Candidates that lower one element of `key` (to 0, half, x mod step, x - 2^k, x - step, x - 1), for short arrays.
 void lower_values(const Case& c, const char* key, int64_t step, std::vector<Case>& out) {
   const I64s& v = c.arr.at(key);
   if (v.size() > 16) return;
   for (std::size_t i = 0; i < v.size(); ++i) {
-    for (int64_t smaller : {int64_t{0}, v[i] / 2, v[i] % step, v[i] - step, v[i] - 1}) {
-      if (!(smaller >= 0 && smaller < v[i]) && !(v[i] < 0 && smaller == 0)) continue;
+    std::vector<int64_t> smaller{0, v[i] / 2, v[i] % step};
+    for (int k = 62; k >= 1; --k)  // halving steps: a bisection toward the smallest failing value
+      if (v[i] > (int64_t{1} << k)) smaller.push_back(v[i] - (int64_t{1} << k));
+    smaller.push_back(v[i] - step);
+    smaller.push_back(v[i] - 1);
+    for (int64_t x : smaller) {
+      if (!(x >= 0 && x < v[i]) && !(v[i] < 0 && x == 0)) continue;
       Case d = c;
-      d.arr.at(key)[i] = smaller;
+      d.arr.at(key)[i] = x;
       out.push_back(std::move(d));
     }
   }

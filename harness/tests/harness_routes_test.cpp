@@ -49,9 +49,11 @@ TEST(HarnessRoutes, CanonicalPageTable) {
   ASSERT_FALSE(r.first.empty());
   EXPECT_EQ(r.first[0].output, "out");
   EXPECT_EQ(r.first[0].region, "out");
-  EXPECT_EQ(r.first[0].row, 0) << r.to_text();  // shrunk to one batch row whose pool row is not 0
-  EXPECT_NE(r.minimal_case.find("req_pool_indices=["), std::string::npos);
-  EXPECT_EQ(r.minimal_case.find("req_pool_indices=[0]"), std::string::npos) << r.minimal_case;
+  EXPECT_EQ(r.first[0].row, 0) << r.to_text();
+  // shrunk to one batch row reading pool row 1 of a two-row req_to_token: row 0 is what the bug reads
+  EXPECT_NE(r.minimal_case.find("req_pool_indices=[1]"), std::string::npos) << r.minimal_case;
+  EXPECT_NE(r.minimal_case.find("req_to_token [2, "), std::string::npos) << r.minimal_case;
+  EXPECT_EQ(r.differing, 1);
 }
 
 // ---- flashmla_block_table -------------------------------------------------------------------------------
@@ -115,6 +117,8 @@ TEST(HarnessRoutes, DecodeMetadata) {
   ASSERT_FALSE(r.first.empty());
   EXPECT_EQ(r.first[0].output, "page_table");
   EXPECT_EQ(r.first[0].row, 0);
+  EXPECT_NE(r.minimal_case.find("req_pool_indices=[1]"), std::string::npos) << r.minimal_case;
+  EXPECT_NE(r.minimal_case.find("req_to_token [2, "), std::string::npos) << r.minimal_case;
   // prefix sums without seq_len_delta: cu_seqlens_k differs from lane 1 on, named by no variant
   const auto s = harness::check_decode_metadata([](const auto& a) { my_decode(a, false, false); },
                                                 Options{.cases = 100, .seed = 7});
@@ -159,6 +163,9 @@ TEST(HarnessRoutes, KvIndicesInplace) {
   EXPECT_EQ(r.first[0].output, "kv_indices");
   EXPECT_EQ(r.first[0].col, 0);
   EXPECT_NE(r.first[0].actual, r.first[0].expected);
+  // the bound buffer kept its virtual id: the lane's value is the id it held before the call
+  EXPECT_NE(r.minimal_case.find("(before=[" + std::to_string(r.first[0].actual) + "])"), std::string::npos)
+      << r.minimal_case;
 }
 
 TEST(HarnessRoutes, StaleTailWriterIsCaughtOutsideTheLiveIds) {
