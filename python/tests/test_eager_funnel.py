@@ -66,8 +66,8 @@ def test_b02_is_caught_shrunk_and_named(tmp_path):
     assert kvaddr.check("eager_funnel", K.eager_funnel_b02, cases=80, seed=1, params={"page_size": 2}).ok
 
 
-def test_unclamped_entry_is_caught_with_its_lane():
-    rep = kvaddr.check("eager_funnel", K.eager_funnel_unclamped, cases=100, seed=1)
+def test_unclamped_entry_is_caught_with_its_lane(tmp_path):
+    rep = kvaddr.check("eager_funnel", K.eager_funnel_unclamped, cases=100, seed=1, replay_dir=tmp_path)
     f = rep.failure
     assert f.kind == "mismatch" and f.behaves_like == [] and f.differing == 1
     t = f.case.inputs["page_table"]
@@ -76,6 +76,13 @@ def test_unclamped_entry_is_caught_with_its_lane():
     assert int(f.case.inputs["v2p"][p]) == -1  # a tombstone
     lane = f.first[0]
     assert (lane.output, lane.index, lane.expected, lane.actual) == ("out", (0, 0), 0, -f.case.scalars["multiplier"])
+    # the replay directory: the host replay sees the recorded lane differ, assert_replay re-runs the kernels
+    call = kvaddr.replay(f.replay_dir)["calls"][0]
+    assert call["route"] == "eager_funnel" and call["status"] == "differs"
+    assert call["diffs"][0]["index"] == [0, 0] and call["diffs"][0]["recorded"] == lane.actual
+    with pytest.raises(AssertionError, match=r"out\[0, 0\]: expected 0, got "):
+        kvaddr.assert_replay(K.eager_funnel_unclamped, f.replay_dir)
+    kvaddr.assert_replay(K.eager_funnel, f.replay_dir)
 
 
 def test_a_kernel_assuming_contiguous_rows_is_caught():
