@@ -199,3 +199,17 @@ def test_check_case_reports_a_rejected_layout_without_calling_the_kernel():
     res = kvaddr.check_case(lambda **kw: calls.append(kw), case)
     assert res.kind == "rejected" and calls == []
     assert res.detail.startswith("InvalidArgument: out = size ") and "partially overlaps loc" in res.detail
+
+
+@pytest.mark.parametrize("route", C.ROUTES)
+def test_graph_capture_cases_are_inside_the_contract(route):
+    # graph mode captures on a case without overflow rows / entries and without a rejected layout
+    from kvaddr import graph
+
+    variant = "era_b_unclamped" if route == "flashmla_block_table" else "production"
+    for seed in range(25):
+        r = graph._capture_recipe(route, seed, 1 << 14, None)
+        r["alias"], r["overlap"] = False, 0
+        if "lens" in r:
+            r["lens"] = r["lens"] // 2
+        reference(C.build(route, r), variant)  # raises if the contract rejects it
