@@ -115,7 +115,11 @@ def _table_cuts(route, r):
     ps = r["page_size"]
     need = int(max(r["width"], int(((r["lens"] + r.get("seq_len_delta", 0) + ps - 1) // ps).max()) if len(rows) else 1))
     start = 0 if r.get("kv_start_idx") is None or not len(rows) else int(np.max(r["kv_start_idx"]))
-    for cols in (need * ps + start, r["width"] * ps + start):  # every column read; the columns up to max_pages
+    # every column a length names (what a kernel without the column bound reads too); for decode_metadata,
+    # whose every variant bounds the columns by max_seq_pages, the columns up to max_seq_pages (the long
+    # rows of the cu_seqlens_k cases name far more)
+    cuts = [need * ps + start] + ([r["width"] * ps] if route == "decode_metadata" else [])
+    for cols in cuts:
         if 0 < cols < r2t.shape[1]:
             yield _with(r, req_to_token=r2t[:, :cols])
 
