@@ -50,4 +50,34 @@ TEST(HarnessGpu, ReadTablePassesInDeviceMemory) {
   EXPECT_TRUE(r.ok) << r.to_text();
 }
 
+TEST(HarnessGpu, TableRoutesPassInDeviceMemory) {
+  KVADDR_REQUIRE_GPU();
+  const harness::Options o{.cases = 150, .seed = 4, .memory = harness::Memory::device};
+  auto r = harness::check_canonical_page_table(
+      [](const CanonicalPageTableArgs& a) { gpu::launch_canonical_page_table(a, nullptr); }, o);
+  EXPECT_TRUE(r.ok) << r.to_text();
+  r = harness::check_flashmla_block_table(
+      [](const FlashmlaBlockTableArgs& a) { gpu::launch_flashmla_block_table(a, nullptr); }, o);
+  EXPECT_TRUE(r.ok) << r.to_text();
+  r = harness::check_decode_metadata([](const DecodeMetadataArgs& a) { gpu::launch_decode_metadata(a, nullptr); }, o);
+  EXPECT_TRUE(r.ok) << r.to_text();
+  r = harness::check_kv_indices_inplace(
+      [](const KvIndicesInplaceArgs& a) { gpu::launch_kv_indices_inplace(a, nullptr); }, o);
+  EXPECT_TRUE(r.ok) << r.to_text();
+}
+
+TEST(HarnessGpu, ForcedBatchRowsAreNamedOnTheDevice) {
+  KVADDR_REQUIRE_GPU();
+  const auto r = harness::check_decode_metadata(
+      [](const DecodeMetadataArgs& a) {
+        DecodeMetadataArgs b = a;
+        b.variant = Variant::e10_batch_index_rows;
+        gpu::launch_decode_metadata(b, nullptr);
+      },
+      {.cases = 100, .seed = 7, .memory = harness::Memory::device});
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(std::find(r.behaves_like.begin(), r.behaves_like.end(), "e10_batch_index_rows"), r.behaves_like.end())
+      << r.to_text();
+}
+
 }  // namespace

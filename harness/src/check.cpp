@@ -1,5 +1,5 @@
 // The C++ harness (check.hpp): seeded cases, guarded output buffers, comparison with the host route,
-// greedy shrinking, variant naming. Mirrors python/kvaddr/harness.py for three routes.
+// greedy shrinking, variant naming. Mirrors python/kvaddr/harness.py for seven routes.
 #include "kvaddr/harness/check.hpp"
 
 #include <algorithm>
@@ -70,32 +70,56 @@ I64s draw_v2p(Rng& rng, int64_t pages, int64_t add = 0, int64_t mod = 0) {
   return phys;
 }
 
-// ---- a case: named int64 arrays, req_to_token, scalars, one output buffer ---------------------
+// ---- a case: named int64 / int32 arrays, req_to_token, scalars, one or more output buffers ------
+struct Output {
+  std::string name;
+  bool i32 = false;
+  int64_t rows = 1, stride = 0, width = 0;  // stride 0: a 1-D buffer of `width` lanes; else [rows, stride]
+  int64_t salt = 0;                         // sentinel offset of this buffer's lanes
+  I64s before;
+  int64_t lanes() const { return stride > 0 ? rows * stride : width; }
+  void refill() {  // the sentinel prefill for the current shape
+    before.resize(static_cast<std::size_t>(lanes()));
+    for (std::size_t i = 0; i < before.size(); ++i) before[i] = sentinel(salt + static_cast<int64_t>(i));
+  }
+};
+
 struct Case {
   std::map<std::string, I64s> arr;
+  std::map<std::string, std::vector<int32_t>> arr32;
   std::vector<int32_t> r2t;
   int64_t r2t_rows = 0, r2t_cols = 0;
   std::map<std::string, int64_t> s;
-  int64_t out_rows = 1, out_stride = 0, width = 0;  // width: visible columns (1-D: the length)
-  I64s out_before;
+  std::vector<Output> outs;
 };
+
+Output make_output(std::string name, bool i32, int64_t rows, int64_t stride, int64_t width, int64_t salt = 0) {
+  Output o{std::move(name), i32, rows, stride, width, salt, {}};
+  o.refill();
+  return o;
+}
 
 int64_t at(const Case& c, const char* k) { return c.s.at(k); }
 const I64s& a(const Case& c, const char* k) { return c.arr.at(k); }
+int64_t size_of(const Case& c, const char* k) { return static_cast<int64_t>(c.arr.at(k).size()); }
+
+using Bufs = std::vector<I64s>;  // one buffer per output, without guards
 
 struct RouteOps {
   Route route;
-  bool out32;
   Case (*draw)(Rng&, int64_t);
-  void (*reference)(const Case&, Variant, int64_t* out);  // the buffer's lanes (no guards); may throw
+  void (*reference)(const Case&, Variant, Bufs& outs);  // outs start as the befores; may throw
   std::vector<Case> (*shrinks)(const Case&);
 };
 
-// Presented arrays: arena copies of every input and the guarded output.
+// Presented arrays: arena copies of every input and the guarded outputs.
 struct Presented {
   std::map<std::string, const int64_t*> arr;
+  std::map<std::string, const int32_t*> arr32;
   const int32_t* r2t = nullptr;
-  void* out_flat = nullptr;  // guard | buffer | guard
+  std::vector<void*> out_flat;  // guard | buffer | guard, per output
+  template <class T>
+  T* out(std::size_t k) const { return static_cast<T*>(out_flat[k]) + kGuard; }
 };
 
 template <class T>
@@ -105,10 +129,10 @@ T* upload(detail::Arena& m, const std::vector<T>& v) {
   return p;
 }
 
-I64s guarded_before(const Case& c) {
+I64s guarded(const I64s& buf) {
   I64s flat(static_cast<std::size_t>(kGuard), 0);
   for (int64_t i = 0; i < kGuard; ++i) flat[static_cast<std::size_t>(i)] = sentinel(40000 + i);
-  flat.insert(flat.end(), c.out_before.begin(), c.out_before.end());
+  flat.insert(flat.end(), buf.begin(), buf.end());
   for (int64_t i = 0; i < kGuard; ++i) flat.push_back(sentinel(50000 + i));
   return flat;
 }
@@ -118,45 +142,51 @@ std::vector<T> narrow(const I64s& v) {
   return std::vector<T>(v.begin(), v.end());
 }
 
-Presented present(detail::Arena& m, const Case& c, bool out32) {
+Presented present(detail::Arena& m, const Case& c) {
   Presented p;
   for (const auto& [k, v] : c.arr) p.arr[k] = upload(m, v);
+  for (const auto& [k, v] : c.arr32) p.arr32[k] = upload(m, v);
   if (!c.r2t.empty()) p.r2t = upload(m, c.r2t);
-  const I64s flat = guarded_before(c);
-  p.out_flat = out32 ? static_cast<void*>(upload(m, narrow<int32_t>(flat))) : static_cast<void*>(upload(m, flat));
+  for (const Output& o : c.outs) {
+    const I64s flat = guarded(o.before);
+    p.out_flat.push_back(o.i32 ? static_cast<void*>(upload(m, narrow<int32_t>(flat)))
+                               : static_cast<void*>(upload(m, flat)));
+  }
   return p;
 }
 
-I64s download(detail::Arena& m, const Presented& p, std::size_t n, bool out32) {
-  if (out32) {
+I64s download(detail::Arena& m, const void* flat, std::size_t n, bool i32) {
+  if (i32) {
     std::vector<int32_t> v(n);
-    m.get(v.data(), p.out_flat, n * sizeof(int32_t));
+    m.get(v.data(), flat, n * sizeof(int32_t));
     return I64s(v.begin(), v.end());
   }
   I64s v(n);
-  m.get(v.data(), p.out_flat, n * sizeof(int64_t));
+  m.get(v.data(), flat, n * sizeof(int64_t));
   return v;
 }
 
-// The expected flat buffer under `v` (throws kvaddr::Error if the contract rejects the case).
-I64s expected(const RouteOps& ops, const Case& c, Variant v) {
-  I64s flat = guarded_before(c);
-  ops.reference(c, v, flat.data() + kGuard);  // int32 outputs: the route narrows inside reference
-  return flat;
+// The expected guarded buffers under `v` (throws kvaddr::Error if the contract rejects the case).
+Bufs expected(const RouteOps& ops, const Case& c, Variant v) {
+  Bufs bufs;
+  for (const Output& o : c.outs) bufs.push_back(o.before);
+  ops.reference(c, v, bufs);
+  for (auto& b : bufs) b = guarded(b);
+  return bufs;
 }
 
 struct Outcome {
   std::string kind;  // empty: equal
   std::string detail;
-  I64s actual;
+  Bufs actual;
   std::vector<Lane> first;
   int64_t differing = 0;
 };
 
 template <class Call>
-Outcome run_case(const RouteOps& ops, const Case& c, const I64s& exp, detail::Arena& m, const Call& call) {
+Outcome run_case(const Case& c, const Bufs& exp, detail::Arena& m, const Call& call) {
   Outcome o;
-  const Presented p = present(m, c, ops.out32);
+  const Presented p = present(m, c);
   try {
     call(c, p);
     m.sync();
@@ -165,56 +195,76 @@ Outcome run_case(const RouteOps& ops, const Case& c, const I64s& exp, detail::Ar
     o.detail = e.what();
     return o;
   }
-  o.actual = download(m, p, exp.size(), ops.out32);
-  const auto n = static_cast<int64_t>(c.out_before.size());
   bool outside = false;
-  for (int64_t k = 0; k < static_cast<int64_t>(exp.size()); ++k) {
-    const auto ku = static_cast<std::size_t>(k);
-    if (exp[ku] == o.actual[ku]) continue;
-    ++o.differing;
-    Lane lane{"out", "out", 0, k - kGuard, exp[ku], o.actual[ku]};
-    if (k < kGuard) {
-      lane.region = "guard_before";
-    } else if (k >= kGuard + n) {
-      lane.region = "guard_after";
-      lane.col = k - kGuard - n;
-    } else if (c.out_stride > 0) {
-      lane.row = (k - kGuard) / c.out_stride;
-      lane.col = (k - kGuard) % c.out_stride;
-      if (lane.col >= c.width) lane.region = "past_width";
+  for (std::size_t j = 0; j < c.outs.size(); ++j) {
+    const Output& out = c.outs[j];
+    o.actual.push_back(download(m, p.out_flat[j], exp[j].size(), out.i32));
+    const I64s& got = o.actual.back();
+    const int64_t n = out.lanes();
+    for (int64_t k = 0; k < static_cast<int64_t>(exp[j].size()); ++k) {
+      const auto ku = static_cast<std::size_t>(k);
+      if (exp[j][ku] == got[ku]) continue;
+      ++o.differing;
+      Lane lane{out.name, "out", 0, k - kGuard, exp[j][ku], got[ku]};
+      if (k < kGuard) {
+        lane.region = "guard_before";
+      } else if (k >= kGuard + n) {
+        lane.region = "guard_after";
+        lane.col = k - kGuard - n;
+      } else if (out.stride > 0) {
+        lane.matrix = true;
+        lane.row = (k - kGuard) / out.stride;
+        lane.col = (k - kGuard) % out.stride;
+        if (lane.col >= out.width) lane.region = "past_width";
+      }
+      outside = outside || lane.region != "out";
+      if (o.first.size() < 8) o.first.push_back(lane);
     }
-    outside = outside || lane.region != "out";
-    if (o.first.size() < 8) o.first.push_back(lane);
   }
   if (o.differing > 0) o.kind = outside ? "out_of_bounds" : "mismatch";
   return o;
 }
 
-// The case with its 2-D output grown by the whole rows of the after-guard, and the kernel's lanes over
+// The case with every 2-D output grown by the whole rows of its after-guard, and the kernel's lanes over
 // that span: a variant that writes past the buffer (B10 / E01 spills) is reproduced there.
-bool grown(const Case& c, const I64s& actual, Case& g, I64s& g_actual) {
-  if (c.out_stride <= 0 || kGuard / c.out_stride == 0) return false;
-  const int64_t extra = kGuard / c.out_stride;
+bool grown(const Case& c, const Bufs& actual, Case& g, Bufs& g_actual) {
+  bool any = false;
   g = c;
-  g.out_rows += extra;
-  for (int64_t i = 0; i < extra * c.out_stride; ++i) g.out_before.push_back(sentinel(50000 + i));
-  const auto n = static_cast<std::ptrdiff_t>(g.out_before.size());
-  g_actual = guarded_before(g);
-  std::copy(actual.begin() + kGuard, actual.begin() + kGuard + n, g_actual.begin() + kGuard);
+  g_actual.clear();
+  for (std::size_t j = 0; j < c.outs.size(); ++j) {
+    Output& o = g.outs[j];
+    if (o.stride > 0 && kGuard / o.stride > 0) {
+      const int64_t extra = kGuard / o.stride;
+      o.rows += extra;
+      for (int64_t i = 0; i < extra * o.stride; ++i) o.before.push_back(sentinel(50000 + i));
+      any = true;
+    }
+    const auto n = static_cast<std::ptrdiff_t>(o.before.size());
+    I64s ga = guarded(o.before);
+    std::copy(actual[j].begin() + kGuard, actual[j].begin() + kGuard + n, ga.begin() + kGuard);
+    g_actual.push_back(std::move(ga));
+  }
+  return any;
+}
+
+bool buffers_equal(const Case& c, const Bufs& x, const Bufs& y) {
+  for (std::size_t j = 0; j < c.outs.size(); ++j) {
+    const auto n = static_cast<std::ptrdiff_t>(c.outs[j].before.size());
+    if (!std::equal(x[j].begin() + kGuard, x[j].begin() + kGuard + n, y[j].begin() + kGuard)) return false;
+  }
   return true;
 }
 
-std::vector<std::string> name_variants(const RouteOps& ops, const Case& c, const I64s& actual, Variant claimed) {
+std::vector<std::string> name_variants(const RouteOps& ops, const Case& c, const Bufs& actual, Variant claimed) {
   std::vector<std::string> names;
-  const I64s claimed_out = expected(ops, c, claimed);
-  const auto n = static_cast<std::ptrdiff_t>(c.out_before.size());
-  const bool in_buffer_right =
-      std::equal(claimed_out.begin() + kGuard, claimed_out.begin() + kGuard + n, actual.begin() + kGuard);
+  const bool in_buffer_right = buffers_equal(c, expected(ops, c, claimed), actual);
   Case g;
-  I64s g_actual;
+  Bufs g_actual;
   const bool has_grown = grown(c, actual, g, g_actual);
   if (in_buffer_right && !has_grown) return names;
-  for (Variant v : kAllVariants) {
+  std::vector<Variant> all(std::begin(kAllVariants), std::end(kAllVariants));
+  all.insert(all.end(), std::begin(kEdgeVariants), std::end(kEdgeVariants));
+  for (Variant v : all) {
     if (v == claimed || !route_accepts(ops.route, v)) continue;
     try {
       if (!in_buffer_right && expected(ops, c, v) == actual) {
@@ -231,22 +281,35 @@ std::vector<std::string> name_variants(const RouteOps& ops, const Case& c, const
   return names;
 }
 
+template <class T>
+void list(std::ostringstream& os, const std::string& k, const std::vector<T>& v) {
+  os << k << "=";
+  if (v.size() <= 16) {
+    os << "[";
+    for (std::size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+    os << "], ";
+  } else {
+    os << "<" << v.size() << " values>, ";
+  }
+}
+
 std::string describe(const Case& c) {
   std::ostringstream os;
   for (const auto& [k, v] : c.s) os << k << "=" << v << ", ";
-  for (const auto& [k, v] : c.arr) {
-    os << k << "=";
-    if (v.size() <= 16) {
-      os << "[";
-      for (std::size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
-      os << "], ";
-    } else {
-      os << "<" << v.size() << " values>, ";
-    }
-  }
+  for (const auto& [k, v] : c.arr) list(os, k, v);
+  for (const auto& [k, v] : c.arr32) list(os, k, v);
   if (!c.r2t.empty()) os << "req_to_token [" << c.r2t_rows << ", " << c.r2t_cols << "], ";
-  os << "out " << c.out_before.size() << " lanes";
-  if (c.out_stride > 0) os << " [" << c.out_rows << ", " << c.out_stride << "] (visible width " << c.width << ")";
+  for (std::size_t j = 0; j < c.outs.size(); ++j) {
+    const Output& o = c.outs[j];
+    os << (j ? ", " : "") << o.name << " " << o.before.size() << " lanes";
+    const bool holds_input = std::any_of(o.before.begin(), o.before.end(), [](int64_t x) { return x > kSentinelBase; });
+    if (holds_input && o.before.size() <= 16) {  // an in-place buffer: its contents before the call
+      std::ostringstream b;
+      list(b, "before", o.before);
+      os << " (" << b.str().substr(0, b.str().size() - 2) << ")";
+    }
+    if (o.stride > 0) os << " [" << o.rows << ", " << o.stride << "] (visible width " << o.width << ")";
+  }
   return os.str();
 }
 
@@ -258,17 +321,17 @@ Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
   for (int64_t i = 0; i < opt.cases; ++i) {
     Rng rng(opt.seed, static_cast<std::uint64_t>(i));
     Case c = ops.draw(rng, opt.max_lanes);
-    I64s exp;
+    Bufs exp;
     try {
       exp = expected(ops, c, opt.variant);
     } catch (const Error&) {
       ++r.rejected;
       continue;
     }
-    Outcome o = run_case(ops, c, exp, *mem, call);
+    Outcome o = run_case(c, exp, *mem, call);
     ++r.cases;
     if (o.kind.empty()) {
-      r.lanes += static_cast<int64_t>(exp.size());
+      for (const auto& b : exp) r.lanes += static_cast<int64_t>(b.size());
       continue;
     }
     r.ok = false;
@@ -277,7 +340,7 @@ Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
     const bool output_kind = kind == "mismatch" || kind == "out_of_bounds";
     const std::vector<std::string> names0 = output_kind ? name_variants(ops, c, o.actual, opt.variant)
                                                         : std::vector<std::string>{};
-    auto keeps_a_name = [&](const Case& cand, const I64s& actual) {
+    auto keeps_a_name = [&](const Case& cand, const Bufs& actual) {
       if (names0.empty()) return true;  // keep the catalogue name the original case had
       for (const std::string& n : name_variants(ops, cand, actual, opt.variant))
         if (std::find(names0.begin(), names0.end(), n) != names0.end()) return true;
@@ -286,13 +349,13 @@ Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
     for (int64_t step = 0; opt.shrink && step < 2000; ++step) {
       bool moved = false;
       for (Case& cand : ops.shrinks(c)) {
-        I64s e;
+        Bufs e;
         try {
           e = expected(ops, cand, opt.variant);
         } catch (const Error&) {
           continue;
         }
-        Outcome oc = run_case(ops, cand, e, *mem, call);
+        Outcome oc = run_case(cand, e, *mem, call);
         if (oc.kind == kind && (!output_kind || keeps_a_name(cand, oc.actual))) {
           c = std::move(cand);
           o = std::move(oc);
@@ -332,15 +395,20 @@ void cut_batch(const Case& c, std::initializer_list<const char*> keys, std::vect
   }
 }
 
-// Candidates that lower one element of `key` (to 0, half, x mod step, x - step), for short arrays.
+// Candidates that lower one element of `key` (to 0, half, x mod step, x - 2^k, x - step, x - 1), for short arrays.
 void lower_values(const Case& c, const char* key, int64_t step, std::vector<Case>& out) {
   const I64s& v = c.arr.at(key);
   if (v.size() > 16) return;
   for (std::size_t i = 0; i < v.size(); ++i) {
-    for (int64_t smaller : {int64_t{0}, v[i] / 2, v[i] % step, v[i] - step, v[i] - 1}) {
-      if (!(smaller >= 0 && smaller < v[i]) && !(v[i] < 0 && smaller == 0)) continue;
+    std::vector<int64_t> smaller{0, v[i] / 2, v[i] % step};
+    for (int k = 62; k >= 1; --k)  // halving steps: a bisection toward the smallest failing value
+      if (v[i] > (int64_t{1} << k)) smaller.push_back(v[i] - (int64_t{1} << k));
+    smaller.push_back(v[i] - step);
+    smaller.push_back(v[i] - 1);
+    for (int64_t x : smaller) {
+      if (!(x >= 0 && x < v[i]) && !(v[i] < 0 && x == 0)) continue;
       Case d = c;
-      d.arr.at(key)[i] = smaller;
+      d.arr.at(key)[i] = x;
       out.push_back(std::move(d));
     }
   }

@@ -55,7 +55,11 @@ class Case:
     outputs: dict  # name -> ndarray: the whole buffer before the call
     widths: dict = dataclasses.field(default_factory=dict)  # 2-D output -> visible columns (row stride > width)
     strided: tuple = ()  # inputs presented as every other element of a twice-as-long buffer
-    alias: tuple = ()  # (output, input): the kernel gets the output buffer as that input too
+    # (output, input[, offset]): the kernel gets the elements [offset, offset + input.size) of the output buffer
+    # as that input (offset 0 and the same size: out == input; offset 0 and a longer output: out starts at the
+    # input and is wider; offset > 0: a partial overlap, which validation rejects). The output's before-buffer
+    # holds the input's values there.
+    alias: tuple = ()
 
     def sizes(self):
         """Summary sizes used in reports: rows, lanes, pages, largest id."""
@@ -122,8 +126,10 @@ TOKEN_ROUTES = {
     "transfer_ids": ("ids", "v2p", None, (), np.int64),
     "mamba_translate": ("slots", "v2p", None, (), np.int32),
 }
+# Routes with an int32 output whose int32_wrap variant stores the low 32 bits where production raises Overflow.
+WRAP_ROUTES = ("canonical_page_table", "read_table", "flashmla_block_table", "decode_metadata")
 TABLE_ROUTES = ("canonical_page_table", "read_table", "full_prefill_table", "flashmla_block_table", "decode_metadata")
-ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc", "kv_indices_inplace")
+ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc", "kv_indices_inplace", "eager_funnel")
 # Upstream kernel names accepted by kvaddr.check for the route they implement.
 ALIASES = {
     "translate_v2p": "token_translate",
@@ -154,7 +160,11 @@ def draw_token_recipe(route, rng, lanes, params):
         r["ids"] = np.where(r["ids"] < 0, r["ids"], r["ids"] * r["dcp_size"])  # ids arrive widened
     r["rank2"] = route == "token_translate" and n % 2 == 0 and rng.random() < 0.2
     r["strided"] = bool(rng.random() < 0.25)
-    r["alias"] = route in ("token_translate",) and not r["strided"] and rng.random() < 0.15
+    # out == ids (admitted) in about 1 case of 6, out overlapping ids at an offset (rejected) in 1 of 10
+    aliasable = route != "mamba_translate" and not r["strided"]
+    u = rng.random()
+    r["alias"] = aliasable and u < 0.18
+    r["overlap"] = int(rng.integers(1, n + 1)) if aliasable and n > 1 and 0.18 <= u < 0.28 else 0
     return r
 
 
@@ -168,13 +178,19 @@ def build_token(route, r):
         scalars[mult_name] = r["multiplier"]
     for k in extra:
         scalars[k] = r[k]
+    k = int(r.get("overlap", 0))
+    alias = ()
     if r.get("alias"):
         out = ids.astype(out_dtype).copy()
+        alias = ("out", ids_name)
+    elif k and out_dtype == np.int64 and ids.ndim == 1 and 0 < k < ids.size:
+        out = sentinel(ids.size + k, out_dtype)  # ids = out[k:k + n]: a partial overlap
+        out[k:] = ids
+        alias = ("out", ids_name, k)
     else:
         out = sentinel(ids.size, out_dtype).reshape(ids.shape)
     return Case(route, scalars, {ids_name: ids, v2p_name: np.asarray(r["v2p"], dtype=np.int64)}, {"out": out},
-                strided=(ids_name,) if r.get("strided") and ids.ndim == 1 else (),
-                alias=("out", ids_name) if r.get("alias") else ())
+                strided=(ids_name,) if r.get("strided") and ids.ndim == 1 else (), alias=alias)
 
 
 # ---- write_loc ---------------------------------------------------------------------------------
@@ -189,23 +205,38 @@ def draw_write_loc_recipe(rng, lanes, params):
     loc = rng.integers(0, (num_pages + 1) * ps * dcp, size=n, dtype=np.int64)
     loc[rng.random(n) < 0.1] = 0  # padded rows write the sink
     tail = 0 if rng.random() < 0.5 else int(rng.integers(1, 64))
+    strided = bool(rng.random() < 0.25)
+    u = rng.random()
+    # out starting at loc (same size or wider: admitted) in 1 case of 6; loc inside out at an offset (rejected)
+    # in 1 of 10
+    alias = not strided and u < 0.17
+    overlap = int(rng.integers(1, n + 1)) if not strided and n > 1 and 0.17 <= u < 0.27 else 0
     return {"page_size": ps, "multiplier": m, "dcp_size": dcp, "dcp_rank": rank, "v2p": v2p, "loc": loc,
-            "tail": tail, "strided": bool(rng.random() < 0.25)}
+            "tail": tail, "strided": strided, "alias": alias, "overlap": overlap}
 
 
 def build_write_loc(r):
     loc = np.ascontiguousarray(r["loc"], dtype=np.int64)
-    width = loc.size + r["tail"]
+    k = int(r.get("overlap", 0)) if 0 < int(r.get("overlap", 0)) < loc.size else 0
+    width = loc.size + r["tail"] + k
     scalars = {k: r[k] for k in ("page_size", "multiplier", "dcp_size", "dcp_rank")}
-    return Case("write_loc", scalars, {"loc": loc, "v2p": np.asarray(r["v2p"], dtype=np.int64)},
-                {"out": sentinel(width, np.int64)}, strided=("loc",) if r.get("strided") else ())
+    out = sentinel(width, np.int64)
+    alias = ()
+    if r.get("alias") or k:
+        out[k:k + loc.size] = loc
+        alias = ("out", "loc", k) if k else ("out", "loc")
+    return Case("write_loc", scalars, {"loc": loc, "v2p": np.asarray(r["v2p"], dtype=np.int64)}, {"out": out},
+                strided=("loc",) if r.get("strided") else (), alias=alias)
 
 
 # ---- kv_indices_inplace ------------------------------------------------------------------------
 def draw_kv_indices_recipe(rng, lanes, params):
     ps = _pick(params, "page_size", int(rng.choice(ODD_PAGE_SIZES)))
     m = _pick(params, "multiplier", int(rng.choice(MULTIPLIERS)))
-    b = int(rng.choice([_size(rng, 8), _size(rng, max(1, min(300, lanes // 8)))]))
+    b_max = max(1, min(300, lanes // 8))
+    b = int(rng.choice([_size(rng, 8), _size(rng, b_max)]))
+    if rng.random() < 0.2:
+        b = min(b_max, int(rng.integers(129, 300)))  # more than one block of rows
     lens = rng.integers(0, max(2, lanes // max(b, 1)) + 1, size=b, dtype=np.int64)
     n = int(lens.sum())
     num_pages = max(1, int(rng.integers(1, max(2, n // max(ps, 1) + 2))))
@@ -229,6 +260,47 @@ def build_kv_indices(r):
     scalars = {"page_size": r["page_size"], "multiplier": r["multiplier"], "batch_size": int(lens.size)}
     return Case("kv_indices_inplace", scalars, {"kv_indptr": indptr, "v2p": np.asarray(r["v2p"], np.int64)},
                 {"kv_indices": before})
+
+
+# ---- eager_funnel -------------------------------------------------------------------------------
+def draw_eager_recipe(rng, lanes, params):
+    """§4.6: a [bs, max_pages] table of page-start tokens (padding -1, a few tokens inside a page), funnelled
+    to v2p[p] * M. Page size 1 (the default configuration, where B02 crashed) is drawn in about 1 case of 4."""
+    ps = _pick(params, "page_size", 1 if rng.random() < 0.25 else int(rng.choice(ODD_PAGE_SIZES)))
+    m = _pick(params, "multiplier", int(rng.choice(MULTIPLIERS)))
+    b_max = max(1, min(1024, lanes // 4))
+    rows = int(rng.choice([_size(rng, min(b_max, 8)), _size(rng, b_max), min(b_max, int(rng.integers(129, 300)))]))
+    cols = max(1, _size(rng, max(1, min(600, lanes // rows))))
+    num_pages = max(1, int(rng.integers(1, max(2, rows * cols + 2))))
+    v2p = draw_v2p(rng, num_pages, big=rng.random() < 0.15, scale=ps * m)
+    table = rng.integers(0, num_pages + 1, size=(rows, cols), dtype=np.int64) * ps
+    inside = rng.random(table.shape) < 0.05
+    table[inside] += rng.integers(0, ps, size=int(inside.sum()), dtype=np.int64)
+    table[rng.random(table.shape) < float(rng.choice([0.0, 0.05, 0.3]))] = -1
+    u = rng.random()
+    alias = bool(u < 0.2)
+    overlap = bool(0.2 <= u < 0.25)  # out one row before page_table in the same buffer (rejected)
+    return {"page_size": ps, "multiplier": m, "v2p": v2p, "page_table": table, "alias": alias, "overlap": overlap,
+            "pad": 0 if alias or overlap else int(rng.choice([0, 0, 1, 5])),
+            "strided": bool(not alias and not overlap and rng.random() < 0.25)}
+
+
+def build_eager(r):
+    table = np.ascontiguousarray(r["page_table"], dtype=np.int64)
+    rows, cols = table.shape
+    alias = ()
+    if r.get("alias"):  # funnel(page_table, out=page_table): the buffer holds the tokens before the call
+        out, widths, alias = table.copy(), {}, ("out", "page_table")
+    elif r.get("overlap"):  # page_table = rows [1, rows] of out: a partial overlap
+        out, widths = sentinel((rows + 1) * cols, np.int64).reshape(rows + 1, cols), {}
+        out[1:] = table
+        alias = ("out", "page_table", cols)
+    else:
+        out = sentinel(rows * (cols + r["pad"]), np.int64).reshape(rows, cols + r["pad"])
+        widths = {"out": cols} if r["pad"] else {}
+    return Case("eager_funnel", {"page_size": r["page_size"], "multiplier": r["multiplier"]},
+                {"page_table": table, "v2p": np.asarray(r["v2p"], dtype=np.int64)}, {"out": out}, widths,
+                strided=("page_table",) if r.get("strided") else (), alias=alias)
 
 
 # ---- table routes ------------------------------------------------------------------------------
@@ -261,15 +333,27 @@ def draw_table_recipe(route, rng, lanes, params):
     cols = max(cols, 1)
     num_pages = int(rng.integers(1, max(2, min(num_rows * (cols // ps + 1), 1 << 22))))
     v2p = draw_v2p(rng, num_pages)
-    if route in ("canonical_page_table", "read_table", "full_prefill_table", "decode_metadata", "flashmla_block_table"):
-        # int32 table entries: keep v2p[p] * M inside int32.
-        v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // m), v2p)
+    # int32 table entries: keep v2p[p] * M inside int32, except in about 1 case of 10 of the routes with an
+    # int32_wrap variant, where a third of the live pages get entries v2p[p] * M >= 2^31 (production rejects
+    # the store as Overflow; kvaddr.check runs them as overflow cases, docs/harness.md).
+    v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // m), v2p)
     r2t = page_major_rows(rng, num_rows, cols, ps, num_pages, float(rng.choice([0.0, 0.01, 0.05])))
     rows = rng.permutation(num_rows)[:b].astype(np.int64) if rng.random() < 0.8 else np.arange(b, dtype=np.int64)
+    strided = bool(rng.random() < 0.25)
+    # The edges below are drawn last, so that the draws above stay those of the same (seed, index).
+    r2t_strided = bool(rng.random() < 0.2)
+    if route in WRAP_ROUTES and _pick(params, "big_entries", rng.random() < 0.1):
+        hit = (v2p[:-1] >= 0) & (rng.random(num_pages) < 0.33)
+        v2p[:-1][hit] = (2**31 + m - 1) // m + rng.integers(0, 1 << 16, size=int(hit.sum()))
+    # decode_metadata, about 1 case in 12: two to four rows of length near 2^31 (each fits int32, the prefix
+    # sums cu_seqlens_k do not); their columns stay bounded by max_seq_pages, all inside req_to_token.
+    if route == "decode_metadata" and b >= 2 and _pick(params, "long_rows", rng.random() < 0.08):
+        k = int(rng.integers(2, min(b, 4) + 1))
+        lens[rng.permutation(b)[:k]] = rng.integers(2**30, 2**31 - 1 - delta, size=k)
     return {"page_size": ps, "multiplier": m, "v2p": v2p, "req_to_token": r2t, "rows": rows,
             "lens": lens, "width": width, "pad": int(rng.choice([0, 0, 1, 5])), "extra_rows": int(rng.integers(0, 3)),
             "seq_len_delta": delta, "zero_tail": bool(_pick(params, "zero_tail", rng.random() < 0.3)),
-            "kv_start_idx": start, "strided": bool(rng.random() < 0.25)}
+            "kv_start_idx": start, "strided": strided, "r2t_strided": r2t_strided}
 
 
 def build_table(route, r):
@@ -281,7 +365,7 @@ def build_table(route, r):
     r2t = np.ascontiguousarray(r["req_to_token"], dtype=np.int32)
     v2p = np.asarray(r["v2p"], dtype=np.int64)
     ps, m = r["page_size"], r["multiplier"]
-    strided = ("req_pool_indices",) if r.get("strided") else ()
+    strided = (("req_pool_indices",) if r.get("strided") else ()) + (("req_to_token",) if r.get("r2t_strided") else ())
     if route == "flashmla_block_table":
         inputs = {"req_to_token": r2t, "req_pool_indices": rows, "page_kernel_lens": lens, "v2p": v2p,
                   "kv_start_idx": None if r["kv_start_idx"] is None else np.asarray(r["kv_start_idx"], np.int64)}
@@ -310,6 +394,8 @@ def draw_recipe(route, rng, lanes, params=None):
         return draw_kv_indices_recipe(rng, lanes, params)
     if route in TABLE_ROUTES:
         return draw_table_recipe(route, rng, lanes, params)
+    if route == "eager_funnel":
+        return draw_eager_recipe(rng, lanes, params)
     raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
 
 
@@ -320,6 +406,8 @@ def build(route, recipe):
         return build_write_loc(recipe)
     if route == "kv_indices_inplace":
         return build_kv_indices(recipe)
+    if route == "eager_funnel":
+        return build_eager(recipe)
     return build_table(route, recipe)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from .cases import GUARDED_TABLES, TOKEN_ROUTES, guarded_table
+from .cases import GUARDED_TABLES, TOKEN_ROUTES, WRAP_ROUTES, guarded_table
 
 # Renames from the replay-manifest names to the upstream kernel's argument names.
 _KERNEL_NAMES = {
@@ -55,9 +55,15 @@ _SIGNATURES = {
     "flashmla_block_table": ("kernel(req_to_token, req_pool_indices, page_kernel_lens, v2p, kv_start_idx, page_size, "
                              "multiplier, kv_indices)"),
     "kv_indices_inplace": "kernel(kv_indices, kv_indptr, batch_size, v2p, page_size, multiplier)",
+    "eager_funnel": "kernel(page_table, v2p, page_size, multiplier, out)",
     "decode_metadata": ("kernel(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, "
                         "seq_len_delta, multiplier, cache_seqlens, cu_seqlens_k, page_table)"),
 }
+
+
+# Variants whose catalogue effect is a crash: the host route raises where the bug crashed, so a kernel that
+# raises on exactly those cases is named by them (B02: the rank-2 table reached a 1-D-only index_select at ps = 1).
+CRASH_VARIANTS = {"eager_funnel": ("b02_rank2_index_select",)}
 
 
 def reference(case, variant="production", table_guards=False):
@@ -73,6 +79,8 @@ def reference(case, variant="production", table_guards=False):
     for k in GUARDED_TABLES if table_guards else ():
         if k in kw and kw[k].ndim == 1:
             kw[k] = guarded_table(kw[k])[1]
+    if case.alias:  # the input as the very elements of the output buffer the kernel gets (alias_view)
+        kw[case.alias[1]] = alias_view(outs[case.alias[0]], case)
     kw.update(case.scalars)
     if route != "mamba_translate":
         kw["variant"] = variant
@@ -86,10 +94,30 @@ def reference(case, variant="production", table_guards=False):
     return outs
 
 
+def alias_view(out, case):
+    """The aliased input of `case` as a view of its output buffer `out` (any array family with reshape and
+    slicing): `out` itself for out == input, else the elements [offset, offset + size) of the flat buffer."""
+    src = case.inputs[case.alias[1]]
+    off = int(case.alias[2]) if len(case.alias) > 2 else 0
+    if off == 0 and tuple(out.shape) == tuple(src.shape):
+        return out
+    return out.reshape(-1)[off:off + src.size].reshape(src.shape)
+
+
+def wrap_variant(route, claimed):
+    """The claimed variant with int32_wrap added (int32 stores keep their low 32 bits), or None where the
+    route has no int32_wrap."""
+    if route not in WRAP_ROUTES:
+        return None
+    if claimed == "production":
+        return "int32_wrap"
+    return claimed if "int32_wrap" in claimed.split("+") else claimed + "+int32_wrap"
+
+
 def output_dtypes(route):
     if route in TOKEN_ROUTES:
         return {"out": np.dtype(TOKEN_ROUTES[route][4])}
-    if route == "write_loc":
+    if route in ("write_loc", "eager_funnel"):
         return {"out": np.dtype(np.int64)}
     if route in ("flashmla_block_table", "kv_indices_inplace"):
         return {"kv_indices": np.dtype(np.int32)}

@@ -22,7 +22,10 @@ from . import _core
 from . import cases as C
 from . import races
 from .arrays import family, host_copy
-from .conventions import kernel_kwargs, output_dtypes, reference
+from .conventions import CRASH_VARIANTS, alias_view, kernel_kwargs, output_dtypes, reference
+from .overflow import check_mode as check_overflow_mode
+from .overflow import describe as overflow_line
+from .overflow import note_rejected, overflow_case
 from .shrink import shrink_recipe
 
 FAILURE_KINDS = ("mismatch", "out_of_bounds", "raised", "bad_return", "timeout", "input_modified")
@@ -85,6 +88,8 @@ class Report:
     seconds: float = 0.0
     kernel_seconds: float = 0.0
     failure: Failure | None = None
+    rejections: dict = dataclasses.field(default_factory=dict)  # reason (error class and argument) -> cases
+    overflow: dict = dataclasses.field(default_factory=dict)  # cases past an int32 precondition (kvaddr.overflow)
 
     @property
     def ok(self):
@@ -103,6 +108,8 @@ class Report:
         """The report as plain JSON-able values (lanes as strings)."""
         d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "shard", "cases",
                                              "rejected", "lanes", "seconds", "kernel_seconds", "ok")}
+        d["rejections"] = dict(self.rejections)
+        d["overflow"] = dict(self.overflow)
         f = self.failure
         if f is not None:
             d["failure"] = {"kind": f.kind, "case_index": f.case_index, "detail": f.detail, "differing": f.differing,
@@ -114,8 +121,15 @@ class Report:
     def __str__(self):
         head = (f"kvaddr.check {self.route} (variant {self.variant}, seed {self.seed}, {self.device}/{self.array}"
                 f"{', graph' if self.graph else ''}): ")
+        extra = []
+        if self.rejections:
+            extra.append(f"  {self.rejected} drawn cases the claimed contract rejects: "
+                         + ", ".join(f"{k} {v}" for k, v in sorted(self.rejections.items())))
+        if self.overflow.get("cases"):
+            extra.append(overflow_line(self))
         if self.ok:
-            return head + f"OK: {self.cases} cases, {self.lanes} lanes checked in {self.seconds:.2f} s"
+            return "\n".join([head + f"OK: {self.cases} cases, {self.lanes} lanes checked in {self.seconds:.2f} s"]
+                             + extra)
         f = self.failure
         lines = [head + f"FAILED at case {f.case_index}: {f.kind}" + (f" ({f.detail})" if f.detail else "")]
         lines.append(f"  minimal case after {f.shrink_steps} shrink steps: {describe(f.case)}")
@@ -129,7 +143,7 @@ class Report:
         if f.replay_dir:
             lines.append(f"  replay: {f.replay_dir}  (kvaddr replay {f.replay_dir})")
             lines.append("  pytest:\n" + "\n".join("    " + s for s in f.snippet.splitlines()))
-        return "\n".join(lines)
+        return "\n".join(lines + extra)
 
 
 def describe(case):
@@ -147,7 +161,8 @@ def describe(case):
     if case.strided:
         parts.append("strided " + ",".join(case.strided))
     if case.alias:
-        parts.append(f"{case.alias[0]} aliases {case.alias[1]}")
+        at = f" at element {case.alias[2]}" if len(case.alias) > 2 and case.alias[2] else ""
+        parts.append(f"{case.alias[0]} aliases {case.alias[1]}{at}")
     return ", ".join(parts)
 
 
@@ -172,10 +187,10 @@ class Presented:
             if arr is None:
                 self.ins[name] = None
             elif case.alias and case.alias[1] == name:
-                self.ins[name] = self.outs[case.alias[0]]
+                self.ins[name] = alias_view(self.outs[case.alias[0]], case)
             elif name in case.strided:
                 self.in_backing[name] = fam.put(self._spread(arr))
-                self.ins[name] = self.in_backing[name][::2]
+                self.ins[name] = strided_view(self.in_backing[name], arr)
             elif name in C.GUARDED_TABLES and arr.ndim == 1:
                 self.in_backing[name] = fam.put(C.guarded_table(arr)[0])
                 self.ins[name] = self.in_backing[name][C.TABLE_GUARD:C.TABLE_GUARD + arr.size]
@@ -192,9 +207,7 @@ class Presented:
 
     @staticmethod
     def _spread(arr):
-        b = np.full(arr.size * 2, -7777, dtype=arr.dtype)
-        b[::2] = arr.ravel()
-        return b
+        return spread(arr)
 
     def load(self, case):
         """Write `case` (same shapes) into the same device buffers (graph mode)."""
@@ -211,6 +224,27 @@ class Presented:
 
     def kwargs(self):
         return kernel_kwargs(self.case, self.ins, self.outs)
+
+
+def spread(arr):
+    """The backing of a strided input: a 1-D array as every other element of a twice-as-long buffer, a 2-D
+    one as the first columns of rows STRIDE_PAD elements wider (a row stride larger than the width); the
+    other lanes hold -7777."""
+    if arr.ndim == 2:
+        b = np.full((arr.shape[0], arr.shape[1] + STRIDE_PAD), -7777, dtype=arr.dtype)
+        b[:, :arr.shape[1]] = arr
+        return b
+    b = np.full(arr.size * 2, -7777, dtype=arr.dtype)
+    b[::2] = arr.ravel()
+    return b
+
+
+STRIDE_PAD = 3
+
+
+def strided_view(backing, arr):
+    """The view of `backing` (spread(arr), in any array family) that holds `arr`."""
+    return backing[:, :arr.shape[1]] if arr.ndim == 2 else backing[::2]
 
 
 def _lanes_differing(name, case, exp, got):
@@ -308,7 +342,7 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
             continue
         got = fam.get(p.in_backing[name])
         if name in case.strided:
-            got = got[::2]
+            got = strided_view(got, arr)
         elif name in C.GUARDED_TABLES and arr.ndim == 1:
             arr = C.guarded_table(arr)[0]  # the table and the guard pages around it
         if not np.array_equal(got.reshape(arr.shape), arr):
@@ -385,11 +419,12 @@ def check_shard(shard):
 
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
           lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0,
-          replay_dir=None, graph=False, name=None, shard=(0, 1)):
+          replay_dir=None, graph=False, name=None, shard=(0, 1), overflow="observe"):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel). shard=(i, n) runs only the case indices k in range(cases) with k % n == i (the
     union of the n shards is the unsharded campaign; docs/scaling.md)."""
     shard = check_shard(shard)
+    check_overflow_mode(overflow)
     route = C.ALIASES.get(route, route)
     if route not in C.ROUTES:
         raise ValueError(f"route = {route!r}: the harness supports {', '.join(C.ROUTES)}")
@@ -407,17 +442,19 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
                                   case_timeout, t_start)
     else:
         failing = _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
-                                   lanes_budget, case_timeout, t_start, shard)
+                                   lanes_budget, case_timeout, t_start, shard, overflow)
     rep.seconds = time.perf_counter() - t_start
     if failing is not None:
-        index, recipe, result = failing
+        index, recipe, result = failing[:3]
+        if len(failing) > 3:  # an overflow case under overflow="wrap": explained against the wrap variant
+            variant = failing[3]
         rep.failure = _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_seconds, replay_dir,
                                case_timeout, name, seed, graph)
     return rep
 
 
 def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
-                     case_timeout, t0, shard=(0, 1)):
+                     case_timeout, t0, shard=(0, 1), overflow="observe"):
     first = True
     for i in range(shard[0], int(cases), shard[1]):
         if time_budget is not None and not first and time.perf_counter() - t0 > time_budget:
@@ -429,8 +466,13 @@ def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lane
         case = C.build(route, recipe)
         try:
             expected = reference(case, variant)
-        except _core.Error:
-            rep.rejected += 1
+        except _core.Overflow as e:
+            failed = overflow_case(rep, fam, kernel, i, recipe, case, variant, e, case_timeout, overflow)
+            if failed is not None:
+                return failed
+            continue
+        except _core.Error as e:
+            note_rejected(rep, e)
             continue
         res = run_case(fam, kernel, case, expected, case_timeout=case_timeout)
         rep.cases += 1
@@ -476,6 +518,8 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
 
 def _names(case, result, variant):
     """The variants reproducing a wrong in-buffer output (none for guard-only or non-output failures)."""
+    if result.kind == "raised":
+        return crash_variants(case, variant)
     if result.kind not in ("mismatch", "out_of_bounds"):
         return []
     claimed = reference(case, variant)
@@ -483,6 +527,20 @@ def _names(case, result, variant):
     if in_buffer_right and result.kind == "mismatch":
         return []
     return behaves_like(case, result.actual, variant, result, plain=not in_buffer_right)
+
+
+def crash_variants(case, claimed):
+    """The catalogue variants whose documented effect is a crash (conventions.CRASH_VARIANTS) and whose host
+    route raises on `case`, where the claimed variant's does not: a raising kernel behaves like them."""
+    names = []
+    for v in CRASH_VARIANTS.get(case.route, ()):
+        if v == claimed:
+            continue
+        try:
+            reference(case, v)
+        except _core.Error:
+            names.append(v)
+    return names
 
 
 def pytest_snippet(out_dir, route, seed, index, graph=False):
@@ -510,6 +568,11 @@ def assert_check(route, kernel, **kw):
 
 
 def check_case(kernel, case, *, device="cpu", array=None, variant="production", case_timeout=None):
-    """Run `kernel` on one given Case (e.g. loaded from a replay directory) and compare; returns a CaseResult."""
+    """Run `kernel` on one given Case (e.g. loaded from a replay directory) and compare; returns a CaseResult
+    (kind "rejected", with the reason in detail and the kernel not called, when the contract rejects the case)."""
     fam = family(device, array)
-    return run_case(fam, kernel, case, reference(case, variant), case_timeout=case_timeout)
+    try:
+        expected = reference(case, variant)
+    except _core.Error as e:  # outside the contract under `variant`: not run
+        return CaseResult("rejected", f"{type(e).__name__}: {e}")
+    return run_case(fam, kernel, case, expected, case_timeout=case_timeout)

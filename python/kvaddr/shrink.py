@@ -12,7 +12,8 @@ import numpy as np
 
 from .cases import TOKEN_ROUTES
 
-_FLAGS = {"strided": False, "alias": False, "rank2": False, "pad": 0, "extra_rows": 0, "tail": 0,
+_FLAGS = {"strided": False, "r2t_strided": False, "alias": False, "overlap": 0, "rank2": False, "pad": 0,
+          "extra_rows": 0, "tail": 0,
           "seq_len_delta": 0, "kv_start_idx": None, "zero_tail": False}
 
 
@@ -23,6 +24,8 @@ def _batch_fields(route, r):
         return ["loc"]
     if route == "kv_indices_inplace":
         return ["lens"]
+    if route == "eager_funnel":
+        return ["page_table"]
     f = ["rows", "lens"]
     if r.get("kv_start_idx") is not None:
         f.append("kv_start_idx")
@@ -70,16 +73,19 @@ def candidates(route, r):
     if "multiplier" in r and r["multiplier"] != 1:
         yield _with(r, multiplier=1)
     yield from _table_cuts(route, r)
+    yield from _funnel_cuts(route, r)
     c = _compact_pages(route, r)
     if c is not None:
         yield c
     yield from _v2p_cuts(r)
-    if n <= 16:  # smallest values
+    if n <= 16 and route != "eager_funnel":  # smallest values
         for f in fields + (["ids"] if route == "kv_indices_inplace" and len(r["ids"]) <= 16 else []):
             arr = r[f]
             for i in range(len(arr)):
                 x, ps = int(arr[i]), int(r["page_size"])
-                for smaller in (0, x // 2, x % ps, x % ps + ps, x - ps, x - 1):
+                # then x lowered by halving steps (a bisection toward the smallest failing value)
+                steps = [x - (1 << k) for k in range(min(x.bit_length(), 62) - 1, 0, -1)]
+                for smaller in [0, x // 2, x % ps, x % ps + ps] + steps + [x - ps, x - 1]:
                     if 0 <= smaller < int(arr[i]) or (int(arr[i]) < 0 and smaller == 0):
                         c = arr.copy()
                         c[i] = smaller
@@ -109,9 +115,33 @@ def _table_cuts(route, r):
     ps = r["page_size"]
     need = int(max(r["width"], int(((r["lens"] + r.get("seq_len_delta", 0) + ps - 1) // ps).max()) if len(rows) else 1))
     start = 0 if r.get("kv_start_idx") is None or not len(rows) else int(np.max(r["kv_start_idx"]))
-    cols = need * ps + start
-    if 0 < cols < r2t.shape[1]:
-        yield _with(r, req_to_token=r2t[:, :cols])
+    # every column a length names (what a kernel without the column bound reads too); for decode_metadata,
+    # whose every variant bounds the columns by max_seq_pages, the columns up to max_seq_pages (the long
+    # rows of the cu_seqlens_k cases name far more)
+    cuts = [need * ps + start] + ([r["width"] * ps] if route == "decode_metadata" else [])
+    for cols in cuts:
+        if 0 < cols < r2t.shape[1]:
+            yield _with(r, req_to_token=r2t[:, :cols])
+
+
+def _funnel_cuts(route, r):
+    """eager_funnel: fewer columns, then smaller tokens (page starts of lower pages, -1 to 0)."""
+    if route != "eager_funnel":
+        return
+    t = r["page_table"]
+    for k in (t.shape[1] // 2, t.shape[1] - 1):
+        if 0 < k < t.shape[1]:
+            yield _with(r, page_table=t[:, :k])
+            yield _with(r, page_table=t[:, t.shape[1] - k:])
+    if t.size <= 16:
+        ps = int(r["page_size"])
+        for i in range(t.size):
+            x = int(t.flat[i])
+            for smaller in (0, (x // 2) - (x // 2) % ps, x - x % ps, x - ps):
+                if 0 <= smaller < x or (x < 0 and smaller == 0):
+                    c = t.copy()
+                    c.flat[i] = smaller
+                    yield _with(r, page_table=c)
 
 
 def _renumber(tokens, ps, used):
@@ -127,6 +157,8 @@ def _compact_pages(route, r):
     dcp = r.get("dcp_size", 1) if route in ("write_loc", "dcp_read_translate") else 1
     if "req_to_token" in r:
         toks = r["req_to_token"].astype(np.int64)
+    elif route == "eager_funnel":
+        toks = r["page_table"]
     elif route == "kv_indices_inplace":
         return None
     else:
@@ -139,6 +171,8 @@ def _compact_pages(route, r):
     new_v2p = np.concatenate([v2p[used], v2p[-1:]])
     if "req_to_token" in r:
         return _with(r, v2p=new_v2p, req_to_token=_renumber(toks, ps, used).astype(np.int32))
+    if route == "eager_funnel":
+        return _with(r, v2p=new_v2p, page_table=_renumber(toks, ps, used))
     key = "loc" if route == "write_loc" else "ids"
     vals = r[key]
     moved = _renumber(toks, ps, used)

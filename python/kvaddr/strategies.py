@@ -14,7 +14,9 @@ case's contents (kvaddr.check's own shrinker does that: use it to explain a fail
 """
 from hypothesis import strategies as st
 
+from . import _core
 from . import cases as C
+from .conventions import reference
 
 
 def seeds():
@@ -29,6 +31,19 @@ def recipes(route, lanes=512, params=None):
     return seeds().map(lambda si: C.draw_recipe(route, C.rng_for(*si), lanes, params))
 
 
-def cases(route, lanes=512, params=None):
-    """kvaddr.cases.Case objects for `route` (arrays under their manifest names, outputs' before buffers)."""
-    return recipes(route, lanes, params).map(lambda r: C.build(route, r))
+def cases(route, lanes=512, params=None, variant="production", admitted=True):
+    """kvaddr.cases.Case objects for `route` (arrays under their manifest names, outputs' before buffers).
+
+    With `admitted` (the default) only cases the route's contract admits under `variant` are drawn (the
+    generators also draw rejected aliasing layouts and overflow cases, for which check_case returns kind
+    "rejected"); admitted=False draws them all."""
+    s = recipes(route, lanes, params).map(lambda r: C.build(route, r))
+    return s.filter(lambda c: _admits(c, variant)) if admitted else s
+
+
+def _admits(case, variant):
+    try:
+        reference(case, variant)
+    except _core.Error:
+        return False
+    return True

@@ -9,6 +9,11 @@ def _entry(v2p, page, mult, clamp=True):
     return np.maximum(e, 0) if clamp else e
 
 
+def i32(x):
+    """An int32 store of x as a GPU kernel makes it: the low 32 bits, two's complement."""
+    return (int(x) + 2**31) % 2**32 - 2**31
+
+
 def load(v2p, i):
     """v2p[i] read like a kernel's pointer load: an index outside the view reads the parent array
     the view was sliced from (IndexError outside the parent), never numpy's wrap-around."""
@@ -83,7 +88,7 @@ def canonical_page_table(req_to_token, req_pool_indices, seq_lens, v2p, page_siz
         for c in range(n):
             tok = int(req_to_token[req_pool_indices[b], c * page_size])
             page = (0 if tok < 0 else tok // page_size) if guard else int(np.trunc(tok / page_size))
-            out[b, c] = max(load(v2p, page) * multiplier, 0)
+            out[b, c] = i32(max(load(v2p, page) * multiplier, 0))
 
 
 def canonical_no_guard(**kw):
@@ -101,11 +106,11 @@ def read_table(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multipl
             tok = int(req_to_token[req_pool_indices[b], c * page_size])
             page = 0 if tok < 0 else tok // page_size
             if c < out.shape[1]:
-                out[b, c] = max(int(v2p[page]) * multiplier, 0)
+                out[b, c] = i32(max(int(v2p[page]) * multiplier, 0))
             else:  # a flat store past the row: the next row (or past the buffer)
                 flat_row = b + c // out.shape[1]
                 if flat_row < rows:
-                    out[flat_row, c % out.shape[1]] = max(int(v2p[page]) * multiplier, 0)
+                    out[flat_row, c % out.shape[1]] = i32(max(int(v2p[page]) * multiplier, 0))
         if zero_tail:
             out[b, min(n, max_pages):max_pages] = 0
     if zero_tail:
@@ -127,7 +132,7 @@ def flashmla_block_table(req_to_token, req_pool_indices, page_kernel_lens, v2p, 
         for i in range(min(n, kv_indices.shape[1])):
             tok = int(req_to_token[req_pool_indices[b], start + i * page_size])
             page = 0 if tok < 0 else tok // page_size
-            kv_indices[b, i] = _entry(v2p, page, multiplier, clamp)
+            kv_indices[b, i] = i32(_entry(v2p, page, multiplier, clamp))
 
 
 def flashmla_floor_pages(**kw):
@@ -148,7 +153,7 @@ def decode_metadata(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages
         for c in range(live):
             tok = int(req_to_token[row, c * page_size])
             page = (0 if tok < 0 else tok >> shift) if guard else tok >> shift
-            page_table[b, c] = _entry(v2p, page, multiplier, clamp)
+            page_table[b, c] = i32(_entry(v2p, page, multiplier, clamp))
 
 
 def decode_metadata_as_written(**kw):
@@ -216,7 +221,7 @@ def read_table_flat_spill(req_to_token, req_pool_indices, seq_lens, v2p, page_si
             tok = int(req_to_token[req_pool_indices[b], c * page_size])
             k = off + b * rs + c
             if k < flat.size:
-                flat[k] = max(int(v2p[0 if tok < 0 else tok // page_size]) * multiplier, 0)
+                flat[k] = i32(max(int(v2p[0 if tok < 0 else tok // page_size]) * multiplier, 0))
 
 
 def kv_indices_inplace(kv_indices, kv_indptr, batch_size, v2p, page_size, multiplier, *, rebind=False):
@@ -233,3 +238,45 @@ def kv_indices_inplace(kv_indices, kv_indptr, batch_size, v2p, page_size, multip
 
 def kv_indices_rebind(**kw):
     kv_indices_inplace(**kw, rebind=True)
+
+
+# ---- eager_funnel ------------------------------------------------------------------------------
+def _translate_flat(t, v2p, page_size, multiplier):
+    page = np.where(t < 0, 0, t // page_size)
+    return np.where(t < 0, 0, np.maximum(v2p[page] * page_size * multiplier + t % page_size, 0))
+
+
+def eager_funnel(page_table, v2p, page_size, multiplier, out):
+    """§4.6: flatten, token-translate (clamped), reshape, divide by ps."""
+    t = np.asarray(page_table).astype(np.int64)
+    d = _translate_flat(t.reshape(-1), v2p, page_size, multiplier).reshape(t.shape)
+    out[...] = d // page_size
+
+
+def eager_funnel_fresh(page_table, v2p, page_size, multiplier, out):
+    """The same, returning a fresh tensor (eager paths may) instead of writing out."""
+    t = np.asarray(page_table).astype(np.int64)
+    return _translate_flat(t.reshape(-1), v2p, page_size, multiplier).reshape(t.shape) // page_size
+
+
+def _index_select(v2p, index):
+    if index.ndim != 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    return v2p[index]
+
+
+def eager_funnel_b02(page_table, v2p, page_size, multiplier, out):
+    """B02: the rank-2 table passed straight in; the ps = 1 path gathers with a 1-D-only index_select."""
+    t = np.asarray(page_table).astype(np.int64)
+    if page_size == 1:
+        d = np.where(t < 0, 0, np.maximum(_index_select(v2p, np.where(t < 0, 0, t)) * multiplier, 0))
+    else:
+        d = _translate_flat(t.reshape(-1), v2p, page_size, multiplier).reshape(t.shape)
+    out[...] = d // page_size
+
+
+def eager_funnel_unclamped(page_table, v2p, page_size, multiplier, out):
+    """v2p[p] * M without the clamp: a tombstone gives -M (the flashmla Era-B entry, wrong here)."""
+    t = np.asarray(page_table).astype(np.int64)
+    page = np.where(t < 0, 0, t // page_size)
+    out[...] = np.where(t < 0, 0, v2p[page] * multiplier)

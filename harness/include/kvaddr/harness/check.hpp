@@ -34,12 +34,13 @@ struct Options {
 };
 
 struct Lane {
-  std::string output;
+  std::string output;  // the output buffer's name (out, kv_indices, cache_seqlens, cu_seqlens_k, page_table)
   std::string region;  // "out", "past_width", "guard_before", "guard_after"
   std::int64_t row = 0;
   std::int64_t col = 0;  // the element index for 1-D outputs (guards: offset from the buffer's edge)
   std::int64_t expected = 0;
   std::int64_t actual = 0;
+  bool matrix = false;  // a lane of a 2-D output (row, col); else col alone is the index
 };
 
 struct Report {
@@ -62,9 +63,23 @@ struct Report {
 using TokenTranslateKernel = std::function<void(const TokenTranslateArgs<std::int64_t>&)>;
 using ReadTableKernel = std::function<void(const ReadTableArgs&)>;
 using WriteLocKernel = std::function<void(const WriteLocArgs&)>;
+using CanonicalPageTableKernel = std::function<void(const CanonicalPageTableArgs&)>;
+using FlashmlaBlockTableKernel = std::function<void(const FlashmlaBlockTableArgs&)>;
+using DecodeMetadataKernel = std::function<void(const DecodeMetadataArgs&)>;
+using KvIndicesInplaceKernel = std::function<void(const KvIndicesInplaceArgs&)>;
 
 Report check_token_translate(const TokenTranslateKernel& kernel, const Options& options = {});
 Report check_read_table(const ReadTableKernel& kernel, const Options& options = {});
 Report check_write_loc(const WriteLocKernel& kernel, const Options& options = {});
+// out [rows >= B, stride >= max_pages] (out.cols = max_pages, out.row_stride may be larger).
+Report check_canonical_page_table(const CanonicalPageTableKernel& kernel, const Options& options = {});
+// kv_indices [B, stride >= W] (kv_indices.cols = W covers every row's pages); kv_start_idx in some cases.
+Report check_flashmla_block_table(const FlashmlaBlockTableKernel& kernel, const Options& options = {});
+// The fa3 fused decode metadata with the Era-B v2p remap: outputs cache_seqlens [B], cu_seqlens_k [B + 1]
+// and page_table [B, stride >= max_seq_pages]; page_size a power of two.
+Report check_decode_metadata(const DecodeMetadataKernel& kernel, const Options& options = {});
+// kv_indices holds the virtual ids [0, kv_indptr[batch_size]) and a stale tail that must stay untouched;
+// kv_indptr may be longer than batch_size + 1 (padded graph rows); src is absent (in place).
+Report check_kv_indices_inplace(const KvIndicesInplaceKernel& kernel, const Options& options = {});
 
 }  // namespace kvaddr::harness

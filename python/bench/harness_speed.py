@@ -1,0 +1,86 @@
+"""Checked lanes per second of kvaddr.check's own work (generation + reference + comparison), the kernel
+excluded, per route on the CPU path (numpy arrays, host routes as the reference).
+
+    PYTHONPATH=build/python/package python3 python/bench/harness_speed.py [--lanes 1048576] [--seconds 5]
+        [--routes token_translate,read_table] [--seed 1] [--json]
+
+The kernel under test is an oracle that runs kvaddr's own host route on contiguous copies of its arguments
+and writes the result into the presented views; its time is the report's kernel_seconds and is excluded.
+Cases past an int32 precondition are skipped (overflow="skip"). Prints one row per route: cases, checked
+lanes, harness seconds, lanes/s.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import numpy as np
+
+import kvaddr
+from kvaddr import _core
+from kvaddr.conventions import output_dtypes
+
+# the host binding's name for an output whose kernel argument is named differently
+_OUT_PARAM = {"flashmla_block_table": {"kv_indices": "out"}}
+
+
+def oracle(route, variant):
+    fn = getattr(_core, route)
+    outs = tuple(output_dtypes(route))
+
+    def kernel(**kw):
+        if route == "token_translate":
+            kw["ids"] = kw.pop("virt")
+            kw["multiplier"] = kw.pop("page_stride") // kw["page_size"]
+        if route == "write_loc":
+            kw["multiplier"] = kw.pop("stride") // kw["page_size"]
+            kw.pop("out_width")
+        views = {k: kw.pop(k) for k in outs}
+        args = {k: np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        tmp = {k: np.array(v, copy=True, order="C") for k, v in views.items()}
+        if route != "mamba_translate":
+            args["variant"] = variant
+        fn(**args, **{_OUT_PARAM.get(route, {}).get(k, k): v for k, v in tmp.items()})
+        for k, v in views.items():
+            v[...] = tmp[k]
+
+    return kernel
+
+
+def measure(route, lanes, seconds, seed):
+    variant = "era_b_unclamped" if route == "flashmla_block_table" else "production"
+    t0 = time.perf_counter()
+    rep = kvaddr.check(route, oracle(route, variant), cases=10**9, seed=seed, lanes=lanes, time_budget=seconds,
+                       variant=variant, overflow="skip")
+    wall = time.perf_counter() - t0
+    if not rep.ok:
+        raise SystemExit(f"{route}: the oracle failed (a harness bug):\n{rep}")
+    harness_s = rep.seconds - rep.kernel_seconds
+    return {"route": route, "cases": rep.cases, "lanes": rep.lanes, "harness_seconds": round(harness_s, 3),
+            "kernel_seconds": round(rep.kernel_seconds, 3), "wall_seconds": round(wall, 3),
+            "lanes_per_second": rep.lanes / harness_s if harness_s > 0 else float("inf")}
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--lanes", type=int, default=1 << 20, help="kvaddr.check lanes (upper bound of a case's size)")
+    p.add_argument("--seconds", type=float, default=5.0, help="time budget per route")
+    p.add_argument("--routes", default=",".join(kvaddr.HARNESS_ROUTES))
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--json", action="store_true")
+    a = p.parse_args(argv)
+    rows = [measure(r, a.lanes, a.seconds, a.seed) for r in a.routes.split(",") if r]
+    if a.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(f"lanes = {a.lanes}, {a.seconds} s per route, seed {a.seed} (harness time: kernel excluded)")
+    print(f"{'route':22} {'cases':>7} {'checked lanes':>14} {'harness s':>10} {'lanes/s':>10}")
+    for r in rows:
+        print(f"{r['route']:22} {r['cases']:>7} {r['lanes']:>14,} {r['harness_seconds']:>10.2f} "
+              f"{r['lanes_per_second']:>10.2e}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""python3 -m kvaddr check: the harness from the command line, on the numpy subjects of np_kernels.py."""
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def run(*args):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", ""), str(HERE)])
+    return subprocess.run([sys.executable, "-m", "kvaddr", *args], capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_a_correct_kernel_passes():
+    p = run("check", "--route", "token_translate", "np_kernels:translate_v2p", "--cases", "30", "--seed", "1")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("kvaddr.check token_translate (variant production, seed 1, cpu/numpy): OK: ")
+    assert " cases, " in p.stdout and p.stderr == ""
+
+
+def test_a_planted_kernel_fails_with_the_report(tmp_path):
+    p = run("check", "--route", "translate_v2p", f"{HERE / 'np_kernels.py'}:translate_v2p_doc_formula",
+            "--cases", "50", "--seed", "1", "--replay-dir", str(tmp_path))
+    assert p.returncode == 1, p.stderr
+    assert "FAILED at case 0: mismatch" in p.stdout and "behaves like b17_doc_formula" in p.stdout
+    assert (tmp_path / "token_translate-seed1-case0" / "manifest.json").is_file()
+
+
+def test_json_report():
+    p = run("check", "--route", "eager_funnel", "np_kernels:eager_funnel_b02", "--cases", "40", "--seed", "1", "--json")
+    assert p.returncode == 1
+    d = json.loads(p.stdout)
+    assert d["route"] == "eager_funnel" and d["ok"] is False
+    assert d["failure"]["kind"] == "raised" and d["failure"]["behaves_like"] == ["b02_rank2_index_select"]
+
+
+def test_usage_errors():
+    p = run("check", "--route", "nope", "np_kernels:translate_v2p")
+    assert p.returncode == 2 and "route = 'nope'" in p.stderr
+    p = run("check", "--route", "token_translate", "no_such_module:f")
+    assert p.returncode == 2 and "cannot import no_such_module" in p.stderr
+    p = run("check", "--route", "token_translate", "np_kernels:missing")
+    assert p.returncode == 2 and "has no attribute missing" in p.stderr
+    p = run("check", "--route", "token_translate", "np_kernels")
+    assert p.returncode == 2 and "expected MODULE:FUNC" in p.stderr
+    p = run("check", "--route", "token_translate", "np_kernels:translate_v2p", "--overflow", "sometimes")
+    assert p.returncode == 2 and "overflow = 'sometimes'" in p.stderr
+    p = run("check", "np_kernels:translate_v2p")  # --route is required: argparse's own usage error
+    assert p.returncode == 2 and "--route" in p.stderr
