@@ -329,14 +329,22 @@ inline void plant_grid_spill(Ctx& c) {
     c.variant = with_column_block(Variant::grid_spill, static_cast<i32>(gen::column_block(c.edge)));
   if (c.forced && has(*c.forced, Behaviour::grid_spill) && c.forced->size() == 1) c.variant = *c.forced;
 }
-// Wide entries (P * M >= 2^31) in 12% of the production cases; 60% of those (when planting is
-// allowed) run int32_wrap, the others must raise Overflow on the host (expect_overflow).
+// Wide entries (P * M >= 2^31) in 12% of the unforced production cases; 60% of those (when
+// planting is allowed) run int32_wrap, the others must raise Overflow on the host (expect_overflow).
 struct Wide {
   bool on = false;
   bool expect_overflow = false;
 };
+// A forced int32_wrap (a kill run) takes wide entries in half of its cases.
 inline Wide draw_wide(Ctx& c) {
   Wide w;
+  if (c.forced && *c.forced == Variant::int32_wrap) {
+    if (!c.edge_on(0.5)) return w;
+    c.variant = Variant::int32_wrap;
+    c.mark("wide_entries_wrap");
+    w.on = true;
+    return w;
+  }
   if (c.variant != Variant::production || c.forced || !c.edge_on(0.12)) return w;
   w.on = true;
   if (c.may_plant() && c.edge.chance(0.6)) {

@@ -145,10 +145,7 @@ void case_token(Ctx& c, bool swa) {
   }
   c.res.lanes += n;
   for (i64 i = 0; i < n && !c.res.mismatch; ++i) {
-    c.model_lane("out", i, static_cast<i64>(host_out[sz(i)]), [&] {
-      const i64 d = model_id(ids[sz(i)]);
-      return i32out ? static_cast<i64>(static_cast<i32>(d)) : d;
-    });
+    c.model_lane("out", i, static_cast<i64>(host_out[sz(i)]), [&] { return model_id(ids[sz(i)]); });
   }
 }
 

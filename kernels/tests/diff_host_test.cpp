@@ -16,6 +16,7 @@
 #include "kvaddr/kernels/diff.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/routes.hpp"
+#include "kvaddr/translate/validate.hpp"
 
 namespace {
 
@@ -124,6 +125,31 @@ TEST(DiffHost, EdgeClassesOffDrawNone) {
   const std::set<std::string> structural = {"non_pow2_ps", "odd_ps", "values_past_2^31", "alias_admitted"};
   for (const auto& k : r.per_kernel)
     for (const auto& [cls, n] : k.edge_classes) EXPECT_TRUE(structural.count(cls)) << cls << " drawn with edge classes off";
+}
+
+// The edge behaviours of the upstream kernels, forced (the bug zoo's kill runs): the generator
+// reaches the cases where they differ from production, and the host route running them disagrees
+// with the model (or raises), never merely with itself.
+TEST(DiffHost, ForcedEdgeVariantsAreKilled) {
+  const std::pair<Variant, Route> cells[] = {
+      {Variant::grid_spill, Route::canonical_page_table},    {Variant::grid_spill, Route::read_table},
+      {with_column_block(Variant::grid_spill, 4), Route::read_table},
+      {Variant::int32_wrap, Route::canonical_page_table},    {Variant::int32_wrap, Route::read_table},
+      {Variant::int32_wrap, Route::flashmla_block_table},    {Variant::int32_wrap, Route::decode_metadata},
+      {Variant::int32_wrap, Route::token_translate},
+  };
+  for (const auto& [v, route] : cells) {
+    gpu::DiffOptions o = host_options(1, 200);
+    o.max_case_lanes = 4096;
+    o.force_variant = v;
+    o.force_route = route;
+    const auto r = gpu::run_differential(o);
+    ASSERT_TRUE(r.first_mismatch.has_value()) << to_string(v) << " on " << to_string(route) << " survived";
+    EXPECT_EQ(r.first_mismatch->against, "model") << gpu::to_text(r);
+    std::printf("%s (G %d) on %s: killed in case %lld by %s\n", std::string(to_string(v)).c_str(), v.column_block,
+                std::string(to_string(route)).c_str(), static_cast<long long>(r.first_mismatch->case_index),
+                std::string(gpu::to_string(r.first_mismatch->kernel)).c_str());
+  }
 }
 
 // cu_seqlens_k of decode_metadata: the production route raises Overflow naming it when the int32
