@@ -15,8 +15,8 @@ install(TARGETS ${KVADDR_EXPORTED} EXPORT kvaddrTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS kvaddr RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(dir model translate draw replay kernels)
-  if(EXISTS ${PROJECT_SOURCE_DIR}/${dir}/include AND (dir STREQUAL "model" OR dir STREQUAL "translate"
+foreach(dir model translate gen draw replay kernels)
+  if(EXISTS ${PROJECT_SOURCE_DIR}/${dir}/include AND (dir STREQUAL "model" OR dir STREQUAL "translate" OR dir STREQUAL "gen"
                                                       OR dir STREQUAL "draw" OR TARGET kvaddr_${dir}))
     install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   endif()

@@ -155,6 +155,8 @@ void register_extra_subcommands(CLI::App& app) {
                      "Run every case with this bug variant (a kill = disagreement with the model)");
   s.diff->add_option("--force-route", s.diff_force_route, "Restrict the cases to the kernels of this route");
   s.diff->add_flag("--host-only", s.diff_options.host_only, "Generator, host route and model only (no GPU)");
+  s.diff->add_flag_callback("--no-edge-classes", [&s] { s.diff_options.edge_classes = false; },
+                            "Draw no edge classes (docs/generators.md): the cases as before they existed");
   s.diff->add_option("--svg", s.diff_svg, "Write a picture of the first mismatch into this folder");
   shard_option(s.diff, s.diff_shard);
   s.diff->add_flag("--devices", s.diff_devices, "Every GPU of the host: one worker per device, cases round-robin");

@@ -103,6 +103,12 @@ json merge_diff(const std::vector<const json*>& docs, const std::vector<std::str
       if (!k.is_object()) k = {{"cases", 0}, {"lanes", 0}};
       k["cases"] = k["cases"].get<std::int64_t>() + count.value("cases", std::int64_t{0});
       k["lanes"] = k["lanes"].get<std::int64_t>() + count.value("lanes", std::int64_t{0});
+      if (count.contains("edge_classes") && count["edge_classes"].is_object()) {  // cases per edge class
+        auto& e = k["edge_classes"];
+        if (!e.is_object()) e = json::object();
+        for (const auto& [cls, n] : count["edge_classes"].items())
+          if (n.is_number_integer()) e[cls] = e.value(cls, std::int64_t{0}) + n.get<std::int64_t>();
+      }
     }
   }
   out["per_kernel"] = per_kernel;

@@ -1,7 +1,8 @@
 #pragma once
-// Private: RapidCheck generators of kvaddr inputs. Every generator shrinks toward the smallest
-// readable case: page size 1, multiplier 1, one or two pages, empty or single-request batches,
-// identity row assignment, no padding, zero stale value.
+// Private: RapidCheck generators of kvaddr inputs, built on the shared builders of kvaddr/gen
+// (tables.hpp) through RcDraw. Every generator shrinks toward the smallest readable case: page
+// size 1, multiplier 1, one or two pages, empty or single-request batches, identity row
+// assignment, no padding, zero stale value.
 #include <rapidcheck.h>
 
 #include <cstdint>
@@ -9,6 +10,8 @@
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "kvaddr/gen/tables.hpp"
 
 namespace kvaddr::props::gen {
 
@@ -35,6 +38,23 @@ T pick_of(const std::vector<T>& v) {
   return v[static_cast<std::size_t>(any<std::int64_t>(0, static_cast<std::int64_t>(v.size())))];
 }
 
+// ---- the shared builders (kvaddr/gen/tables.hpp) as RapidCheck generators ---------------------
+// RcDraw is a draw source (kvaddr/gen/rng.hpp) whose every choice is a RapidCheck pick over the
+// whole range (any / elem above): RapidCheck shrinks each one toward its lowest value, which the
+// builders order to be the smallest readable case. Use it inside a property or rc::gen::exec.
+struct RcDraw {
+  i64 uniform(i64 lo, i64 hi) { return hi <= lo ? lo : any<i64>(lo, hi + 1); }
+  // True with probability p; shrinks toward false.
+  bool chance(double p) {
+    constexpr i64 kSteps = i64{1} << 20;
+    return any<i64>(0, kSteps) >= kSteps - static_cast<i64>(p * static_cast<double>(kSteps));
+  }
+  template <class T>
+  T pick(std::initializer_list<T> xs) {
+    return elem<T>(xs);
+  }
+};
+
 // ---- scalars ---------------------------------------------------------------------------------
 // Page size: 1 first (the Hopper default), then small powers of two and non-powers of two.
 rc::Gen<i64> page_size(bool pow2_only);
@@ -44,17 +64,7 @@ rc::Gen<i64> multiplier();
 rc::Gen<i64> stale_value();
 
 // ---- page tables -----------------------------------------------------------------------------
-struct Tables {
-  i64 num_pages = 1;        // physical pages (incl. reserved [0, min_page_index))
-  i64 num_virtual_ids = 1;  // v2p has num_virtual_ids + 1 rows (trailing sentinel)
-  i64 min_page_index = 1;
-  bool compacted = false;   // bound physical pages form one band at the watermark
-  bool grow_down = false;
-  std::vector<i64> v2p;     // [num_virtual_ids + 1]
-  std::vector<i64> p2v;     // [num_pages + 1]
-  std::vector<i64> bound;   // bound virtual pages (>= min_page_index), ascending
-  std::vector<i64> tombs;   // unbound virtual pages in [min_page_index, num_virtual_ids)
-};
+using Tables = ::kvaddr::gen::Tables;
 // Random permutation with tombstones; sink pinned (v2p[0] = 0, p2v[0] = 0), trailing sentinel -1.
 // `max_pages` bounds the physical page count; `non_owner` lets the virtual id space exceed it.
 rc::Gen<Tables> tables(i64 max_pages = 40, bool non_owner = true);
@@ -69,42 +79,19 @@ rc::Gen<i64> token(const Tables& t, i64 ps, bool allow_oob);
 rc::Gen<std::vector<i64>> tokens(const Tables& t, i64 ps, bool allow_oob, i64 max_len = 24);
 
 // ---- batches ---------------------------------------------------------------------------------
-struct Batch {
-  i64 ps = 1;
-  i64 rows = 1;                      // req_to_token rows R
-  i64 cols = 1;                      // req_to_token columns C (a multiple of ps)
-  std::vector<i32> req_to_token;     // [R, C], page-consistent rows: token = v*ps + o or -1 padding
-  std::vector<i64> req_pool_indices; // [B], non-identity, repeated
-  std::vector<i64> seq_lens;         // [B], 0, 1, exact page multiples, ragged
-  i64 max_pages = 1;                 // table width a consumer asks for (may be < live prefix)
-  i64 delta = 0;                     // seq_len_delta
-  i64 batch() const { return static_cast<i64>(req_pool_indices.size()); }
-  i32 tok(i64 row, i64 col) const { return req_to_token[static_cast<std::size_t>(row * cols + col)]; }
-};
-struct BatchShape {
-  bool allow_padding = true;       // -1 page-start tokens
-  bool lens_within_max_pages = false;  // seq_lens[b] + delta <= max_pages * ps
-  bool allow_delta = true;
-  bool pad_inside_pages = true;    // -1 also at non-page-start positions
-  i64 max_batch = 6;
-};
+using Batch = ::kvaddr::gen::TableBatch;
+using BatchShape = ::kvaddr::gen::BatchShape;
 rc::Gen<Batch> batch(const Tables& t, i64 ps, BatchShape shape);
 
 // ---- buffer layouts (invalid and aliased inputs) ----------------------------------------------
 // A slice [off, off + size) of one allocation of `pool` elements.
-struct Slice {
-  i64 off = 0;
-  i64 size = 0;
-  i64 end() const { return off + size; }
-};
+using Slice = ::kvaddr::gen::Slice;
+using ::kvaddr::gen::overlaps;
 // A slice of `size` elements placed against `anchor` in a pool of `pool` elements: the same slice,
 // the same start, touching it on either side, overlapping it by one element on either side, or
 // anywhere (clipped to the pool). Shrinks toward "the same slice".
 Slice slice_near(i64 pool, Slice anchor, i64 size);
-inline bool overlaps(Slice a, Slice b) { return a.size > 0 && b.size > 0 && a.off < b.end() && b.off < a.end(); }
 
-// ---- printing (RapidCheck counterexamples) ---------------------------------------------------
-std::ostream& operator<<(std::ostream& os, const Tables& t);
-std::ostream& operator<<(std::ostream& os, const Batch& b);
+// Counterexamples print through kvaddr::gen's operator<< (tables.hpp).
 
 }  // namespace kvaddr::props::gen

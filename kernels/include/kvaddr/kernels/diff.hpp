@@ -1,9 +1,11 @@
 #pragma once
-// Differential GPU check (issue 5): random geometries and batches derived from (seed, case index),
+// Differential GPU check: random geometries and batches derived from (seed, case index) by the
+// shared generators (kvaddr/gen, docs/generators.md),
 // every GPU kernel against the host route (translate/) and, for production variants, the model
 // (model/). Compares every written lane and every lane that must stay untouched (prefilled
 // slack, guard rows and columns, tails). Includable without nvcc.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,6 +61,10 @@ struct DiffOptions {
   // shards 0..shard_count-1 is the unsharded campaign. Needs min_lanes == 0 when shard_count > 1.
   std::int64_t shard_index = 0;
   std::int64_t shard_count = 1;
+  // Draw the edge classes of kvaddr/gen/edges.hpp (strided and parent-sliced buffers, aliasing
+  // shapes, grid spills, wide entries, overflowing lengths, large batches). Off: every case is the
+  // one its (seed, index) gave before the edge classes existed.
+  bool edge_classes = true;
 };
 
 struct LaneDiff {
@@ -88,6 +94,8 @@ struct KernelCount {
   DiffKernel kernel{};
   std::int64_t cases = 0;
   std::int64_t lanes = 0;
+  // Cases of this kernel per edge class they drew (docs/generators.md names the classes).
+  std::map<std::string, std::int64_t> edge_classes;
 };
 
 struct DiffReport {
