@@ -185,7 +185,7 @@ void proofs_cell(Cell& cell, std::string_view route, std::string_view variant, b
     return;
   }
   proofs::RunOptions ro;
-  ro.timeout_ms = 10000;
+  ro.timeout_ms = 60000;  // a refutation is quick; a loaded 2-core machine must not turn it into unknown
   const auto t0 = Clock::now();
   cell.state = CellState::survived;
   for (const auto& n : known) {
