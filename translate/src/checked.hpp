@@ -67,10 +67,10 @@ inline constexpr int kSegments = 3;
 inline constexpr int kSites = static_cast<int>(Site::kCount);
 inline constexpr int kMaxK = 64;
 
-// Mutation units: the routes of variant.hpp, plus the two host entry points without a Route.
-inline constexpr int kUnitReadStream = 13;
-inline constexpr int kUnitEnvelopeMoves = 14;
-inline constexpr int kUnits = 15;
+// Mutation units: one per route of the route list, then the two host entry points without a Route.
+inline constexpr int kUnitReadStream = kRouteCount;
+inline constexpr int kUnitEnvelopeMoves = kRouteCount + 1;
+inline constexpr int kUnits = kRouteCount + 2;
 inline constexpr int unit_of(Route r) { return static_cast<int>(r); }
 // The validation of unit u (validate.cpp) is a unit of its own: kUnits + u.
 inline constexpr int validation_unit(int u) { return kUnits + u; }

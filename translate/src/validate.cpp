@@ -17,22 +17,6 @@
 namespace kvaddr {
 namespace {
 
-constexpr std::array<std::pair<Route, std::string_view>, 13> kRouteNames{{
-    {Route::token_translate, "token_translate"},
-    {Route::flashmla_block_table, "flashmla_block_table"},
-    {Route::canonical_page_table, "canonical_page_table"},
-    {Route::read_table, "read_table"},
-    {Route::decode_metadata, "decode_metadata"},
-    {Route::eager_funnel, "eager_funnel"},
-    {Route::kv_indices_inplace, "kv_indices_inplace"},
-    {Route::write_loc, "write_loc"},
-    {Route::swa_translate, "swa_translate"},
-    {Route::mamba_translate, "mamba_translate"},
-    {Route::full_prefill_table, "full_prefill_table"},
-    {Route::dcp_read_translate, "dcp_read_translate"},
-    {Route::transfer_ids, "transfer_ids"},
-}};
-
 std::string s(std::int64_t v) { return std::to_string(v); }
 
 // Every rule goes through mutation::rule (inert unless the bug zoo's campaign arms a rule_skip
@@ -217,15 +201,22 @@ void validate_token_like(Route route, Variant variant, const Vec<const std::int6
 }  // namespace
 
 // ---- names -------------------------------------------------------------------------------------
+// A route's name is its spec's identifier (route_list.hpp).
 std::string_view to_string(Route r) noexcept {
-  for (const auto& [k, n] : kRouteNames)
-    if (k == r) return n;
-  return "unknown";
+  const std::string_view name = visit_route(r, [](auto spec) { return decltype(spec)::name; });
+  return name.empty() ? std::string_view("unknown") : name;
 }
 Route parse_route(std::string_view name) {
-  for (const auto& [k, n] : kRouteNames)
-    if (n == name) return k;
-  throw InvalidArgument("route", std::string(name), "unknown route");
+  bool found = false;
+  Route route{};
+  for_each_route([&](auto spec) {
+    if (!found && decltype(spec)::name == name) {
+      found = true;
+      route = decltype(spec)::id;
+    }
+  });
+  if (!found) throw InvalidArgument("route", std::string(name), "unknown route");
+  return route;
 }
 
 // ---- §4.1 / §4.9 -------------------------------------------------------------------------------
