@@ -19,18 +19,21 @@ std::int64_t pool_row(const Vec<const std::int64_t>& rows, std::int64_t b, const
   return row;
 }
 
-// The req_to_token row of batch lane b: rows[b] in production; E10 uses b itself (the batch
-// position), which names another request's row whenever the pool rows are not 0..B-1.
+// The req_to_token row of batch lane b, as the route's spec chooses it (Spec::row): the checked
+// pool row rows[b] in production; E10 uses b itself (the batch position), which names another
+// request's row whenever the pool rows are not 0..B-1.
+template <class Spec>
 std::int64_t batch_row(const Vec<const std::int64_t>& rows, std::int64_t b, const Mat<const std::int32_t>& r2t,
                        const char* name, Variant v) {
-  if (!has(v, Behaviour::e10_batch_index_rows)) return pool_row(rows, b, r2t, name);
+  const std::int64_t row = Spec::row(b, [&](std::int64_t lane) { return pool_row(rows, lane, r2t, name); }, v);
+  if (!has(v, Behaviour::e10_batch_index_rows)) return row;
   (void)read_vec(rows, b, name);  // the lane still exists
-  if (b >= r2t.rows) {
+  if (row >= r2t.rows) {
     throw OutOfRange("req_to_token", "row " + std::to_string(b),
                      "batch position used as a row id lies outside req_to_token's " + std::to_string(r2t.rows) +
                          " rows (E10)");
   }
-  return b;
+  return row;
 }
 
 // Flat element offset and extent of a matrix: what an unmasked kernel address computes. A
@@ -87,6 +90,7 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
 // §4.2: kv_indices[b, i] for i < min(ceil(len_b / ps), W): the page entry of token
 // req_to_token[row_b, kv_start_b + i * ps]; other lanes keep the caller's -1.
 void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
+  using Spec = RouteSpec<Route::flashmla_block_table>;
   validate_args(a);
   const detail::Rollback rollback(a.kv_indices);
   const H::Scope scope(mutation::unit_of(Route::flashmla_block_table));
@@ -97,12 +101,12 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
   rename_lane_overflow("kv_indices", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
       H::lane(0);
-      const std::int64_t row = batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
+      const std::int64_t row =
+          batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t start = a.kv_start_idx.present() ? read_vec(a.kv_start_idx, b, "kv_start_idx") : 0;
       if (start < 0) throw OutOfRange("kv_start_idx", std::to_string(start), "negative KV start");
       const std::int64_t len = kv_length(a.page_kernel_lens, b, 0, "page_kernel_lens");
-      const std::int64_t n_pages = lanes::page_count(CI(len), ps, a.variant).get();
-      const std::int64_t n = H::bound(n_pages < width ? n_pages : width);
+      const std::int64_t n = H::bound(Spec::columns(Spec::pages(CI(len), ps, a.variant).get(), width));
       for (std::int64_t i = 0; i < n; ++i) {
         H::lane(1);
         const CI tok(page_start_token(a.req_to_token, row, start, i, a.page_size));
@@ -119,19 +123,21 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
 // grid_spill: columns bounded by the grid's column extent, same flat addresses; E02 /
 // era_b_unclamped: no clamp (lane); E10: row b of req_to_token; int32_wrap: silent int32 stores.
 void canonical_page_table(const CanonicalPageTableArgs& a) {
+  using Spec = RouteSpec<Route::canonical_page_table>;
   validate_args(a);
   const detail::Rollback rollback(a.out);
   const H::Scope scope(mutation::unit_of(Route::canonical_page_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
-  const bool e01 = has(a.variant, Behaviour::e01_no_column_bound) || has(a.variant, Behaviour::grid_spill);
+  const bool e01 = Spec::flat_addresses(a.variant);
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
       H::lane(0);
-      const std::int64_t row = batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
+      const std::int64_t row =
+          batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
-      const std::int64_t n = H::bound(lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get());
+      const std::int64_t n = H::bound(Spec::columns(CI(len), ps, CI(a.max_pages), a.variant).get());
       for (std::int64_t c = 0; c < n; ++c) {
         H::lane(1);
         const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
@@ -152,25 +158,23 @@ void canonical_page_table(const CanonicalPageTableArgs& a) {
 // writes continue into the guard columns / next row, and past the buffer is OutOfRange("out")).
 // zero_tail: 0 on [live, max_pages) of each row and on [0, max_pages) of rows [B, out.rows).
 void read_table(const ReadTableArgs& a) {
+  using Spec = RouteSpec<Route::read_table>;
   validate_args(a);
   const detail::Rollback rollback(a.out);
   const H::Scope scope(mutation::unit_of(Route::read_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
-  // Only B09 and era_b_unclamped act inside the entry lane; the other read_table behaviours act
-  // on this loop (E02 here is the tail fill, not the clamp).
-  const Variant entry_variant{a.variant.bits & (Variant::b09_no_padding_guard | Variant::era_b_unclamped).bits};
-  const bool e01 = has(a.variant, Behaviour::e01_no_column_bound) || has(a.variant, Behaviour::grid_spill);
-  // E02: the "empty" fill is the slot-map pad -1 instead of the sink 0.
-  const std::int32_t tail_fill = has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;
+  const Variant entry_variant = Spec::entry_variant(a.variant);
+  const bool e01 = Spec::flat_addresses(a.variant);
+  const auto tail_fill = Spec::tail_fill<std::int32_t>(a.variant);
   const std::int64_t batch = a.row_ids.size;
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
       H::lane(0);
-      const std::int64_t row = batch_row(a.row_ids, b, a.req_to_token, "row_ids", a.variant);
+      const std::int64_t row = batch_row<Spec>(a.row_ids, b, a.req_to_token, "row_ids", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-      const std::int64_t n = H::bound(lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get());
+      const std::int64_t n = H::bound(Spec::columns(CI(len), ps, CI(a.max_pages), a.variant).get());
       for (std::int64_t c = 0; c < n; ++c) {
         H::lane(1);
         const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
@@ -234,6 +238,7 @@ void read_stream(const ReadStreamArgs& a) {
 // int32_wrap: the int32 lengths, sums and entries wrap silently. An empty batch launches nothing:
 // nothing is written, cu_seqlens_k[0] keeps its old value.
 void decode_metadata(const DecodeMetadataArgs& a) {
+  using Spec = RouteSpec<Route::decode_metadata>;
   validate_args(a);
   // The tables are outputs (and validated) only when the page table is built.
   const Mat<std::int32_t> none{};
@@ -263,9 +268,9 @@ void decode_metadata(const DecodeMetadataArgs& a) {
   for (std::int64_t b = 0; b < batch; ++b) {
     H::lane(0);
     const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-    const std::int64_t live = H::bound(lanes::decode_columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get());
+    const std::int64_t live = H::bound(Spec::columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get());
     const std::int64_t row =
-        (!copy || swa) ? batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant) : 0;
+        (!copy || swa) ? batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant) : 0;
     for (std::int64_t c = 0; c < live; ++c) {
       H::lane(1);
       const CI page_index = (!copy || swa) ? CI(page_start_token(a.req_to_token, row, 0, c, a.page_size)) : CI(0);
@@ -318,6 +323,7 @@ void eager_funnel(const EagerFunnelArgs& a) {
 // §4.11: out[b, c] for c < min(ceil(len_b / ps), max_pages), rebuilt from the live v2p (B04:
 // page-start token / ps, no remap); prefix-only.
 void full_prefill_table(const FullPrefillTableArgs& a) {
+  using Spec = RouteSpec<Route::full_prefill_table>;
   validate_args(a);
   const detail::Rollback rollback(a.out);
   const H::Scope scope(mutation::unit_of(Route::full_prefill_table));
@@ -327,9 +333,10 @@ void full_prefill_table(const FullPrefillTableArgs& a) {
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
       H::lane(0);
-      const std::int64_t row = pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices");
+      const std::int64_t row =
+          batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
-      const std::int64_t n = H::bound(lanes::table_columns(CI(len), ps, CI(a.max_pages), Variant::production).get());
+      const std::int64_t n = H::bound(Spec::columns(CI(len), ps, CI(a.max_pages), a.variant).get());
       for (std::int64_t c = 0; c < n; ++c) {
         H::lane(1);
         const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));

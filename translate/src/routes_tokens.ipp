@@ -68,7 +68,7 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   std::vector<std::int32_t> fresh;
   std::int32_t* dst = a.kv_indices.data;
   std::int64_t dst_size = a.kv_indices.size;
-  if (has(a.variant, Behaviour::b05_rebind_fresh)) {
+  if (RouteSpec<Route::kv_indices_inplace>::rebinds_fresh(a.variant)) {
     fresh.resize(static_cast<std::size_t>(n));
     dst = fresh.data();
     dst_size = n;
@@ -103,9 +103,9 @@ void write_loc(const WriteLocArgs& a) {
     }
   });
   H::lane(2);  // epilogue: the tail [N, out.size)
-  if (!has(a.variant, Behaviour::b06_stale_tail)) {
-    // E02: the tail is filled with the pad -1 instead of the sink 0.
-    const std::int64_t fill = has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;
+  using Spec = RouteSpec<Route::write_loc>;
+  if (!Spec::keeps_tail(a.variant)) {
+    const auto fill = Spec::tail_fill<std::int64_t>(a.variant);
     for (std::int64_t i = H::bound(a.loc.size); i < a.out.size; ++i) put<H>(a.out, i, "out") = fill;
   }
 }
