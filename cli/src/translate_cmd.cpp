@@ -105,10 +105,19 @@ I64 per_id(Route route, const TranslateOptions& o, Variant variant, const I64& i
     case Route::dcp_read_translate:
       translate::dcp_read_translate({cvec(ids), cvec(v2p), o.page_size, o.multiplier, o.dcp_size, mvec(result), variant});
       return result;
-    default:  // transfer_ids
+    case Route::transfer_ids:
       translate::transfer_ids({cvec(ids), cvec(v2p), o.page_size, mvec(result), variant});
       return result;
+    case Route::flashmla_block_table:
+    case Route::canonical_page_table:
+    case Route::read_table:
+    case Route::decode_metadata:
+    case Route::eager_funnel:
+    case Route::kv_indices_inplace:
+    case Route::full_prefill_table:
+      break;  // not per-id routes (is_per_id): compute_outputs never sends them here
   }
+  throw InvalidArgument("--route", std::string(to_string(route)), "not a per-id route");
 }
 
 // A failing per-id call is re-run id by id so that the error names the id the user gave.
@@ -232,7 +241,16 @@ std::vector<Output> run_table_route(Route route, const TranslateOptions& o, Vari
       translate::read_table(a);
       break;
     }
-    default: {  // decode_metadata
+    case Route::token_translate:
+    case Route::eager_funnel:
+    case Route::kv_indices_inplace:
+    case Route::write_loc:
+    case Route::swa_translate:
+    case Route::mamba_translate:
+    case Route::dcp_read_translate:
+    case Route::transfer_ids:
+      throw InvalidArgument("--route", std::string(to_string(route)), "not a page-table route");
+    case Route::decode_metadata: {
       I32 cache(static_cast<std::size_t>(t.batch), fill), cu(static_cast<std::size_t>(t.batch + 1), fill);
       DecodeMetadataArgs a;
       a.seq_lens = cvec(t.seq_lens);

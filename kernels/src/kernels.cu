@@ -235,9 +235,11 @@ void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const
   check_launch(name);
 }
 
-// The req_to_token row of batch lane b: rows[b]; E10 plants the batch position b itself.
+// The req_to_token row of batch lane b, as route Spec chooses it (Spec::row): rows[b]; E10 plants
+// the batch position b itself.
+template <class Spec>
 __device__ __forceinline__ i64 batch_row(const i64* rows, i64 b, Variant v) {
-  return has(v, Behaviour::e10_batch_index_rows) ? b : rows[b];
+  return Spec::row(b, [rows](i64 lane) { return rows[lane]; }, v);
 }
 
 // Page-start token of column c of a req_to_token row (int32 ids widened to int64).
@@ -256,10 +258,12 @@ __device__ __forceinline__ void store_entry(const Mat<i32>& m, i64 b, i64 c, i64
 // B04, acts in its lane only, so the shared row arithmetic is its production one.
 template <i64 PS, class Args>
 struct PrefixTableBody {
+  using Spec = std::conditional_t<std::is_same_v<Args, FullPrefillTableArgs>, RouteSpec<Route::full_prefill_table>,
+                                  RouteSpec<Route::canonical_page_table>>;
   Args a;
   __device__ RowCtx row(i64 b) const {
-    return {L::table_columns<i64>(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, a.variant),
-            batch_row(a.req_pool_indices.data, b, a.variant)};
+    return {Spec::columns(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, a.variant),
+            batch_row<Spec>(a.req_pool_indices.data, b, a.variant)};
   }
   __device__ i64 lane(const RowCtx& r, i64, i64 c) const {
     const i64 ps = page_size<PS>(a.page_size);
@@ -276,12 +280,13 @@ struct PrefixTableBody {
 // get the sink 0. Columns are written as long as c < max(n, tail end).
 template <i64 PS>
 struct ReadTableBody {
+  using Spec = RouteSpec<Route::read_table>;
   ReadTableArgs a;
   i64 batch;
   __device__ i64 live(i64 b) const {
     if (b >= batch) return 0;
-    return L::table_columns<i64>(a.seq_lens.data[b] + a.seq_len_delta, page_size<PS>(a.page_size), a.max_pages,
-                                 a.variant);
+    return Spec::columns<i64>(a.seq_lens.data[b] + a.seq_len_delta, page_size<PS>(a.page_size), a.max_pages,
+                              a.variant);
   }
   // n: columns written (the live prefix, or max_pages with zero_tail); live_n: the live prefix;
   // row: the req_to_token row (0 for the padded rows [batch, rows), which only get the tail).
@@ -291,33 +296,34 @@ struct ReadTableBody {
   __device__ Ctx row(i64 b) const {
     Ctx r;
     r.live_n = live(b);
-    r.row = b < batch ? batch_row(a.row_ids.data, b, a.variant) : 0;
-    r.n = (a.zero_tail && r.live_n < a.max_pages) ? a.max_pages : r.live_n;
+    r.row = b < batch ? batch_row<Spec>(a.row_ids.data, b, a.variant) : 0;
+    r.n = Spec::written_columns<i64>(r.live_n, a.max_pages, a.zero_tail);
     return r;
   }
   __device__ i64 lane(const Ctx& r, i64, i64 c) const {
     // Zero tail (only reached when zero_tail); E02 fills the pad -1 instead of the sink 0.
-    if (c >= r.live_n) return has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;
+    if (c >= r.live_n) return Spec::tail_fill<i64>(a.variant);
     const i64 ps = page_size<PS>(a.page_size);
     const i64 tok = token_at(a.req_to_token, r.row, c * ps);
-    // Only B09 acts inside the entry lane (as the host route); the other variants act on the loop.
-    const Variant ev{a.variant.bits & ((1u << static_cast<unsigned>(Behaviour::b09_no_padding_guard)) |
-                                       (1u << static_cast<unsigned>(Behaviour::era_b_unclamped)))};
+    // Only B09 and era_b_unclamped act inside the entry lane (as the host route); the other
+    // variants act on the loop.
+    const Variant ev = Spec::entry_variant(a.variant);
     return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, ev);
   }
   __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
 };
 
 struct FlashmlaBody {
+  using Spec = RouteSpec<Route::flashmla_block_table>;
   FlashmlaBlockTableArgs a;
   struct Ctx : RowCtx {
     i64 start = 0;
   };
   __device__ Ctx row(i64 b) const {
     Ctx r;
-    const i64 n = L::page_count<i64>(a.page_kernel_lens.data[b], a.page_size, a.variant);  // E09: floor
-    r.n = n < a.kv_indices.cols ? n : a.kv_indices.cols;  // never past the table width
-    r.row = batch_row(a.req_pool_indices.data, b, a.variant);
+    const i64 n = Spec::pages<i64>(a.page_kernel_lens.data[b], a.page_size, a.variant);  // E09: floor
+    r.n = Spec::columns(n, a.kv_indices.cols);  // never past the table width
+    r.row = batch_row<Spec>(a.req_pool_indices.data, b, a.variant);
     r.start = (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0;
     return r;
   }
@@ -400,14 +406,15 @@ __device__ void decode_prefix_sums(const DecodeParams& p) {
 // v2p (otherwise the static shift), LOG2 = log2(ps) when known at compile time, else -1.
 template <bool COPY, bool SWA, bool REMAP, int LOG2>
 struct DecodeBody {
+  using Spec = RouteSpec<Route::decode_metadata>;
   DecodeParams p;
   __device__ int log2_ps() const { return LOG2 >= 0 ? LOG2 : p.log2_ps; }
   __device__ i64 ps() const { return LOG2 >= 0 ? (i64(1) << LOG2) : p.a.page_size; }
   __device__ RowCtx row(i64 b) const {
     if (p.a.skip_page_table) return {0, 0};
-    const i64 n = L::decode_columns<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta, ps(), log2_ps(), p.a.max_seq_pages);
+    const i64 n = Spec::columns<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta, ps(), log2_ps(), p.a.max_seq_pages);
     // Era C without SWA reads no req_to_token row.
-    const i64 r = (!COPY || SWA) ? batch_row(p.a.req_pool_indices.data, b, p.a.variant) : 0;
+    const i64 r = (!COPY || SWA) ? batch_row<Spec>(p.a.req_pool_indices.data, b, p.a.variant) : 0;
     return {n, r};
   }
   __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const {
@@ -483,8 +490,8 @@ __global__ void __launch_bounds__(kThreads) k_write_loc(WriteLocArgs a) {
   if (i < n) {
     a.out.data[i] = L::write_loc_lane<i64>(a.loc.data[i], Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier,
                                            a.dcp_size, a.dcp_rank, a.variant);
-  } else if (i < a.out.size && !has(a.variant, Behaviour::b06_stale_tail)) {
-    a.out.data[i] = has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;  // E02: pad -1 instead of the sink
+  } else if (i < a.out.size && !RouteSpec<Route::write_loc>::keeps_tail(a.variant)) {
+    a.out.data[i] = RouteSpec<Route::write_loc>::tail_fill<i64>(a.variant);  // E02: pad -1 instead of the sink
   }
 }
 
@@ -617,7 +624,7 @@ void launch_kv_indices_inplace(const KvIndicesInplaceArgs& a, cudaStream_t s) {
   validate(a);
   // B05: the result went to a fresh tensor; the bound buffer keeps its virtual ids. A launcher
   // cannot allocate, so the planted variant writes nothing at all (the observable effect).
-  if (has(a.variant, Behaviour::b05_rebind_fresh)) return;
+  if (RouteSpec<Route::kv_indices_inplace>::rebinds_fresh(a.variant)) return;
   k_kv_indices_inplace<<<kInplaceBlocks, kThreads, 0, s>>>(a);
   check_launch("kv_indices_inplace");
 }

@@ -8,24 +8,8 @@ using sym::SymBool;
 
 std::string_view variant_name(Variant v) { return kvaddr::to_string(v); }
 
-std::string_view route_name(Route r) {
-  switch (r) {
-    case Route::token_translate: return "token_translate";
-    case Route::flashmla_block_table: return "flashmla_block_table";
-    case Route::canonical_page_table: return "canonical_page_table";
-    case Route::read_table: return "read_table";
-    case Route::decode_metadata: return "decode_metadata";
-    case Route::eager_funnel: return "eager_funnel";
-    case Route::kv_indices_inplace: return "kv_indices_inplace";
-    case Route::write_loc: return "write_loc";
-    case Route::swa_translate: return "swa_translate";
-    case Route::mamba_translate: return "mamba_translate";
-    case Route::full_prefill_table: return "full_prefill_table";
-    case Route::dcp_read_translate: return "dcp_read_translate";
-    case Route::transfer_ids: return "transfer_ids";
-  }
-  return "?";
-}
+// The route list's name (kvaddr/translate/route_list.hpp).
+std::string_view route_name(Route r) { return kvaddr::to_string(r); }
 
 namespace {
 Sym ps_of(std::int64_t v) { return v > 0 ? Sym(v) : Sym::var("ps"); }

@@ -13,6 +13,7 @@
 
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/props/props.hpp"
+#include "kvaddr/translate/route_list.hpp"  // route_accepts
 #include "kvaddr/translate/variant.hpp"
 
 namespace kvaddr::props::detail {

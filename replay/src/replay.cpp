@@ -405,7 +405,14 @@ Prepared prep_token(Call& c, Route route) {
           o[i] = t < 0 ? 0 : m::kernel_id(table, ps, mult, m::VirtualToken(m::floor_div(t, dcp))).value;
           break;
         case Route::transfer_ids: o[i] = m::phys(table, ps, m::VirtualToken(t)).value; break;
-        default: break;
+        case Route::flashmla_block_table:
+        case Route::canonical_page_table:
+        case Route::read_table:
+        case Route::decode_metadata:
+        case Route::eager_funnel:
+        case Route::kv_indices_inplace:
+        case Route::write_loc:
+        case Route::full_prefill_table: break;  // not token routes: prep_token is never called for them
       }
     }
     return std::vector<I64>{o};
@@ -431,7 +438,14 @@ Prepared prep_token(Call& c, Route route) {
       case Route::transfer_ids:
         translate::transfer_ids({view(ids), sview(table), ps, mvec_of(o64), v});
         break;
-      default: bad("internal: not a token route");
+      case Route::flashmla_block_table:
+      case Route::canonical_page_table:
+      case Route::read_table:
+      case Route::decode_metadata:
+      case Route::eager_funnel:
+      case Route::kv_indices_inplace:
+      case Route::write_loc:
+      case Route::full_prefill_table: bad("internal: not a token route");
     }
     return std::vector<I64>{o32 ? widen(o32buf) : o64};
   };
@@ -554,7 +568,15 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
       case Route::full_prefill_table:
         translate::full_prefill_table({R, lanes(rows), lanes(lens), sview(v2p), ps, mult, max_pages, O, v});
         break;
-      default: bad("internal: not a table route");
+      case Route::token_translate:
+      case Route::decode_metadata:
+      case Route::eager_funnel:
+      case Route::kv_indices_inplace:
+      case Route::write_loc:
+      case Route::swa_translate:
+      case Route::mamba_translate:
+      case Route::dcp_read_translate:
+      case Route::transfer_ids: bad("internal: not a table route");
     }
   };
   const std::int64_t batch = rows.size();

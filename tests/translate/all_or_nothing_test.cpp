@@ -240,7 +240,8 @@ TEST(CheckedStore, MatStoreOutsideRowsOrColumnsIsOutOfRange) {
 // A wrong loop bound inside a route (a mutated ceil_div: one page too many) reaches the checked
 // store: OutOfRange naming the output, the caller's buffer unchanged, the canary past it intact.
 TEST(CheckedStore, WrongPageCountInARouteIsOutOfRangeNotAHeapWrite) {
-  namespace mut = translate::detail::mutation;
+  namespace mut = translate::mutation;
+  const mut::Campaign campaign;
   I32 kv(2 * 4 + 1, -1);  // the view covers 2 x 3; the last elements are outside it
   const Mat<std::int32_t> view{kv.data(), 2, 3, 4, 1};
   const I64 lens = {3, 3};  // 3 pages = the view's width

@@ -10,6 +10,7 @@
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/model/pool.hpp"
+#include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::zoo {
@@ -97,250 +98,265 @@ std::vector<std::int64_t> live_tokens(const Grid& g) {
   return ids;
 }
 
-std::string run(Route route, Variant variant, const Grid& g) {
-  Diff diff(fmt::format("{}[{}] ps={} M={}", to_string(route), to_string(variant), g.ps, g.M));
+// One grid case per route (an overload per RouteSpec): a route of the list without one does not
+// compile.
+void grid_case(RouteSpec<Route::token_translate>, Variant variant, const Grid& g, Diff& diff) {
   const auto v2p = cvec(g.v2p);
-  switch (route) {
-    case Route::token_translate: {
-      auto ids = live_tokens(g);
-      ids.push_back(-1);
-      std::vector<std::int64_t> out(ids.size(), kStale);
-      translate::token_translate<std::int64_t>({cvec(ids), v2p, g.ps, g.M, mvec(out), variant});
-      for (std::size_t i = 0; i < ids.size(); ++i) diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], g.d(ids[i]));
-      // aliasing: out == ids
-      auto alias = ids;
-      translate::token_translate<std::int64_t>({cvec(alias), v2p, g.ps, g.M, mvec(alias), variant});
-      for (std::size_t i = 0; i < ids.size(); ++i) diff.eq(fmt::format("aliased out[{}]", i), alias[i], g.d(ids[i]));
-      break;
+  auto ids = live_tokens(g);
+  ids.push_back(-1);
+  std::vector<std::int64_t> out(ids.size(), kStale);
+  translate::token_translate<std::int64_t>({cvec(ids), v2p, g.ps, g.M, mvec(out), variant});
+  for (std::size_t i = 0; i < ids.size(); ++i) diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], g.d(ids[i]));
+  // aliasing: out == ids
+  auto alias = ids;
+  translate::token_translate<std::int64_t>({cvec(alias), v2p, g.ps, g.M, mvec(alias), variant});
+  for (std::size_t i = 0; i < ids.size(); ++i) diff.eq(fmt::format("aliased out[{}]", i), alias[i], g.d(ids[i]));
+}
+
+void grid_case(RouteSpec<Route::flashmla_block_table>, Variant variant, const Grid& g, Diff& diff) {
+  const auto v2p = cvec(g.v2p);
+  const std::int64_t W = g.width();
+  std::vector<std::int32_t> out(static_cast<std::size_t>(g.bs * W), -1);
+  FlashmlaBlockTableArgs a;
+  a.req_to_token = g.rtt();
+  a.req_pool_indices = cvec(g.req_pool_indices);
+  a.page_kernel_lens = cvec(g.seq_lens);
+  a.v2p = v2p;
+  a.page_size = g.ps;
+  a.multiplier = g.M;
+  a.kv_indices = mmat(out, g.bs, W);
+  a.variant = variant;
+  translate::flashmla_block_table(a);
+  for (std::int64_t b = 0; b < g.bs; ++b)
+    for (std::int64_t c = 0; c < W; ++c) {
+      const bool live = c < (g.seq(b) + g.ps - 1) / g.ps;
+      diff.eq(fmt::format("kv_indices[{},{}]", b, c), out[static_cast<std::size_t>(b * W + c)],
+              live ? g.entry(g.tok(b, c * g.ps)) : -1);
     }
-    case Route::flashmla_block_table: {
-      const std::int64_t W = g.width();
-      std::vector<std::int32_t> out(static_cast<std::size_t>(g.bs * W), -1);
-      FlashmlaBlockTableArgs a;
-      a.req_to_token = g.rtt();
-      a.req_pool_indices = cvec(g.req_pool_indices);
-      a.page_kernel_lens = cvec(g.seq_lens);
-      a.v2p = v2p;
-      a.page_size = g.ps;
-      a.multiplier = g.M;
-      a.kv_indices = mmat(out, g.bs, W);
-      a.variant = variant;
-      translate::flashmla_block_table(a);
-      for (std::int64_t b = 0; b < g.bs; ++b)
-        for (std::int64_t c = 0; c < W; ++c) {
-          const bool live = c < (g.seq(b) + g.ps - 1) / g.ps;
-          diff.eq(fmt::format("kv_indices[{},{}]", b, c), out[static_cast<std::size_t>(b * W + c)],
-                  live ? g.entry(g.tok(b, c * g.ps)) : -1);
-        }
-      break;
+}
+
+// canonical_page_table and full_prefill_table share the contract shape and the grid case.
+template <Route R>
+void page_table_case(Variant variant, const Grid& g, Diff& diff) {
+  const auto v2p = cvec(g.v2p);
+  // Full width, then a narrow table (max_pages 3) with a guard column: columns stop at max_pages.
+  for (const std::int64_t max_pages : {g.width(), std::int64_t{3}}) {
+    const std::int64_t cols = max_pages == g.width() ? max_pages : max_pages + 1;
+    std::vector<std::int32_t> out(static_cast<std::size_t>(g.bs * cols), kStale);
+    if constexpr (R == Route::canonical_page_table) {
+      translate::canonical_page_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M,
+                                       max_pages, mmat(out, g.bs, cols), variant});
+    } else {
+      translate::full_prefill_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M,
+                                     max_pages, mmat(out, g.bs, cols), variant});
     }
-    case Route::canonical_page_table:
-    case Route::full_prefill_table: {
-      // Full width, then a narrow table (max_pages 3) with a guard column: columns stop at max_pages.
-      for (const std::int64_t max_pages : {g.width(), std::int64_t{3}}) {
-        const std::int64_t cols = max_pages == g.width() ? max_pages : max_pages + 1;
-        std::vector<std::int32_t> out(static_cast<std::size_t>(g.bs * cols), kStale);
-        if (route == Route::canonical_page_table) {
-          translate::canonical_page_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M,
-                                           max_pages, mmat(out, g.bs, cols), variant});
-        } else {
-          translate::full_prefill_table({g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), v2p, g.ps, g.M,
-                                         max_pages, mmat(out, g.bs, cols), variant});
-        }
-        for (std::int64_t b = 0; b < g.bs; ++b)
-          for (std::int64_t c = 0; c < cols; ++c) {
-            const bool live = c < std::min((g.seq(b) + g.ps - 1) / g.ps, max_pages);
-            diff.eq(fmt::format("out[{},{}] max_pages={}", b, c, max_pages), out[static_cast<std::size_t>(b * cols + c)],
-                    live ? g.entry(g.tok(b, c * g.ps)) : kStale);
-          }
+    for (std::int64_t b = 0; b < g.bs; ++b)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        const bool live = c < std::min((g.seq(b) + g.ps - 1) / g.ps, max_pages);
+        diff.eq(fmt::format("out[{},{}] max_pages={}", b, c, max_pages), out[static_cast<std::size_t>(b * cols + c)],
+                live ? g.entry(g.tok(b, c * g.ps)) : kStale);
       }
-      break;
-    }
-    case Route::read_table: {
-      // Verify widening near the table width (B10): delta = 1, max_pages = 3, one guard column
-      // and one guard row; then the same with zero_tail.
-      const std::int64_t delta = 1, max_pages = 3, cols = max_pages + 1, rows = g.bs + 1;
-      for (bool zero_tail : {false, true}) {
-        std::vector<std::int32_t> out(static_cast<std::size_t>(rows * cols), kStale);
-        ReadTableArgs a;
-        a.req_to_token = g.rtt();
-        a.row_ids = cvec(g.req_pool_indices);
-        a.seq_lens = cvec(g.seq_lens);
-        a.seq_len_delta = delta;
-        a.max_pages = max_pages;
-        a.v2p = v2p;
-        a.page_size = g.ps;
-        a.multiplier = g.M;
-        a.out = mmat(out, rows, cols);
-        a.zero_tail = zero_tail;
-        a.variant = variant;
-        translate::read_table(a);
-        for (std::int64_t b = 0; b < rows; ++b)
-          for (std::int64_t c = 0; c < cols; ++c) {
-            std::int64_t want = kStale;
-            if (b < g.bs && c < std::min((g.seq(b) + delta + g.ps - 1) / g.ps, max_pages)) {
-              want = g.entry(g.tok(b, c * g.ps));
-            } else if (zero_tail && c < max_pages) {
-              want = 0;
-            }
-            diff.eq(fmt::format("out[{},{}] zero_tail={}", b, c, zero_tail), out[static_cast<std::size_t>(b * cols + c)],
-                    want);
-          }
-      }
-      // The packed CSR stream over a full-width table.
-      const std::int64_t W = g.width();
-      std::vector<std::int32_t> table(static_cast<std::size_t>(g.bs * W), kStale);
-      ReadTableArgs t;
-      t.req_to_token = g.rtt();
-      t.row_ids = cvec(g.req_pool_indices);
-      t.seq_lens = cvec(g.seq_lens);
-      t.max_pages = W;
-      t.v2p = v2p;
-      t.page_size = g.ps;
-      t.multiplier = g.M;
-      t.out = mmat(table, g.bs, W);
-      t.variant = variant;
-      translate::read_table(t);
-      std::vector<std::int32_t> indptr(1, 0);
-      for (std::int64_t b = 0; b < g.bs; ++b) indptr.push_back(indptr.back() + static_cast<std::int32_t>(g.seq(b)));
-      std::vector<std::int32_t> stream(static_cast<std::size_t>(indptr.back()) + 4, kStale);
-      translate::read_stream({cmat(table, g.bs, W), cvec(indptr), {}, g.ps, mvec(stream)});
-      for (std::int64_t b = 0; b < g.bs; ++b)
-        for (std::int64_t pos = 0; pos < g.seq(b); ++pos) {
-          const auto lane = static_cast<std::size_t>(indptr[static_cast<std::size_t>(b)] + pos);
-          diff.eq(fmt::format("stream[{}]", lane), stream[lane],
-                  model::token_from_entry(g.entry(g.tok(b, (pos / g.ps) * g.ps)), pos % g.ps, g.ps));
+  }
+}
+
+void grid_case(RouteSpec<Route::canonical_page_table>, Variant variant, const Grid& g, Diff& diff) { page_table_case<Route::canonical_page_table>(variant, g, diff); }
+
+void grid_case(RouteSpec<Route::full_prefill_table>, Variant variant, const Grid& g, Diff& diff) { page_table_case<Route::full_prefill_table>(variant, g, diff); }
+
+void grid_case(RouteSpec<Route::read_table>, Variant variant, const Grid& g, Diff& diff) {
+  const auto v2p = cvec(g.v2p);
+  // Verify widening near the table width (B10): delta = 1, max_pages = 3, one guard column
+  // and one guard row; then the same with zero_tail.
+  const std::int64_t delta = 1, max_pages = 3, cols = max_pages + 1, rows = g.bs + 1;
+  for (bool zero_tail : {false, true}) {
+    std::vector<std::int32_t> out(static_cast<std::size_t>(rows * cols), kStale);
+    ReadTableArgs a;
+    a.req_to_token = g.rtt();
+    a.row_ids = cvec(g.req_pool_indices);
+    a.seq_lens = cvec(g.seq_lens);
+    a.seq_len_delta = delta;
+    a.max_pages = max_pages;
+    a.v2p = v2p;
+    a.page_size = g.ps;
+    a.multiplier = g.M;
+    a.out = mmat(out, rows, cols);
+    a.zero_tail = zero_tail;
+    a.variant = variant;
+    translate::read_table(a);
+    for (std::int64_t b = 0; b < rows; ++b)
+      for (std::int64_t c = 0; c < cols; ++c) {
+        std::int64_t want = kStale;
+        if (b < g.bs && c < std::min((g.seq(b) + delta + g.ps - 1) / g.ps, max_pages)) {
+          want = g.entry(g.tok(b, c * g.ps));
+        } else if (zero_tail && c < max_pages) {
+          want = 0;
         }
-      for (std::size_t lane = static_cast<std::size_t>(indptr.back()); lane < stream.size(); ++lane)
-        diff.eq(fmt::format("stream tail[{}]", lane), stream[lane], kStale);
-      break;
-    }
-    case Route::decode_metadata: {
-      const std::int64_t W = g.width();
-      std::vector<std::int32_t> cache(static_cast<std::size_t>(g.bs), kStale);
-      std::vector<std::int32_t> cu(static_cast<std::size_t>(g.bs + 1), kStale);
-      std::vector<std::int32_t> table(static_cast<std::size_t>(g.bs * W), kStale);
-      DecodeMetadataArgs a;
-      a.seq_lens = cvec(g.seq_lens);
-      a.req_to_token = g.rtt();
-      a.req_pool_indices = cvec(g.req_pool_indices);
-      a.max_seq_pages = W;
-      a.page_size = g.ps;
-      a.v2p = v2p;
-      a.multiplier = g.M;
-      a.cache_seqlens = mvec(cache);
-      a.cu_seqlens_k = mvec(cu);
-      a.page_table = mmat(table, g.bs, W);
-      a.variant = variant;
-      translate::decode_metadata(a);
-      std::int64_t sum = 0;
-      diff.eq("cu_seqlens_k[0]", cu[0], 0);
-      for (std::int64_t b = 0; b < g.bs; ++b) {
-        diff.eq(fmt::format("cache_seqlens[{}]", b), cache[static_cast<std::size_t>(b)], g.seq(b));
-        sum += g.seq(b);
-        diff.eq(fmt::format("cu_seqlens_k[{}]", b + 1), cu[static_cast<std::size_t>(b + 1)], sum);
-        for (std::int64_t c = 0; c < W; ++c) {
-          const bool live = c < (g.seq(b) + g.ps - 1) / g.ps;
-          diff.eq(fmt::format("page_table[{},{}]", b, c), table[static_cast<std::size_t>(b * W + c)],
-                  live ? g.entry(g.tok(b, c * g.ps)) : kStale);
-        }
+        diff.eq(fmt::format("out[{},{}] zero_tail={}", b, c, zero_tail), out[static_cast<std::size_t>(b * cols + c)],
+                want);
       }
-      break;
+  }
+  // The packed CSR stream over a full-width table.
+  const std::int64_t W = g.width();
+  std::vector<std::int32_t> table(static_cast<std::size_t>(g.bs * W), kStale);
+  ReadTableArgs t;
+  t.req_to_token = g.rtt();
+  t.row_ids = cvec(g.req_pool_indices);
+  t.seq_lens = cvec(g.seq_lens);
+  t.max_pages = W;
+  t.v2p = v2p;
+  t.page_size = g.ps;
+  t.multiplier = g.M;
+  t.out = mmat(table, g.bs, W);
+  t.variant = variant;
+  translate::read_table(t);
+  std::vector<std::int32_t> indptr(1, 0);
+  for (std::int64_t b = 0; b < g.bs; ++b) indptr.push_back(indptr.back() + static_cast<std::int32_t>(g.seq(b)));
+  std::vector<std::int32_t> stream(static_cast<std::size_t>(indptr.back()) + 4, kStale);
+  translate::read_stream({cmat(table, g.bs, W), cvec(indptr), {}, g.ps, mvec(stream)});
+  for (std::int64_t b = 0; b < g.bs; ++b)
+    for (std::int64_t pos = 0; pos < g.seq(b); ++pos) {
+      const auto lane = static_cast<std::size_t>(indptr[static_cast<std::size_t>(b)] + pos);
+      diff.eq(fmt::format("stream[{}]", lane), stream[lane],
+              model::token_from_entry(g.entry(g.tok(b, (pos / g.ps) * g.ps)), pos % g.ps, g.ps));
     }
-    case Route::eager_funnel: {
-      const std::int64_t W = g.width();
-      std::vector<std::int64_t> starts(static_cast<std::size_t>(g.bs * W));
-      for (std::int64_t b = 0; b < g.bs; ++b)
-        for (std::int64_t c = 0; c < W; ++c) starts[static_cast<std::size_t>(b * W + c)] = g.tok(b, c * g.ps);
-      std::vector<std::int64_t> out(starts.size(), kStale);
-      translate::eager_funnel({cmat(starts, g.bs, W), v2p, g.ps, g.M, mmat(out, g.bs, W), variant});
-      for (std::size_t i = 0; i < out.size(); ++i) diff.eq(fmt::format("out[{}]", i), out[i], g.entry(starts[i]));
-      break;
-    }
-    case Route::kv_indices_inplace: {
-      const auto ids = live_tokens(g);
-      const auto n = static_cast<std::int64_t>(ids.size());
-      std::vector<std::int32_t> buffer(static_cast<std::size_t>(3 * n), std::int32_t{1} << 30);
-      for (std::size_t i = 0; i < ids.size(); ++i) buffer[i] = static_cast<std::int32_t>(ids[i]);
-      std::vector<std::int32_t> indptr(1, 0);
-      for (std::int64_t b = 0; b < g.bs; ++b) indptr.push_back(indptr.back() + static_cast<std::int32_t>(g.seq(b)));
-      KvIndicesInplaceArgs a;
-      a.kv_indices = mvec(buffer);
-      a.kv_indptr = cvec(indptr);
-      a.batch_size = g.bs;
-      a.v2p = v2p;
-      a.page_size = g.ps;
-      a.multiplier = g.M;
-      a.variant = variant;
-      translate::kv_indices_inplace(a);
-      for (std::size_t i = 0; i < buffer.size(); ++i)
-        diff.eq(fmt::format("kv_indices[{}]", i), buffer[i], i < ids.size() ? g.d(ids[i]) : (std::int64_t{1} << 30));
-      break;
-    }
-    case Route::write_loc: {
-      const std::int64_t dcp = 2;
-      for (std::int64_t rank = 0; rank < dcp; ++rank) {
-        std::vector<model::WidenedWriteLoc> locs;
-        std::vector<std::int64_t> raw;
-        for (auto t : live_tokens(g)) raw.push_back(t < 0 ? t : t * dcp + (t % dcp));
-        raw.push_back(0);
-        raw.push_back(-1);
-        for (auto w : raw) locs.emplace_back(w);
-        const auto width = static_cast<std::int64_t>(raw.size()) + 3;
-        std::vector<std::int64_t> out(static_cast<std::size_t>(width), kStale);
-        translate::write_loc({cvec(raw), v2p, g.ps, g.M, dcp, rank, mvec(out), variant});
-        const auto want = model::write_loc_lanes(g.v2p, g.ps, g.M, dcp, rank, locs, width);
-        for (std::size_t i = 0; i < out.size(); ++i) diff.eq(fmt::format("out[{}] rank={}", i, rank), out[i], want[i]);
-      }
-      break;
-    }
-    case Route::swa_translate: {
-      // SWA side: a non-owner table sized by the owner's id space, with slid-out pages.
-      std::vector<std::int64_t> swa(g.v2p.size(), -1);
-      swa[0] = 0;
-      for (std::size_t p = 1; p + 1 < swa.size(); ++p) swa[p] = (p % 3 == 0) ? -1 : static_cast<std::int64_t>((p * 7) % 500 + 1);
-      const std::int64_t m_swa = 2;
-      auto ids = live_tokens(g);
-      ids.push_back(-1);
-      std::vector<std::int64_t> out(ids.size(), kStale);
-      translate::swa_translate<std::int64_t>({cvec(ids), cvec(swa), g.ps, m_swa, mvec(out), variant});
-      for (std::size_t i = 0; i < ids.size(); ++i)
-        diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], model::swa_id(swa, g.ps, m_swa, VirtualToken(ids[i])).value);
-      break;
-    }
-    case Route::mamba_translate: {
-      std::vector<std::int64_t> table(65, -1);
-      table[0] = 0;
-      for (std::size_t v = 1; v < 64; ++v) table[v] = (v == 9) ? -1 : static_cast<std::int64_t>(64 - v);
-      std::vector<std::int64_t> slots;
-      for (std::int64_t v = 0; v < 64; ++v) slots.push_back(v);
-      std::vector<std::int32_t> out(slots.size(), kStale);
-      translate::mamba_translate({cvec(slots), cvec(table), false, mvec(out)});
-      for (std::size_t i = 0; i < slots.size(); ++i)
-        diff.eq(fmt::format("out[{}]", i), out[i], model::mamba_slot(table, slots[i], false));
-      break;
-    }
-    case Route::dcp_read_translate: {
-      const std::int64_t dcp = 2;
-      std::vector<std::int64_t> ids;
-      for (auto t : live_tokens(g)) ids.push_back(t < 0 ? t : t * dcp + 1);
-      ids.push_back(-1);
-      std::vector<std::int64_t> out(ids.size(), kStale);
-      translate::dcp_read_translate({cvec(ids), v2p, g.ps, g.M, dcp, mvec(out), variant});
-      for (std::size_t i = 0; i < ids.size(); ++i)
-        diff.eq(fmt::format("out[{}] (w={})", i, ids[i]), out[i], g.d(ids[i] < 0 ? -1 : ids[i] / dcp));
-      break;
-    }
-    case Route::transfer_ids: {
-      auto ids = live_tokens(g);
-      ids.push_back(-1);
-      std::vector<std::int64_t> out(ids.size(), kStale);
-      translate::transfer_ids({cvec(ids), v2p, g.ps, mvec(out), variant});
-      for (std::size_t i = 0; i < ids.size(); ++i)
-        diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], model::phys(g.v2p, g.ps, VirtualToken(ids[i])).value);
-      break;
+  for (std::size_t lane = static_cast<std::size_t>(indptr.back()); lane < stream.size(); ++lane)
+    diff.eq(fmt::format("stream tail[{}]", lane), stream[lane], kStale);
+}
+
+void grid_case(RouteSpec<Route::decode_metadata>, Variant variant, const Grid& g, Diff& diff) {
+  const auto v2p = cvec(g.v2p);
+  const std::int64_t W = g.width();
+  std::vector<std::int32_t> cache(static_cast<std::size_t>(g.bs), kStale);
+  std::vector<std::int32_t> cu(static_cast<std::size_t>(g.bs + 1), kStale);
+  std::vector<std::int32_t> table(static_cast<std::size_t>(g.bs * W), kStale);
+  DecodeMetadataArgs a;
+  a.seq_lens = cvec(g.seq_lens);
+  a.req_to_token = g.rtt();
+  a.req_pool_indices = cvec(g.req_pool_indices);
+  a.max_seq_pages = W;
+  a.page_size = g.ps;
+  a.v2p = v2p;
+  a.multiplier = g.M;
+  a.cache_seqlens = mvec(cache);
+  a.cu_seqlens_k = mvec(cu);
+  a.page_table = mmat(table, g.bs, W);
+  a.variant = variant;
+  translate::decode_metadata(a);
+  std::int64_t sum = 0;
+  diff.eq("cu_seqlens_k[0]", cu[0], 0);
+  for (std::int64_t b = 0; b < g.bs; ++b) {
+    diff.eq(fmt::format("cache_seqlens[{}]", b), cache[static_cast<std::size_t>(b)], g.seq(b));
+    sum += g.seq(b);
+    diff.eq(fmt::format("cu_seqlens_k[{}]", b + 1), cu[static_cast<std::size_t>(b + 1)], sum);
+    for (std::int64_t c = 0; c < W; ++c) {
+      const bool live = c < (g.seq(b) + g.ps - 1) / g.ps;
+      diff.eq(fmt::format("page_table[{},{}]", b, c), table[static_cast<std::size_t>(b * W + c)],
+              live ? g.entry(g.tok(b, c * g.ps)) : kStale);
     }
   }
+}
+
+void grid_case(RouteSpec<Route::eager_funnel>, Variant variant, const Grid& g, Diff& diff) {
+  const auto v2p = cvec(g.v2p);
+  const std::int64_t W = g.width();
+  std::vector<std::int64_t> starts(static_cast<std::size_t>(g.bs * W));
+  for (std::int64_t b = 0; b < g.bs; ++b)
+    for (std::int64_t c = 0; c < W; ++c) starts[static_cast<std::size_t>(b * W + c)] = g.tok(b, c * g.ps);
+  std::vector<std::int64_t> out(starts.size(), kStale);
+  translate::eager_funnel({cmat(starts, g.bs, W), v2p, g.ps, g.M, mmat(out, g.bs, W), variant});
+  for (std::size_t i = 0; i < out.size(); ++i) diff.eq(fmt::format("out[{}]", i), out[i], g.entry(starts[i]));
+}
+
+void grid_case(RouteSpec<Route::kv_indices_inplace>, Variant variant, const Grid& g, Diff& diff) {
+  const auto v2p = cvec(g.v2p);
+  const auto ids = live_tokens(g);
+  const auto n = static_cast<std::int64_t>(ids.size());
+  std::vector<std::int32_t> buffer(static_cast<std::size_t>(3 * n), std::int32_t{1} << 30);
+  for (std::size_t i = 0; i < ids.size(); ++i) buffer[i] = static_cast<std::int32_t>(ids[i]);
+  std::vector<std::int32_t> indptr(1, 0);
+  for (std::int64_t b = 0; b < g.bs; ++b) indptr.push_back(indptr.back() + static_cast<std::int32_t>(g.seq(b)));
+  KvIndicesInplaceArgs a;
+  a.kv_indices = mvec(buffer);
+  a.kv_indptr = cvec(indptr);
+  a.batch_size = g.bs;
+  a.v2p = v2p;
+  a.page_size = g.ps;
+  a.multiplier = g.M;
+  a.variant = variant;
+  translate::kv_indices_inplace(a);
+  for (std::size_t i = 0; i < buffer.size(); ++i)
+    diff.eq(fmt::format("kv_indices[{}]", i), buffer[i], i < ids.size() ? g.d(ids[i]) : (std::int64_t{1} << 30));
+}
+
+void grid_case(RouteSpec<Route::write_loc>, Variant variant, const Grid& g, Diff& diff) {
+  const auto v2p = cvec(g.v2p);
+  const std::int64_t dcp = 2;
+  for (std::int64_t rank = 0; rank < dcp; ++rank) {
+    std::vector<model::WidenedWriteLoc> locs;
+    std::vector<std::int64_t> raw;
+    for (auto t : live_tokens(g)) raw.push_back(t < 0 ? t : t * dcp + (t % dcp));
+    raw.push_back(0);
+    raw.push_back(-1);
+    for (auto w : raw) locs.emplace_back(w);
+    const auto width = static_cast<std::int64_t>(raw.size()) + 3;
+    std::vector<std::int64_t> out(static_cast<std::size_t>(width), kStale);
+    translate::write_loc({cvec(raw), v2p, g.ps, g.M, dcp, rank, mvec(out), variant});
+    const auto want = model::write_loc_lanes(g.v2p, g.ps, g.M, dcp, rank, locs, width);
+    for (std::size_t i = 0; i < out.size(); ++i) diff.eq(fmt::format("out[{}] rank={}", i, rank), out[i], want[i]);
+  }
+}
+
+void grid_case(RouteSpec<Route::swa_translate>, Variant variant, const Grid& g, Diff& diff) {
+  // SWA side: a non-owner table sized by the owner's id space, with slid-out pages.
+  std::vector<std::int64_t> swa(g.v2p.size(), -1);
+  swa[0] = 0;
+  for (std::size_t p = 1; p + 1 < swa.size(); ++p) swa[p] = (p % 3 == 0) ? -1 : static_cast<std::int64_t>((p * 7) % 500 + 1);
+  const std::int64_t m_swa = 2;
+  auto ids = live_tokens(g);
+  ids.push_back(-1);
+  std::vector<std::int64_t> out(ids.size(), kStale);
+  translate::swa_translate<std::int64_t>({cvec(ids), cvec(swa), g.ps, m_swa, mvec(out), variant});
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], model::swa_id(swa, g.ps, m_swa, VirtualToken(ids[i])).value);
+}
+
+void grid_case(RouteSpec<Route::mamba_translate>, Variant /*variant*/, const Grid& /*g*/, Diff& diff) {
+  std::vector<std::int64_t> table(65, -1);
+  table[0] = 0;
+  for (std::size_t v = 1; v < 64; ++v) table[v] = (v == 9) ? -1 : static_cast<std::int64_t>(64 - v);
+  std::vector<std::int64_t> slots;
+  for (std::int64_t v = 0; v < 64; ++v) slots.push_back(v);
+  std::vector<std::int32_t> out(slots.size(), kStale);
+  translate::mamba_translate({cvec(slots), cvec(table), false, mvec(out)});
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    diff.eq(fmt::format("out[{}]", i), out[i], model::mamba_slot(table, slots[i], false));
+}
+
+void grid_case(RouteSpec<Route::dcp_read_translate>, Variant variant, const Grid& g, Diff& diff) {
+  const auto v2p = cvec(g.v2p);
+  const std::int64_t dcp = 2;
+  std::vector<std::int64_t> ids;
+  for (auto t : live_tokens(g)) ids.push_back(t < 0 ? t : t * dcp + 1);
+  ids.push_back(-1);
+  std::vector<std::int64_t> out(ids.size(), kStale);
+  translate::dcp_read_translate({cvec(ids), v2p, g.ps, g.M, dcp, mvec(out), variant});
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    diff.eq(fmt::format("out[{}] (w={})", i, ids[i]), out[i], g.d(ids[i] < 0 ? -1 : ids[i] / dcp));
+}
+
+void grid_case(RouteSpec<Route::transfer_ids>, Variant variant, const Grid& g, Diff& diff) {
+  const auto v2p = cvec(g.v2p);
+  auto ids = live_tokens(g);
+  ids.push_back(-1);
+  std::vector<std::int64_t> out(ids.size(), kStale);
+  translate::transfer_ids({cvec(ids), v2p, g.ps, mvec(out), variant});
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], model::phys(g.v2p, g.ps, VirtualToken(ids[i])).value);
+}
+
+std::string run(Route route, Variant variant, const Grid& g) {
+  Diff diff(fmt::format("{}[{}] ps={} M={}", to_string(route), to_string(variant), g.ps, g.M));
+  visit_route(route, [&](auto spec) { grid_case(spec, variant, g, diff); });
   return diff.result();
 }
 
@@ -349,15 +365,11 @@ std::string run(Route route, Variant variant, const Grid& g) {
 std::vector<std::int64_t> grid_page_sizes(Route) { return {1, 32, 64}; }
 
 bool has_int64_output(Route route) {
-  switch (route) {
-    case Route::token_translate:
-    case Route::write_loc:
-    case Route::dcp_read_translate:
-    case Route::transfer_ids:
-      return true;
-    default:
-      return false;
-  }
+  return visit_route(route, [](auto spec) {
+    using S = decltype(spec);
+    return S::id == Route::token_translate || S::id == Route::write_loc || S::id == Route::dcp_read_translate ||
+           S::id == Route::transfer_ids;
+  });
 }
 
 std::string check_route_on_grid(Route route, Variant variant, const GridOptions& options) {

@@ -1,5 +1,5 @@
 // The mutation campaign: mutants of translate/'s host route arithmetic through the hooks of
-// translate/src/checked.hpp, each run against the verify grid and the properties of its route.
+// kvaddr/translate/mutation.hpp, each run against the verify grid and the properties of its route.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <ostream>
 #include <set>
 
-#include "checked.hpp"
+#include "kvaddr/translate/mutation.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "kvaddr/zoo/grid.hpp"
 #include "kvaddr/zoo/zoo.hpp"
@@ -18,7 +18,7 @@
 namespace kvaddr::zoo {
 namespace {
 
-namespace mut = translate::detail::mutation;
+namespace mut = translate::mutation;
 using Clock = std::chrono::steady_clock;
 
 struct UnitDef {
@@ -351,6 +351,7 @@ MutationReport run_mutants(const MutantOptions& o) {
   MutationReport rep;
   std::set<const Classified*> matched;
   const auto t0 = Clock::now();
+  const mut::Campaign campaign;  // the host entry points run the hooked instantiation until we return
   auto& st = mut::tl_state;
   for (const auto& u : units()) {
     if (!o.units.empty() && std::find(o.units.begin(), o.units.end(), u.name) == o.units.end()) continue;

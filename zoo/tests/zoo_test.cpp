@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "checked.hpp"
+#include "kvaddr/translate/mutation.hpp"
 #include "kvaddr/zoo/zoo.hpp"
 
 namespace {
@@ -65,7 +65,7 @@ TEST(Zoo, JsonShape) {
 }
 
 TEST(Zoo, MutationHooksAreInertWithoutAMutant) {
-  namespace mut = kvaddr::translate::detail::mutation;
+  namespace mut = kvaddr::translate::mutation;
   EXPECT_FALSE(mut::armed());
   EXPECT_EQ(mut::tl_state.active.unit, -1);
 }

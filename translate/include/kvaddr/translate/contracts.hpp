@@ -229,3 +229,6 @@ struct EnvelopeMoveArgs {
 };
 
 }  // namespace kvaddr
+
+// The route list (specs, visit_route, behaviour_in_route, route_accepts) builds on these structs.
+#include "kvaddr/translate/route_list.hpp"  // IWYU pragma: export

@@ -134,7 +134,8 @@ inline constexpr Variant kAllVariants[] = {
 // composite tests and the proofs, composed with the catalogue ones by "behaves like".
 inline constexpr Variant kEdgeVariants[] = {Variant::grid_spill, Variant::int32_wrap};
 
-// The spec's stable route identifiers (§4 section titles).
+// The spec's stable route identifiers (§4 section titles). Each enumerator has one RouteSpec
+// (kvaddr/translate/routes/<name>.hpp), listed in kvaddr/translate/route_list.hpp.
 enum class Route : std::int32_t {
   token_translate = 0,
   flashmla_block_table,
@@ -151,13 +152,6 @@ enum class Route : std::int32_t {
   transfer_ids,
 };
 
-inline constexpr Route kAllRoutes[] = {
-    Route::token_translate,  Route::flashmla_block_table, Route::canonical_page_table, Route::read_table,
-    Route::decode_metadata,  Route::eager_funnel,         Route::kv_indices_inplace,   Route::write_loc,
-    Route::swa_translate,    Route::mamba_translate,      Route::full_prefill_table,   Route::dcp_read_translate,
-    Route::transfer_ids,
-};
-
 // A named composite: the registered spelling of a set of behaviours, and the routes it is for.
 struct NamedComposite {
   Variant variant;
@@ -168,38 +162,6 @@ inline constexpr NamedComposite kNamedComposites[] = {
     {Variant::pr33046_as_written, "pr33046_as_written", Route::decode_metadata},
     {Variant::flashmla_era_b_as_written, "flashmla_era_b_as_written", Route::flashmla_block_table},
 };
-
-// Which single behaviours belong to a route.
-constexpr bool behaviour_in_route(Route r, Behaviour b) {
-  using B = Behaviour;
-  switch (r) {
-    case Route::token_translate:
-      return b == B::b17_doc_formula || b == B::e03_int32_offset || b == B::int32_wrap;
-    case Route::flashmla_block_table:
-      return b == B::era_b_unclamped || b == B::b09_no_padding_guard || b == B::e09_floor_pages ||
-             b == B::e10_batch_index_rows || b == B::int32_wrap;
-    case Route::canonical_page_table:
-      return b == B::b09_no_padding_guard || b == B::e02_minus_one_sentinel || b == B::e10_batch_index_rows ||
-             b == B::e01_no_column_bound || b == B::era_b_unclamped || b == B::grid_spill || b == B::int32_wrap;
-    case Route::read_table:
-      return b == B::b10_no_max_pages_bound || b == B::b09_no_padding_guard || b == B::e01_no_column_bound ||
-             b == B::e02_minus_one_sentinel || b == B::e09_floor_pages || b == B::e10_batch_index_rows ||
-             b == B::era_b_unclamped || b == B::grid_spill || b == B::int32_wrap;
-    case Route::decode_metadata:
-      return b == B::era_b_unclamped || b == B::b09_no_padding_guard || b == B::e10_batch_index_rows ||
-             b == B::int32_wrap;
-    case Route::eager_funnel: return b == B::b02_rank2_index_select;
-    case Route::kv_indices_inplace: return b == B::b05_rebind_fresh;
-    case Route::write_loc:
-      return b == B::b06_stale_tail || b == B::e02_minus_one_sentinel || b == B::e03_int32_offset;
-    case Route::swa_translate: return b == B::b11_swa_no_clamp;
-    case Route::mamba_translate: return false;
-    case Route::full_prefill_table: return b == B::b04_prefill_no_remap;
-    case Route::dcp_read_translate: return b == B::b14_dcp_untranslated;
-    case Route::transfer_ids: return b == B::b16_virtual_as_physical;
-  }
-  return false;
-}
 
 // Pairs of behaviours that cannot hold together on one kernel (both define the same thing
 // differently). Returns the first conflicting pair of `v`, or false.
@@ -218,17 +180,5 @@ constexpr const BehaviourConflict* variant_conflict(Variant v) {
     if (has(v, c.a) && has(v, c.b)) return &c;
   return nullptr;
 }
-
-// A route accepts a variant iff every behaviour of it belongs to the route and no two of them
-// conflict (production always). Host entry points reject the others with InvalidArgument("variant").
-constexpr bool route_accepts(Route r, Variant v) {
-  if (v.column_block < 1) return false;
-  for (int i = 0; i < kBehaviourCount; ++i)
-    if (has(v, static_cast<Behaviour>(i)) && !behaviour_in_route(r, static_cast<Behaviour>(i))) return false;
-  return variant_conflict(v) == nullptr;
-}
-
-// Routes whose lane arithmetic (lanes.hpp) or host loop carries a variant; equals route_accepts.
-constexpr bool lane_plants(Route r, Variant v) { return route_accepts(r, v); }
 
 }  // namespace kvaddr

@@ -1,99 +1,84 @@
 // Token-granular host routes (spec §4.1, §4.7-§4.10, §4.12, §4.13): one lane per id, every lane
 // reads its input before writing its output, so exact aliasing of out and ids is safe.
-#include <cstdint>
-#include <string>
-#include <vector>
+// Included by routes_plain.cpp (hooks policy NoHooks) and by mutation/hooked.cpp
+// (MutationHooks) inside namespace kvaddr::translate::detail::<policy namespace>, after
+// validate_body.ipp; H, CI and TableGather are that namespace's policy types.
 
-#include "checked.hpp"
-#include "kvaddr/model/errors.hpp"
-#include "kvaddr/translate/lanes.hpp"
-#include "kvaddr/translate/routes.hpp"
 
-namespace kvaddr::translate {
-
-using detail::CI;
-using detail::narrow_out;
-using detail::rename_lane_overflow;
-using detail::TableGather;
-namespace mut = detail::mutation;
 
 // §4.1: out[i] = t < 0 ? 0 : max(v2p[t / ps] * ps * M + t % ps, 0) for i < ids.size; out's tail
 // past ids.size is untouched.
 template <class Out>
 void token_translate(const TokenTranslateArgs<Out>& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.out);
-  const mut::RouteScope scope(mut::unit_of(Route::token_translate));
+  const H::Scope scope(mutation::unit_of(Route::token_translate));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));  // validated to fit
+  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));  // validated to fit
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
-      mut::lane(0);
+      H::lane(0);
       const CI t(a.ids.data[i]);
       const CI d = lanes::token_translate_lane(t, g, ps, stride, a.variant);
-      detail::put(a.out, i, "out") = narrow_out<Out>(d, "out", a.variant);
+      put<H>(a.out, i, "out") = narrow_out<Out>(d, "out", a.variant);
     }
   });
 }
-template void token_translate(const TokenTranslateArgs<std::int32_t>&);
-template void token_translate(const TokenTranslateArgs<std::int64_t>&);
 
 // §4.9: token_translate over swa_v2p with S_swa = ps * M_swa (B11: no clamp).
 template <class Out>
 void swa_translate(const SwaTranslateArgs<Out>& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.out);
-  const mut::RouteScope scope(mut::unit_of(Route::swa_translate));
+  const H::Scope scope(mutation::unit_of(Route::swa_translate));
   const TableGather g{a.swa_v2p, "swa_v2p"};
   const CI ps(a.page_size);
-  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.swa_multiplier, a.page_size));
+  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.swa_multiplier, a.page_size));
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
-      mut::lane(0);
+      H::lane(0);
       const CI t(a.ids.data[i]);
       const CI d = lanes::swa_translate_lane(t, g, ps, stride, a.variant);
-      detail::put(a.out, i, "out") = narrow_out<Out>(d, "out");
+      put<H>(a.out, i, "out") = narrow_out<Out>(d, "out");
     }
   });
 }
-template void swa_translate(const SwaTranslateArgs<std::int32_t>&);
-template void swa_translate(const SwaTranslateArgs<std::int64_t>&);
 
 // §4.7: n = kv_indptr[batch_size]; kv_indices[:n] <- int32(d(src[:n])) in place; tail untouched.
 // B05 computes the same values into a fresh buffer and leaves kv_indices as it was.
 void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.kv_indices);
-  const mut::RouteScope scope(mut::unit_of(Route::kv_indices_inplace));
-  const std::int64_t n = detail::read_vec(a.kv_indptr, a.batch_size, "kv_indptr");
-  if (!mut::rule(n >= 0)) {
+  const H::Scope scope(mutation::unit_of(Route::kv_indices_inplace));
+  const std::int64_t n = read_vec(a.kv_indptr, a.batch_size, "kv_indptr");
+  if (!H::rule(n >= 0)) {
     throw OutOfRange("kv_indptr", std::to_string(n), "kv_indptr[batch_size] is negative");
   }
-  require_size(mut::rule(n <= a.kv_indices.size), "kv_indices", a.kv_indices.size,
+  require_size(H::rule(n <= a.kv_indices.size), "kv_indices", a.kv_indices.size,
                "shorter than kv_indptr[batch_size] = " + std::to_string(n));
   const Vec<const std::int32_t> src = a.src.present() ? a.src : Vec<const std::int32_t>{a.kv_indices.data, a.kv_indices.size};
   if (a.src.present()) {
-    require_size(mut::rule(n <= a.src.size), "src", a.src.size,
+    require_size(H::rule(n <= a.src.size), "src", a.src.size,
                  "shorter than kv_indptr[batch_size] = " + std::to_string(n));
   }
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));
+  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
   std::vector<std::int32_t> fresh;
   std::int32_t* dst = a.kv_indices.data;
   std::int64_t dst_size = a.kv_indices.size;
-  if (has(a.variant, Behaviour::b05_rebind_fresh)) {
+  if (RouteSpec<Route::kv_indices_inplace>::rebinds_fresh(a.variant)) {
     fresh.resize(static_cast<std::size_t>(n));
     dst = fresh.data();
     dst_size = n;
   }
   rename_lane_overflow("kv_indices", [&] {
     for (std::int64_t i = 0; i < n; ++i) {
-      mut::lane(0);
-      const CI t(detail::read_vec(src, i, "src"));
+      H::lane(0);
+      const CI t(read_vec(src, i, "src"));
       const CI d = lanes::token_translate_lane(t, g, ps, stride, Variant::production);
-      detail::put(dst, dst_size, i, "kv_indices") = narrow_out<std::int32_t>(d, "kv_indices");
+      put<H>(dst, dst_size, i, "kv_indices") = narrow_out<std::int32_t>(d, "kv_indices");
     }
   });
   // B05: `fresh` is dropped here; the bound buffer still holds virtual ids.
@@ -102,75 +87,75 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
 // §4.8: out[i] = keep(loc[i]) ? d(loc[i] / dcp_size) : 0 for i < N; out[N, out.size) = 0
 // (B06: that tail is left stale; E02: filled with -1; E03: int32 id arithmetic in the lane).
 void write_loc(const WriteLocArgs& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.out);
-  const mut::RouteScope scope(mut::unit_of(Route::write_loc));
+  const H::Scope scope(mutation::unit_of(Route::write_loc));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));
+  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
   const CI dcp_size(a.dcp_size);
   const CI dcp_rank(a.dcp_rank);
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.loc.size; ++i) {
-      mut::lane(0);
+      H::lane(0);
       const CI loc(a.loc.data[i]);
-      detail::put(a.out, i, "out") = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank, a.variant).get();
+      put<H>(a.out, i, "out") = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank, a.variant).get();
     }
   });
-  mut::lane(2);  // epilogue: the tail [N, out.size)
-  if (!has(a.variant, Behaviour::b06_stale_tail)) {
-    // E02: the tail is filled with the pad -1 instead of the sink 0.
-    const std::int64_t fill = has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;
-    for (std::int64_t i = mut::bound(a.loc.size); i < a.out.size; ++i) detail::put(a.out, i, "out") = fill;
+  H::lane(2);  // epilogue: the tail [N, out.size)
+  using Spec = RouteSpec<Route::write_loc>;
+  if (!Spec::keeps_tail(a.variant)) {
+    const auto fill = Spec::tail_fill<std::int64_t>(a.variant);
+    for (std::int64_t i = H::bound(a.loc.size); i < a.out.size; ++i) put<H>(a.out, i, "out") = fill;
   }
 }
 
 // §4.10: out[i] = int32(v2p[slots[i]]) (clamped at 0 when `clamp`); a padding or out-of-table
 // slot is a read outside v2p (OutOfRange), as the Triton kernel would read out of bounds.
 void mamba_translate(const MambaTranslateArgs& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.out);
-  const mut::RouteScope scope(mut::unit_of(Route::mamba_translate));
+  const H::Scope scope(mutation::unit_of(Route::mamba_translate));
   const TableGather g{a.v2p, "v2p"};
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.slots.size; ++i) {
-      mut::lane(0);
+      H::lane(0);
       const CI v(a.slots.data[i]);
-      detail::put(a.out, i, "out") = narrow_out<std::int32_t>(lanes::mamba_lane(v, g, a.clamp), "out");
+      put<H>(a.out, i, "out") = narrow_out<std::int32_t>(lanes::mamba_lane(v, g, a.clamp), "out");
     }
   });
 }
 
 // §4.12: out[i] = translate_kv_loc(ids[i] / dcp_size); padding -> 0 (B14: collapsed, untranslated).
 void dcp_read_translate(const DcpReadTranslateArgs& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.out);
-  const mut::RouteScope scope(mut::unit_of(Route::dcp_read_translate));
+  const H::Scope scope(mutation::unit_of(Route::dcp_read_translate));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));
+  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
   const CI dcp(a.dcp_size);
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
-      mut::lane(0);
+      H::lane(0);
       const CI w(a.ids.data[i]);
-      detail::put(a.out, i, "out") = lanes::dcp_read_lane(w, g, ps, stride, dcp, a.variant).get();
+      put<H>(a.out, i, "out") = lanes::dcp_read_lane(w, g, ps, stride, dcp, a.variant).get();
     }
   });
 }
 
 // §4.13: out[i] = phys(ids[i]) (B16: the virtual id itself, clamped at 0).
 void transfer_ids(const TransferIdsArgs& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.out);
-  const mut::RouteScope scope(mut::unit_of(Route::transfer_ids));
+  const H::Scope scope(mutation::unit_of(Route::transfer_ids));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.ids.size; ++i) {
-      mut::lane(0);
+      H::lane(0);
       const CI t(a.ids.data[i]);
-      detail::put(a.out, i, "out") = lanes::transfer_lane(t, g, ps, a.variant).get();
+      put<H>(a.out, i, "out") = lanes::transfer_lane(t, g, ps, a.variant).get();
     }
   });
 }
@@ -178,9 +163,9 @@ void transfer_ids(const TransferIdsArgs& a) {
 // §4.13 move_kv_cache: run r covers tokens [r*ps, (r+1)*ps) of dst_tokens / src_tokens, which must
 // be a page-aligned ascending run of physical tokens; its page is first / ps.
 void envelope_moves(const EnvelopeMoveArgs& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.dst_pages, a.src_pages);
-  const mut::RouteScope scope(mut::kUnitEnvelopeMoves);
+  const H::Scope scope(mutation::kUnitEnvelopeMoves);
   const std::int64_t ps = a.page_size;
   const std::int64_t runs = a.dst_tokens.size / ps;
   auto check_run = [ps](const Vec<const std::int64_t>& tok, std::int64_t r, const char* name) {
@@ -203,12 +188,11 @@ void envelope_moves(const EnvelopeMoveArgs& a) {
     check_run(a.src_tokens, r, "src_tokens");
   }
   for (std::int64_t r = 0; r < runs; ++r) {
-    mut::lane(0);
+    H::lane(0);
     const std::int64_t d = lanes::run_page_lane(CI(a.dst_tokens.data[r * ps]), CI(ps)).get();
     const std::int64_t s = lanes::run_page_lane(CI(a.src_tokens.data[r * ps]), CI(ps)).get();
-    detail::put(a.dst_pages, r, "dst_pages") = d;
-    detail::put(a.src_pages, r, "src_pages") = s;
+    put<H>(a.dst_pages, r, "dst_pages") = d;
+    put<H>(a.src_pages, r, "src_pages") = s;
   }
 }
 
-}  // namespace kvaddr::translate

@@ -1,31 +1,16 @@
 // Page-granular host routes (spec §4.2-§4.6, §4.11): one lane per (row, column) of the kernel's
 // grid, writing exactly the columns the production kernel writes.
-#include <bit>
-#include <cstdint>
-#include <string>
+// Included by routes_plain.cpp (hooks policy NoHooks) and by mutation/hooked.cpp
+// (MutationHooks) inside namespace kvaddr::translate::detail::<policy namespace>, after
+// validate_body.ipp; H, CI and TableGather are that namespace's policy types.
 
-#include "checked.hpp"
-#include "kvaddr/model/errors.hpp"
-#include "kvaddr/translate/lanes.hpp"
-#include "kvaddr/translate/routes.hpp"
-
-namespace kvaddr::translate {
 namespace {
 
-using detail::CI;
-using detail::mat_offset;
-using detail::narrow_out;
-using detail::put;
-using detail::read_mat;
-using detail::read_vec;
-using detail::rename_lane_overflow;
-using detail::TableGather;
-namespace mut = detail::mutation;
 
 // A request-pool row id, checked against the rows of req_to_token.
 std::int64_t pool_row(const Vec<const std::int64_t>& rows, std::int64_t b, const Mat<const std::int32_t>& r2t,
                       const char* name) {
-  const std::int64_t row = mut::alt(mut::Site::row, read_vec(rows, b, name), b);
+  const std::int64_t row = H::alt(mutation::Site::row, read_vec(rows, b, name), b);
   if (row < 0 || row >= r2t.rows) {
     throw OutOfRange(name, std::to_string(row),
                      "row id outside req_to_token's " + std::to_string(r2t.rows) + " rows (batch lane " +
@@ -34,18 +19,21 @@ std::int64_t pool_row(const Vec<const std::int64_t>& rows, std::int64_t b, const
   return row;
 }
 
-// The req_to_token row of batch lane b: rows[b] in production; E10 uses b itself (the batch
-// position), which names another request's row whenever the pool rows are not 0..B-1.
+// The req_to_token row of batch lane b, as the route's spec chooses it (Spec::row): the checked
+// pool row rows[b] in production; E10 uses b itself (the batch position), which names another
+// request's row whenever the pool rows are not 0..B-1.
+template <class Spec>
 std::int64_t batch_row(const Vec<const std::int64_t>& rows, std::int64_t b, const Mat<const std::int32_t>& r2t,
                        const char* name, Variant v) {
-  if (!has(v, Behaviour::e10_batch_index_rows)) return pool_row(rows, b, r2t, name);
+  const std::int64_t row = Spec::row(b, [&](std::int64_t lane) { return pool_row(rows, lane, r2t, name); }, v);
+  if (!has(v, Behaviour::e10_batch_index_rows)) return row;
   (void)read_vec(rows, b, name);  // the lane still exists
-  if (b >= r2t.rows) {
+  if (row >= r2t.rows) {
     throw OutOfRange("req_to_token", "row " + std::to_string(b),
                      "batch position used as a row id lies outside req_to_token's " + std::to_string(r2t.rows) +
                          " rows (E10)");
   }
-  return b;
+  return row;
 }
 
 // Flat element offset and extent of a matrix: what an unmasked kernel address computes. A
@@ -78,7 +66,7 @@ void flat_store(const Mat<std::int32_t>& out, std::int64_t b, std::int64_t c, st
     throw OutOfRange(name, "row " + std::to_string(b) + " column " + std::to_string(c),
                      "write past the end of the table buffer of " + std::to_string(flat_extent(out)) + " elements");
   }
-  put(out.data, flat_extent(out), flat, name) = value;
+  put<H>(out.data, flat_extent(out), flat, name) = value;
 }
 
 // A KV length (sequence length plus delta); negative lengths are rejected naming the field.
@@ -94,7 +82,7 @@ std::int64_t kv_length(const Vec<const std::int64_t>& lens, std::int64_t b, std:
 std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t row, std::int64_t kv_start,
                               std::int64_t c, std::int64_t ps) {
   const std::int64_t col = checked_add(kv_start, checked_mul(c, ps, "req_to_token"), "req_to_token");
-  return read_mat(r2t, row, col, "req_to_token");
+  return read_mat<H>(r2t, row, col, "req_to_token");
 }
 
 }  // namespace
@@ -102,28 +90,29 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
 // §4.2: kv_indices[b, i] for i < min(ceil(len_b / ps), W): the page entry of token
 // req_to_token[row_b, kv_start_b + i * ps]; other lanes keep the caller's -1.
 void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
-  validate(a);
+  using Spec = RouteSpec<Route::flashmla_block_table>;
+  validate_args(a);
   const detail::Rollback rollback(a.kv_indices);
-  const mut::RouteScope scope(mut::unit_of(Route::flashmla_block_table));
+  const H::Scope scope(mutation::unit_of(Route::flashmla_block_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
   const std::int64_t width = a.kv_indices.cols;
   rename_lane_overflow("kv_indices", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
-      mut::lane(0);
-      const std::int64_t row = batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
+      H::lane(0);
+      const std::int64_t row =
+          batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t start = a.kv_start_idx.present() ? read_vec(a.kv_start_idx, b, "kv_start_idx") : 0;
       if (start < 0) throw OutOfRange("kv_start_idx", std::to_string(start), "negative KV start");
       const std::int64_t len = kv_length(a.page_kernel_lens, b, 0, "page_kernel_lens");
-      const std::int64_t n_pages = lanes::page_count(CI(len), ps, a.variant).get();
-      const std::int64_t n = mut::bound(n_pages < width ? n_pages : width);
+      const std::int64_t n = H::bound(Spec::columns(Spec::pages(CI(len), ps, a.variant).get(), width));
       for (std::int64_t i = 0; i < n; ++i) {
-        mut::lane(1);
+        H::lane(1);
         const CI tok(page_start_token(a.req_to_token, row, start, i, a.page_size));
         const CI e = a.v2p.present() ? lanes::page_entry_lane(tok, g, ps, mult, a.variant)
                                      : lanes::static_entry_lane(tok, ps);
-        put(a.kv_indices, b, i, "kv_indices") = narrow_out<std::int32_t>(e, "kv_indices", a.variant);
+        put<H>(a.kv_indices, b, i, "kv_indices") = narrow_out<std::int32_t>(e, "kv_indices", a.variant);
       }
     }
   });
@@ -134,21 +123,23 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
 // grid_spill: columns bounded by the grid's column extent, same flat addresses; E02 /
 // era_b_unclamped: no clamp (lane); E10: row b of req_to_token; int32_wrap: silent int32 stores.
 void canonical_page_table(const CanonicalPageTableArgs& a) {
-  validate(a);
+  using Spec = RouteSpec<Route::canonical_page_table>;
+  validate_args(a);
   const detail::Rollback rollback(a.out);
-  const mut::RouteScope scope(mut::unit_of(Route::canonical_page_table));
+  const H::Scope scope(mutation::unit_of(Route::canonical_page_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
-  const bool e01 = has(a.variant, Behaviour::e01_no_column_bound) || has(a.variant, Behaviour::grid_spill);
+  const bool e01 = Spec::flat_addresses(a.variant);
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
-      mut::lane(0);
-      const std::int64_t row = batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
+      H::lane(0);
+      const std::int64_t row =
+          batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
-      const std::int64_t n = mut::bound(lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get());
+      const std::int64_t n = H::bound(Spec::columns(CI(len), ps, CI(a.max_pages), a.variant).get());
       for (std::int64_t c = 0; c < n; ++c) {
-        mut::lane(1);
+        H::lane(1);
         const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
                          : page_start_token(a.req_to_token, row, 0, c, a.page_size));
         const std::int32_t e =
@@ -156,7 +147,7 @@ void canonical_page_table(const CanonicalPageTableArgs& a) {
         if (e01) {
           flat_store(a.out, b, c, e, "out");
         } else {
-          put(a.out, b, c, "out") = e;
+          put<H>(a.out, b, c, "out") = e;
         }
       }
     }
@@ -167,27 +158,25 @@ void canonical_page_table(const CanonicalPageTableArgs& a) {
 // writes continue into the guard columns / next row, and past the buffer is OutOfRange("out")).
 // zero_tail: 0 on [live, max_pages) of each row and on [0, max_pages) of rows [B, out.rows).
 void read_table(const ReadTableArgs& a) {
-  validate(a);
+  using Spec = RouteSpec<Route::read_table>;
+  validate_args(a);
   const detail::Rollback rollback(a.out);
-  const mut::RouteScope scope(mut::unit_of(Route::read_table));
+  const H::Scope scope(mutation::unit_of(Route::read_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
-  // Only B09 and era_b_unclamped act inside the entry lane; the other read_table behaviours act
-  // on this loop (E02 here is the tail fill, not the clamp).
-  const Variant entry_variant{a.variant.bits & (Variant::b09_no_padding_guard | Variant::era_b_unclamped).bits};
-  const bool e01 = has(a.variant, Behaviour::e01_no_column_bound) || has(a.variant, Behaviour::grid_spill);
-  // E02: the "empty" fill is the slot-map pad -1 instead of the sink 0.
-  const std::int32_t tail_fill = has(a.variant, Behaviour::e02_minus_one_sentinel) ? -1 : 0;
+  const Variant entry_variant = Spec::entry_variant(a.variant);
+  const bool e01 = Spec::flat_addresses(a.variant);
+  const auto tail_fill = Spec::tail_fill<std::int32_t>(a.variant);
   const std::int64_t batch = a.row_ids.size;
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
-      mut::lane(0);
-      const std::int64_t row = batch_row(a.row_ids, b, a.req_to_token, "row_ids", a.variant);
+      H::lane(0);
+      const std::int64_t row = batch_row<Spec>(a.row_ids, b, a.req_to_token, "row_ids", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-      const std::int64_t n = mut::bound(lanes::table_columns(CI(len), ps, CI(a.max_pages), a.variant).get());
+      const std::int64_t n = H::bound(Spec::columns(CI(len), ps, CI(a.max_pages), a.variant).get());
       for (std::int64_t c = 0; c < n; ++c) {
-        mut::lane(1);
+        H::lane(1);
         const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
                          : page_start_token(a.req_to_token, row, 0, c, a.page_size));
         const std::int32_t e =
@@ -195,49 +184,49 @@ void read_table(const ReadTableArgs& a) {
         // Flat address of a packed row: beyond the row width it lands in the next row (B10 / E01 spill).
         flat_store(a.out, b, c, e, "out");
       }
-      mut::resume(0);  // the row's tail bound is a per-row site whatever n is
+      H::resume(0);  // the row's tail bound is a per-row site whatever n is
       if (a.zero_tail) {
-        for (std::int64_t c = mut::bound(n); c < a.max_pages; ++c) put(a.out, b, c, "out") = tail_fill;
+        for (std::int64_t c = H::bound(n); c < a.max_pages; ++c) put<H>(a.out, b, c, "out") = tail_fill;
       }
     }
   });
-  mut::lane(2);  // epilogue: the padded rows
+  H::lane(2);  // epilogue: the padded rows
   if (a.zero_tail) {
-    for (std::int64_t b = mut::bound(batch); b < a.out.rows; ++b)
-      for (std::int64_t c = 0; c < a.max_pages; ++c) put(a.out, b, c, "out") = tail_fill;
+    for (std::int64_t b = H::bound(batch); b < a.out.rows; ++b)
+      for (std::int64_t c = 0; c < a.max_pages; ++c) put<H>(a.out, b, c, "out") = tail_fill;
   }
 }
 
 // §4.4 packed CSR stream: stream[j] = table[b, pos / ps] * ps + pos % ps for
 // indptr[b] <= j < indptr[b + 1], pos = kv_start_b + (j - indptr[b]); lanes >= indptr[B] untouched.
 void read_stream(const ReadStreamArgs& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.stream);
-  const mut::RouteScope scope(mut::kUnitReadStream);
+  const H::Scope scope(mutation::kUnitReadStream);
   const std::int64_t batch = a.indptr.size - 1;
   std::int64_t prev = 0;
   for (std::int64_t b = 0; b <= batch; ++b) {
     const std::int64_t v = a.indptr.data[b];
-    if (!mut::rule(v >= prev)) {
+    if (!H::rule(v >= prev)) {
       throw OutOfRange("indptr", std::to_string(v),
                        "indptr must start >= 0 and be non-decreasing (entry " + std::to_string(b) + ")");
     }
     prev = v;
   }
-  require_size(mut::rule(prev <= a.stream.size), "stream", a.stream.size,
+  require_size(H::rule(prev <= a.stream.size), "stream", a.stream.size,
                "shorter than indptr[B] = " + std::to_string(prev));
   const CI ps(a.page_size);
   rename_lane_overflow("stream", [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
-      mut::lane(0);
+      H::lane(0);
       const std::int64_t start = a.kv_start_idx.present() ? read_vec(a.kv_start_idx, b, "kv_start_idx") : 0;
       if (start < 0) throw OutOfRange("kv_start_idx", std::to_string(start), "negative KV start");
       const std::int64_t lo = a.indptr.data[b];
       for (std::int64_t j = lo; j < a.indptr.data[b + 1]; ++j) {
-        mut::lane(1);
+        H::lane(1);
         const std::int64_t pos = checked_add(start, j - lo, "kv_start_idx");
-        const CI entry(read_mat(a.table, b, pos / a.page_size, "table"));
-        put(a.stream, j, "stream") = narrow_out<std::int32_t>(lanes::stream_lane(entry, CI(pos), ps), "stream");
+        const CI entry(read_mat<H>(a.table, b, pos / a.page_size, "table"));
+        put<H>(a.stream, j, "stream") = narrow_out<std::int32_t>(lanes::stream_lane(entry, CI(pos), ps), "stream");
       }
     }
   });
@@ -249,23 +238,24 @@ void read_stream(const ReadStreamArgs& a) {
 // int32_wrap: the int32 lengths, sums and entries wrap silently. An empty batch launches nothing:
 // nothing is written, cu_seqlens_k[0] keeps its old value.
 void decode_metadata(const DecodeMetadataArgs& a) {
-  validate(a);
+  using Spec = RouteSpec<Route::decode_metadata>;
+  validate_args(a);
   // The tables are outputs (and validated) only when the page table is built.
   const Mat<std::int32_t> none{};
   const bool tables = !a.skip_page_table;
   const detail::Rollback rollback(a.cache_seqlens, a.cu_seqlens_k, tables ? a.page_table : none,
                                   tables && a.swa_v2p.present() ? a.swa_page_table : none);
-  const mut::RouteScope scope(mut::unit_of(Route::decode_metadata));
+  const H::Scope scope(mutation::unit_of(Route::decode_metadata));
   const std::int64_t batch = a.seq_lens.size;
   if (batch == 0) return;
   // Program (0, 0): lengths and prefix sums.
   std::int64_t total = 0;
-  put(a.cu_seqlens_k, 0, "cu_seqlens_k") = 0;
+  put<H>(a.cu_seqlens_k, 0, "cu_seqlens_k") = 0;
   for (std::int64_t b = 0; b < batch; ++b) {
     const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-    put(a.cache_seqlens, b, "cache_seqlens") = narrow_out<std::int32_t>(CI(len), "cache_seqlens", a.variant);
+    put<H>(a.cache_seqlens, b, "cache_seqlens") = narrow_out<std::int32_t>(CI(len), "cache_seqlens", a.variant);
     total = checked_add(total, len, "cu_seqlens_k");
-    put(a.cu_seqlens_k, b + 1, "cu_seqlens_k") = narrow_out<std::int32_t>(CI(total), "cu_seqlens_k", a.variant);
+    put<H>(a.cu_seqlens_k, b + 1, "cu_seqlens_k") = narrow_out<std::int32_t>(CI(total), "cu_seqlens_k", a.variant);
   }
   if (a.skip_page_table) return;
 
@@ -276,29 +266,29 @@ void decode_metadata(const DecodeMetadataArgs& a) {
   const bool copy = a.kernel_page_table.present();
   const bool swa = a.swa_v2p.present();
   for (std::int64_t b = 0; b < batch; ++b) {
-    mut::lane(0);
+    H::lane(0);
     const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-    const std::int64_t live = mut::bound(lanes::decode_columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get());
+    const std::int64_t live = H::bound(Spec::columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get());
     const std::int64_t row =
-        (!copy || swa) ? batch_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant) : 0;
+        (!copy || swa) ? batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant) : 0;
     for (std::int64_t c = 0; c < live; ++c) {
-      mut::lane(1);
+      H::lane(1);
       const CI page_index = (!copy || swa) ? CI(page_start_token(a.req_to_token, row, 0, c, a.page_size)) : CI(0);
       rename_lane_overflow("page_table", [&] {
         CI value(0);
         if (copy) {
-          value = CI(read_mat(a.kernel_page_table, b, c, "kernel_page_table"));
+          value = CI(read_mat<H>(a.kernel_page_table, b, c, "kernel_page_table"));
         } else if (a.v2p.present()) {
           value = lanes::decode_entry_lane(page_index, g, log2_ps, CI(a.multiplier), a.variant);
         } else {
           value = (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
         }
-        put(a.page_table, b, c, "page_table") = narrow_out<std::int32_t>(value, "page_table", a.variant);
+        put<H>(a.page_table, b, c, "page_table") = narrow_out<std::int32_t>(value, "page_table", a.variant);
       });
       if (swa) {
         rename_lane_overflow("swa_page_table", [&] {
           const CI sv = lanes::decode_entry_lane(page_index, swa_g, log2_ps, CI(a.swa_multiplier), Variant::production);
-          put(a.swa_page_table, b, c, "swa_page_table") = narrow_out<std::int32_t>(sv, "swa_page_table");
+          put<H>(a.swa_page_table, b, c, "swa_page_table") = narrow_out<std::int32_t>(sv, "swa_page_table");
         });
       }
     }
@@ -308,23 +298,23 @@ void decode_metadata(const DecodeMetadataArgs& a) {
 // §4.6: out[r, c] = d(page_table[r, c]) / ps for every element (B02: at ps = 1 the rank-2 table
 // reaches a 1-D-only index_select and the call fails).
 void eager_funnel(const EagerFunnelArgs& a) {
-  validate(a);
+  validate_args(a);
   const detail::Rollback rollback(a.out);
   if (has(a.variant, Behaviour::b02_rank2_index_select) && a.page_size == 1) {
     throw InvalidArgument("page_table", "rank 2 [" + std::to_string(a.page_table.rows) + ", " +
                                             std::to_string(a.page_table.cols) + "]",
                           "index_select at page_size 1 accepts only a 1-D index (bug B02)");
   }
-  const mut::RouteScope scope(mut::unit_of(Route::eager_funnel));
+  const H::Scope scope(mutation::unit_of(Route::eager_funnel));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
-  const CI stride(mut::alt(mut::Site::stride, a.page_size * a.multiplier, a.page_size));
+  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
   rename_lane_overflow("out", [&] {
     for (std::int64_t r = 0; r < a.page_table.rows; ++r) {
       for (std::int64_t c = 0; c < a.page_table.cols; ++c) {
-        mut::lane(1);
-        const CI tok(read_mat(a.page_table, r, c, "page_table"));
-        put(a.out, r, c, "out") = lanes::eager_funnel_lane(tok, g, ps, stride).get();
+        H::lane(1);
+        const CI tok(read_mat<H>(a.page_table, r, c, "page_table"));
+        put<H>(a.out, r, c, "out") = lanes::eager_funnel_lane(tok, g, ps, stride).get();
       }
     }
   });
@@ -333,26 +323,27 @@ void eager_funnel(const EagerFunnelArgs& a) {
 // §4.11: out[b, c] for c < min(ceil(len_b / ps), max_pages), rebuilt from the live v2p (B04:
 // page-start token / ps, no remap); prefix-only.
 void full_prefill_table(const FullPrefillTableArgs& a) {
-  validate(a);
+  using Spec = RouteSpec<Route::full_prefill_table>;
+  validate_args(a);
   const detail::Rollback rollback(a.out);
-  const mut::RouteScope scope(mut::unit_of(Route::full_prefill_table));
+  const H::Scope scope(mutation::unit_of(Route::full_prefill_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
   rename_lane_overflow("out", [&] {
     for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
-      mut::lane(0);
-      const std::int64_t row = pool_row(a.req_pool_indices, b, a.req_to_token, "req_pool_indices");
+      H::lane(0);
+      const std::int64_t row =
+          batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
       const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
-      const std::int64_t n = mut::bound(lanes::table_columns(CI(len), ps, CI(a.max_pages), Variant::production).get());
+      const std::int64_t n = H::bound(Spec::columns(CI(len), ps, CI(a.max_pages), a.variant).get());
       for (std::int64_t c = 0; c < n; ++c) {
-        mut::lane(1);
+        H::lane(1);
         const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));
-        put(a.out, b, c, "out") =
+        put<H>(a.out, b, c, "out") =
             narrow_out<std::int32_t>(lanes::full_prefill_entry_lane(tok, g, ps, mult, a.variant), "out");
       }
     }
   });
 }
 
-}  // namespace kvaddr::translate

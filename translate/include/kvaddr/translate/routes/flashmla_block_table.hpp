@@ -1,0 +1,38 @@
+#pragma once
+// Route spec of flashmla_block_table (spec §4.2).
+#include "kvaddr/translate/lanes.hpp"
+#include "kvaddr/translate/route_spec.hpp"
+
+namespace kvaddr {
+
+template <>
+struct RouteSpec<Route::flashmla_block_table> {
+  static constexpr Route id = Route::flashmla_block_table;
+  static constexpr std::string_view name = "flashmla_block_table";
+  using Args = FlashmlaBlockTableArgs;
+  // The catalogue behaviours this route accepts as variants.
+  static constexpr bool accepts(Behaviour b) {
+    return b == Behaviour::era_b_unclamped ||
+           b == Behaviour::b09_no_padding_guard ||
+           b == Behaviour::e09_floor_pages ||
+           b == Behaviour::e10_batch_index_rows ||
+           b == Behaviour::int32_wrap;
+  }
+
+  // The req_to_token row batch lane b reads: its pool row in production; E10 reads row b itself.
+  template <class I, class PoolRow>
+  KVADDR_HD static constexpr I row(I b, PoolRow&& pool_row, Variant v) {
+    return has(v, Behaviour::e10_batch_index_rows) ? b : pool_row(b);
+  }
+  // Live columns: ceil(len / ps) pages (E09: floor), never past the table width W; columns
+  // [live, W) keep the caller's -1.
+  template <class I>
+  KVADDR_HD static constexpr I pages(I len, I ps, Variant v) {
+    return lanes::page_count(len, ps, v);
+  }
+  KVADDR_HD static constexpr std::int64_t columns(std::int64_t pages, std::int64_t width) {
+    return pages < width ? pages : width;
+  }
+};
+
+}  // namespace kvaddr

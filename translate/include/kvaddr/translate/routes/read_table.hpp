@@ -1,0 +1,59 @@
+#pragma once
+// Route spec of read_table (spec §4.4).
+#include "kvaddr/translate/lanes.hpp"
+#include "kvaddr/translate/route_spec.hpp"
+
+namespace kvaddr {
+
+template <>
+struct RouteSpec<Route::read_table> {
+  static constexpr Route id = Route::read_table;
+  static constexpr std::string_view name = "read_table";
+  using Args = ReadTableArgs;
+  // The catalogue behaviours this route accepts as variants.
+  static constexpr bool accepts(Behaviour b) {
+    return b == Behaviour::b10_no_max_pages_bound ||
+           b == Behaviour::b09_no_padding_guard ||
+           b == Behaviour::e01_no_column_bound ||
+           b == Behaviour::e02_minus_one_sentinel ||
+           b == Behaviour::e09_floor_pages ||
+           b == Behaviour::e10_batch_index_rows ||
+           b == Behaviour::era_b_unclamped ||
+           b == Behaviour::grid_spill ||
+           b == Behaviour::int32_wrap;
+  }
+
+  // The req_to_token row batch lane b reads: its pool row in production; E10 reads row b itself.
+  template <class I, class PoolRow>
+  KVADDR_HD static constexpr I row(I b, PoolRow&& pool_row, Variant v) {
+    return has(v, Behaviour::e10_batch_index_rows) ? b : pool_row(b);
+  }
+  // Live columns of a row of KV length len (seq_len + delta): lanes::table_columns (B10 / E01
+  // drop the max_pages bound, grid_spill widens it, E09 floors the page count).
+  template <class I>
+  KVADDR_HD static constexpr I columns(I len, I ps, I max_pages, Variant v) {
+    return lanes::table_columns(len, ps, max_pages, v);
+  }
+  KVADDR_HD static constexpr bool flat_addresses(Variant v) {
+    return has(v, Behaviour::e01_no_column_bound) || has(v, Behaviour::grid_spill);
+  }
+  // The behaviours that act inside the entry lane (B09, era_b_unclamped); the others act on the
+  // row loop (E02 here is the tail fill, not the clamp).
+  KVADDR_HD static constexpr Variant entry_variant(Variant v) {
+    return Variant{v.bits & (Variant::of(Behaviour::b09_no_padding_guard).bits |
+                             Variant::of(Behaviour::era_b_unclamped).bits)};
+  }
+  // zero_tail: columns [live, max_pages) of each row and [0, max_pages) of rows [B, out.rows) get
+  // the sink 0; E02 fills the slot-map pad -1 instead. Without zero_tail they are untouched.
+  template <class I>
+  KVADDR_HD static constexpr I tail_fill(Variant v) {
+    return has(v, Behaviour::e02_minus_one_sentinel) ? I(-1) : I(0);
+  }
+  // The end of the columns a row writes: the live prefix, or max_pages with zero_tail.
+  template <class I>
+  KVADDR_HD static constexpr I written_columns(I live, I max_pages, bool zero_tail) {
+    return (zero_tail && live < max_pages) ? max_pages : live;
+  }
+};
+
+}  // namespace kvaddr

@@ -1,0 +1,21 @@
+#pragma once
+// Route spec of swa_translate (spec §4.9).
+#include "kvaddr/translate/route_spec.hpp"
+
+namespace kvaddr {
+
+template <>
+struct RouteSpec<Route::swa_translate> {
+  static constexpr Route id = Route::swa_translate;
+  static constexpr std::string_view name = "swa_translate";
+  using Args = SwaTranslateArgs<std::int64_t>;
+  // The output element type is a parameter of the route (int32 or int64); Args is the int64 form.
+  template <class Out>
+  using ArgsOf = SwaTranslateArgs<Out>;
+  // The catalogue behaviours this route accepts as variants.
+  static constexpr bool accepts(Behaviour b) {
+    return b == Behaviour::b11_swa_no_clamp;
+  }
+};
+
+}  // namespace kvaddr

@@ -1,0 +1,23 @@
+#pragma once
+// Route spec of token_translate (spec §4.1).
+#include "kvaddr/translate/route_spec.hpp"
+
+namespace kvaddr {
+
+template <>
+struct RouteSpec<Route::token_translate> {
+  static constexpr Route id = Route::token_translate;
+  static constexpr std::string_view name = "token_translate";
+  using Args = TokenTranslateArgs<std::int64_t>;
+  // The output element type is a parameter of the route (int32 or int64); Args is the int64 form.
+  template <class Out>
+  using ArgsOf = TokenTranslateArgs<Out>;
+  // The catalogue behaviours this route accepts as variants.
+  static constexpr bool accepts(Behaviour b) {
+    return b == Behaviour::b17_doc_formula ||
+           b == Behaviour::e03_int32_offset ||
+           b == Behaviour::int32_wrap;
+  }
+};
+
+}  // namespace kvaddr

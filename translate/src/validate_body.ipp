@@ -1,0 +1,467 @@
+// Contract validation of every route (spec §4): scalars, sizes, strides and aliasing. Array
+// contents are never read here, so the CUDA launchers can run the same checks on device views.
+// Included by routes_plain.cpp (hooks policy NoHooks) and by mutation/hooked.cpp
+// (MutationHooks) inside namespace kvaddr::translate::detail::<policy namespace>; H is that
+// namespace's policy type. The public kvaddr::validate overloads run validate_args.
+namespace {
+
+std::string s(std::int64_t v) { return std::to_string(v); }
+
+// Every rule goes through H::rule: the identity under NoHooks; under MutationHooks a rule_skip
+// mutant of this validation unit can waive it.
+void rule_require(bool ok, std::string_view argument, std::int64_t value, std::string_view reason) {
+  require(H::rule(ok), argument, value, reason);
+}
+void rule_require_size(bool ok, std::string_view argument, std::int64_t value, std::string_view reason) {
+  require_size(H::rule(ok), argument, value, reason);
+}
+// The validation of route unit u is mutation unit validation_unit(u).
+class ValidateScope {
+ public:
+  explicit ValidateScope(int unit) : scope_(mutation::validation_unit(unit)) {}
+
+ private:
+  H::Scope scope_;
+};
+
+// ---- scalars ---------------------------------------------------------------------------------
+void check_page_size(std::int64_t ps, std::string_view name = "page_size") {
+  rule_require(ps >= 1, name, ps, "page size must be >= 1");
+}
+void check_multiplier(std::int64_t m, std::string_view name = "multiplier") {
+  rule_require(m >= 1, name, m, "kernel page multiplier must be >= 1");
+}
+// S = ps * M must fit int64 (every lane multiplies by it).
+std::int64_t check_stride(std::int64_t ps, std::int64_t m, std::string_view name = "multiplier") {
+  return checked_mul(ps, m, name);
+}
+void check_nonneg(std::int64_t v, std::string_view name, std::string_view what) {
+  rule_require(v >= 0, name, v, what);
+}
+void check_dcp(std::int64_t dcp_size, std::int64_t dcp_rank) {
+  rule_require(dcp_size >= 1, "dcp_size", dcp_size, "dcp_size must be >= 1");
+  rule_require(dcp_rank >= 0 && dcp_rank < dcp_size, "dcp_rank", dcp_rank,
+          "dcp_rank must lie in [0, dcp_size = " + s(dcp_size) + ")");
+}
+
+// ---- vectors ---------------------------------------------------------------------------------
+template <class T>
+void check_vec(const Vec<T>& v, std::string_view name) {
+  rule_require(v.size >= 0, name, v.size, "size must be >= 0");
+  rule_require(v.size == 0 || v.data != nullptr, name, v.size, "null data with a non-zero size");
+  rule_require(v.before >= 0, name, v.before, "elements before the view (parent slice) must be >= 0");
+  rule_require(v.after >= 0, name, v.after, "elements after the view (parent slice) must be >= 0");
+  rule_require((v.before == 0 && v.after == 0) || v.data != nullptr, name, v.before,
+          "a parent slice needs a data pointer");
+  rule_require(v.size <= std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(sizeof(T)), name, v.size,
+          "size in bytes does not fit int64");
+}
+// A required input: present (non-null) and non-empty.
+template <class T>
+void check_required(const Vec<T>& v, std::string_view name) {
+  check_vec(v, name);
+  rule_require(v.data != nullptr && v.size >= 1, name, v.size, "required input is absent or empty");
+}
+// An optional input: absent (null, size 0) or a valid vector of at least `need` elements.
+template <class T>
+void check_optional(const Vec<T>& v, std::string_view name, std::int64_t need) {
+  check_vec(v, name);
+  if (v.present()) rule_require_size(v.size >= need, name, v.size, "needs at least " + s(need) + " elements");
+}
+template <class T>
+void check_at_least(const Vec<T>& v, std::string_view name, std::int64_t need) {
+  check_vec(v, name);
+  rule_require_size(v.size >= need, name, v.size, "needs at least " + s(need) + " elements");
+}
+
+// ---- matrices --------------------------------------------------------------------------------
+// Number of elements spanned by a matrix (0 when empty); Overflow if it does not fit int64.
+template <class T>
+std::int64_t mat_extent(const Mat<T>& m, std::string_view name) {
+  if (m.rows == 0 || m.cols == 0) return 0;
+  const std::int64_t last = checked_add(checked_mul(m.rows - 1, m.row_stride, name),
+                                        checked_mul(m.cols - 1, m.col_stride, name), name);
+  const std::int64_t ext = checked_add(last, 1, name);
+  checked_mul(ext, static_cast<std::int64_t>(sizeof(T)), name);
+  return ext;
+}
+template <class T>
+void check_mat(const Mat<T>& m, std::string_view name) {
+  rule_require(m.rows >= 0, name, m.rows, "rows must be >= 0");
+  rule_require(m.cols >= 0, name, m.cols, "cols must be >= 0");
+  rule_require(m.row_stride >= 0, name, m.row_stride, "row_stride must be >= 0");
+  rule_require(m.col_stride >= 0, name, m.col_stride, "col_stride must be >= 0");
+  rule_require(m.rows == 0 || m.cols == 0 || m.data != nullptr, name, m.rows,
+          "null data with a non-empty shape");
+  mat_extent(m, name);
+}
+// An output matrix: distinct elements never overlap (col_stride >= 1, rows do not overlap).
+template <class T>
+void check_out_mat(const Mat<T>& m, std::string_view name) {
+  check_mat(m, name);
+  if (m.rows == 0 || m.cols == 0) return;
+  rule_require(m.col_stride >= 1, name, m.col_stride, "output col_stride must be >= 1");
+  if (m.rows > 1) {
+    const std::int64_t row_span = checked_add(checked_mul(m.cols - 1, m.col_stride, name), 1, name);
+    rule_require(m.row_stride >= row_span, name, m.row_stride,
+            "output rows overlap (row_stride < (cols - 1) * col_stride + 1)");
+  }
+}
+template <class T>
+void check_packed(const Mat<T>& m, std::string_view name) {
+  rule_require(m.rows == 0 || m.cols <= 1 || m.col_stride == 1, name, m.col_stride,
+          "rows must be packed (col_stride == 1)");
+}
+template <class T>
+void check_shape_at_least(const Mat<T>& m, std::string_view name, std::int64_t rows, std::int64_t cols) {
+  rule_require_size(m.rows >= rows, name, m.rows, "needs at least " + s(rows) + " rows");
+  rule_require_size(m.cols >= cols, name, m.cols, "needs at least " + s(cols) + " columns");
+}
+
+// ---- aliasing --------------------------------------------------------------------------------
+struct Span {
+  std::uintptr_t lo = 0, hi = 0;  // [lo, hi) in bytes; empty when lo == hi
+};
+template <class T>
+Span span_of(const Vec<T>& v) {
+  if (v.data == nullptr || v.size == 0) return {};
+  const auto lo = reinterpret_cast<std::uintptr_t>(v.data);
+  return {lo, lo + static_cast<std::uintptr_t>(v.size) * sizeof(T)};
+}
+template <class T>
+Span span_of(const Mat<T>& m) {
+  const std::int64_t ext = (m.data == nullptr) ? 0 : mat_extent(m, "matrix");
+  if (ext == 0) return {};
+  const auto lo = reinterpret_cast<std::uintptr_t>(m.data);
+  return {lo, lo + static_cast<std::uintptr_t>(ext) * sizeof(T)};
+}
+bool overlaps(Span a, Span b) { return a.lo < a.hi && b.lo < b.hi && a.lo < b.hi && b.lo < a.hi; }
+
+// `out` must be exactly `in` (same element type, same pointer, same size) or disjoint from it.
+template <class O, class I>
+void check_exact_alias_or_disjoint(const Vec<O>& out, const Vec<I>& in, std::string_view out_name,
+                                   std::string_view in_name) {
+  if (!overlaps(span_of(out), span_of(in))) return;
+  constexpr bool same_type = std::is_same_v<std::remove_const_t<O>, std::remove_const_t<I>>;
+  const bool exact = same_type && static_cast<const void*>(out.data) == static_cast<const void*>(in.data) &&
+                     out.size == in.size;
+  if (!H::rule(exact)) {
+    throw InvalidArgument(std::string(out_name), "size " + s(out.size),
+                          "partially overlaps " + std::string(in_name) + " (must alias it exactly or be disjoint)");
+  }
+}
+// Like the above, but `out` may be longer than `in` when both start at the same element.
+template <class O, class I>
+void check_prefix_alias_or_disjoint(const Vec<O>& out, const Vec<I>& in, std::string_view out_name,
+                                    std::string_view in_name) {
+  if (!overlaps(span_of(out), span_of(in))) return;
+  constexpr bool same_type = std::is_same_v<std::remove_const_t<O>, std::remove_const_t<I>>;
+  const bool exact = same_type && static_cast<const void*>(out.data) == static_cast<const void*>(in.data) &&
+                     out.size >= in.size;
+  if (!H::rule(exact)) {
+    throw InvalidArgument(std::string(out_name), "size " + s(out.size),
+                          "partially overlaps " + std::string(in_name) + " (must alias it exactly or be disjoint)");
+  }
+}
+template <class O, class I>
+void check_disjoint(const O& out, const I& in, std::string_view out_name, std::string_view in_name) {
+  if (!H::rule(!overlaps(span_of(out), span_of(in)))) {
+    throw InvalidArgument(std::string(out_name), "overlapping buffer", "must not overlap " + std::string(in_name));
+  }
+}
+
+template <class Out>
+void validate_token_like(Route route, Variant variant, const Vec<const std::int64_t>& ids,
+                         const Vec<const std::int64_t>& v2p, std::string_view v2p_name, std::int64_t ps,
+                         std::int64_t m, std::string_view m_name, const Vec<Out>& out) {
+  require_variant(route, variant);
+  check_page_size(ps);
+  check_multiplier(m, m_name);
+  check_stride(ps, m, m_name);
+  check_vec(ids, "ids");
+  check_required(v2p, v2p_name);
+  check_at_least(out, "out", ids.size);
+  check_exact_alias_or_disjoint(out, ids, "out", "ids");
+  check_disjoint(out, v2p, "out", v2p_name);
+}
+
+}  // namespace
+
+// ---- §4.1 / §4.9 -------------------------------------------------------------------------------
+template <class Out>
+void validate_args(const TokenTranslateArgs<Out>& a) {
+  const ValidateScope scope(mutation::unit_of(Route::token_translate));
+  validate_token_like(Route::token_translate, a.variant, a.ids, a.v2p, "v2p", a.page_size, a.multiplier,
+                      "multiplier", a.out);
+}
+
+template <class Out>
+void validate_args(const SwaTranslateArgs<Out>& a) {
+  const ValidateScope scope(mutation::unit_of(Route::swa_translate));
+  validate_token_like(Route::swa_translate, a.variant, a.ids, a.swa_v2p, "swa_v2p", a.page_size, a.swa_multiplier,
+                      "swa_multiplier", a.out);
+}
+
+// ---- §4.2 --------------------------------------------------------------------------------------
+void validate_args(const FlashmlaBlockTableArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::flashmla_block_table));
+  require_variant(Route::flashmla_block_table, a.variant);
+  check_page_size(a.page_size);
+  check_multiplier(a.multiplier);
+  check_stride(a.page_size, a.multiplier);
+  check_mat(a.req_to_token, "req_to_token");
+  check_vec(a.req_pool_indices, "req_pool_indices");
+  const std::int64_t b = a.req_pool_indices.size;
+  check_at_least(a.page_kernel_lens, "page_kernel_lens", b);
+  check_optional(a.kv_start_idx, "kv_start_idx", b);
+  check_vec(a.v2p, "v2p");
+  if (!a.v2p.present()) {
+    rule_require(a.multiplier == 1, "multiplier", a.multiplier, "the static kernel (v2p absent) requires multiplier 1");
+    if (a.variant != Variant::production) {
+      throw InvalidArgument("variant", std::string(to_string(a.variant)), "bug variants need a v2p table");
+    }
+  }
+  check_out_mat(a.kv_indices, "kv_indices");
+  check_shape_at_least(a.kv_indices, "kv_indices", b, 0);
+  check_disjoint(a.kv_indices, a.req_to_token, "kv_indices", "req_to_token");
+}
+
+// The argument checks that canonical_page_table and full_prefill_table share (same contract shape:
+// req_to_token rows picked by req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages).
+// Returns the batch size B.
+namespace {
+template <class PageTableArgs>
+std::int64_t check_page_table_args(const PageTableArgs& a, Route route) {
+  require_variant(route, a.variant);
+  check_page_size(a.page_size);
+  check_multiplier(a.multiplier);
+  check_stride(a.page_size, a.multiplier);
+  check_nonneg(a.max_pages, "max_pages", "max_pages must be >= 0");
+  check_mat(a.req_to_token, "req_to_token");
+  check_vec(a.req_pool_indices, "req_pool_indices");
+  const std::int64_t b = a.req_pool_indices.size;
+  check_at_least(a.seq_lens, "seq_lens", b);
+  check_required(a.v2p, "v2p");
+  return b;
+}
+}  // namespace
+
+// ---- §4.3 --------------------------------------------------------------------------------------
+void validate_args(const CanonicalPageTableArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::canonical_page_table));
+  const std::int64_t b = check_page_table_args(a, Route::canonical_page_table);
+  const std::int64_t span = checked_mul(a.max_pages, a.page_size, "max_pages");
+  rule_require_size(span <= a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
+               "width < max_pages * page_size = " + s(span));
+  check_out_mat(a.out, "out");
+  check_packed(a.out, "out");
+  check_shape_at_least(a.out, "out", b, a.max_pages);
+  check_disjoint(a.out, a.req_to_token, "out", "req_to_token");
+}
+
+// ---- §4.4 --------------------------------------------------------------------------------------
+void validate_args(const ReadTableArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::read_table));
+  require_variant(Route::read_table, a.variant);
+  check_page_size(a.page_size);
+  check_multiplier(a.multiplier);
+  check_stride(a.page_size, a.multiplier);
+  check_nonneg(a.max_pages, "max_pages", "max_pages must be >= 0");
+  check_mat(a.req_to_token, "req_to_token");
+  check_vec(a.row_ids, "row_ids");
+  const std::int64_t b = a.row_ids.size;
+  check_at_least(a.seq_lens, "seq_lens", b);
+  check_required(a.v2p, "v2p");
+  if (a.max_pages > 0) {
+    const std::int64_t last = checked_mul(a.max_pages - 1, a.page_size, "max_pages");
+    rule_require_size(last < a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
+                 "width <= (max_pages - 1) * page_size = " + s(last));
+  }
+  check_out_mat(a.out, "out");
+  check_packed(a.out, "out");
+  check_shape_at_least(a.out, "out", b, a.max_pages);
+  check_disjoint(a.out, a.req_to_token, "out", "req_to_token");
+}
+
+void validate_args(const ReadStreamArgs& a) {
+  const ValidateScope scope(mutation::kUnitReadStream);
+  check_page_size(a.page_size);
+  check_mat(a.table, "table");
+  check_required(a.indptr, "indptr");
+  const std::int64_t b = a.indptr.size - 1;
+  rule_require_size(a.table.rows >= b, "table", a.table.rows, "needs at least " + s(b) + " rows");
+  check_optional(a.kv_start_idx, "kv_start_idx", b);
+  check_vec(a.stream, "stream");
+  check_disjoint(a.stream, a.table, "stream", "table");
+  check_disjoint(a.stream, a.indptr, "stream", "indptr");
+}
+
+// ---- §4.5 --------------------------------------------------------------------------------------
+void validate_args(const DecodeMetadataArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::decode_metadata));
+  require_variant(Route::decode_metadata, a.variant);
+  check_page_size(a.page_size);
+  rule_require(std::has_single_bit(static_cast<std::uint64_t>(a.page_size)), "page_size", a.page_size,
+          "the fa3 metadata kernels require a power-of-two page size");
+  check_multiplier(a.multiplier);
+  check_stride(a.page_size, a.multiplier);
+  check_nonneg(a.max_seq_pages, "max_seq_pages", "max_seq_pages must be >= 0");
+  check_vec(a.seq_lens, "seq_lens");
+  const std::int64_t b = a.seq_lens.size;
+  check_at_least(a.cache_seqlens, "cache_seqlens", b);
+  check_at_least(a.cu_seqlens_k, "cu_seqlens_k", b + 1);
+  check_disjoint(a.cache_seqlens, a.cu_seqlens_k, "cache_seqlens", "cu_seqlens_k");
+  check_vec(a.v2p, "v2p");
+  check_mat(a.kernel_page_table, "kernel_page_table");
+  check_vec(a.swa_v2p, "swa_v2p");
+  if (!a.v2p.present()) {
+    rule_require(a.multiplier == 1, "multiplier", a.multiplier, "the static kernel (v2p absent) requires multiplier 1");
+  }
+  const bool copy = a.kernel_page_table.present();
+  const bool swa = a.swa_v2p.present();
+  if (copy) {
+    rule_require(!a.v2p.present(), "kernel_page_table", a.kernel_page_table.rows,
+            "src_is_kernel_page_table excludes the in-kernel v2p remap");
+    if (!a.skip_page_table) check_shape_at_least(a.kernel_page_table, "kernel_page_table", b, a.max_seq_pages);
+  }
+  if (swa) {
+    check_multiplier(a.swa_multiplier, "swa_multiplier");
+    check_stride(a.page_size, a.swa_multiplier, "swa_multiplier");
+  }
+  const bool needs_req_to_token = !a.skip_page_table && (!copy || swa);
+  check_mat(a.req_to_token, "req_to_token");
+  if (needs_req_to_token) {
+    check_at_least(a.req_pool_indices, "req_pool_indices", b);
+  } else {
+    check_vec(a.req_pool_indices, "req_pool_indices");
+  }
+  if (!a.skip_page_table) {
+    check_out_mat(a.page_table, "page_table");
+    check_shape_at_least(a.page_table, "page_table", b, a.max_seq_pages);
+    check_disjoint(a.page_table, a.req_to_token, "page_table", "req_to_token");
+    check_disjoint(a.page_table, a.kernel_page_table, "page_table", "kernel_page_table");
+    check_disjoint(a.page_table, a.cache_seqlens, "page_table", "cache_seqlens");
+    check_disjoint(a.page_table, a.cu_seqlens_k, "page_table", "cu_seqlens_k");
+    if (swa) {
+      check_out_mat(a.swa_page_table, "swa_page_table");
+      check_shape_at_least(a.swa_page_table, "swa_page_table", b, a.max_seq_pages);
+      check_disjoint(a.swa_page_table, a.page_table, "swa_page_table", "page_table");
+      check_disjoint(a.swa_page_table, a.req_to_token, "swa_page_table", "req_to_token");
+    }
+  }
+}
+
+// ---- §4.6 --------------------------------------------------------------------------------------
+void validate_args(const EagerFunnelArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::eager_funnel));
+  require_variant(Route::eager_funnel, a.variant);
+  check_page_size(a.page_size);
+  check_multiplier(a.multiplier);
+  check_stride(a.page_size, a.multiplier);
+  check_mat(a.page_table, "page_table");
+  check_required(a.v2p, "v2p");
+  check_out_mat(a.out, "out");
+  check_shape_at_least(a.out, "out", a.page_table.rows, a.page_table.cols);
+  // Exact alias (same origin and strides) or disjoint.
+  if (overlaps(span_of(a.out), span_of(a.page_table))) {
+    const bool exact = static_cast<const void*>(a.out.data) == static_cast<const void*>(a.page_table.data) &&
+                       a.out.row_stride == a.page_table.row_stride && a.out.col_stride == a.page_table.col_stride;
+    if (!H::rule(exact)) throw InvalidArgument("out", "overlapping buffer", "partially overlaps page_table");
+  }
+  check_disjoint(a.out, a.v2p, "out", "v2p");
+}
+
+// ---- §4.7 --------------------------------------------------------------------------------------
+void validate_args(const KvIndicesInplaceArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::kv_indices_inplace));
+  require_variant(Route::kv_indices_inplace, a.variant);
+  check_page_size(a.page_size);
+  check_multiplier(a.multiplier);
+  check_stride(a.page_size, a.multiplier);
+  check_nonneg(a.batch_size, "batch_size", "batch_size must be >= 0");
+  check_vec(a.kv_indices, "kv_indices");
+  check_at_least(a.kv_indptr, "kv_indptr", checked_add(a.batch_size, 1, "batch_size"));
+  check_vec(a.src, "src");
+  check_required(a.v2p, "v2p");
+  check_disjoint(a.kv_indices, a.kv_indptr, "kv_indices", "kv_indptr");
+  check_disjoint(a.kv_indices, a.v2p, "kv_indices", "v2p");
+  if (a.src.present()) check_exact_alias_or_disjoint(a.kv_indices, a.src, "src", "kv_indices");
+}
+
+// ---- §4.8 --------------------------------------------------------------------------------------
+void validate_args(const WriteLocArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::write_loc));
+  require_variant(Route::write_loc, a.variant);
+  check_page_size(a.page_size);
+  check_multiplier(a.multiplier);
+  check_stride(a.page_size, a.multiplier);
+  check_dcp(a.dcp_size, a.dcp_rank);
+  check_vec(a.loc, "loc");
+  check_required(a.v2p, "v2p");
+  check_at_least(a.out, "out", a.loc.size);
+  check_prefix_alias_or_disjoint(a.out, a.loc, "out", "loc");
+  check_disjoint(a.out, a.v2p, "out", "v2p");
+}
+
+// ---- §4.10 - §4.13 -----------------------------------------------------------------------------
+void validate_args(const MambaTranslateArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::mamba_translate));
+  check_vec(a.slots, "slots");
+  check_required(a.v2p, "v2p");
+  check_at_least(a.out, "out", a.slots.size);
+  check_disjoint(a.out, a.slots, "out", "slots");
+  check_disjoint(a.out, a.v2p, "out", "v2p");
+}
+
+void validate_args(const FullPrefillTableArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::full_prefill_table));
+  const std::int64_t b = check_page_table_args(a, Route::full_prefill_table);
+  check_out_mat(a.out, "out");
+  check_shape_at_least(a.out, "out", b, a.max_pages);  // capacity guard: rows >= B
+  check_disjoint(a.out, a.req_to_token, "out", "req_to_token");
+}
+
+void validate_args(const DcpReadTranslateArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::dcp_read_translate));
+  require_variant(Route::dcp_read_translate, a.variant);
+  check_page_size(a.page_size);
+  check_multiplier(a.multiplier);
+  check_stride(a.page_size, a.multiplier);
+  rule_require(a.dcp_size >= 1, "dcp_size", a.dcp_size, "dcp_size must be >= 1");
+  check_vec(a.ids, "ids");
+  check_required(a.v2p, "v2p");
+  check_at_least(a.out, "out", a.ids.size);
+  check_exact_alias_or_disjoint(a.out, a.ids, "out", "ids");
+  check_disjoint(a.out, a.v2p, "out", "v2p");
+}
+
+void validate_args(const TransferIdsArgs& a) {
+  const ValidateScope scope(mutation::unit_of(Route::transfer_ids));
+  require_variant(Route::transfer_ids, a.variant);
+  check_page_size(a.page_size);
+  check_vec(a.ids, "ids");
+  check_required(a.v2p, "v2p");
+  check_at_least(a.out, "out", a.ids.size);
+  check_exact_alias_or_disjoint(a.out, a.ids, "out", "ids");
+  check_disjoint(a.out, a.v2p, "out", "v2p");
+}
+
+void validate_args(const EnvelopeMoveArgs& a) {
+  const ValidateScope scope(mutation::kUnitEnvelopeMoves);
+  check_page_size(a.page_size);
+  check_vec(a.dst_tokens, "dst_tokens");
+  check_vec(a.src_tokens, "src_tokens");
+  rule_require(a.src_tokens.size == a.dst_tokens.size, "src_tokens", a.src_tokens.size,
+          "must have as many tokens as dst_tokens (" + s(a.dst_tokens.size) + ")");
+  rule_require(a.dst_tokens.size % a.page_size == 0, "dst_tokens", a.dst_tokens.size,
+          "not a whole number of page runs of " + s(a.page_size) + " tokens");
+  const std::int64_t runs = a.dst_tokens.size / a.page_size;
+  check_at_least(a.dst_pages, "dst_pages", runs);
+  check_at_least(a.src_pages, "src_pages", runs);
+  check_disjoint(a.dst_pages, a.src_pages, "dst_pages", "src_pages");
+  check_disjoint(a.dst_pages, a.dst_tokens, "dst_pages", "dst_tokens");
+  check_disjoint(a.dst_pages, a.src_tokens, "dst_pages", "src_tokens");
+  check_disjoint(a.src_pages, a.dst_tokens, "src_pages", "dst_tokens");
+  check_disjoint(a.src_pages, a.src_tokens, "src_pages", "src_tokens");
+}
+
