@@ -335,7 +335,10 @@ void prop_read_table_layout(Variant) {
 
 }  // namespace
 
+void register_invalid_route_properties(std::vector<PropertyDef>& out);  // invalid_routes_props.cpp
+
 void register_invalid_properties(std::vector<PropertyDef>& out) {
+  register_invalid_route_properties(out);
   out.push_back({{"token_translate_rejects_invalid",
                   "§4.1 invalid scalars and aliased slices of one allocation: typed error naming the argument, nothing "
                   "written; valid layouts (exact alias, touching) translate",
