@@ -152,8 +152,8 @@ void check_call(std::string_view route, const Verdict& want, Pool& pool, const s
 // Breaks one rule of a Vec: a negative size, before or after, or a parent slice (before > 0)
 // without data. Returns the verdict (InvalidArgument naming the view).
 template <class T>
-Verdict break_vec(Vec<T>& v, const std::string& name) {
-  switch (g::any<int>(0, 4)) {
+Verdict break_vec(Vec<T>& v, const std::string& name, int sub = -1) {
+  switch (sub >= 0 ? sub : g::any<int>(0, 4)) {
     case 0: v.size = -1; return reject(kIA, name, name + ".size = -1");
     case 1: v.before = -1; return reject(kIA, name, name + ".before = -1");
     case 2: v.after = -1; return reject(kIA, name, name + ".after = -1");
@@ -168,14 +168,28 @@ void maybe_parent(Pool& p, Vec<T>& v) {
   v.after = 0;
 }
 template <class T>
-Verdict break_mat(Mat<T>& mt, const std::string& name) {
-  switch (g::any<int>(0, 4)) {
+Verdict break_mat(Mat<T>& mt, const std::string& name, int sub = -1) {
+  switch (sub >= 0 ? sub : g::any<int>(0, 4)) {
     case 0: mt.rows = -1; return reject(kIA, name, name + ".rows = -1");
     case 1: mt.cols = -1; return reject(kIA, name, name + ".cols = -1");
     case 2: mt.row_stride = -1; return reject(kIA, name, name + ".row_stride = -1");
     default: mt.col_stride = -1; return reject(kIA, name, name + ".col_stride = -1");
   }
 }
+// One draw over a flat list of faults, so that each is drawn about as often as any other: the
+// first `cases` values pick a route-specific case (`c`), the next 4 per view break one view rule
+// of view `view` (`sub`: which rule).
+struct Draw {
+  int c = -1;
+  int view = -1;
+  int sub = 0;
+};
+Draw draw_fault(int cases, int views) {
+  const int f = g::any<int>(0, cases + 4 * views);
+  if (f < cases) return {f, -1, 0};
+  return {-1, (f - cases) / 4, (f - cases) % 4};
+}
+
 // An output matrix's element rules: col_stride 0 (elements overlap) or rows overlapping by one
 // element (row_stride one below the row span). Needs rows >= 2 and cols >= 2 to apply.
 template <class T>
@@ -248,7 +262,11 @@ void token_like(TokenRoute route, std::string_view name, std::string_view v2p_na
   i64 s_ps = ps, s_m = mult, s_dcp = dcp;
   const bool same_type = std::is_same_v<Out, i64>;
   Verdict want = accept("touching buffers");
-  switch (g::any<int>(0, 14)) {
+  const Draw d = draw_fault(15, 3);
+  if (d.view == 0) want = break_vec(ids, "ids", d.sub);
+  if (d.view == 1) want = break_vec(v2p, std::string(v2p_name), d.sub);
+  if (d.view == 2) want = break_vec(out, "out", d.sub);
+  switch (d.c) {
     case 0: s_ps = g::elem<i64>({0, -1}); want = reject(kIA, "page_size", "page_size < 1"); break;
     case 1:
       if (route == TokenRoute::transfer) break;
@@ -290,6 +308,13 @@ void token_like(TokenRoute route, std::string_view name, std::string_view v2p_na
       out.size = n;
       if (n > 0) want = reject(kIA, "out", "out overlaps the last row of the table");
       break;
+    case 12:  // ids and the table overlap (inputs may), out aliases ids exactly and so overlaps the table
+      if (n == 0 || !same_type) break;
+      out.data = reinterpret_cast<Out*>(const_cast<i64*>(ids.data));
+      out.size = n;
+      v2p = {ids.data + n - 1, 1};
+      want = reject(kIA, "out", "out (exactly ids) overlaps a table that overlaps ids");
+      break;
     case 11: {  // content: the first id past the table, or the last id inside it
       if (n == 0) break;
       const i64 k = g::any<i64>(0, n);
@@ -307,15 +332,15 @@ void token_like(TokenRoute route, std::string_view name, std::string_view v2p_na
   if (want.ok) {
     for (i64 i = 0; i < ids.size; ++i) {
       const i64 t = ids.data[i];
-      i64 d = 0;
+      i64 kid = 0;
       if (route == TokenRoute::swa) {
-        d = m::swa_id(span_of(v2p), s_ps, s_m, m::VirtualToken(t)).value;
+        kid = m::swa_id(span_of(v2p), s_ps, s_m, m::VirtualToken(t)).value;
       } else if (route == TokenRoute::dcp_read) {
-        d = t < 0 ? 0 : m::kernel_id(span_of(v2p), s_ps, s_m, m::VirtualToken(t / s_dcp)).value;
+        kid = t < 0 ? 0 : m::kernel_id(span_of(v2p), s_ps, s_m, m::VirtualToken(t / s_dcp)).value;
       } else {
-        d = m::phys(span_of(v2p), s_ps, m::VirtualToken(t)).value;
+        kid = m::phys(span_of(v2p), s_ps, m::VirtualToken(t)).value;
       }
-      exp.set(out.data + i, d);
+      exp.set(out.data + i, kid);
     }
   }
   if (route == TokenRoute::swa) {
@@ -356,7 +381,11 @@ void prop_mamba(Variant) {
   maybe_parent(pool, slots);
   const bool clamp = g::coin();
   Verdict want = accept("touching buffers");
-  switch (g::any<int>(0, 10)) {
+  const Draw d = draw_fault(10, 3);
+  if (d.view == 0) want = break_vec(slots, "slots", d.sub);
+  if (d.view == 1) want = break_vec(v2p, "v2p", d.sub);
+  if (d.view == 2) want = break_vec(out, "out", d.sub);
+  switch (d.c) {
     case 0: want = break_vec(slots, "slots"); break;
     case 1: want = break_vec(v2p, "v2p"); break;
     case 2: want = break_vec(out, "out"); break;
@@ -415,7 +444,11 @@ void prop_eager(Variant) {
   Mat<i64> out = pool.mat<i64>(rows, out_cols, out_cols, 1, -7);
   i64 s_ps = ps, s_m = mult;
   Verdict want = accept("touching buffers");
-  switch (g::any<int>(0, 12)) {
+  const Draw d = draw_fault(12, 3);
+  if (d.view == 0) want = break_mat(pt, "page_table", d.sub);
+  if (d.view == 1) want = break_vec(v2p, "v2p", d.sub);
+  if (d.view == 2) want = break_mat(out, "out", d.sub);
+  switch (d.c) {
     case 0: s_ps = g::elem<i64>({0, -1}); want = reject(kIA, "page_size", "page_size < 1"); break;
     case 1: s_m = 0; want = reject(kIA, "multiplier", "multiplier 0"); break;
     case 2: want = break_mat(pt, "page_table"); break;
@@ -484,7 +517,12 @@ void prop_envelope(Variant) {
   Vec<i64> spages = pool.fill<i64>(runs + g::any<i64>(0, 2), -7);
   i64 s_ps = ps;
   Verdict want = accept("touching buffers");
-  switch (g::any<int>(0, 13)) {
+  const Draw d = draw_fault(13, 4);
+  if (d.view == 0) want = break_vec(dst, "dst_tokens", d.sub);
+  if (d.view == 1) want = break_vec(src, "src_tokens", d.sub);
+  if (d.view == 2) want = break_vec(dpages, "dst_pages", d.sub);
+  if (d.view == 3) want = break_vec(spages, "src_pages", d.sub);
+  switch (d.c) {
     case 0: s_ps = -1; want = reject(kIA, "page_size", "page_size -1"); break;
     case 1: want = break_vec(dst, "dst_tokens"); break;
     case 2: want = break_vec(src, "src_tokens"); break;
@@ -611,7 +649,19 @@ void page_table_route(TableRoute route) {
   i64 s_ps = ps, s_m = mult, s_max = max_pages;
   Mat<const i32> s_r2t = r2t.m;
   Verdict want = accept("touching buffers");
-  switch (g::any<int>(0, 17)) {
+  const Draw d = draw_fault(17, 6);
+  switch (d.view) {
+    case 0: want = break_mat(s_r2t, "req_to_token", d.sub); break;
+    case 1: want = break_vec(v_rpi, "req_pool_indices", d.sub); break;
+    case 2: want = break_vec(v_lens, lens_name, d.sub); break;
+    case 3: want = break_vec(v2p, "v2p", d.sub); break;
+    case 4: want = break_mat(out, out_name, d.sub); break;
+    case 5:
+      if (route == TableRoute::flashmla) want = break_vec(v_start, "kv_start_idx", d.sub);
+      break;
+    default: break;
+  }
+  switch (d.c) {
     case 0: s_ps = g::elem<i64>({0, -1}); want = reject(kIA, "page_size", "page_size < 1"); break;
     case 1: s_m = 0; want = reject(kIA, "multiplier", "multiplier 0"); break;
     case 2:
@@ -752,7 +802,25 @@ void prop_decode(Variant) {
   i64 s_ps = ps, s_m = era == 0 ? mult : 1, s_msp = msp;
   bool skip = era == 2;
   Verdict want = accept("touching buffers");
-  switch (g::any<int>(0, 16)) {
+  Vec<const i64> swa_v2p{};
+  Mat<const i32> kpt{};
+  Mat<const i32> s_r2t = r2t.m;
+  const Draw d = draw_fault(16, 9);
+  switch (d.view) {
+    case 0: want = break_vec(v_lens, "seq_lens", d.sub); break;
+    case 1: want = break_vec(cache, "cache_seqlens", d.sub); break;
+    case 2: want = break_vec(cu, "cu_seqlens_k", d.sub); break;
+    case 3: want = break_vec(v2p, "v2p", d.sub); break;
+    case 4: want = break_mat(kpt, "kernel_page_table", d.sub); break;
+    case 5: want = break_vec(swa_v2p, "swa_v2p", d.sub); break;
+    case 6: want = break_mat(s_r2t, "req_to_token", d.sub); break;
+    case 7: want = break_vec(v_rpi, "req_pool_indices", d.sub); break;
+    case 8:
+      if (!skip) want = break_mat(pt, "page_table", d.sub);
+      break;
+    default: break;
+  }
+  switch (d.c) {
     case 0: s_ps = g::elem<i64>({0, -1}); want = reject(kIA, "page_size", "page_size < 1"); break;
     case 1:
       if (ps == 1) break;
@@ -842,7 +910,9 @@ void prop_decode(Variant) {
   }
   DecodeMetadataArgs a;
   a.seq_lens = v_lens;
-  a.req_to_token = r2t.m;
+  a.req_to_token = s_r2t;
+  a.kernel_page_table = kpt;
+  a.swa_v2p = swa_v2p;
   a.req_pool_indices = v_rpi;
   a.max_seq_pages = s_msp;
   a.page_size = s_ps;
