@@ -31,6 +31,10 @@ TEST(Boundaries, PinnedSinkIsBoundToPhysicalPageZero) {
   ASSERT_TRUE(p0.has_value());
   EXPECT_EQ(p0->value, 0);
   EXPECT_TRUE(t.is_bound(VirtualPage(0)));
+  const auto v0 = t.virtual_of(PhysicalPage(0));  // and p2v[0] = 0 names virtual page 0
+  ASSERT_TRUE(v0.has_value());
+  EXPECT_EQ(v0->value, 0);
+  EXPECT_FALSE(t.virtual_of(PhysicalPage(1)).has_value());
   EXPECT_FALSE(t.physical_of(VirtualPage(1)).has_value());  // reserved, never bound: -1
 }
 
