@@ -321,7 +321,7 @@ def main(argv: list[str]) -> int:
         print(f"{len(chosen)} of {len(everything)} mutants", file=sys.stderr)
         return 0
 
-    mirror = Path(args.build_root)
+    mirror = Path(args.build_root).resolve()
     build_dir = mirror / "build"
     mirror.mkdir(parents=True, exist_ok=True)
     sync_mirror(mirror)
