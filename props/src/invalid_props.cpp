@@ -65,14 +65,18 @@ Vec<T> view(std::vector<std::remove_const_t<T>>& pool, Slice s) {
 // ---- view rules ------------------------------------------------------------------------------
 // Every Vec argument has size >= 0, before >= 0, after >= 0 and no parent slice without data. The
 // contract checks the scalars first, then each view in argument order (its view rules before the
-// sizes and aliasing that involve it), then contents. `broken_view` breaks one rule of one view
-// in a quarter of the cases; the verdict becomes that view's InvalidArgument when the view comes
-// no later than the rule the unbroken call fails (`want_rank`, the rank of the call's verdict in
-// the same order; views are ranked 0, 1, 2, ...). A null pointer with a non-zero size is not
-// drawn: a mutant that lets it through would dereference it.
+// sizes and aliasing that involve it), then contents. In a quarter of the cases `which_view`
+// picks one view and `break_view` breaks one of its rules; the verdict becomes that view's
+// InvalidArgument when the view comes no later than the rule the unbroken call fails (its rank in
+// the same order; views are ranked 0, 1, 2, ...) and that rule names another argument (a later
+// rule of the same view would otherwise reject the call with the same error whether or not the
+// view rule holds). A null pointer with a non-zero size is not drawn: a mutant that lets it
+// through would dereference it.
 template <class T>
 Verdict break_view(Vec<T>& v, const std::string& name) {
-  switch (g::any<int>(0, 4)) {
+  // An absent view: a negative size / before / after is rejected again by the null-data or
+  // parent-slice rule (same error); only "absent with before = 1" breaks one rule alone.
+  switch (v.data == nullptr ? 3 : g::any<int>(0, 4)) {
     case 0: v.size = -1; break;
     case 1: v.before = -1; break;
     case 2: v.after = -1; break;
@@ -88,6 +92,17 @@ Verdict break_extent(Mat<T>& m, const std::string& name) {
     m.rows = -1;
   } else {
     m.cols = -1;
+  }
+  return reject(ErrorKind::invalid_argument, name);
+}
+// A required table: a negative size or a parent slice without data is rejected again by the
+// "absent or empty" rule with the same error, so only before / after are broken.
+template <class T>
+Verdict break_required(Vec<T>& v, const std::string& name) {
+  if (g::coin()) {
+    v.before = -1;
+  } else {
+    v.after = -1;
   }
   return reject(ErrorKind::invalid_argument, name);
 }
@@ -133,10 +148,11 @@ void prop_token_layout(Variant) {
                      : want.arg == "v2p" ? 1
                      : want.kind == ErrorKind::buffer_too_small ? 2 : 3;
     const int k = which_view(3);
-    if (k >= 0 && k <= rank) {
+    static const char* const names[] = {"ids", "v2p", "out"};
+    if (k >= 0 && k <= rank && want.arg != names[k]) {
       switch (k) {
         case 0: want = break_view(a.ids, "ids"); break;
-        case 1: want = break_view(a.v2p, "v2p"); break;
+        case 1: want = break_required(a.v2p, "v2p"); break;
         default: want = break_view(a.out, "out"); break;
       }
     }
@@ -188,10 +204,11 @@ void prop_write_loc_layout(Variant) {
                   : want.arg == "v2p" ? 1
                   : want.kind == ErrorKind::buffer_too_small ? 2 : 3;
     const int k = which_view(3);
-    if (k >= 0 && k <= r) {
+    static const char* const names[] = {"loc", "v2p", "out"};
+    if (k >= 0 && k <= r && want.arg != names[k]) {
       switch (k) {
         case 0: want = break_view(a.loc, "loc"); break;
-        case 1: want = break_view(a.v2p, "v2p"); break;
+        case 1: want = break_required(a.v2p, "v2p"); break;
         default: want = break_view(a.out, "out"); break;
       }
     }
@@ -252,9 +269,10 @@ void prop_read_stream_layout(Variant) {
   {  // views: indptr 0, (table rows), kv_start_idx 1, stream 2
     const int r = (want.arg == "table" && want.kind == ErrorKind::buffer_too_small) ? 0 : 9;
     const int k = which_view(3);
-    if (k >= 0 && k <= r) {
+    static const char* const names[] = {"indptr", "kv_start_idx", "stream"};
+    if (k >= 0 && k <= r && want.arg != names[k]) {
       switch (k) {
-        case 0: want = break_view(a.indptr, "indptr"); break;
+        case 0: want = break_required(a.indptr, "indptr"); break;
         case 1: want = break_view(a.kv_start_idx, "kv_start_idx"); break;
         default: want = break_view(a.stream, "stream"); break;
       }
@@ -321,12 +339,13 @@ void prop_kv_indices_layout(Variant) {
                   : want.arg == "kv_indptr" && want.kind == ErrorKind::buffer_too_small ? 1
                   : want.arg == "v2p" && want.kind == ErrorKind::invalid_argument ? 3 : 9;
     const int k = which_view(4);
-    if (k >= 0 && k <= r) {
+    static const char* const names[] = {"kv_indices", "kv_indptr", "src", "v2p"};
+    if (k >= 0 && k <= r && want.arg != names[k]) {
       switch (k) {
         case 0: want = break_view(a.kv_indices, "kv_indices"); break;
         case 1: want = break_view(a.kv_indptr, "kv_indptr"); break;
         case 2: want = break_view(a.src, "src"); break;
-        default: want = break_view(a.v2p, "v2p"); break;
+        default: want = break_required(a.v2p, "v2p"); break;
       }
     }
   }
@@ -407,11 +426,13 @@ void prop_read_table_layout(Variant) {
   ReadTableArgs a{{pool.data() + r2t.off, r_rows, r_cols, r_cols, 1}, cvec(rows), cvec(lens), 0, max_pages,
                   cvec(v2p), ps, 3, out};
   const bool width_fails = want.arg == "req_to_token" && want.kind == ErrorKind::buffer_too_small;
-  if (broken_view >= 0 && want.arg != "max_pages" && !(broken_view == 4 && width_fails)) {
+  static const char* const names[] = {"row_ids", "seq_lens", "v2p", "req_to_token", "out"};
+  if (broken_view >= 0 && want.arg != "max_pages" && !(broken_view == 4 && width_fails) &&
+      want.arg != names[broken_view]) {
     switch (broken_view) {
       case 0: want = break_view(a.row_ids, "row_ids"); break;
       case 1: want = break_view(a.seq_lens, "seq_lens"); break;
-      case 2: want = break_view(a.v2p, "v2p"); break;
+      case 2: want = break_required(a.v2p, "v2p"); break;
       case 3: want = break_extent(a.req_to_token, "req_to_token"); break;
       default: want = break_extent(a.out, "out"); break;
     }

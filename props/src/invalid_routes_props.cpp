@@ -153,12 +153,40 @@ void check_call(std::string_view route, const Verdict& want, Pool& pool, const s
 // without data. Returns the verdict (InvalidArgument naming the view).
 template <class T>
 Verdict break_vec(Vec<T>& v, const std::string& name, int sub = -1) {
+  // An absent view (null data): a negative size is rejected again by the null-data rule and a
+  // negative before / after by the parent-slice rule, with the same error; only "absent with
+  // before = 1" breaks one rule alone.
+  if (v.data == nullptr) sub = 3;
   switch (sub >= 0 ? sub : g::any<int>(0, 4)) {
     case 0: v.size = -1; return reject(kIA, name, name + ".size = -1");
     case 1: v.before = -1; return reject(kIA, name, name + ".before = -1");
     case 2: v.after = -1; return reject(kIA, name, name + ".after = -1");
     default: v = Vec<T>{nullptr, 0, 1, 0}; return reject(kIA, name, name + " absent with before = 1");
   }
+}
+// A required table (absent or empty is rejected by its own rule, with the same error as a negative
+// size or a parent slice without data): only before / after are broken, the faults whose
+// rejection no later rule repeats.
+template <class T>
+Verdict break_required(Vec<T>& v, const std::string& name, int sub = -1) {
+  return break_vec(v, name, 1 + (sub >= 0 ? sub : g::any<int>(0, 2)) % 2);
+}
+// An output matrix: col_stride -1 is rejected again by "output col_stride must be >= 1" and a
+// negative row_stride of a multi-row output again by the row-overlap rule (same error), so those
+// draw rows / cols -1 instead; row_stride -1 only on a one-row output.
+template <class T>
+Verdict break_out_extent(Mat<T>& mt, const std::string& name, int sub = -1) {
+  const int k = sub >= 0 ? sub : g::any<int>(0, 4);
+  if (k == 2 && mt.rows == 1) {
+    mt.row_stride = -1;
+    return reject(kIA, name, name + ".row_stride = -1 (one row)");
+  }
+  if (k % 2 == 0) {
+    mt.rows = -1;
+    return reject(kIA, name, name + ".rows = -1");
+  }
+  mt.cols = -1;
+  return reject(kIA, name, name + ".cols = -1");
 }
 // A view that is a slice of the allocation may say so (before / after inside the allocation).
 template <class T>
@@ -264,7 +292,7 @@ void token_like(TokenRoute route, std::string_view name, std::string_view v2p_na
   Verdict want = accept("touching buffers");
   const Draw d = draw_fault(15, 3);
   if (d.view == 0) want = break_vec(ids, "ids", d.sub);
-  if (d.view == 1) want = break_vec(v2p, std::string(v2p_name), d.sub);
+  if (d.view == 1) want = break_required(v2p, std::string(v2p_name), d.sub);
   if (d.view == 2) want = break_vec(out, "out", d.sub);
   switch (d.c) {
     case 0: s_ps = g::elem<i64>({0, -1}); want = reject(kIA, "page_size", "page_size < 1"); break;
@@ -279,7 +307,7 @@ void token_like(TokenRoute route, std::string_view name, std::string_view v2p_na
       want = reject(kIA, "dcp_size", "dcp_size < 1");
       break;
     case 3: want = break_vec(ids, "ids"); break;
-    case 4: want = break_vec(v2p, std::string(v2p_name)); break;
+    case 4: want = break_required(v2p, std::string(v2p_name)); break;
     case 5: want = break_vec(out, "out"); break;
     case 6: v2p = {}; want = reject(kIA, std::string(v2p_name), "table absent"); break;
     case 7:
@@ -383,11 +411,11 @@ void prop_mamba(Variant) {
   Verdict want = accept("touching buffers");
   const Draw d = draw_fault(10, 3);
   if (d.view == 0) want = break_vec(slots, "slots", d.sub);
-  if (d.view == 1) want = break_vec(v2p, "v2p", d.sub);
+  if (d.view == 1) want = break_required(v2p, "v2p", d.sub);
   if (d.view == 2) want = break_vec(out, "out", d.sub);
   switch (d.c) {
     case 0: want = break_vec(slots, "slots"); break;
-    case 1: want = break_vec(v2p, "v2p"); break;
+    case 1: want = break_required(v2p, "v2p"); break;
     case 2: want = break_vec(out, "out"); break;
     case 3: v2p = {}; want = reject(kIA, "v2p", "table absent"); break;
     case 4:
@@ -446,14 +474,14 @@ void prop_eager(Variant) {
   Verdict want = accept("touching buffers");
   const Draw d = draw_fault(12, 3);
   if (d.view == 0) want = break_mat(pt, "page_table", d.sub);
-  if (d.view == 1) want = break_vec(v2p, "v2p", d.sub);
-  if (d.view == 2) want = break_mat(out, "out", d.sub);
+  if (d.view == 1) want = break_required(v2p, "v2p", d.sub);
+  if (d.view == 2) want = break_out_extent(out, "out", d.sub);
   switch (d.c) {
     case 0: s_ps = g::elem<i64>({0, -1}); want = reject(kIA, "page_size", "page_size < 1"); break;
     case 1: s_m = 0; want = reject(kIA, "multiplier", "multiplier 0"); break;
     case 2: want = break_mat(pt, "page_table"); break;
-    case 3: want = break_vec(v2p, "v2p"); break;
-    case 4: want = break_mat(out, "out"); break;
+    case 3: want = break_required(v2p, "v2p"); break;
+    case 4: want = break_out_extent(out, "out"); break;
     case 5:
       if (rows < 2 || out_cols < 2) break;
       want = break_out_mat(out, "out");
@@ -519,13 +547,14 @@ void prop_envelope(Variant) {
   Verdict want = accept("touching buffers");
   const Draw d = draw_fault(13, 4);
   if (d.view == 0) want = break_vec(dst, "dst_tokens", d.sub);
-  if (d.view == 1) want = break_vec(src, "src_tokens", d.sub);
+  // src_tokens: a negative size is rejected again as "not as many tokens as dst_tokens".
+  if (d.view == 1) want = break_vec(src, "src_tokens", d.sub == 0 ? 1 : d.sub);
   if (d.view == 2) want = break_vec(dpages, "dst_pages", d.sub);
   if (d.view == 3) want = break_vec(spages, "src_pages", d.sub);
   switch (d.c) {
     case 0: s_ps = -1; want = reject(kIA, "page_size", "page_size -1"); break;
     case 1: want = break_vec(dst, "dst_tokens"); break;
-    case 2: want = break_vec(src, "src_tokens"); break;
+    case 2: want = break_vec(src, "src_tokens", 1 + g::any<int>(0, 3)); break;  // not size -1 (see above)
     case 3: want = break_vec(dpages, "dst_pages"); break;
     case 4: want = break_vec(spages, "src_pages"); break;
     case 5:
@@ -654,8 +683,10 @@ void page_table_route(TableRoute route) {
     case 0: want = break_mat(s_r2t, "req_to_token", d.sub); break;
     case 1: want = break_vec(v_rpi, "req_pool_indices", d.sub); break;
     case 2: want = break_vec(v_lens, lens_name, d.sub); break;
-    case 3: want = break_vec(v2p, "v2p", d.sub); break;
-    case 4: want = break_mat(out, out_name, d.sub); break;
+    case 3:
+      want = route == TableRoute::flashmla ? break_vec(v2p, "v2p", d.sub) : break_required(v2p, "v2p", d.sub);
+      break;
+    case 4: want = break_out_extent(out, out_name, d.sub); break;
     case 5:
       if (route == TableRoute::flashmla) want = break_vec(v_start, "kv_start_idx", d.sub);
       break;
@@ -672,8 +703,8 @@ void page_table_route(TableRoute route) {
     case 3: want = break_mat(s_r2t, "req_to_token"); break;
     case 4: want = break_vec(v_rpi, "req_pool_indices"); break;
     case 5: want = break_vec(v_lens, lens_name); break;
-    case 6: want = break_vec(v2p, "v2p"); break;
-    case 7: want = break_mat(out, out_name); break;
+    case 6: want = route == TableRoute::flashmla ? break_vec(v2p, "v2p") : break_required(v2p, "v2p"); break;
+    case 7: want = break_out_extent(out, out_name); break;
     case 8:
       if (out_rows < 2 || out_cols < 2) break;
       want = break_out_mat(out, out_name);
@@ -816,12 +847,12 @@ void prop_decode(Variant) {
     case 6: want = break_mat(s_r2t, "req_to_token", d.sub); break;
     case 7: want = break_vec(v_rpi, "req_pool_indices", d.sub); break;
     case 8:
-      if (!skip) want = break_mat(pt, "page_table", d.sub);
+      if (!skip) want = break_out_extent(pt, "page_table", d.sub);
       break;
     default: break;
   }
   switch (d.c) {
-    case 0: s_ps = g::elem<i64>({0, -1}); want = reject(kIA, "page_size", "page_size < 1"); break;
+    // page_size < 1 is not drawn here: the power-of-two rule rejects 0 and -1 again (same error).
     case 1:
       if (ps == 1) break;
       s_ps = ps + 1;  // 3 or 5: the first non-power of two above ps
