@@ -62,6 +62,53 @@ Vec<T> view(std::vector<std::remove_const_t<T>>& pool, Slice s) {
   return {pool.data() + s.off, s.size};
 }
 
+// ---- view rules ------------------------------------------------------------------------------
+// Every Vec argument has size >= 0, before >= 0, after >= 0 and no parent slice without data. The
+// contract checks the scalars first, then each view in argument order (its view rules before the
+// sizes and aliasing that involve it), then contents. In a quarter of the cases `which_view`
+// picks one view and `break_view` breaks one of its rules; the verdict becomes that view's
+// InvalidArgument when the view comes no later than the rule the unbroken call fails (its rank in
+// the same order; views are ranked 0, 1, 2, ...) and that rule names another argument (a later
+// rule of the same view would otherwise reject the call with the same error whether or not the
+// view rule holds). A null pointer with a non-zero size is not drawn: a mutant that lets it
+// through would dereference it.
+template <class T>
+Verdict break_view(Vec<T>& v, const std::string& name) {
+  // An absent view: a negative size / before / after is rejected again by the null-data or
+  // parent-slice rule (same error); only "absent with before = 1" breaks one rule alone.
+  switch (v.data == nullptr ? 3 : g::any<int>(0, 4)) {
+    case 0: v.size = -1; break;
+    case 1: v.before = -1; break;
+    case 2: v.after = -1; break;
+    default: v = Vec<T>{nullptr, 0, 1, 0}; break;
+  }
+  return reject(ErrorKind::invalid_argument, name);
+}
+// A matrix's extent rules: rows or cols negative (strides are left alone here: a mutant letting a
+// negative stride through would address memory before this allocation).
+template <class T>
+Verdict break_extent(Mat<T>& m, const std::string& name) {
+  if (g::coin()) {
+    m.rows = -1;
+  } else {
+    m.cols = -1;
+  }
+  return reject(ErrorKind::invalid_argument, name);
+}
+// A required table: a negative size or a parent slice without data is rejected again by the
+// "absent or empty" rule with the same error, so only before / after are broken.
+template <class T>
+Verdict break_required(Vec<T>& v, const std::string& name) {
+  if (g::coin()) {
+    v.before = -1;
+  } else {
+    v.after = -1;
+  }
+  return reject(ErrorKind::invalid_argument, name);
+}
+// Draws which view to break (-1: none) among `n` views.
+int which_view(int n) { return g::any<int>(0, 4) == 0 ? g::any<int>(0, n) : -1; }
+
 // ---- token_translate (§4.1): out aliases ids exactly or is disjoint; out disjoint from v2p -------
 void prop_token_layout(Variant) {
   constexpr i64 kPool = 40;
@@ -94,8 +141,23 @@ void prop_token_layout(Variant) {
       if (t >= 0 && t / ps >= v2p.size) want = reject(ErrorKind::out_of_range, "v2p");
     }
   }
-  const std::vector<i64> before = pool;
   TokenTranslateArgs<i64> a{view<const i64>(pool, ids), view<const i64>(pool, v2p), ps, M, view<i64>(pool, out)};
+  {  // views: ids 0, v2p 1, out 2
+    const int rank = (want.arg == "page_size" || want.arg == "multiplier") ? -1
+                     : (want.ok || want.kind == ErrorKind::out_of_range) ? 9
+                     : want.arg == "v2p" ? 1
+                     : want.kind == ErrorKind::buffer_too_small ? 2 : 3;
+    const int k = which_view(3);
+    static const char* const names[] = {"ids", "v2p", "out"};
+    if (k >= 0 && k <= rank && want.arg != names[k]) {
+      switch (k) {
+        case 0: want = break_view(a.ids, "ids"); break;
+        case 1: want = break_required(a.v2p, "v2p"); break;
+        default: want = break_view(a.out, "out"); break;
+      }
+    }
+  }
+  const std::vector<i64> before = pool;
   if (!agrees("token_translate", want, pool, before, [&] { tr::token_translate(a); })) return;
   std::vector<i64> expect = before;
   for (i64 i = 0; i < ids.size; ++i) {
@@ -135,8 +197,23 @@ void prop_write_loc_layout(Variant) {
       if (l > 0 && l % dcp == rank && l / dcp >= v2p.size) want = reject(ErrorKind::out_of_range, "v2p");
     }
   }
-  const std::vector<i64> before = pool;
   WriteLocArgs a{view<const i64>(pool, loc), view<const i64>(pool, v2p), 1, 2, dcp, rank, view<i64>(pool, out)};
+  {  // views: loc 0, v2p 1, out 2
+    const int r = (want.arg == "dcp_size" || want.arg == "dcp_rank") ? -1
+                  : (want.ok || want.kind == ErrorKind::out_of_range) ? 9
+                  : want.arg == "v2p" ? 1
+                  : want.kind == ErrorKind::buffer_too_small ? 2 : 3;
+    const int k = which_view(3);
+    static const char* const names[] = {"loc", "v2p", "out"};
+    if (k >= 0 && k <= r && want.arg != names[k]) {
+      switch (k) {
+        case 0: want = break_view(a.loc, "loc"); break;
+        case 1: want = break_required(a.v2p, "v2p"); break;
+        default: want = break_view(a.out, "out"); break;
+      }
+    }
+  }
+  const std::vector<i64> before = pool;
   if (!agrees("write_loc", want, pool, before, [&] { tr::write_loc(a); })) return;
   std::vector<i64> expect = before;
   for (i64 i = 0; i < out.size; ++i) {
@@ -187,9 +264,21 @@ void prop_read_stream_layout(Variant) {
     for (i64 b = 0; b < batch && want.ok; ++b)
       if ((ip[uz(b + 1)] - ip[uz(b)] - 1) / ps >= width) want = reject(ErrorKind::out_of_range, "table");
   }
-  const std::vector<i32> before = pool;
   ReadStreamArgs a{{pool.data() + table.off, rows, width, width, 1}, view<const i32>(pool, indptr), {}, ps,
                    view<i32>(pool, stream)};
+  {  // views: indptr 0, (table rows), kv_start_idx 1, stream 2
+    const int r = (want.arg == "table" && want.kind == ErrorKind::buffer_too_small) ? 0 : 9;
+    const int k = which_view(3);
+    static const char* const names[] = {"indptr", "kv_start_idx", "stream"};
+    if (k >= 0 && k <= r && want.arg != names[k]) {
+      switch (k) {
+        case 0: want = break_required(a.indptr, "indptr"); break;
+        case 1: want = break_view(a.kv_start_idx, "kv_start_idx"); break;
+        default: want = break_view(a.stream, "stream"); break;
+      }
+    }
+  }
+  const std::vector<i32> before = pool;
   if (!agrees("read_stream", want, pool, before, [&] { tr::read_stream(a); })) return;
   std::vector<i32> expect = before;
   for (i64 b = 0; b < batch; ++b)
@@ -243,9 +332,24 @@ void prop_kv_indices_layout(Variant) {
     for (i64 i = 0; i < n; ++i)
       if (pool[uz(from.off + i)] >= static_cast<i64>(v2p.size())) want = reject(ErrorKind::out_of_range, "v2p");
   }
-  const std::vector<i32> before = pool;
   KvIndicesInplaceArgs a{view<i32>(pool, kv), view<const i32>(pool, indptr), batch,
                          with_src ? view<const i32>(pool, src) : Vec<const i32>{}, cvec(v2p), 1, 2};
+  {  // views: kv_indices 0, kv_indptr 1, src 2, v2p 3
+    const int r = want.arg == "batch_size" ? -1
+                  : want.arg == "kv_indptr" && want.kind == ErrorKind::buffer_too_small ? 1
+                  : want.arg == "v2p" && want.kind == ErrorKind::invalid_argument ? 3 : 9;
+    const int k = which_view(4);
+    static const char* const names[] = {"kv_indices", "kv_indptr", "src", "v2p"};
+    if (k >= 0 && k <= r && want.arg != names[k]) {
+      switch (k) {
+        case 0: want = break_view(a.kv_indices, "kv_indices"); break;
+        case 1: want = break_view(a.kv_indptr, "kv_indptr"); break;
+        case 2: want = break_view(a.src, "src"); break;
+        default: want = break_required(a.v2p, "v2p"); break;
+      }
+    }
+  }
+  const std::vector<i32> before = pool;
   if (!agrees("kv_indices_inplace", want, pool, before, [&] { tr::kv_indices_inplace(a); })) return;
   std::vector<i32> expect = before;
   const Slice from = with_src ? src : kv;
@@ -317,8 +421,22 @@ void prop_read_table_layout(Variant) {
     }
   }
   const std::vector<i32> before = pool;
+  // views: req_to_token 3, row_ids 0, seq_lens 1, v2p 2 (all after max_pages), out 4 (after the width rule)
+  const int broken_view = which_view(5);
   ReadTableArgs a{{pool.data() + r2t.off, r_rows, r_cols, r_cols, 1}, cvec(rows), cvec(lens), 0, max_pages,
                   cvec(v2p), ps, 3, out};
+  const bool width_fails = want.arg == "req_to_token" && want.kind == ErrorKind::buffer_too_small;
+  static const char* const names[] = {"row_ids", "seq_lens", "v2p", "req_to_token", "out"};
+  if (broken_view >= 0 && want.arg != "max_pages" && !(broken_view == 4 && width_fails) &&
+      want.arg != names[broken_view]) {
+    switch (broken_view) {
+      case 0: want = break_view(a.row_ids, "row_ids"); break;
+      case 1: want = break_view(a.seq_lens, "seq_lens"); break;
+      case 2: want = break_required(a.v2p, "v2p"); break;
+      case 3: want = break_extent(a.req_to_token, "req_to_token"); break;
+      default: want = break_extent(a.out, "out"); break;
+    }
+  }
   if (!agrees("read_table", want, pool, before, [&] { tr::read_table(a); })) return;
   std::vector<i32> expect = before;
   for (i64 b = 0; b < batch; ++b) {
@@ -335,7 +453,10 @@ void prop_read_table_layout(Variant) {
 
 }  // namespace
 
+void register_invalid_route_properties(std::vector<PropertyDef>& out);  // invalid_routes_props.cpp
+
 void register_invalid_properties(std::vector<PropertyDef>& out) {
+  register_invalid_route_properties(out);
   out.push_back({{"token_translate_rejects_invalid",
                   "§4.1 invalid scalars and aliased slices of one allocation: typed error naming the argument, nothing "
                   "written; valid layouts (exact alias, touching) translate",
