@@ -346,11 +346,13 @@ void prop_kv_indices_vs_block_table(Variant v) {
 
 // X7 (I8, §7 Q6): int32 outputs never wrap silently. Tables with huge physical page ids: every
 // int32-producing route either throws Overflow or writes exactly the int64 model value.
-void prop_int32_no_wrap(Variant) {
+// The variant under test reaches the routes that accept it (int32_wrap: token_translate<int32>
+// and the four int32 page tables), so a silent wrap of a huge entry is a failure here.
+void prop_int32_no_wrap(Variant v) {
   const i64 ps = *g::page_size(true);
   const i64 M = *g::multiplier();
   const auto t = *g::wide_tables();
-  const int route = g::any<int>(0, 7);
+  const int route = g::any<int>(0, 8);
   Expect e;
   auto entry = [&](i64 tok) -> i64 {
     const i64 page = tok < 0 ? 0 : tok / ps;
@@ -371,7 +373,7 @@ void prop_int32_no_wrap(Variant) {
                            .value_or(0));
     std::vector<i32> out(ids.size(), 0);
     if (route == 0) {
-      TokenTranslateArgs<i32> a{cvec(ids), cvec(t.v2p), ps, M, mvec(out), Variant::production};
+      TokenTranslateArgs<i32> a{cvec(ids), cvec(t.v2p), ps, M, mvec(out), for_route(Route::token_translate, v)};
       if (call_route("token_translate<int32>", e, [&] { tr::token_translate(a); })) same("token_translate<int32>", out, want);
     } else if (route == 1) {
       SwaTranslateArgs<i32> a{cvec(ids), cvec(t.v2p), ps, M, mvec(out), Variant::production};
@@ -421,7 +423,19 @@ void prop_int32_no_wrap(Variant) {
     a.multiplier = M;
     a.max_pages = b.max_pages;
     a.out = out.view();
+    a.variant = for_route(Route::canonical_page_table, v);
     if (call_route("canonical_page_table", e, [&] { tr::canonical_page_table(a); })) same("canonical", out.data, want.data);
+  } else if (route == 7) {
+    FlashmlaBlockTableArgs a;
+    a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
+    a.req_pool_indices = cvec(b.req_pool_indices);
+    a.page_kernel_lens = cvec(b.seq_lens);
+    a.v2p = cvec(t.v2p);
+    a.page_size = ps;
+    a.multiplier = M;
+    a.kv_indices = out.view();
+    a.variant = for_route(Route::flashmla_block_table, v);
+    if (call_route("flashmla_block_table", e, [&] { tr::flashmla_block_table(a); })) same("flashmla", out.data, want.data);
   } else if (route == 4) {
     ReadTableArgs a;
     a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
@@ -432,6 +446,7 @@ void prop_int32_no_wrap(Variant) {
     a.page_size = ps;
     a.multiplier = M;
     a.out = out.view();
+    a.variant = for_route(Route::read_table, v);
     if (call_route("read_table", e, [&] { tr::read_table(a); })) same("read_table", out.data, want.data);
   } else {
     std::vector<i32> cache(uz(B)), cu(uz(B + 1));
@@ -446,6 +461,7 @@ void prop_int32_no_wrap(Variant) {
     a.cache_seqlens = mvec(cache);
     a.cu_seqlens_k = mvec(cu);
     a.page_table = out.view();
+    a.variant = for_route(Route::decode_metadata, v);
     if (call_route("decode_metadata", e, [&] { tr::decode_metadata(a); })) same("decode page_table", out.data, want.data);
   }
 }
@@ -467,7 +483,9 @@ void register_cross_properties(std::vector<PropertyDef>& out) {
                  prop_stream_vs_table});
   out.push_back({{"kv_indices_vs_block_table", "in-place kv_indices = flashmla block_table*ps on live pages",
                   {V::b05_rebind_fresh}, {R::kv_indices_inplace}}, prop_kv_indices_vs_block_table});
-  out.push_back({{"int32_no_silent_wrap", "int32 outputs: Overflow or the exact int64 value (huge page ids)", {}, {}},
+  out.push_back({{"int32_no_silent_wrap", "int32 outputs: Overflow or the exact int64 value (huge page ids)",
+                  {V::int32_wrap},
+                  {R::token_translate, R::flashmla_block_table, R::canonical_page_table, R::read_table, R::decode_metadata}},
                  prop_int32_no_wrap});
 }
 
