@@ -64,7 +64,37 @@ LAYERS = {
         "tests": [["proofs/kvaddr_proofs_tests", "--gtest_brief=1"]],
         "timeout": 420,
     },
+    # The route specs' row / columns / tail rules (host and device share them): judged by the host
+    # route tests, which compare against model/.
+    "specs": {
+        "files": [f"translate/include/kvaddr/translate/routes/{r}.hpp" for r in (
+            "canonical_page_table", "read_table", "flashmla_block_table", "full_prefill_table",
+            "decode_metadata", "write_loc", "kv_indices_inplace")],
+        "targets": ["kvaddr_translate_tests", "kvaddr_regression_tests"],
+        "tests": [["tests/kvaddr_translate_tests", "--gtest_brief=1"],
+                  ["tests/kvaddr_regression_tests", "--gtest_brief=1"]],
+        "timeout": 240,
+    },
+    # The CUDA kernels: judged by the GPU tests and a differential campaign, so this layer needs a
+    # GPU (without one the GPU tests skip and every mutant would survive; the layer is refused).
+    "kernels": {
+        "files": ["kernels/src/kernels.cu"],
+        "targets": ["kvaddr_gpu_tests", "kvaddr"],
+        "tests": [["tests/kvaddr_gpu_tests", "--gtest_brief=1"],
+                  ["kvaddr", "diff", "--cases", "200", "--seed", "7"]],
+        "timeout": 600,
+        "requires_gpu": True,
+    },
 }
+
+
+def have_gpu() -> bool:
+    """True when nvidia-smi lists at least one GPU."""
+    try:
+        r = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return r.returncode == 0 and "GPU" in r.stdout
 
 # ---- mutation operators --------------------------------------------------------------------------
 # Each operator is (name, regex, replacement function). Patterns are matched on the code part of a
@@ -305,6 +335,8 @@ def main(argv: list[str]) -> int:
     for layer in layers:
         if layer not in LAYERS:
             ap.error(f"unknown layer {layer!r} (known: {', '.join(LAYERS)})")
+        if LAYERS[layer].get("requires_gpu") and not args.list and not have_gpu():
+            ap.error(f"layer {layer!r} needs a GPU (its tests skip without one, so no mutant could be killed)")
 
     everything = all_mutants(layers)
     if args.only:
