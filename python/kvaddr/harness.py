@@ -22,7 +22,7 @@ from . import _core
 from . import cases as C
 from . import races
 from .arrays import family, host_copy
-from .conventions import CRASH_VARIANTS, alias_view, kernel_kwargs, output_dtypes, reference
+from .conventions import CRASH_VARIANTS, alias_view, broken_preconditions, kernel_kwargs, output_dtypes, reference
 from .overflow import check_mode as check_overflow_mode
 from .overflow import describe as overflow_line
 from .overflow import note_rejected, overflow_case
@@ -71,6 +71,9 @@ class Failure:
     behaves_like: list
     replay_dir: str | None
     snippet: str
+    # The production preconditions the minimal case breaks (conventions.broken_preconditions), each
+    # "row r: ..." / "row r column c: ..." with its numbers; the kernel's output is then named by behaves_like.
+    preconditions: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -114,8 +117,8 @@ class Report:
         if f is not None:
             d["failure"] = {"kind": f.kind, "case_index": f.case_index, "detail": f.detail, "differing": f.differing,
                             "first": [str(lane) for lane in f.first], "minimal_case": describe(f.case),
-                            "shrink_steps": f.shrink_steps, "behaves_like": list(f.behaves_like),
-                            "replay_dir": f.replay_dir}
+                            "shrink_steps": f.shrink_steps, "preconditions": list(f.preconditions),
+                            "behaves_like": list(f.behaves_like), "replay_dir": f.replay_dir}
         return d
 
     def __str__(self):
@@ -136,6 +139,7 @@ class Report:
         if f.first:
             lines.append(f"  {f.differing} lanes differ; first:")
             lines += [f"    {lane}" for lane in f.first]
+        lines += [f"  precondition broken at {p}" for p in f.preconditions]
         if f.behaves_like:
             lines.append("  behaves like " + ", ".join(f.behaves_like))
         elif f.kind in ("mismatch", "out_of_bounds"):
@@ -513,7 +517,7 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
         out_dir = write_case(replay_dir, case, result, variant, seed, index, name, graph)
         snippet = pytest_snippet(out_dir, route, seed, index, graph)
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
-                   named, out_dir, snippet)
+                   named, out_dir, snippet, broken_preconditions(case))
 
 
 def _names(case, result, variant):
