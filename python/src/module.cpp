@@ -329,6 +329,21 @@ py::array read_stream(py::handle table_o, py::handle indptr_o, int64_t page_size
   return out.arr;
 }
 
+// The arguments of decode_metadata that describe its inputs (outputs, Era C / D and SWA left unset).
+DecodeMetadataArgs decode_inputs(const In<int64_t>& seq, const In<int32_t>& r2t, const In<int64_t>& rows,
+                                 int64_t max_seq_pages, int64_t seq_len_delta, int64_t page_size,
+                                 const In<int64_t>& v2p) {
+  DecodeMetadataArgs a;
+  a.seq_lens = seq.vec();
+  a.req_to_token = r2t.mat();
+  a.req_pool_indices = rows.vec();
+  a.max_seq_pages = max_seq_pages;
+  a.seq_len_delta = seq_len_delta;
+  a.page_size = page_size;
+  a.v2p = v2p.vec();
+  return a;
+}
+
 py::dict decode_metadata(py::handle seq_o, py::handle r2t_o, py::handle rows_o, int64_t max_seq_pages, int64_t page_size,
                          int64_t seq_len_delta, py::handle v2p_o, int64_t multiplier, py::handle kpt_o,
                          bool skip_page_table, py::handle swa_v2p_o, int64_t swa_multiplier, py::handle cs_o,
@@ -343,14 +358,7 @@ py::dict decode_metadata(py::handle seq_o, py::handle r2t_o, py::handle rows_o, 
   const int64_t b = seq.size;
   auto cs = output_or_fresh<int32_t>(cs_o, "cache_seqlens", {b}, 0, 1, 1);
   auto cu = output_or_fresh<int32_t>(cu_o, "cu_seqlens_k", {b + 1}, 0, 1, 1);
-  DecodeMetadataArgs a;
-  a.seq_lens = seq.vec();
-  a.req_to_token = r2t.mat();
-  a.req_pool_indices = rows.vec();
-  a.max_seq_pages = max_seq_pages;
-  a.seq_len_delta = seq_len_delta;
-  a.page_size = page_size;
-  a.v2p = v2p.vec();
+  DecodeMetadataArgs a = decode_inputs(seq, r2t, rows, max_seq_pages, seq_len_delta, page_size, v2p);
   a.multiplier = multiplier;
   a.kernel_page_table = kpt.mat();
   a.skip_page_table = skip_page_table;
@@ -487,33 +495,15 @@ std::vector<std::string> broken_preconditions_of(const std::string& route_name, 
   if (!decode) require(seq_len_delta == 0 || route == Route::read_table, "seq_len_delta", seq_len_delta,
                        "only read_table and decode_metadata take a seq_len_delta");
   if (route == Route::canonical_page_table) {
-    CanonicalPageTableArgs a{};
-    a.req_to_token = r2t.mat();
-    a.req_pool_indices = rows.vec();
-    a.seq_lens = lens.vec();
-    a.page_size = page_size;
-    a.max_pages = max_pages;
-    return broken_preconditions(a);
+    return broken_preconditions(CanonicalPageTableArgs{r2t.mat(), rows.vec(), lens.vec(), v2p.vec(), page_size, 1,
+                                                       max_pages, {}, Variant::production});
   }
   if (route == Route::read_table) {
-    ReadTableArgs a{};
-    a.req_to_token = r2t.mat();
-    a.row_ids = rows.vec();
-    a.seq_lens = lens.vec();
-    a.seq_len_delta = seq_len_delta;
-    a.max_pages = max_pages;
-    a.page_size = page_size;
-    return broken_preconditions(a);
+    return broken_preconditions(ReadTableArgs{r2t.mat(), rows.vec(), lens.vec(), seq_len_delta, max_pages, v2p.vec(),
+                                              page_size, 1, {}, false, Variant::production});
   }
   static const int32_t kpt_marker = 0;  // a kernel_page_table only switches the padding check off
-  DecodeMetadataArgs a{};
-  a.seq_lens = lens.vec();
-  if (r2t.present) a.req_to_token = r2t.mat();
-  if (rows.present) a.req_pool_indices = rows.vec();
-  a.max_seq_pages = max_pages;
-  a.seq_len_delta = seq_len_delta;
-  a.page_size = page_size;
-  if (v2p.present) a.v2p = v2p.vec();
+  DecodeMetadataArgs a = decode_inputs(lens, r2t, rows, max_pages, seq_len_delta, page_size, v2p);
   if (kernel_page_table) a.kernel_page_table = {&kpt_marker, 1, 1, 1, 1};
   return broken_preconditions(a);
 }
