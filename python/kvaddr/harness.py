@@ -467,23 +467,38 @@ def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lane
             break
         first = False
         recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
-        case = C.build(route, recipe)
-        try:
-            expected = reference(case, variant)
-        except _core.Overflow as e:
-            failed = overflow_case(rep, fam, kernel, i, recipe, case, variant, e, case_timeout, overflow)
-            if failed is not None:
-                return failed
-            continue
-        except _core.Error as e:
+        failed = run_recipe(rep, fam, kernel, i, recipe, variant, case_timeout, overflow)
+        if failed is not None:
+            return failed
+    return None
+
+
+def run_recipe(rep, fam, kernel, index, recipe, variant, case_timeout, overflow="observe", presented=None,
+               launch=None):
+    """Case `index` of a campaign: build `recipe`, compute the reference under `variant`, run the kernel and
+    count the case in `rep`. Returns (index, recipe, result[, variant]) when it fails, else None (passed, or
+    rejected by the contract and noted in rep.rejections). A case past an int32 output is run as an overflow
+    case (kvaddr.overflow) under an `overflow` mode, and counted as rejected with overflow=None. `presented`
+    (pointer-stable buffers, graph mode) is loaded with the case, and `launch` replaces the kernel call."""
+    case = C.build(rep.route, recipe)
+    try:
+        expected = reference(case, variant)
+    except _core.Overflow as e:
+        if overflow is None:
             note_rejected(rep, e)
-            continue
-        res = run_case(fam, kernel, case, expected, case_timeout=case_timeout)
-        rep.cases += 1
-        rep.kernel_seconds += res.kernel_seconds
-        if res.kind != "ok":
-            return i, recipe, res
-        rep.lanes += res.lanes
+            return None
+        return overflow_case(rep, fam, kernel, index, recipe, case, variant, e, case_timeout, overflow)
+    except _core.Error as e:
+        note_rejected(rep, e)
+        return None
+    if presented is not None:
+        presented.load(case)
+    res = run_case(fam, kernel, case, expected, case_timeout=case_timeout, presented=presented, launch=launch)
+    rep.cases += 1
+    rep.kernel_seconds += res.kernel_seconds
+    if res.kind != "ok":
+        return index, recipe, res
+    rep.lanes += res.lanes
     return None
 
 
