@@ -128,3 +128,14 @@ def test_a_failure_inside_the_preconditions_lists_none():
     assert rep.failure.preconditions == [] and "precondition broken" not in str(rep)
     rep = kvaddr.check("read_table", K.read_table, cases=40, seed=5, lanes=2048)
     assert rep.ok
+
+
+def test_read_table_spill_counts_the_delta_in_the_broken_bound():
+    rep = kvaddr.check("read_table", K.read_table_no_bound, cases=300, seed=1, lanes=4096)
+    f = rep.failure
+    assert "b10_no_max_pages_bound" in f.behaves_like
+    s = f.case.scalars
+    length = int(f.case.inputs["seq_lens"][0]) + s["seq_len_delta"]
+    assert _pages(length, s["page_size"]) > s["max_pages"]
+    assert f.preconditions == [f"row 0: n_pages = {_pages(length, s['page_size'])} > max_pages = {s['max_pages']} "
+                               f"(KV length {length}, page_size {s['page_size']})"]
