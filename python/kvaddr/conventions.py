@@ -94,6 +94,26 @@ def reference(case, variant="production", table_guards=False):
     return outs
 
 
+def broken_preconditions(case):
+    """The production preconditions `case` breaks, one text per broken one with its row and numbers (the host
+    library's list, translate/preconditions.hpp): n_pages <= max_pages and padding tokens a guard-less kernel
+    reads before v2p with (canonical_page_table, read_table), int32-fitting lengths and the fa3 shift's
+    padding (decode_metadata); [] for the other routes."""
+    route = case.route
+    if route not in PRECONDITION_ROUTES:
+        return []
+    ins, s = case.inputs, case.scalars
+    return list(_core.broken_preconditions(
+        route, req_to_token=ins.get("req_to_token"), req_pool_indices=ins.get("req_pool_indices"),
+        seq_lens=ins["seq_lens"], v2p=ins.get("v2p"), page_size=s["page_size"],
+        max_pages=s["max_seq_pages" if route == "decode_metadata" else "max_pages"],
+        seq_len_delta=s.get("seq_len_delta", 0)))
+
+
+# The routes with production preconditions their kernels do not enforce (kvaddr.broken_preconditions).
+PRECONDITION_ROUTES = ("canonical_page_table", "read_table", "decode_metadata")
+
+
 def alias_view(out, case):
     """The aliased input of `case` as a view of its output buffer `out` (any array family with reshape and
     slicing): `out` itself for out == input, else the elements [offset, offset + size) of the flat buffer."""

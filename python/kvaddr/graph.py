@@ -17,7 +17,6 @@ import numpy as np
 from . import _core
 from . import cases as C
 from .conventions import reference
-from .overflow import note_rejected
 
 
 def redraw(route, r, rng):
@@ -71,7 +70,7 @@ def _capture_recipe(route, seed, lanes, params):
 
 
 def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, case_timeout, t0):
-    from .harness import Presented, run_case
+    from .harness import Presented, run_case, run_recipe
 
     if fam.name != "torch" or fam.device == "cpu":
         raise ValueError("graph=True needs device='cuda' with torch tensors (torch.cuda.graph)")
@@ -108,17 +107,8 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
         if time_budget is not None and time.perf_counter() - t0 > time_budget:
             break
         recipe = redraw(route, recipe0, C.rng_for(seed, i))
-        case = C.build(route, recipe)
-        try:
-            expected = reference(case, variant)
-        except _core.Error as e:  # overflow cases too: graph mode does not run them
-            note_rejected(rep, e)
-            continue
-        p.load(case)
-        res = run_case(fam, None, case, expected, case_timeout=case_timeout, presented=p, launch=g.replay)
-        rep.cases += 1
-        rep.kernel_seconds += res.kernel_seconds
-        if res.kind != "ok":
-            return i, recipe, res
-        rep.lanes += res.lanes
+        # overflow=None: graph mode does not run overflow cases, it counts them as rejected
+        failed = run_recipe(rep, fam, None, i, recipe, variant, case_timeout, None, presented=p, launch=g.replay)
+        if failed is not None:
+            return failed
     return None

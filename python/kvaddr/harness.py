@@ -22,7 +22,7 @@ from . import _core
 from . import cases as C
 from . import races
 from .arrays import family, host_copy
-from .conventions import CRASH_VARIANTS, alias_view, kernel_kwargs, output_dtypes, reference
+from .conventions import CRASH_VARIANTS, alias_view, broken_preconditions, kernel_kwargs, output_dtypes, reference
 from .overflow import check_mode as check_overflow_mode
 from .overflow import describe as overflow_line
 from .overflow import note_rejected, overflow_case
@@ -71,6 +71,9 @@ class Failure:
     behaves_like: list
     replay_dir: str | None
     snippet: str
+    # The production preconditions the minimal case breaks (conventions.broken_preconditions), each
+    # "row r: ..." / "row r column c: ..." with its numbers; the kernel's output is then named by behaves_like.
+    preconditions: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -114,8 +117,8 @@ class Report:
         if f is not None:
             d["failure"] = {"kind": f.kind, "case_index": f.case_index, "detail": f.detail, "differing": f.differing,
                             "first": [str(lane) for lane in f.first], "minimal_case": describe(f.case),
-                            "shrink_steps": f.shrink_steps, "behaves_like": list(f.behaves_like),
-                            "replay_dir": f.replay_dir}
+                            "shrink_steps": f.shrink_steps, "preconditions": list(f.preconditions),
+                            "behaves_like": list(f.behaves_like), "replay_dir": f.replay_dir}
         return d
 
     def __str__(self):
@@ -136,6 +139,7 @@ class Report:
         if f.first:
             lines.append(f"  {f.differing} lanes differ; first:")
             lines += [f"    {lane}" for lane in f.first]
+        lines += [f"  precondition broken at {p}" for p in f.preconditions]
         if f.behaves_like:
             lines.append("  behaves like " + ", ".join(f.behaves_like))
         elif f.kind in ("mismatch", "out_of_bounds"):
@@ -463,23 +467,38 @@ def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lane
             break
         first = False
         recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
-        case = C.build(route, recipe)
-        try:
-            expected = reference(case, variant)
-        except _core.Overflow as e:
-            failed = overflow_case(rep, fam, kernel, i, recipe, case, variant, e, case_timeout, overflow)
-            if failed is not None:
-                return failed
-            continue
-        except _core.Error as e:
+        failed = run_recipe(rep, fam, kernel, i, recipe, variant, case_timeout, overflow)
+        if failed is not None:
+            return failed
+    return None
+
+
+def run_recipe(rep, fam, kernel, index, recipe, variant, case_timeout, overflow="observe", presented=None,
+               launch=None):
+    """Case `index` of a campaign: build `recipe`, compute the reference under `variant`, run the kernel and
+    count the case in `rep`. Returns (index, recipe, result[, variant]) when it fails, else None (passed, or
+    rejected by the contract and noted in rep.rejections). A case past an int32 output is run as an overflow
+    case (kvaddr.overflow) under an `overflow` mode, and counted as rejected with overflow=None. `presented`
+    (pointer-stable buffers, graph mode) is loaded with the case, and `launch` replaces the kernel call."""
+    case = C.build(rep.route, recipe)
+    try:
+        expected = reference(case, variant)
+    except _core.Overflow as e:
+        if overflow is None:
             note_rejected(rep, e)
-            continue
-        res = run_case(fam, kernel, case, expected, case_timeout=case_timeout)
-        rep.cases += 1
-        rep.kernel_seconds += res.kernel_seconds
-        if res.kind != "ok":
-            return i, recipe, res
-        rep.lanes += res.lanes
+            return None
+        return overflow_case(rep, fam, kernel, index, recipe, case, variant, e, case_timeout, overflow)
+    except _core.Error as e:
+        note_rejected(rep, e)
+        return None
+    if presented is not None:
+        presented.load(case)
+    res = run_case(fam, kernel, case, expected, case_timeout=case_timeout, presented=presented, launch=launch)
+    rep.cases += 1
+    rep.kernel_seconds += res.kernel_seconds
+    if res.kind != "ok":
+        return index, recipe, res
+    rep.lanes += res.lanes
     return None
 
 
@@ -513,7 +532,7 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
         out_dir = write_case(replay_dir, case, result, variant, seed, index, name, graph)
         snippet = pytest_snippet(out_dir, route, seed, index, graph)
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
-                   named, out_dir, snippet)
+                   named, out_dir, snippet, broken_preconditions(case))
 
 
 def _names(case, result, variant):

@@ -32,6 +32,7 @@
 #include "kvaddr/model/geometry.hpp"
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/replay/replay.hpp"
+#include "kvaddr/translate/preconditions.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "errors.hpp"
@@ -328,6 +329,21 @@ py::array read_stream(py::handle table_o, py::handle indptr_o, int64_t page_size
   return out.arr;
 }
 
+// The arguments of decode_metadata that describe its inputs (outputs, Era C / D and SWA left unset).
+DecodeMetadataArgs decode_inputs(const In<int64_t>& seq, const In<int32_t>& r2t, const In<int64_t>& rows,
+                                 int64_t max_seq_pages, int64_t seq_len_delta, int64_t page_size,
+                                 const In<int64_t>& v2p) {
+  DecodeMetadataArgs a;
+  a.seq_lens = seq.vec();
+  a.req_to_token = r2t.mat();
+  a.req_pool_indices = rows.vec();
+  a.max_seq_pages = max_seq_pages;
+  a.seq_len_delta = seq_len_delta;
+  a.page_size = page_size;
+  a.v2p = v2p.vec();
+  return a;
+}
+
 py::dict decode_metadata(py::handle seq_o, py::handle r2t_o, py::handle rows_o, int64_t max_seq_pages, int64_t page_size,
                          int64_t seq_len_delta, py::handle v2p_o, int64_t multiplier, py::handle kpt_o,
                          bool skip_page_table, py::handle swa_v2p_o, int64_t swa_multiplier, py::handle cs_o,
@@ -342,14 +358,7 @@ py::dict decode_metadata(py::handle seq_o, py::handle r2t_o, py::handle rows_o, 
   const int64_t b = seq.size;
   auto cs = output_or_fresh<int32_t>(cs_o, "cache_seqlens", {b}, 0, 1, 1);
   auto cu = output_or_fresh<int32_t>(cu_o, "cu_seqlens_k", {b + 1}, 0, 1, 1);
-  DecodeMetadataArgs a;
-  a.seq_lens = seq.vec();
-  a.req_to_token = r2t.mat();
-  a.req_pool_indices = rows.vec();
-  a.max_seq_pages = max_seq_pages;
-  a.seq_len_delta = seq_len_delta;
-  a.page_size = page_size;
-  a.v2p = v2p.vec();
+  DecodeMetadataArgs a = decode_inputs(seq, r2t, rows, max_seq_pages, seq_len_delta, page_size, v2p);
   a.multiplier = multiplier;
   a.kernel_page_table = kpt.mat();
   a.skip_page_table = skip_page_table;
@@ -467,6 +476,38 @@ py::str text_to_python(const std::string& t) {
 }
 
 }  // namespace
+// The production preconditions a call of `route` breaks (translate/preconditions.hpp), one text per
+// broken one naming its row and numbers: n_pages <= max_pages (canonical_page_table, read_table),
+// padding tokens a guard-less kernel turns into a read before v2p, lengths that fit the int32
+// outputs (decode_metadata; max_pages is its max_seq_pages there). Other routes have none listed: [].
+std::vector<std::string> broken_preconditions_of(const std::string& route_name, py::handle r2t_o, py::handle rows_o,
+                                                 py::handle lens_o, int64_t page_size, int64_t max_pages,
+                                                 int64_t seq_len_delta, bool kernel_page_table, py::handle v2p_o) {
+  const Route route = parse_route(route_name);
+  if (route != Route::canonical_page_table && route != Route::read_table && route != Route::decode_metadata) return {};
+  const bool decode = route == Route::decode_metadata;
+  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2, false, decode);
+  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true, decode);
+  const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
+  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1, false, true);
+  require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
+  check_dim(max_pages, decode ? "max_seq_pages" : "max_pages");
+  if (!decode) require(seq_len_delta == 0 || route == Route::read_table, "seq_len_delta", seq_len_delta,
+                       "only read_table and decode_metadata take a seq_len_delta");
+  if (route == Route::canonical_page_table) {
+    return broken_preconditions(CanonicalPageTableArgs{r2t.mat(), rows.vec(), lens.vec(), v2p.vec(), page_size, 1,
+                                                       max_pages, {}, Variant::production});
+  }
+  if (route == Route::read_table) {
+    return broken_preconditions(ReadTableArgs{r2t.mat(), rows.vec(), lens.vec(), seq_len_delta, max_pages, v2p.vec(),
+                                              page_size, 1, {}, false, Variant::production});
+  }
+  static const int32_t kpt_marker = 0;  // a kernel_page_table only switches the padding check off
+  DecodeMetadataArgs a = decode_inputs(lens, r2t, rows, max_pages, seq_len_delta, page_size, v2p);
+  if (kernel_page_table) a.kernel_page_table = {&kpt_marker, 1, 1, 1, 1};
+  return broken_preconditions(a);
+}
+
 }  // namespace kvaddr::python
 
 PYBIND11_MODULE(_core, m) {
@@ -499,6 +540,13 @@ PYBIND11_MODULE(_core, m) {
   }, py::arg("route") = py::none(),
      "Variant names (all, or those the route accepts; production first, then the catalogue behaviours, the edge "
      "behaviours and the registered composites). Any '+'-joined set of them is a variant too.");
+
+  m.def("broken_preconditions", &broken_preconditions_of, py::arg("route"), py::kw_only(), py::arg("req_to_token") = py::none(),
+        py::arg("req_pool_indices") = py::none(), py::arg("seq_lens"), py::arg("page_size"), py::arg("max_pages"),
+        py::arg("seq_len_delta") = 0, py::arg("kernel_page_table") = false, py::arg("v2p") = py::none(),
+        "The production preconditions the call breaks, one text per broken one with its row and numbers, e.g. "
+        "'row 0: n_pages = 3 > max_pages = 2 (KV length 5, page_size 2)' (canonical_page_table, read_table; "
+        "decode_metadata with max_pages = max_seq_pages); [] for the routes without such preconditions.");
 
   // ---- model formulas (kvaddr.model, with the common ones re-exported at top level) ----
   py::module_ model = m.def_submodule("model", "The independent reference model (spec §2 formulas).");

@@ -280,3 +280,20 @@ def eager_funnel_unclamped(page_table, v2p, page_size, multiplier, out):
     t = np.asarray(page_table).astype(np.int64)
     page = np.where(t < 0, 0, t // page_size)
     out[...] = np.where(t < 0, 0, v2p[page] * multiplier)
+
+
+def canonical_grid_spill(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out,
+                         *, block=256):
+    """The grid-bounded spill as the upstream kernel has it: a grid of ceil(max_pages / block) column blocks
+    of `block` lanes stores columns up to min(n_pages, block * ceil(max_pages / block)) at row * stride +
+    column through the allocation (into the next rows, or past the buffer)."""
+    flat, off = _flat(out)
+    rs = out.strides[0] // out.itemsize
+    bound = block * (-(-int(max_pages) // block))
+    for b in range(len(req_pool_indices)):
+        n = min(-(-int(seq_lens[b]) // page_size), bound)
+        for c in range(n):
+            tok = int(req_to_token[req_pool_indices[b], c * page_size])
+            k = off + b * rs + c
+            if k < flat.size:
+                flat[k] = i32(max(int(v2p[0 if tok < 0 else tok // page_size]) * multiplier, 0))
