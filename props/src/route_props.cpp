@@ -480,15 +480,7 @@ void write_loc_case(Variant v, bool unpinned) {
                 return model::write_loc(t.v2p, ps, M, dcp, rank, model::WidenedWriteLoc(loc[i])).value;
               }).value_or(0);
   }
-  WriteLocArgs a;
-  a.loc = cvec(loc);
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.dcp_size = dcp;
-  a.dcp_rank = rank;
-  a.out = mvec(out);
-  a.variant = for_route(Route::write_loc, v);
+  auto a = write_loc_args(v, loc, t.v2p, ps, M, dcp, rank, out);
   if (call_route("write_loc", e, [&] { tr::write_loc(a); })) same("write_loc out", out, want);
 }
 
