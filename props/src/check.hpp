@@ -51,6 +51,13 @@ inline WriteLocArgs write_loc_args(Variant v, const std::vector<i64>& loc, const
   return {cvec(loc), cvec(v2p), ps, M, dcp, rank, mvec(out), for_route(Route::write_loc, v)};
 }
 
+// eager_funnel's arguments over a rows x cols token table and an output of the same shape, the
+// variant narrowed by for_route.
+inline EagerFunnelArgs eager_funnel_args(Variant v, const std::vector<i64>& table, i64 rows, i64 cols,
+                                         const std::vector<i64>& v2p, i64 ps, i64 M, std::vector<i64>& out) {
+  return {cmat(table, rows, cols), cvec(v2p), ps, M, mmat(out, rows, cols), for_route(Route::eager_funnel, v)};
+}
+
 // What the model says a route call must do: succeed, or reject with a typed error.
 struct Expect {
   bool oor = false;  // some live lane reads outside a table: OutOfRange

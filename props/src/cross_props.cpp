@@ -205,13 +205,7 @@ void prop_funnel_vs_canonical(Variant v) {
     for (i64 c = 0; c < live; ++c) starts[uz(i * mp + c)] = b.tok(b.req_pool_indices[uz(i)], c * ps);
   }
   std::vector<i64> out(starts.size(), -55);
-  EagerFunnelArgs a;
-  a.page_table = cmat(starts, B, mp);
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.out = mmat(out, B, mp);
-  a.variant = for_route(Route::eager_funnel, v);
+  auto a = eager_funnel_args(v, starts, B, mp, t.v2p, ps, M, out);
   must_run("eager_funnel", [&] { tr::eager_funnel(a); });
   const auto can = canonical(v, b, t.v2p, M);
   for (i64 i = 0; i < b.batch(); ++i) {

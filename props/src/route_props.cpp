@@ -402,13 +402,7 @@ void prop_eager_funnel(Variant v) {
   Expect e;
   std::vector<i64> want(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) want[i] = kernel_lane(e, t.v2p, ps, M, table[i]) / ps;
-  EagerFunnelArgs a;
-  a.page_table = cmat(table, rows, cols);
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.out = mmat(out, rows, cols);
-  a.variant = for_route(Route::eager_funnel, v);
+  auto a = eager_funnel_args(v, table, rows, cols, t.v2p, ps, M, out);
   if (call_route("eager_funnel", e, [&] { tr::eager_funnel(a); })) same("eager_funnel out", out, want, cols);
 }
 
