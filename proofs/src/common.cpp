@@ -3,8 +3,13 @@
 #include "kvaddr/translate/validate.hpp"
 
 namespace kvaddr::proofs {
-using sym::Sym;
-using sym::SymBool;
+
+Def make(ObligationInfo info, std::function<Outcome(const RunOptions&)> run) {
+  Def d;
+  d.info = std::move(info);
+  d.run = std::move(run);
+  return d;
+}
 
 std::string_view variant_name(Variant v) { return kvaddr::to_string(v); }
 

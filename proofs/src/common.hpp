@@ -12,11 +12,24 @@
 
 namespace kvaddr::proofs {
 
+// The symbolic names every obligation file uses unqualified.
+using sym::Env;
+using sym::Mode;
+using sym::Sym;
+using sym::SymBool;
+using sym::implies;
+
+// A fresh symbolic integer named n.
+inline Sym var(const std::string& n) { return Sym::var(n); }
+
 struct Def {
   ObligationInfo info;
   std::function<Outcome(const RunOptions&)> run;
   std::string domain_full;  // domain under RunOptions::full_sweep (empty: same as info.domain)
 };
+
+// A registry entry of the given description and check (domain_full left empty).
+Def make(ObligationInfo info, std::function<Outcome(const RunOptions&)> run);
 
 // Registration (one function per obligation file).
 void add_identity_obligations(std::vector<Def>& out);

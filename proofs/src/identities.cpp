@@ -7,13 +7,6 @@
 
 namespace kvaddr::proofs {
 namespace {
-using sym::Env;
-using sym::Mode;
-using sym::Sym;
-using sym::SymBool;
-using sym::implies;
-
-Sym var(const char* n) { return Sym::var(n); }
 
 // ---- I1: (P*S + o) div ps = P*M, mod = o --------------------------------------------------------
 Outcome i1(const RunOptions& o) {
@@ -453,13 +446,6 @@ Outcome i9(const RunOptions& o) {
   q.ensure("div", sym::kv_div(t, ps) == sym::floor_div(t, ps));
   q.ensure("mod", sym::kv_rem(t, ps) == sym::floor_mod(t, ps));
   return check(q, o.timeout_ms);
-}
-
-Def make(ObligationInfo info, std::function<Outcome(const RunOptions&)> run) {
-  Def d;
-  d.info = std::move(info);
-  d.run = std::move(run);
-  return d;
 }
 
 constexpr const char* kSymPool =

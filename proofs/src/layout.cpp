@@ -8,13 +8,6 @@
 
 namespace kvaddr::proofs {
 namespace {
-using sym::Env;
-using sym::Mode;
-using sym::Sym;
-using sym::SymBool;
-using sym::implies;
-
-Sym var(const std::string& n) { return Sym::var(n); }
 
 // §3.1 elem_MLA(P, l, o) = P*(L*ps*D) + l*(ps*D) + o*D
 Sym elem_mla(const Sym& P, const Sym& l, const Sym& o, const Sym& L, const Sym& ps, const Sym& D) {
@@ -305,13 +298,6 @@ Outcome token_major(const RunOptions& opt) {
     return check(q, opt.timeout_ms);
   };
   return chain({monotone, within, [&] { return radix_lemma(h, opt.timeout_ms); }});
-}
-
-Def make(ObligationInfo info, std::function<Outcome(const RunOptions&)> run) {
-  Def d;
-  d.info = std::move(info);
-  d.run = std::move(run);
-  return d;
 }
 
 }  // namespace

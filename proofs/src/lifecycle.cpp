@@ -9,20 +9,6 @@
 
 namespace kvaddr::proofs {
 namespace {
-using sym::Env;
-using sym::Mode;
-using sym::Sym;
-using sym::SymBool;
-using sym::implies;
-
-Sym var(const std::string& n) { return Sym::var(n); }
-
-Def make(ObligationInfo info, std::function<Outcome(const RunOptions&)> run) {
-  Def d;
-  d.info = std::move(info);
-  d.run = std::move(run);
-  return d;
-}
 
 // One sub-pool of the unified pool: page size, multiplier, physical pages (page 0 = sink, reserved
 // floor min_page_index >= 1) and len = N*ps*M rows per view.

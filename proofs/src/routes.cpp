@@ -8,11 +8,6 @@
 
 namespace kvaddr::proofs {
 namespace {
-using sym::Env;
-using sym::Mode;
-using sym::Sym;
-using sym::SymBool;
-using sym::implies;
 
 std::string header(Route r, Variant v) {
   return "route=" + std::string(route_name(r)) + " variant=" + std::string(variant_name(v));

@@ -13,6 +13,7 @@
 
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/props/props.hpp"
+#include "kvaddr/translate/contracts.hpp"
 #include "kvaddr/translate/route_list.hpp"  // route_accepts
 #include "kvaddr/translate/variant.hpp"
 
@@ -43,6 +44,19 @@ StatefulCounters& stateful_counters();
 
 // The variant a route runs: `v` if the route accepts it, production otherwise.
 inline Variant for_route(Route r, Variant v) { return route_accepts(r, v) ? v : Variant::production; }
+
+// write_loc's arguments over whole vectors (loc widened by dcp), the variant narrowed by for_route.
+inline WriteLocArgs write_loc_args(Variant v, const std::vector<i64>& loc, const std::vector<i64>& v2p, i64 ps, i64 M,
+                                   i64 dcp, i64 rank, std::vector<i64>& out) {
+  return {cvec(loc), cvec(v2p), ps, M, dcp, rank, mvec(out), for_route(Route::write_loc, v)};
+}
+
+// eager_funnel's arguments over a rows x cols token table and an output of the same shape, the
+// variant narrowed by for_route.
+inline EagerFunnelArgs eager_funnel_args(Variant v, const std::vector<i64>& table, i64 rows, i64 cols,
+                                         const std::vector<i64>& v2p, i64 ps, i64 M, std::vector<i64>& out) {
+  return {cmat(table, rows, cols), cvec(v2p), ps, M, mmat(out, rows, cols), for_route(Route::eager_funnel, v)};
+}
 
 // What the model says a route call must do: succeed, or reject with a typed error.
 struct Expect {

@@ -103,6 +103,22 @@ std::vector<i64> lens_plus(const g::Batch& b, i64 delta) {
   return l;
 }
 
+// The inputs of a batch agreement, drawn in this order: page size (powers of two only when asked),
+// multiplier, tables, and a batch of the given shape over them.
+struct BatchInput {
+  i64 ps = 0, M = 0;
+  g::Tables t;
+  g::Batch b;
+};
+BatchInput draw_batch(bool pow2_ps, g::BatchShape shape) {
+  BatchInput in;
+  in.ps = *g::page_size(pow2_ps);
+  in.M = *g::multiplier();
+  in.t = *g::tables();
+  in.b = *g::batch(in.t, in.ps, shape);
+  return in;
+}
+
 void check_entry(std::string_view what, i64 b, i64 c, i64 got, i64 want) {
   if (got != want) {
     RC_FAIL(std::string(what) + " row " + std::to_string(b) + " column " + std::to_string(c) + ": " +
@@ -113,13 +129,7 @@ void check_entry(std::string_view what, i64 b, i64 c, i64 got, i64 want) {
 // X1 (§2.3, I1, I7): every live token whose page is bound reads entry*ps + o through each
 // page-granular route, and token_translate gives the same row.
 void prop_token_vs_page(Variant v) {
-  const i64 ps = *g::page_size(false);
-  const i64 M = *g::multiplier();
-  const auto t = *g::tables();
-  g::BatchShape shape;
-  shape.allow_delta = false;
-  shape.lens_within_max_pages = true;
-  const auto b = *g::batch(t, ps, shape);
+  const auto [ps, M, t, b] = draw_batch(false, {.lens_within_max_pages = true, .allow_delta = false});
   const auto can = canonical(v, b, t.v2p, M);
   const auto fm = flashmla(v, b, b.seq_lens, t.v2p, M);
   const auto rt = read_table(v, b, 0, t.v2p, M);
@@ -147,12 +157,7 @@ void prop_token_vs_page(Variant v) {
 // X2 (§4.5, §5.2 "fa3 table = flashmla table on the live prefix"): decode_metadata (Era B remap)
 // = canonical = flashmla = read_table on every live column, tombstones and padding included.
 void prop_decode_vs_tables(Variant v) {
-  const i64 ps = *g::page_size(true);
-  const i64 M = *g::multiplier();
-  const auto t = *g::tables();
-  g::BatchShape shape;
-  shape.lens_within_max_pages = true;
-  const auto b = *g::batch(t, ps, shape);
+  const auto [ps, M, t, b] = draw_batch(true, {.lens_within_max_pages = true});
   const i64 B = b.batch();
   const i64 msp = b.max_pages;
   std::vector<i32> cache(uz(B)), cu(uz(B + 1));
@@ -191,14 +196,7 @@ void prop_decode_vs_tables(Variant v) {
 // X3 (§4.6): eager_funnel over the page-start token table = canonical on the live prefix; 0 for
 // tombstones and padding columns.
 void prop_funnel_vs_canonical(Variant v) {
-  const i64 ps = *g::page_size(false);
-  const i64 M = *g::multiplier();
-  const auto t = *g::tables();
-  g::BatchShape shape;
-  shape.allow_delta = false;
-  shape.lens_within_max_pages = true;
-  shape.max_batch = 4;
-  const auto b = *g::batch(t, ps, shape);
+  const auto [ps, M, t, b] = draw_batch(false, {.lens_within_max_pages = true, .allow_delta = false, .max_batch = 4});
   const i64 B = std::max<i64>(b.batch(), 1);
   const i64 mp = b.max_pages;
   std::vector<i64> starts(uz(B * mp), -1);
@@ -207,13 +205,7 @@ void prop_funnel_vs_canonical(Variant v) {
     for (i64 c = 0; c < live; ++c) starts[uz(i * mp + c)] = b.tok(b.req_pool_indices[uz(i)], c * ps);
   }
   std::vector<i64> out(starts.size(), -55);
-  EagerFunnelArgs a;
-  a.page_table = cmat(starts, B, mp);
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.out = mmat(out, B, mp);
-  a.variant = for_route(Route::eager_funnel, v);
+  auto a = eager_funnel_args(v, starts, B, mp, t.v2p, ps, M, out);
   must_run("eager_funnel", [&] { tr::eager_funnel(a); });
   const auto can = canonical(v, b, t.v2p, M);
   for (i64 i = 0; i < b.batch(); ++i) {
@@ -243,15 +235,7 @@ void prop_write_loc_vs_token(Variant v) {
   std::vector<int> owners(loc.size(), 0);
   for (i64 r = 0; r < dcp; ++r) {
     std::vector<i64> out(uz(width), 4242);
-    WriteLocArgs a;
-    a.loc = cvec(loc);
-    a.v2p = cvec(t.v2p);
-    a.page_size = ps;
-    a.multiplier = M;
-    a.dcp_size = dcp;
-    a.dcp_rank = r;
-    a.out = mvec(out);
-    a.variant = for_route(Route::write_loc, v);
+    auto a = write_loc_args(v, loc, t.v2p, ps, M, dcp, r, out);
     must_run("write_loc", [&] { tr::write_loc(a); });
     for (std::size_t i = 0; i < loc.size(); ++i) {
       const bool owned = loc[i] > 0 && loc[i] % dcp == r;
@@ -269,13 +253,7 @@ void prop_write_loc_vs_token(Variant v) {
 // X5 (§4.4): the packed stream over a built read table has lane = entry*ps + pos%ps, and on live
 // bound pages that is token_translate of the token at pos.
 void prop_stream_vs_table(Variant v) {
-  const i64 ps = *g::page_size(false);
-  const i64 M = *g::multiplier();
-  const auto t = *g::tables();
-  g::BatchShape shape;
-  shape.allow_delta = false;
-  shape.lens_within_max_pages = true;
-  const auto b = *g::batch(t, ps, shape);
+  const auto [ps, M, t, b] = draw_batch(false, {.lens_within_max_pages = true, .allow_delta = false});
   const i64 B = b.batch();
   const auto rt = read_table(v, b, 0, t.v2p, M);
   std::vector<i32> indptr(1, 0);
@@ -310,12 +288,7 @@ void prop_stream_vs_table(Variant v) {
 // X6 (§4.7): kv_indices_inplace over the CSR of page-start tokens = flashmla block_table*ps on
 // live pages (and clamped to the sink on tombstones / padding).
 void prop_kv_indices_vs_block_table(Variant v) {
-  const i64 ps = *g::page_size(false);
-  const i64 M = *g::multiplier();
-  const auto t = *g::tables();
-  g::BatchShape shape;
-  shape.allow_delta = false;
-  const auto b = *g::batch(t, ps, shape);
+  const auto [ps, M, t, b] = draw_batch(false, {.allow_delta = false});
   const i64 B = b.batch();
   const auto fm = flashmla(v, b, b.seq_lens, t.v2p, M);
   std::vector<i32> indptr(1, 0), kv;

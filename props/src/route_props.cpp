@@ -402,13 +402,7 @@ void prop_eager_funnel(Variant v) {
   Expect e;
   std::vector<i64> want(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) want[i] = kernel_lane(e, t.v2p, ps, M, table[i]) / ps;
-  EagerFunnelArgs a;
-  a.page_table = cmat(table, rows, cols);
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.out = mmat(out, rows, cols);
-  a.variant = for_route(Route::eager_funnel, v);
+  auto a = eager_funnel_args(v, table, rows, cols, t.v2p, ps, M, out);
   if (call_route("eager_funnel", e, [&] { tr::eager_funnel(a); })) same("eager_funnel out", out, want, cols);
 }
 
@@ -480,15 +474,7 @@ void write_loc_case(Variant v, bool unpinned) {
                 return model::write_loc(t.v2p, ps, M, dcp, rank, model::WidenedWriteLoc(loc[i])).value;
               }).value_or(0);
   }
-  WriteLocArgs a;
-  a.loc = cvec(loc);
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.dcp_size = dcp;
-  a.dcp_rank = rank;
-  a.out = mvec(out);
-  a.variant = for_route(Route::write_loc, v);
+  auto a = write_loc_args(v, loc, t.v2p, ps, M, dcp, rank, out);
   if (call_route("write_loc", e, [&] { tr::write_loc(a); })) same("write_loc out", out, want);
 }
 

@@ -125,7 +125,7 @@ void readback_full(const SimModel& m, Sim& s) {
     for (i64 rank = 0; rank < 2; ++rank) {
       std::vector<i64> loc, wl(ids.size() + 2, 77);
       for (i64 t : ids) loc.push_back(t * 2 + rank);
-      WriteLocArgs b{cvec(loc), cvec(v2p), ps, M, 2, rank, mvec(wl), for_route(Route::write_loc, v)};
+      auto b = write_loc_args(v, loc, v2p, ps, M, 2, rank, wl);
       route("write_loc", [&] { tr::write_loc(b); });
       for (std::size_t i = 0; i < live.size(); ++i) expect_row("write_loc", s, live[i], wl[i]);
       if (wl[ids.size()] != 0 || wl[ids.size() + 1] != 0) fail("write_loc: padded tail lanes are not the sink");

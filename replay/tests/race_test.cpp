@@ -13,6 +13,7 @@
 
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/replay/replay.hpp"
+#include "manifest_dir.hpp"
 
 namespace kvaddr::replay {
 namespace {
@@ -21,17 +22,9 @@ using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 using Writes = std::vector<RaceWrite>;
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / ("kvaddr_race_test_" + name);
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
-}
+using test_support::replay_calls;
 
-ReplayReport replay_calls(const std::filesystem::path& d, const std::vector<json>& calls) {
-  std::ofstream(d / "manifest.json") << json{{"calls", calls}}.dump(2);
-  return replay_dir(d);
-}
+std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_race_test_", name); }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();

@@ -11,6 +11,7 @@
 
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/replay/replay.hpp"
+#include "manifest_dir.hpp"
 
 namespace kvaddr::replay {
 namespace {
@@ -18,17 +19,9 @@ namespace {
 using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / ("kvaddr_slice_test_" + name);
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
-}
+using test_support::replay_calls;
 
-ReplayReport replay_calls(const std::filesystem::path& d, const std::vector<json>& calls) {
-  std::ofstream(d / "manifest.json") << json{{"calls", calls}}.dump(2);
-  return replay_dir(d);
-}
+std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_slice_test_", name); }
 
 // Parent allocation {100, 200 | 0, 5, 7, -1}: the v2p view starts at offset 2, so v2p[-1] = 200
 // and v2p[-2] = 100.

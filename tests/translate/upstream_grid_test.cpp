@@ -76,6 +76,18 @@ struct Grid {
   }
 };
 
+// decode_metadata over the grid's requests (lengths, req_to_token rows, ps, one page-table column a
+// page); the caller adds v2p / multiplier and the outputs.
+DecodeMetadataArgs decode_args(const Grid& g) {
+  DecodeMetadataArgs a;
+  a.seq_lens = cvec(g.seq);
+  a.req_to_token = g.req_to_token();
+  a.req_pool_indices = cvec(g.rows);
+  a.max_seq_pages = g.width();
+  a.page_size = g.ps;
+  return a;
+}
+
 I32 flashmla(const Grid& g, bool with_v2p, std::int64_t m) {
   I32 kv(static_cast<std::size_t>(kB * g.width()), -1);
   FlashmlaBlockTableArgs a{g.req_to_token(), cvec(g.rows), cvec(g.seq), {}, {}, g.ps, m, mmat(kv, kB, g.width())};
@@ -160,12 +172,7 @@ TEST_P(Grid2, DecodeMetadataLivePrefixEqualsFlashmla) {
       if (!with_v2p && m != 1) continue;
       const I32 kv = flashmla(g, with_v2p, m);
       I32 cache(kB, 777), cu(kB + 1, 777), table(static_cast<std::size_t>(kB * g.width()), 777);
-      DecodeMetadataArgs a;
-      a.seq_lens = cvec(g.seq);
-      a.req_to_token = g.req_to_token();
-      a.req_pool_indices = cvec(g.rows);
-      a.max_seq_pages = g.width();
-      a.page_size = g.ps;
+      DecodeMetadataArgs a = decode_args(g);
       if (with_v2p) a.v2p = cvec(g.v2p);
       a.multiplier = m;
       a.cache_seqlens = mvec(cache);
@@ -316,12 +323,7 @@ TEST_P(Grid3, ReadTableIsV2pOfVirtualPageAndAgreesWithTokenTranslate) {
 TEST_P(Grid2, EraDPrefixSumsThenReadTable) {
   const Grid g(GetParam());
   I32 cache(kB), cu(kB + 1), table(static_cast<std::size_t>(kB * g.width()), 777);
-  DecodeMetadataArgs a;
-  a.seq_lens = cvec(g.seq);
-  a.req_to_token = g.req_to_token();
-  a.req_pool_indices = cvec(g.rows);
-  a.max_seq_pages = g.width();
-  a.page_size = g.ps;
+  DecodeMetadataArgs a = decode_args(g);
   a.skip_page_table = true;
   a.cache_seqlens = mvec(cache);
   a.cu_seqlens_k = mvec(cu);

@@ -72,20 +72,26 @@ TEST(ZooE10, ContiguousRowsHideIt) {
   EXPECT_EQ(prod, bug);  // why upstream's contiguous req_pool_indices never see it
 }
 
+// flashmla_block_table over kR2t and kV2p at ps 2 for one request (rows, lens of size 1): its
+// two-column block-table row, unwritten columns left at -1.
+I32 flashmla_one_row(const I64& rows, const I64& lens, Variant v) {
+  I32 out(2, -1);
+  FlashmlaBlockTableArgs a;
+  a.req_to_token = cmat(kR2t, 2, 4);
+  a.req_pool_indices = cvec(rows);
+  a.page_kernel_lens = cvec(lens);
+  a.v2p = cvec(kV2p);
+  a.page_size = 2;
+  a.kv_indices = mmat(out, 1, 2);
+  a.variant = v;
+  translate::flashmla_block_table(a);
+  return out;
+}
+
 TEST(ZooE10, FlashmlaAndDecodeMetadataToo) {
   const I64 rows = {1}, lens = {2};
   for (Variant v : {Variant::production, Variant::e10_batch_index_rows}) {
-    I32 out(2, -1);
-    FlashmlaBlockTableArgs a;
-    a.req_to_token = cmat(kR2t, 2, 4);
-    a.req_pool_indices = cvec(rows);
-    a.page_kernel_lens = cvec(lens);
-    a.v2p = cvec(kV2p);
-    a.page_size = 2;
-    a.kv_indices = mmat(out, 1, 2);
-    a.variant = v;
-    translate::flashmla_block_table(a);
-    EXPECT_EQ(out, v == Variant::production ? (I32{1, -1}) : (I32{0, -1}));  // row 1 tok 6 vs row 0 tok 2
+    EXPECT_EQ(flashmla_one_row(rows, lens, v), v == Variant::production ? (I32{1, -1}) : (I32{0, -1}));  // row 1 tok 6 vs row 0 tok 2
   }
 }
 
@@ -93,17 +99,7 @@ TEST(ZooE10, FlashmlaAndDecodeMetadataToo) {
 TEST(ZooE09, FloorDropsThePartialLastPage) {
   const I64 rows = {1}, lens = {3};  // 3 tokens at ps 2: pages 3 and 4 (the second one partial)
   for (Variant v : {Variant::production, Variant::e09_floor_pages}) {
-    I32 out(2, -1);
-    FlashmlaBlockTableArgs a;
-    a.req_to_token = cmat(kR2t, 2, 4);
-    a.req_pool_indices = cvec(rows);
-    a.page_kernel_lens = cvec(lens);
-    a.v2p = cvec(kV2p);
-    a.page_size = 2;
-    a.kv_indices = mmat(out, 1, 2);
-    a.variant = v;
-    translate::flashmla_block_table(a);
-    EXPECT_EQ(out, v == Variant::production ? (I32{1, 4}) : (I32{1, -1}));
+    EXPECT_EQ(flashmla_one_row(rows, lens, v), v == Variant::production ? (I32{1, 4}) : (I32{1, -1}));
   }
   // read_table: length 1 -> floor 0 pages, the row stays empty.
   const I64 one = {1};

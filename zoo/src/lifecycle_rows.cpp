@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <string>
+#include <vector>
 
 #include "kvaddr/model/lifecycle.hpp"
 #if defined(KVADDR_ZOO_WITH_PROPS)
@@ -61,25 +63,7 @@ void proofs_cell(Cell& cell, std::string_view fault, const ZooOptions& o) {
     if (info.name.rfind("lifecycle.", 0) == 0 && info.name.size() > suffix.size() &&
         info.name.compare(info.name.size() - suffix.size(), suffix.size(), suffix) == 0)
       names.push_back(info.name);
-  if (names.empty()) {
-    cell.state = CellState::na;
-    cell.detail = "a state-machine fault (buffer epochs, leases, gates): no arithmetic obligation states it";
-    return;
-  }
-  proofs::RunOptions ro;
-  ro.timeout_ms = 60000;  // a refutation is quick; a loaded 2-core machine must not turn it into unknown
-  const auto t0 = Clock::now();
-  std::string failure;
-  for (const auto& n : names) {
-    const auto r = proofs::run_one(n, ro);
-    if (r.verdict == proofs::Verdict::refuted) {
-      failure = r.counterexample;
-      cell.killer = n;
-      break;
-    }
-  }
-  const std::string killer = cell.killer;
-  set(cell, killer, failure, since(t0));
+  run_obligations(cell, names, "a state-machine fault (buffer epochs, leases, gates): no arithmetic obligation states it");
 #else
   (void)fault, (void)o;
   cell.state = CellState::skipped;
@@ -109,6 +93,33 @@ void campaign_cell(Cell& cell, lc::Fault fault, bool short_histories, const ZooO
 }
 
 }  // namespace
+
+#if defined(KVADDR_ZOO_WITH_PROOFS)
+void run_obligations(Cell& cell, const std::vector<std::string>& names, std::string_view none_detail) {
+  if (names.empty()) {
+    cell.state = CellState::na;
+    cell.detail = std::string(none_detail);
+    return;
+  }
+  proofs::RunOptions ro;
+  ro.timeout_ms = 60000;  // a refutation is quick; a loaded 2-core machine must not turn it into unknown
+  const auto t0 = Clock::now();
+  std::string failure;
+  std::string killer;
+  for (const auto& n : names) {
+    const auto r = proofs::run_one(n, ro);
+    if (r.verdict == proofs::Verdict::refuted) {
+      failure = r.counterexample;
+      killer = n;
+      break;
+    }
+  }
+  cell.seconds = since(t0);
+  cell.state = killer.empty() ? CellState::survived : CellState::killed;
+  cell.killer = killer;
+  cell.detail = failure.substr(0, failure.find('\n'));
+}
+#endif
 
 std::string lifecycle_script(std::string_view fault_name) {
   const auto f = lc::fault_from_string(fault_name);

@@ -5,6 +5,8 @@
 // exemplar's scripted reproduction), differential / coverage n/a (host-side state machine).
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "kvaddr/zoo/zoo.hpp"
 
@@ -17,6 +19,11 @@ std::string lifecycle_script(std::string_view fault_name);
 
 // What the planted code of a lifecycle row does ("" for other names).
 std::string lifecycle_summary(std::string_view name);
+
+// Runs the named obligations in order until one is refuted (proofs/ builds only): the cell is killed
+// by that one, its detail the first line of the counterexample, else survived; seconds is the time
+// spent. No names: the cell is n/a with none_detail.
+void run_obligations(Cell& cell, const std::vector<std::string>& names, std::string_view none_detail);
 
 // Markdown section: the lifecycle exemplars, what plants each one, and those kvaddr cannot express.
 std::string lifecycle_markdown();

@@ -179,25 +179,7 @@ void proofs_cell(Cell& cell, std::string_view route, std::string_view variant, b
   for (const auto& n : names)
     for (const auto& info : proofs::obligations())
       if (info.name == n) known.push_back(n);
-  if (known.empty()) {
-    cell.state = CellState::na;
-    cell.detail = "no obligation models this variant";
-    return;
-  }
-  proofs::RunOptions ro;
-  ro.timeout_ms = 60000;  // a refutation is quick; a loaded 2-core machine must not turn it into unknown
-  const auto t0 = Clock::now();
-  cell.state = CellState::survived;
-  for (const auto& n : known) {
-    const auto r = proofs::run_one(n, ro);
-    if (r.verdict == proofs::Verdict::refuted) {
-      cell.state = CellState::killed;
-      cell.killer = n;
-      cell.detail = first_line(r.counterexample);
-      break;
-    }
-  }
-  cell.seconds = since(t0);
+  detail::run_obligations(cell, known, "no obligation models this variant");
 #else
   (void)route, (void)variant, (void)production, (void)o;
   cell.state = CellState::skipped;
