@@ -47,8 +47,9 @@ struct ArgField {
   using Struct = Args;
   using Member = M;
   static constexpr ArgKind kind = arg_field_detail::KindOf<M>::value;
+  using Pointer = M Args::*;
   std::string_view name;
-  M Args::*member;
+  Pointer member;
   // A required argument must be given; an optional one keeps the struct's default when absent
   // (a scalar's initialiser, an absent view for an array).
   bool required;
