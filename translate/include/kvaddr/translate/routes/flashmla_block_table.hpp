@@ -10,6 +10,20 @@ struct RouteSpec<Route::flashmla_block_table> {
   static constexpr Route id = Route::flashmla_block_table;
   static constexpr std::string_view name = "flashmla_block_table";
   using Args = FlashmlaBlockTableArgs;
+  // The arguments, by spec / manifest name.
+  static constexpr auto fields() {
+    using A = Args;
+    return std::tuple{
+        required_arg("req_to_token", &A::req_to_token),
+        required_arg("req_pool_indices", &A::req_pool_indices),
+        required_arg("page_kernel_lens", &A::page_kernel_lens),
+        optional_arg("kv_start_idx", &A::kv_start_idx),
+        optional_arg("v2p", &A::v2p),
+        required_arg("page_size", &A::page_size),
+        optional_arg("multiplier", &A::multiplier),
+        required_arg("kv_indices", &A::kv_indices),
+        optional_arg("variant", &A::variant)};
+  }
   // The catalogue behaviours this route accepts as variants.
   static constexpr bool accepts(Behaviour b) {
     return b == Behaviour::era_b_unclamped ||

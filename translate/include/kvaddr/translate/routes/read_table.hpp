@@ -10,6 +10,22 @@ struct RouteSpec<Route::read_table> {
   static constexpr Route id = Route::read_table;
   static constexpr std::string_view name = "read_table";
   using Args = ReadTableArgs;
+  // The arguments, by spec / manifest name.
+  static constexpr auto fields() {
+    using A = Args;
+    return std::tuple{
+        required_arg("req_to_token", &A::req_to_token),
+        required_arg("req_pool_indices", &A::row_ids),
+        required_arg("seq_lens", &A::seq_lens),
+        optional_arg("seq_len_delta", &A::seq_len_delta),
+        required_arg("max_pages", &A::max_pages),
+        required_arg("v2p", &A::v2p),
+        required_arg("page_size", &A::page_size),
+        optional_arg("multiplier", &A::multiplier),
+        required_arg("out", &A::out),
+        optional_arg("zero_tail", &A::zero_tail),
+        optional_arg("variant", &A::variant)};
+  }
   // The catalogue behaviours this route accepts as variants.
   static constexpr bool accepts(Behaviour b) {
     return b == Behaviour::b10_no_max_pages_bound ||

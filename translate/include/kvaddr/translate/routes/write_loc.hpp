@@ -10,6 +10,19 @@ struct RouteSpec<Route::write_loc> {
   static constexpr Route id = Route::write_loc;
   static constexpr std::string_view name = "write_loc";
   using Args = WriteLocArgs;
+  // The arguments, by spec / manifest name.
+  static constexpr auto fields() {
+    using A = Args;
+    return std::tuple{
+        required_arg("loc", &A::loc),
+        required_arg("v2p", &A::v2p),
+        required_arg("page_size", &A::page_size),
+        optional_arg("multiplier", &A::multiplier),
+        optional_arg("dcp_size", &A::dcp_size),
+        optional_arg("dcp_rank", &A::dcp_rank),
+        required_arg("out", &A::out),
+        optional_arg("variant", &A::variant)};
+  }
   // The catalogue behaviours this route accepts as variants.
   static constexpr bool accepts(Behaviour b) {
     return b == Behaviour::b06_stale_tail ||

@@ -1,0 +1,411 @@
+// Per-route preparation of a replayed call: see prepare.hpp.
+#include "prepare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+#include "kvaddr/model/formulas.hpp"
+#include "kvaddr/translate/preconditions.hpp"
+#include "kvaddr/translate/validate.hpp"
+
+namespace kvaddr::replay::load {
+
+
+// ---- per-route preparation -------------------------------------------------------------------
+// Token-granular routes over (ids, table) with an int32 / int64 out.
+Prepared prep_token(Call& c, Route route) {
+  const char* ids_name = route == Route::mamba_translate ? "slots" : "ids";
+  const char* table_name = route == Route::swa_translate ? "swa_v2p" : "v2p";
+  Arr ids = c.input(ids_name, Want::widen, 1, 2);
+  Arr table = c.input(table_name, Want::i64, 1, 1);
+  const bool out_any = route == Route::token_translate || route == Route::swa_translate;
+  const bool out32 = route == Route::mamba_translate;
+  Output out = c.output("out", out_any ? Want::i32_or_i64 : (out32 ? Want::i32 : Want::i64), 1, 2);
+  if (static_cast<std::int64_t>(out.before.size()) < ids.size()) {
+    bad(fmt::format("out has {} lanes but {} has {}", out.before.size(), ids.name, ids.size()));
+  }
+  std::int64_t ps = 1, mult = 1, dcp = 1;
+  bool clamp = false;
+  if (route == Route::mamba_translate) {
+    clamp = c.flag("clamp");
+  } else {
+    ps = c.integer("page_size");
+    if (route == Route::token_translate || route == Route::dcp_read_translate) mult = c.integer("multiplier", 1);
+    if (route == Route::swa_translate) mult = c.integer("swa_multiplier", 1);
+    if (route == Route::dcp_read_translate) dcp = c.integer("dcp_size", 1);
+  }
+  const bool o32 = out.dtype == NpyDtype::int32;
+  Prepared p;
+  p.outputs.push_back(out);
+  p.model = [route, ids = ids.v, table = table.v, before = out.before, ps, mult, dcp, clamp] {
+    namespace m = kvaddr::model;
+    I64 o = before;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      const std::int64_t t = ids[i];
+      switch (route) {
+        case Route::token_translate: o[i] = m::kernel_id(table, ps, mult, m::VirtualToken(t)).value; break;
+        case Route::swa_translate: o[i] = m::swa_id(table, ps, mult, m::VirtualToken(t)).value; break;
+        case Route::mamba_translate: o[i] = m::mamba_slot(table, t, clamp); break;
+        case Route::dcp_read_translate:
+          o[i] = t < 0 ? 0 : m::kernel_id(table, ps, mult, m::VirtualToken(m::floor_div(t, dcp))).value;
+          break;
+        case Route::transfer_ids: o[i] = m::phys(table, ps, m::VirtualToken(t)).value; break;
+        case Route::flashmla_block_table:
+        case Route::canonical_page_table:
+        case Route::read_table:
+        case Route::decode_metadata:
+        case Route::eager_funnel:
+        case Route::kv_indices_inplace:
+        case Route::write_loc:
+        case Route::full_prefill_table: break;  // not token routes: prep_token is never called for them
+      }
+    }
+    return std::vector<I64>{o};
+  };
+  p.run = [route, ids = ids.v, table = table, before = out.before, o32, ps, mult, dcp, clamp](Variant v) {
+    I64 o64 = before;
+    I32 o32buf = o32 ? narrow_copy(before) : I32(before.size());
+    switch (route) {
+      case Route::token_translate:
+        if (o32) translate::token_translate<std::int32_t>({view(ids), sview(table), ps, mult, mvec_of(o32buf), v});
+        else translate::token_translate<std::int64_t>({view(ids), sview(table), ps, mult, mvec_of(o64), v});
+        break;
+      case Route::swa_translate:
+        if (o32) translate::swa_translate<std::int32_t>({view(ids), sview(table), ps, mult, mvec_of(o32buf), v});
+        else translate::swa_translate<std::int64_t>({view(ids), sview(table), ps, mult, mvec_of(o64), v});
+        break;
+      case Route::mamba_translate:
+        translate::mamba_translate({view(ids), sview(table), clamp, mvec_of(o32buf)});
+        break;
+      case Route::dcp_read_translate:
+        translate::dcp_read_translate({view(ids), sview(table), ps, mult, dcp, mvec_of(o64), v});
+        break;
+      case Route::transfer_ids:
+        translate::transfer_ids({view(ids), sview(table), ps, mvec_of(o64), v});
+        break;
+      case Route::flashmla_block_table:
+      case Route::canonical_page_table:
+      case Route::read_table:
+      case Route::decode_metadata:
+      case Route::eager_funnel:
+      case Route::kv_indices_inplace:
+      case Route::write_loc:
+      case Route::full_prefill_table: bad("internal: not a token route");
+    }
+    return std::vector<I64>{o32 ? widen(o32buf) : o64};
+  };
+  return p;
+}
+
+Prepared prep_write_loc(Call& c) {
+  Arr loc = c.input("loc", Want::widen, 1, 1);
+  Arr v2p = c.input("v2p", Want::i64, 1, 1);
+  Output out = c.output("out", Want::i64, 1, 1);
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  const std::int64_t dcp_size = c.integer("dcp_size", 1);
+  const std::int64_t dcp_rank = c.integer("dcp_rank", 0);
+  const auto width = static_cast<std::int64_t>(out.before.size());
+  if (auto w = c.opt_int("out_width"); w && *w != width) {
+    bad(fmt::format("scalar out_width = {} but out has {} lanes", *w, width));
+  }
+  if (width < loc.size()) bad(fmt::format("out has {} lanes but loc has {} (out_width >= N)", width, loc.size()));
+  Prepared p;
+  p.outputs.push_back(out);
+  p.model = [loc = loc.v, v2p = v2p.v, width, ps, mult, dcp_size, dcp_rank] {
+    std::vector<kvaddr::model::WidenedWriteLoc> w;
+    for (std::int64_t x : loc) w.emplace_back(x);
+    return std::vector<I64>{kvaddr::model::write_loc_lanes(v2p, ps, mult, dcp_size, dcp_rank, w, width)};
+  };
+  p.run = [loc = loc.v, v2p = v2p, before = out.before, ps, mult, dcp_size, dcp_rank](Variant v) {
+    I64 o = before;
+    translate::write_loc({view(loc), sview(v2p), ps, mult, dcp_size, dcp_rank, mvec_of(o), v});
+    return std::vector<I64>{o};
+  };
+  return p;
+}
+
+Prepared prep_kv_indices(Call& c) {
+  Output kv = c.output("kv_indices", Want::i32, 1, 1);
+  Arr indptr = c.input("kv_indptr", Want::i32, 1, 1);
+  Arr src = c.input("src", Want::i32, 1, 1, true);
+  Arr v2p = c.input("v2p", Want::i64, 1, 1);
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  const std::int64_t bs = c.integer("batch_size", indptr.size() - 1);
+  if (bs < 0 || bs + 1 > indptr.size()) {
+    bad(fmt::format("scalar batch_size = {} but kv_indptr has {} entries (needs batch_size + 1)", bs, indptr.size()));
+  }
+  Prepared p;
+  p.outputs.push_back(kv);
+  p.run = [before = kv.before, indptr = indptr.i32(), src = src.i32(), has_src = src.present, v2p = v2p, bs, ps,
+           mult](Variant v) {
+    I32 o = narrow_copy(before);
+    translate::kv_indices_inplace({mvec_of(o), view(indptr), bs, view(src, has_src), sview(v2p), ps, mult, v});
+    return std::vector<I64>{widen(o)};
+  };
+  return p;
+}
+
+// flashmla_block_table, canonical_page_table, read_table, full_prefill_table: one int32 table.
+Prepared prep_table(Call& c, Route route, const Claim& claim) {
+  Arr r2t = c.input("req_to_token", Want::i32, 2, 2);
+  Arr rows = c.input("req_pool_indices", Want::widen, 1, 1);
+  const char* lens_name = route == Route::flashmla_block_table ? "page_kernel_lens" : "seq_lens";
+  Arr lens = c.input(lens_name, Want::widen, 1, 1);
+  same_length(rows, lens);
+  Arr start;
+  if (route == Route::flashmla_block_table) {
+    start = c.input("kv_start_idx", Want::widen, 1, 1, true);
+    same_length(rows, start);
+  }
+  Arr v2p = c.input("v2p", Want::i64, 1, 1, route == Route::flashmla_block_table);
+  const char* out_name = route == Route::flashmla_block_table ? "kv_indices" : "out";
+  Output out = c.output(out_name, Want::i32, 2, 2, true);
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  std::int64_t max_pages = 0, delta = 0;
+  bool zero_tail = false;
+  if (route != Route::flashmla_block_table) max_pages = c.integer("max_pages");
+  if (route == Route::read_table) {
+    delta = c.integer("seq_len_delta", 0);
+    zero_tail = c.flag("zero_tail", claim.zero_tail.value_or(false));
+    if (claim.zero_tail && *claim.zero_tail != zero_tail) bad("flags.tail_policy disagrees with scalar zero_tail");
+  }
+  if (max_pages > out.shape[1]) {
+    bad(fmt::format("scalar max_pages = {} but {} has {} columns", max_pages, out.name, out.shape[1]));
+  }
+  if (out.shape[0] < rows.size()) {
+    bad(fmt::format("{} has {} rows but the batch has {}", out.name, out.shape[0], rows.size()));
+  }
+  Prepared p;
+  p.outputs.push_back(out);
+  // The route on batch rows [b0, b1), writing the table from row `row0` on (a view of the rows
+  // [row0, R) of the buffer `o`): the whole call is (0, 0, B). With a row stride, canonical_page_table
+  // and read_table see rows of row_stride columns (their columns are bounded by max_pages, never by
+  // the table's width), so a spill reaches the guard columns of the last row as on the device.
+  const bool wide_rows = out.row_stride > 0 && (route == Route::canonical_page_table || route == Route::read_table);
+  const std::int64_t stride = out.stride();
+  auto part = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, start = start.v,
+               has_start = start.present, v2p = v2p, table_rows = out.shape[0],
+               table_cols = wide_rows ? stride : out.shape[1], stride, ps, mult, max_pages,
+               delta](Variant v, I32& o, std::int64_t row0, std::int64_t b0, std::int64_t b1, bool fill_tail) {
+    // E10 reads row b of req_to_token for batch lane b: a part starting at lane b0 sees it from row b0.
+    const std::int64_t r2t_row0 = has(v, Behaviour::e10_batch_index_rows) && b1 > b0 ? b0 : 0;
+    const std::int64_t r2t_cols = r2t_shape.size() < 2 ? 1 : r2t_shape[1];
+    if (r2t_row0 > r2t_shape[0]) throw OutOfRange("req_to_token", std::to_string(r2t_row0), "row past the table");
+    const Mat<const std::int32_t> R{r2t.data() + r2t_row0 * r2t_cols, r2t_shape[0] - r2t_row0, r2t_cols, r2t_cols, 1};
+    const Mat<std::int32_t> O{o.data() + row0 * stride, table_rows - row0, table_cols, stride, 1};
+    const auto lanes = [b0, b1](const I64& x, bool present = true) -> Vec<const std::int64_t> {
+      if (!present) return {};
+      return {x.data() + b0, b1 - b0};
+    };
+    switch (route) {
+      case Route::flashmla_block_table:
+        translate::flashmla_block_table({R, lanes(rows), lanes(lens), lanes(start, has_start), sview(v2p), ps, mult, O, v});
+        break;
+      case Route::canonical_page_table:
+        translate::canonical_page_table({R, lanes(rows), lanes(lens), sview(v2p), ps, mult, max_pages, O, v});
+        break;
+      case Route::read_table:
+        translate::read_table({R, lanes(rows), lanes(lens), delta, max_pages, sview(v2p), ps, mult, O, fill_tail, v});
+        break;
+      case Route::full_prefill_table:
+        translate::full_prefill_table({R, lanes(rows), lanes(lens), sview(v2p), ps, mult, max_pages, O, v});
+        break;
+      case Route::token_translate:
+      case Route::decode_metadata:
+      case Route::eager_funnel:
+      case Route::kv_indices_inplace:
+      case Route::write_loc:
+      case Route::swa_translate:
+      case Route::mamba_translate:
+      case Route::dcp_read_translate:
+      case Route::transfer_ids: bad("internal: not a table route");
+    }
+  };
+  const std::int64_t batch = rows.size();
+  p.run = [part, before = out.before, batch, zero_tail](Variant v) {
+    I32 o = narrow_copy(before);
+    part(v, o, 0, 0, batch, zero_tail);
+    return std::vector<I64>{widen(o)};
+  };
+  if (route == Route::canonical_page_table || route == Route::read_table) {
+    // Each batch row is one program of the grid (its column blocks never store to the same lane);
+    // read_table's zero_tail fill of the padded rows [B, R) is another.
+    p.writes = [part, before = out.before, batch, zero_tail, stride, table_rows = out.shape[0], lens = lens.v, delta,
+                ps](Variant v) -> std::optional<std::vector<detail::LaneWrites>> {
+      // A row stores outside its own row only when it has more pages than lanes per row: without
+      // such a row no two programs share a lane, and the split is not needed.
+      const bool any_long = std::any_of(lens.begin(), lens.end(), [&](std::int64_t len) {
+        std::int64_t kv = 0;
+        if (__builtin_add_overflow(len, delta, &kv) || kv < 0 || ps < 1) return true;  // the route decides
+        return kv / ps + (kv % ps != 0 ? 1 : 0) > stride;
+      });
+      if (!any_long) return std::nullopt;
+      // Each part runs twice over the whole buffer (four times with zero_tail): a bound on the work.
+      const auto parts = static_cast<double>(batch + 1) * (zero_tail ? 4 : 2);
+      if (parts * static_cast<double>(before.size()) > kMaxRaceLanes) return std::nullopt;
+      const auto run_part = [&](std::int64_t row0, std::int64_t b0, std::int64_t b1, bool zt) {
+        return detail::stored_lanes(before, [&](const I64& prefill) {
+          I32 o = narrow_copy(prefill);
+          part(v, o, row0, b0, b1, zt);
+          return widen(o);
+        });
+      };
+      detail::LaneWrites w(before.size());
+      try {
+        for (std::int64_t b = 0; b < batch; ++b) {
+          auto stored = run_part(b, b, b + 1, zero_tail);
+          if (zero_tail) {
+            // A one-row part also fills rows [b + 1, R) as its padded rows: take the row's own lanes
+            // from this run and its spill into later rows from a run without the fill.
+            const auto spill = run_part(b, b, b + 1, false);
+            for (std::size_t i = 0; i < stored.size(); ++i) {
+              const auto own_row = static_cast<std::int64_t>(i) / stride == b;
+              if (!own_row) stored[i] = spill[i];
+            }
+          }
+          detail::add_writes(w, stored, b);
+        }
+        if (zero_tail && batch < table_rows) detail::add_writes(w, run_part(batch, batch, batch, true), -1);
+        // The parts in the host's order must give the whole call's output, or the split is wrong.
+        I32 o = narrow_copy(before);
+        part(v, o, 0, 0, batch, zero_tail);
+        if (detail::last_write_wins(before, w) != widen(o)) return std::nullopt;
+      } catch (const kvaddr::Error&) {
+        return std::nullopt;
+      }
+      return std::vector<detail::LaneWrites>{std::move(w)};
+    };
+  }
+  if (route == Route::canonical_page_table || route == Route::read_table) {
+    p.preconditions = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, v2p = v2p.v, ps,
+                       mult, max_pages, delta] {
+      const auto R = cview(r2t, r2t_shape);
+      if (route == Route::canonical_page_table) {
+        return broken_preconditions(
+            CanonicalPageTableArgs{R, view(rows), view(lens), view(v2p), ps, mult, max_pages, {}, Variant::production});
+      }
+      ReadTableArgs a;
+      a.req_to_token = R;
+      a.row_ids = view(rows);
+      a.seq_lens = view(lens);
+      a.seq_len_delta = delta;
+      a.max_pages = max_pages;
+      a.v2p = view(v2p);
+      a.page_size = ps;
+      a.multiplier = mult;
+      return broken_preconditions(a);
+    };
+  }
+  return p;
+}
+
+Prepared prep_eager_funnel(Call& c) {
+  Arr table = c.input("page_table", Want::i64, 2, 2);
+  Arr v2p = c.input("v2p", Want::i64, 1, 1);
+  Output out = c.output("out", Want::i64, 2, 2);
+  if (out.shape != table.shape) {
+    bad(fmt::format("out has shape {} but page_table {}", shape_text(out.shape), shape_text(table.shape)));
+  }
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  Prepared p;
+  p.outputs.push_back(out);
+  p.run = [table = table.v, shape = table.shape, v2p = v2p, before = out.before, ps, mult](Variant v) {
+    I64 o = before;
+    translate::eager_funnel({cview(table, shape), sview(v2p), ps, mult, mview(o, shape), v});
+    return std::vector<I64>{o};
+  };
+  return p;
+}
+
+Prepared prep_decode(Call& c) {
+  const bool skip = c.flag("skip_page_table");
+  Arr seq = c.input("seq_lens", Want::widen, 1, 1);
+  Arr v2p = c.input("v2p", Want::i64, 1, 1, true);
+  Arr kpt = c.input("kernel_page_table", Want::i32, 2, 2, true);
+  Arr swa = c.input("swa_v2p", Want::i64, 1, 1, true);
+  const bool needs_r2t = !skip && (!kpt.present || swa.present);
+  Arr r2t = c.input("req_to_token", Want::i32, 2, 2, !needs_r2t);
+  Arr rows = c.input("req_pool_indices", Want::widen, 1, 1, !needs_r2t);
+  same_length(seq, rows);
+  const std::int64_t max_seq_pages = c.integer("max_seq_pages");
+  const std::int64_t delta = c.integer("seq_len_delta", 0);
+  const std::int64_t ps = c.integer("page_size");
+  const std::int64_t mult = c.integer("multiplier", 1);
+  const std::int64_t swa_mult = c.integer("swa_multiplier", 1);
+  Prepared p;
+  p.outputs.push_back(c.output("cache_seqlens", Want::i32, 1, 1));
+  p.outputs.push_back(c.output("cu_seqlens_k", Want::i32, 1, 1));
+  const bool has_pt = !skip || c.has_output("page_table");
+  const std::size_t pt_idx = p.outputs.size();
+  if (has_pt) p.outputs.push_back(c.output("page_table", Want::i32, 2, 2));
+  const bool has_swa_pt = swa.present || c.has_output("swa_page_table");
+  const std::size_t swa_idx = p.outputs.size();
+  if (has_swa_pt) {
+    if (!swa.present) bad("output swa_page_table needs input swa_v2p");
+    p.outputs.push_back(c.output("swa_page_table", Want::i32, 2, 2));
+  }
+  for (std::size_t k : {pt_idx, swa_idx}) {
+    if (k < p.outputs.size() && p.outputs[k].shape[1] < max_seq_pages) {
+      bad(fmt::format("scalar max_seq_pages = {} but {} has {} columns", max_seq_pages, p.outputs[k].name,
+                      p.outputs[k].shape[1]));
+    }
+  }
+  std::vector<I64> shapes, befores;
+  for (const auto& o : p.outputs) {
+    shapes.push_back(o.shape);
+    befores.push_back(o.before);
+  }
+  p.run = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present, v2p = v2p,
+           kpt = kpt.i32(), kpt_shape = kpt.shape, has_kpt = kpt.present, swa = swa,
+           shapes, befores, has_pt, has_swa_pt, pt_idx, swa_idx, skip, max_seq_pages, delta, ps, mult,
+           swa_mult](Variant v) {
+    std::vector<I32> bufs;
+    for (const auto& b : befores) bufs.push_back(narrow_copy(b));
+    DecodeMetadataArgs a;
+    a.seq_lens = view(seq);
+    if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
+    a.req_pool_indices = view(rows, has_rows);
+    a.max_seq_pages = max_seq_pages;
+    a.seq_len_delta = delta;
+    a.page_size = ps;
+    a.v2p = sview(v2p);
+    a.multiplier = mult;
+    if (has_kpt) a.kernel_page_table = cview(kpt, kpt_shape);
+    a.skip_page_table = skip;
+    a.cache_seqlens = mvec_of(bufs[0]);
+    a.cu_seqlens_k = mvec_of(bufs[1]);
+    if (has_pt) a.page_table = mview(bufs[pt_idx], shapes[pt_idx]);
+    a.swa_v2p = sview(swa);
+    a.swa_multiplier = swa_mult;
+    if (has_swa_pt) a.swa_page_table = mview(bufs[swa_idx], shapes[swa_idx]);
+    a.variant = v;
+    translate::decode_metadata(a);
+    std::vector<I64> outs;
+    for (const auto& b : bufs) outs.push_back(widen(b));
+    return outs;
+  };
+  // Called after the claimed variant's run, so the shapes are valid.
+  p.preconditions = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present,
+                     v2p = v2p.v, has_v2p = v2p.present, has_kpt = kpt.present, max_seq_pages, delta, ps] {
+    static const std::int32_t kpt_marker = 0;  // a present kernel_page_table only switches the padding check off
+    DecodeMetadataArgs a;
+    a.seq_lens = view(seq);
+    if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
+    a.req_pool_indices = view(rows, has_rows);
+    a.max_seq_pages = max_seq_pages;
+    a.seq_len_delta = delta;
+    a.page_size = ps;
+    a.v2p = view(v2p, has_v2p);
+    if (has_kpt) a.kernel_page_table = {&kpt_marker, 1, 1, 1, 1};
+    return broken_preconditions(a);
+  };
+  return p;
+}
+
+}  // namespace kvaddr::replay::load

@@ -1,0 +1,68 @@
+#pragma once
+// ArgField: one argument of a route's Args struct as the route's spec lists it (RouteSpec::fields):
+// its spec / manifest name, the member it fills, whether a caller must give it, and its kind,
+// read off the member's type. fill_args.hpp builds an Args struct from such a list by name.
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+
+#include "kvaddr/translate/variant.hpp"
+
+namespace kvaddr {
+
+// The views of contracts.hpp (declared here so that the route specs, which contracts.hpp
+// includes last, can name them).
+template <class T>
+struct Vec;
+template <class T>
+struct Mat;
+
+// What an argument holds: a scalar (int64, bool, a variant) or a view of a caller array
+// (1-D or 2-D; `in` views are read-only, `out` views are written by the route).
+enum class ArgKind { int64, boolean, variant, vec_in, mat_in, vec_out, mat_out };
+
+namespace arg_field_detail {
+template <class M>
+struct KindOf;
+template <>
+struct KindOf<std::int64_t> { static constexpr ArgKind value = ArgKind::int64; };
+template <>
+struct KindOf<bool> { static constexpr ArgKind value = ArgKind::boolean; };
+template <>
+struct KindOf<Variant> { static constexpr ArgKind value = ArgKind::variant; };
+template <class T>
+struct KindOf<Vec<T>> {
+  static constexpr ArgKind value = std::is_const_v<T> ? ArgKind::vec_in : ArgKind::vec_out;
+  using Element = std::remove_const_t<T>;
+};
+template <class T>
+struct KindOf<Mat<T>> {
+  static constexpr ArgKind value = std::is_const_v<T> ? ArgKind::mat_in : ArgKind::mat_out;
+  using Element = std::remove_const_t<T>;
+};
+}  // namespace arg_field_detail
+
+template <class Args, class M>
+struct ArgField {
+  using Struct = Args;
+  using Member = M;
+  static constexpr ArgKind kind = arg_field_detail::KindOf<M>::value;
+  using Pointer = M Args::*;
+  std::string_view name;
+  Pointer member;
+  // A required argument must be given; an optional one keeps the struct's default when absent
+  // (a scalar's initialiser, an absent view for an array).
+  bool required;
+};
+
+// A required / optional argument of member `m` named `name`.
+template <class Args, class M>
+constexpr ArgField<Args, M> required_arg(std::string_view name, M Args::*m) {
+  return {name, m, true};
+}
+template <class Args, class M>
+constexpr ArgField<Args, M> optional_arg(std::string_view name, M Args::*m) {
+  return {name, m, false};
+}
+
+}  // namespace kvaddr

@@ -1,0 +1,138 @@
+#pragma once
+// fill_args<Spec>(source): a route's Args struct built by name from a key/value source, through the
+// field list of its spec (RouteSpec::fields, arg_field.hpp). Host only.
+//
+// A source is any object with
+//   std::vector<std::string> names() const      every key it holds
+//   bool has(std::string_view) const
+//   ValueKind kind(std::string_view) const      what a held key holds
+//   std::int64_t scalar(std::string_view)       kind integer
+//   bool flag(std::string_view)                 kind boolean
+//   std::string text(std::string_view)          kind text (a variant name)
+//   template <class T> Vec<T> vec(std::string_view)   kind vec_i32 / vec_i64 (T's element width)
+//   template <class T> Mat<T> mat(std::string_view)   kind mat_i32 / mat_i64
+// The source owns the arrays; the views it returns must outlive the Args.
+//
+// Errors (InvalidArgument naming the field): a required field the source lacks, a key that is not
+// a field of the route, a key whose kind is not the field's.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/contracts.hpp"
+#include "kvaddr/translate/validate.hpp"
+
+namespace kvaddr {
+
+// What a source holds under a key.
+enum class ValueKind { integer, boolean, text, vec_i32, vec_i64, mat_i32, mat_i64 };
+
+constexpr std::string_view to_string(ValueKind k) {
+  switch (k) {
+    case ValueKind::integer: return "an integer";
+    case ValueKind::boolean: return "a boolean";
+    case ValueKind::text: return "a text";
+    case ValueKind::vec_i32: return "a 1-D int32 array";
+    case ValueKind::vec_i64: return "a 1-D int64 array";
+    case ValueKind::mat_i32: return "a 2-D int32 array";
+    case ValueKind::mat_i64: return "a 2-D int64 array";
+  }
+  return "?";
+}
+
+namespace fill_args_detail {
+
+template <class View>
+constexpr ValueKind array_kind() {
+  using E = typename arg_field_detail::KindOf<View>::Element;
+  static_assert(std::is_same_v<E, std::int32_t> || std::is_same_v<E, std::int64_t>, "arrays are int32 or int64");
+  constexpr bool is32 = std::is_same_v<E, std::int32_t>;
+  constexpr ArgKind k = arg_field_detail::KindOf<View>::value;
+  if constexpr (k == ArgKind::vec_in || k == ArgKind::vec_out) return is32 ? ValueKind::vec_i32 : ValueKind::vec_i64;
+  else return is32 ? ValueKind::mat_i32 : ValueKind::mat_i64;
+}
+
+// The value kind a field of member type M takes.
+template <class M>
+constexpr ValueKind value_kind() {
+  constexpr ArgKind k = arg_field_detail::KindOf<M>::value;
+  if constexpr (k == ArgKind::int64) return ValueKind::integer;
+  else if constexpr (k == ArgKind::boolean) return ValueKind::boolean;
+  else if constexpr (k == ArgKind::variant) return ValueKind::text;
+  else return array_kind<M>();
+}
+
+inline std::string fmt_missing(std::string_view route) {
+  return "required by route " + std::string(route) + " but not given";
+}
+
+template <class Args, class M, class Source>
+void fill_one(Args& a, const ArgField<Args, M>& f, Source& src, std::string_view route) {
+  const std::string name(f.name);
+  if (!src.has(f.name)) {
+    if (f.required) throw InvalidArgument(name, "(missing)", fmt_missing(route));
+    return;
+  }
+  constexpr ValueKind want = value_kind<M>();
+  const ValueKind got = src.kind(f.name);
+  if (got != want) {
+    throw InvalidArgument(name, std::string(to_string(got)),
+                          std::string(to_string(want)) + " expected by route " + std::string(route));
+  }
+  constexpr ArgKind k = ArgField<Args, M>::kind;
+  if constexpr (k == ArgKind::int64) a.*(f.member) = src.scalar(f.name);
+  else if constexpr (k == ArgKind::boolean) a.*(f.member) = src.flag(f.name);
+  else if constexpr (k == ArgKind::variant) a.*(f.member) = parse_variant(src.text(f.name));
+  else if constexpr (k == ArgKind::vec_in || k == ArgKind::vec_out) {
+    using T = std::remove_pointer_t<decltype(M{}.data)>;
+    a.*(f.member) = src.template vec<T>(f.name);
+  } else {
+    using T = std::remove_pointer_t<decltype(M{}.data)>;
+    a.*(f.member) = src.template mat<T>(f.name);
+  }
+}
+
+template <class Fields>
+bool is_field(const Fields& fields, std::string_view key) {
+  return std::apply([&](const auto&... f) { return ((f.name == key) || ...); }, fields);
+}
+
+}  // namespace fill_args_detail
+
+// The names of a field list, in its order.
+template <class Fields>
+std::vector<std::string_view> field_names(const Fields& fields) {
+  return std::apply([](const auto&... f) { return std::vector<std::string_view>{f.name...}; }, fields);
+}
+
+// Builds an Args from `fields` and `src`; `route` names the route in the errors. Every key of the
+// source is checked to be a field before any value is read.
+template <class Args, class Fields, class Source>
+Args fill_args_from(const Fields& fields, Source& src, std::string_view route) {
+  for (const std::string& key : src.names()) {
+    if (!fill_args_detail::is_field(fields, key)) {
+      throw InvalidArgument(key, "(given)", "not an argument of route " + std::string(route));
+    }
+  }
+  Args a{};
+  std::apply([&](const auto&... f) { (fill_args_detail::fill_one(a, f, src, route), ...); }, fields);
+  return a;
+}
+
+// The route's Args (Spec::Args) from a key/value source, by the spec's field names.
+template <class Spec, class Source>
+typename Spec::Args fill_args(Source& src) {
+  return fill_args_from<typename Spec::Args>(Spec::fields(), src, Spec::name);
+}
+
+// The same for a route whose output element type is a parameter (token_translate, swa_translate).
+template <class Spec, class Out, class Source>
+typename Spec::template ArgsOf<Out> fill_args_of(Source& src) {
+  return fill_args_from<typename Spec::template ArgsOf<Out>>(Spec::template fields_of<Out>(), src, Spec::name);
+}
+
+}  // namespace kvaddr
