@@ -69,7 +69,7 @@ LAYERS = {
     "specs": {
         "files": [f"translate/include/kvaddr/translate/routes/{r}.hpp" for r in (
             "canonical_page_table", "read_table", "flashmla_block_table", "full_prefill_table",
-            "decode_metadata", "write_loc", "kv_indices_inplace")],
+            "decode_metadata", "write_loc", "kv_indices_inplace", "shared_rules")],
         "targets": ["kvaddr_translate_tests", "kvaddr_regression_tests"],
         "tests": [["tests/kvaddr_translate_tests", "--gtest_brief=1"],
                   ["tests/kvaddr_regression_tests", "--gtest_brief=1"]],

@@ -2,11 +2,12 @@
 // Route spec of canonical_page_table (spec §4.3).
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/route_spec.hpp"
+#include "kvaddr/translate/routes/shared_rules.hpp"
 
 namespace kvaddr {
 
 template <>
-struct RouteSpec<Route::canonical_page_table> {
+struct RouteSpec<Route::canonical_page_table> : spec_rules::PoolRowOrBatchIndex, spec_rules::BoundedTableColumns {
   static constexpr Route id = Route::canonical_page_table;
   static constexpr std::string_view name = "canonical_page_table";
   using Args = CanonicalPageTableArgs;
@@ -35,21 +36,6 @@ struct RouteSpec<Route::canonical_page_table> {
            b == Behaviour::int32_wrap;
   }
 
-  // The req_to_token row batch lane b reads: its pool row in production; E10 reads row b itself.
-  template <class I, class PoolRow>
-  KVADDR_HD static constexpr I row(I b, PoolRow&& pool_row, Variant v) {
-    return has(v, Behaviour::e10_batch_index_rows) ? b : pool_row(b);
-  }
-  // Live columns of a row of KV length len: ceil(len / ps) bounded by max_pages (lanes::table_columns:
-  // E01 drops the bound, grid_spill widens it to the launch grid's column extent).
-  template <class I>
-  KVADDR_HD static constexpr I columns(I len, I ps, I max_pages, Variant v) {
-    return lanes::table_columns(len, ps, max_pages, v);
-  }
-  // E01 / grid_spill: loads and stores at flat addresses (a column past the row lands in the next row).
-  KVADDR_HD static constexpr bool flat_addresses(Variant v) {
-    return has(v, Behaviour::e01_no_column_bound) || has(v, Behaviour::grid_spill);
-  }
   // Untouched: columns [columns, width) keep the caller's values (prefix-only).
 };
 

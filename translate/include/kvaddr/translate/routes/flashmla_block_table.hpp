@@ -2,11 +2,12 @@
 // Route spec of flashmla_block_table (spec §4.2).
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/route_spec.hpp"
+#include "kvaddr/translate/routes/shared_rules.hpp"
 
 namespace kvaddr {
 
 template <>
-struct RouteSpec<Route::flashmla_block_table> {
+struct RouteSpec<Route::flashmla_block_table> : spec_rules::PoolRowOrBatchIndex {
   static constexpr Route id = Route::flashmla_block_table;
   static constexpr std::string_view name = "flashmla_block_table";
   using Args = FlashmlaBlockTableArgs;
@@ -33,11 +34,6 @@ struct RouteSpec<Route::flashmla_block_table> {
            b == Behaviour::int32_wrap;
   }
 
-  // The req_to_token row batch lane b reads: its pool row in production; E10 reads row b itself.
-  template <class I, class PoolRow>
-  KVADDR_HD static constexpr I row(I b, PoolRow&& pool_row, Variant v) {
-    return has(v, Behaviour::e10_batch_index_rows) ? b : pool_row(b);
-  }
   // Live columns: ceil(len / ps) pages (E09: floor), never past the table width W; columns
   // [live, W) keep the caller's -1.
   template <class I>

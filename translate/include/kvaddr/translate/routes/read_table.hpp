@@ -2,11 +2,12 @@
 // Route spec of read_table (spec §4.4).
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/route_spec.hpp"
+#include "kvaddr/translate/routes/shared_rules.hpp"
 
 namespace kvaddr {
 
 template <>
-struct RouteSpec<Route::read_table> {
+struct RouteSpec<Route::read_table> : spec_rules::PoolRowOrBatchIndex, spec_rules::BoundedTableColumns {
   static constexpr Route id = Route::read_table;
   static constexpr std::string_view name = "read_table";
   using Args = ReadTableArgs;
@@ -39,20 +40,6 @@ struct RouteSpec<Route::read_table> {
            b == Behaviour::int32_wrap;
   }
 
-  // The req_to_token row batch lane b reads: its pool row in production; E10 reads row b itself.
-  template <class I, class PoolRow>
-  KVADDR_HD static constexpr I row(I b, PoolRow&& pool_row, Variant v) {
-    return has(v, Behaviour::e10_batch_index_rows) ? b : pool_row(b);
-  }
-  // Live columns of a row of KV length len (seq_len + delta): lanes::table_columns (B10 / E01
-  // drop the max_pages bound, grid_spill widens it, E09 floors the page count).
-  template <class I>
-  KVADDR_HD static constexpr I columns(I len, I ps, I max_pages, Variant v) {
-    return lanes::table_columns(len, ps, max_pages, v);
-  }
-  KVADDR_HD static constexpr bool flat_addresses(Variant v) {
-    return has(v, Behaviour::e01_no_column_bound) || has(v, Behaviour::grid_spill);
-  }
   // The behaviours that act inside the entry lane (B09, era_b_unclamped); the others act on the
   // row loop (E02 here is the tail fill, not the clamp).
   KVADDR_HD static constexpr Variant entry_variant(Variant v) {

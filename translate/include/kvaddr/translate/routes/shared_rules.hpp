@@ -1,0 +1,31 @@
+#pragma once
+// Row and column rules that several page-table route specs follow; a spec inherits the ones it
+// follows, so each rule is written once for the host, the device and every consumer.
+#include "kvaddr/translate/lanes.hpp"
+#include "kvaddr/translate/variant.hpp"
+
+namespace kvaddr::spec_rules {
+
+// The req_to_token row batch lane b reads: its pool row in production; E10 reads row b itself.
+struct PoolRowOrBatchIndex {
+  template <class I, class PoolRow>
+  KVADDR_HD static constexpr I row(I b, PoolRow&& pool_row, Variant v) {
+    return has(v, Behaviour::e10_batch_index_rows) ? b : pool_row(b);
+  }
+};
+
+// Live columns of a row of KV length len: lanes::table_columns (ceil(len / ps) bounded by max_pages;
+// B10 / E01 drop the bound, grid_spill widens it to the launch grid's column extent, E09 floors the
+// page count). Under E01 / grid_spill loads and stores use flat addresses: a column past the row
+// lands in the next row.
+struct BoundedTableColumns {
+  template <class I>
+  KVADDR_HD static constexpr I columns(I len, I ps, I max_pages, Variant v) {
+    return lanes::table_columns(len, ps, max_pages, v);
+  }
+  KVADDR_HD static constexpr bool flat_addresses(Variant v) {
+    return has(v, Behaviour::e01_no_column_bound) || has(v, Behaviour::grid_spill);
+  }
+};
+
+}  // namespace kvaddr::spec_rules
