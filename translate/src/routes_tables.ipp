@@ -93,7 +93,7 @@ void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
   using Spec = RouteSpec<Route::flashmla_block_table>;
   validate_args(a);
   const detail::Rollback rollback(a.kv_indices);
-  const H::Scope scope(mutation::unit_of(Route::flashmla_block_table));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::flashmla_block_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
@@ -126,7 +126,7 @@ void canonical_page_table(const CanonicalPageTableArgs& a) {
   using Spec = RouteSpec<Route::canonical_page_table>;
   validate_args(a);
   const detail::Rollback rollback(a.out);
-  const H::Scope scope(mutation::unit_of(Route::canonical_page_table));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::canonical_page_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
@@ -161,7 +161,7 @@ void read_table(const ReadTableArgs& a) {
   using Spec = RouteSpec<Route::read_table>;
   validate_args(a);
   const detail::Rollback rollback(a.out);
-  const H::Scope scope(mutation::unit_of(Route::read_table));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::read_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
@@ -202,7 +202,7 @@ void read_table(const ReadTableArgs& a) {
 void read_stream(const ReadStreamArgs& a) {
   validate_args(a);
   const detail::Rollback rollback(a.stream);
-  const H::Scope scope(mutation::kUnitReadStream);
+  [[maybe_unused]] const H::Scope scope(mutation::kUnitReadStream);
   const std::int64_t batch = a.indptr.size - 1;
   std::int64_t prev = 0;
   for (std::int64_t b = 0; b <= batch; ++b) {
@@ -245,7 +245,7 @@ void decode_metadata(const DecodeMetadataArgs& a) {
   const bool tables = !a.skip_page_table;
   const detail::Rollback rollback(a.cache_seqlens, a.cu_seqlens_k, tables ? a.page_table : none,
                                   tables && a.swa_v2p.present() ? a.swa_page_table : none);
-  const H::Scope scope(mutation::unit_of(Route::decode_metadata));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::decode_metadata));
   const std::int64_t batch = a.seq_lens.size;
   if (batch == 0) return;
   // Program (0, 0): lengths and prefix sums.
@@ -305,7 +305,7 @@ void eager_funnel(const EagerFunnelArgs& a) {
                                             std::to_string(a.page_table.cols) + "]",
                           "index_select at page_size 1 accepts only a 1-D index (bug B02)");
   }
-  const H::Scope scope(mutation::unit_of(Route::eager_funnel));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::eager_funnel));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
@@ -326,7 +326,7 @@ void full_prefill_table(const FullPrefillTableArgs& a) {
   using Spec = RouteSpec<Route::full_prefill_table>;
   validate_args(a);
   const detail::Rollback rollback(a.out);
-  const H::Scope scope(mutation::unit_of(Route::full_prefill_table));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::full_prefill_table));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);

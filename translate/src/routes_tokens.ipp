@@ -12,7 +12,7 @@ template <class Out>
 void token_translate(const TokenTranslateArgs<Out>& a) {
   validate_args(a);
   const detail::Rollback rollback(a.out);
-  const H::Scope scope(mutation::unit_of(Route::token_translate));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::token_translate));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));  // validated to fit
@@ -31,7 +31,7 @@ template <class Out>
 void swa_translate(const SwaTranslateArgs<Out>& a) {
   validate_args(a);
   const detail::Rollback rollback(a.out);
-  const H::Scope scope(mutation::unit_of(Route::swa_translate));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::swa_translate));
   const TableGather g{a.swa_v2p, "swa_v2p"};
   const CI ps(a.page_size);
   const CI stride(H::alt(mutation::Site::stride, a.page_size * a.swa_multiplier, a.page_size));
@@ -50,7 +50,7 @@ void swa_translate(const SwaTranslateArgs<Out>& a) {
 void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
   validate_args(a);
   const detail::Rollback rollback(a.kv_indices);
-  const H::Scope scope(mutation::unit_of(Route::kv_indices_inplace));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::kv_indices_inplace));
   const std::int64_t n = read_vec(a.kv_indptr, a.batch_size, "kv_indptr");
   if (!H::rule(n >= 0)) {
     throw OutOfRange("kv_indptr", std::to_string(n), "kv_indptr[batch_size] is negative");
@@ -89,7 +89,7 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
 void write_loc(const WriteLocArgs& a) {
   validate_args(a);
   const detail::Rollback rollback(a.out);
-  const H::Scope scope(mutation::unit_of(Route::write_loc));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::write_loc));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
@@ -115,7 +115,7 @@ void write_loc(const WriteLocArgs& a) {
 void mamba_translate(const MambaTranslateArgs& a) {
   validate_args(a);
   const detail::Rollback rollback(a.out);
-  const H::Scope scope(mutation::unit_of(Route::mamba_translate));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::mamba_translate));
   const TableGather g{a.v2p, "v2p"};
   rename_lane_overflow("out", [&] {
     for (std::int64_t i = 0; i < a.slots.size; ++i) {
@@ -130,7 +130,7 @@ void mamba_translate(const MambaTranslateArgs& a) {
 void dcp_read_translate(const DcpReadTranslateArgs& a) {
   validate_args(a);
   const detail::Rollback rollback(a.out);
-  const H::Scope scope(mutation::unit_of(Route::dcp_read_translate));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::dcp_read_translate));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
@@ -148,7 +148,7 @@ void dcp_read_translate(const DcpReadTranslateArgs& a) {
 void transfer_ids(const TransferIdsArgs& a) {
   validate_args(a);
   const detail::Rollback rollback(a.out);
-  const H::Scope scope(mutation::unit_of(Route::transfer_ids));
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::transfer_ids));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   rename_lane_overflow("out", [&] {
@@ -165,7 +165,7 @@ void transfer_ids(const TransferIdsArgs& a) {
 void envelope_moves(const EnvelopeMoveArgs& a) {
   validate_args(a);
   const detail::Rollback rollback(a.dst_pages, a.src_pages);
-  const H::Scope scope(mutation::kUnitEnvelopeMoves);
+  [[maybe_unused]] const H::Scope scope(mutation::kUnitEnvelopeMoves);
   const std::int64_t ps = a.page_size;
   const std::int64_t runs = a.dst_tokens.size / ps;
   auto check_run = [ps](const Vec<const std::int64_t>& tok, std::int64_t r, const char* name) {
