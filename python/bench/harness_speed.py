@@ -1,8 +1,10 @@
 """Checked lanes per second of kvaddr.check's own work (generation + reference + comparison), the kernel
-excluded, per route on the CPU path (numpy arrays, host routes as the reference).
+excluded, per route: on the CPU path (numpy arrays, host routes as the reference), or with --device cuda on the
+GPU (torch arrays, kvaddr's CUDA kernels as the kernel under test and as the reference, the comparison on the
+device); --graph (with --device cuda) measures graph mode's harness overhead per small case in microseconds.
 
     PYTHONPATH=build/python/package python3 python/bench/harness_speed.py [--lanes 1048576] [--seconds 5]
-        [--routes token_translate,read_table] [--seed 1] [--json]
+        [--routes token_translate,read_table] [--seed 1] [--json] [--device cuda [--graph] [--reference host]]
 
 The kernel under test is an oracle that runs kvaddr's own host route on contiguous copies of its arguments
 and writes the result into the presented views; its time is the report's kernel_seconds and is excluded.
@@ -18,6 +20,7 @@ import time
 import numpy as np
 
 import kvaddr
+import kvaddr.gpu
 from kvaddr import _core
 from kvaddr.conventions import output_dtypes
 
@@ -48,18 +51,24 @@ def oracle(route, variant):
     return kernel
 
 
-def measure(route, lanes, seconds, seed):
+def measure(route, lanes, seconds, seed, device="cpu", graph=False, reference="auto"):
     variant = "era_b_unclamped" if route == "flashmla_block_table" else "production"
+    if device == "cpu":
+        kernel = oracle(route, variant)
+    else:
+        kernel = kvaddr.gpu.kernel(route, variant)
     t0 = time.perf_counter()
-    rep = kvaddr.check(route, oracle(route, variant), cases=10**9, seed=seed, lanes=lanes, time_budget=seconds,
-                       variant=variant, overflow="skip")
+    extra = {"graph": True} if graph else {"overflow": "skip", "huge": False}
+    rep = kvaddr.check(route, kernel, cases=10**9, seed=seed, lanes=lanes, time_budget=seconds, variant=variant,
+                       device=device, reference=reference, **extra)
     wall = time.perf_counter() - t0
     if not rep.ok:
         raise SystemExit(f"{route}: the oracle failed (a harness bug):\n{rep}")
     harness_s = rep.seconds - rep.kernel_seconds
     return {"route": route, "cases": rep.cases, "lanes": rep.lanes, "harness_seconds": round(harness_s, 3),
             "kernel_seconds": round(rep.kernel_seconds, 3), "wall_seconds": round(wall, 3),
-            "lanes_per_second": rep.lanes / harness_s if harness_s > 0 else float("inf")}
+            "lanes_per_second": rep.lanes / harness_s if harness_s > 0 else float("inf"),
+            "us_per_case": 1e6 * harness_s / max(rep.cases, 1), "reference": rep.reference, "graph": bool(graph)}
 
 
 def main(argv=None):
@@ -69,16 +78,23 @@ def main(argv=None):
     p.add_argument("--routes", default=",".join(kvaddr.HARNESS_ROUTES))
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true")
+    p.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
+    p.add_argument("--graph", action="store_true", help="graph mode (needs --device cuda): per-case overhead")
+    p.add_argument("--reference", default="auto", choices=("auto", "host", "cuda", "both"))
     a = p.parse_args(argv)
-    rows = [measure(r, a.lanes, a.seconds, a.seed) for r in a.routes.split(",") if r]
+    if a.graph and a.device != "cuda":
+        p.error("--graph needs --device cuda")
+    rows = [measure(r, a.lanes, a.seconds, a.seed, a.device, a.graph, a.reference) for r in a.routes.split(",") if r]
     if a.json:
         print(json.dumps(rows, indent=2))
         return 0
-    print(f"lanes = {a.lanes}, {a.seconds} s per route, seed {a.seed} (harness time: kernel excluded)")
-    print(f"{'route':22} {'cases':>7} {'checked lanes':>14} {'harness s':>10} {'lanes/s':>10}")
+    print(f"lanes = {a.lanes}, {a.seconds} s per route, seed {a.seed}, device {a.device}"
+          f"{' (graph)' if a.graph else ''} (harness time: kernel excluded)")
+    print(f"{'route':22} {'reference':>9} {'cases':>7} {'checked lanes':>14} {'harness s':>10} {'lanes/s':>10} "
+          f"{'us/case':>9}")
     for r in rows:
-        print(f"{r['route']:22} {r['cases']:>7} {r['lanes']:>14,} {r['harness_seconds']:>10.2f} "
-              f"{r['lanes_per_second']:>10.2e}")
+        print(f"{r['route']:22} {r['reference']:>9} {r['cases']:>7} {r['lanes']:>14,} {r['harness_seconds']:>10.2f} "
+              f"{r['lanes_per_second']:>10.2e} {r['us_per_case']:>9.1f}")
     return 0
 
 

@@ -21,6 +21,8 @@ import numpy as np
 from . import _core
 from . import cases as C
 from . import races
+from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
+from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
 from .conventions import CRASH_VARIANTS, alias_view, broken_preconditions, kernel_kwargs, output_dtypes, reference
 from .overflow import check_mode as check_overflow_mode
@@ -93,6 +95,8 @@ class Report:
     failure: Failure | None = None
     rejections: dict = dataclasses.field(default_factory=dict)  # reason (error class and argument) -> cases
     overflow: dict = dataclasses.field(default_factory=dict)  # cases past an int32 precondition (kvaddr.overflow)
+    reference: str = "host"  # "cuda": kvaddr's CUDA kernels on the device; "host": the host routes; "both"
+    huge: dict = dataclasses.field(default_factory=dict)  # the > 2^31-element device case (kvaddr.huge)
 
     @property
     def ok(self):
@@ -110,7 +114,8 @@ class Report:
     def to_dict(self):
         """The report as plain JSON-able values (lanes as strings)."""
         d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "shard", "cases",
-                                             "rejected", "lanes", "seconds", "kernel_seconds", "ok")}
+                                             "rejected", "lanes", "seconds", "kernel_seconds", "ok", "reference")}
+        d["huge"] = dict(self.huge)
         d["rejections"] = dict(self.rejections)
         d["overflow"] = dict(self.overflow)
         f = self.failure
@@ -123,13 +128,17 @@ class Report:
 
     def __str__(self):
         head = (f"kvaddr.check {self.route} (variant {self.variant}, seed {self.seed}, {self.device}/{self.array}"
-                f"{', graph' if self.graph else ''}): ")
+                f"{', graph' if self.graph else ''}, reference {self.reference}): ")
         extra = []
         if self.rejections:
             extra.append(f"  {self.rejected} drawn cases the claimed contract rejects: "
                          + ", ".join(f"{k} {v}" for k, v in sorted(self.rejections.items())))
         if self.overflow.get("cases"):
             extra.append(overflow_line(self))
+        if self.huge.get("ran"):
+            from .huge import describe as huge_line
+
+            extra.append(huge_line(self.huge))
         if self.ok:
             return "\n".join([head + f"OK: {self.cases} cases, {self.lanes} lanes checked in {self.seconds:.2f} s"]
                              + extra)
@@ -301,11 +310,22 @@ def _check_return(ret, p, result):
     return None
 
 
-def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, launch=None):
-    """Run the kernel on one case and compare every lane with `expected` (reference outputs)."""
+def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, launch=None, reference="host",
+             variant="production"):
+    """Run the kernel on one case and compare every lane with `expected` (the host reference outputs).
+
+    reference="cuda": the expectation is kvaddr's CUDA kernel under `variant`, run on device copies before the
+    kernel under test, and the comparison of the outputs (guards included) and of the inputs runs on the
+    device; only when something differs are the buffers copied back and compared on the host (for the
+    report). "both": the same, after checking that the device expectation equals `expected`."""
     p = presented if presented is not None else Presented(fam, case)
     result = CaseResult("ok", lanes=C.lanes_of(case))
     result.returned, result.backing = {}, {}
+    dev = None
+    if reference in ("cuda", "both"):
+        dev = DeviceExpected(fam, case, p, variant)
+        if reference == "both":
+            assert_agree(case, variant, expected, dev)
     t0 = time.perf_counter()
     try:
         ret = launch() if launch is not None else kernel(**p.kwargs())
@@ -323,6 +343,13 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
     if bad:
         result.kind, result.detail = "bad_return", bad
         return result
+    if dev is not None:
+        if not result.returned and not dev.outputs_differ(p):
+            name = dev.modified_input(p)
+            if name is not None:
+                result.kind, result.detail = "input_modified", f"the kernel wrote into its input {name}"
+            return result
+        expected = dev.host()  # something differs (or fresh arrays came back): the host path reports it
     oob = False
     for name, buf in case.outputs.items():
         got = fam.get(p.out_backing[name])
@@ -423,7 +450,7 @@ def check_shard(shard):
 
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
           lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0,
-          replay_dir=None, graph=False, name=None, shard=(0, 1), overflow="observe"):
+          replay_dir=None, graph=False, name=None, shard=(0, 1), overflow="observe", reference="auto", huge=None):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel). shard=(i, n) runs only the case indices k in range(cases) with k % n == i (the
     union of the n shards is the unsharded campaign; docs/scaling.md)."""
@@ -435,7 +462,8 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     if route != "mamba_translate" and variant not in _core.variants(route):
         raise ValueError(f"variant = {variant!r}: {route} accepts {', '.join(_core.variants(route))}")
     fam = family(device, array)
-    rep = Report(route, int(seed), variant, device, fam.name, bool(graph), shard=shard)
+    rep = Report(route, int(seed), variant, device, fam.name, bool(graph), shard=shard,
+                 reference=resolve_reference(reference, fam))
     if graph and shard[1] > 1:
         raise ValueError(f"shard = {shard!r}: graph mode captures on case 0 in every run and is not sharded")
     t_start = time.perf_counter()
@@ -447,8 +475,16 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     else:
         failing = _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
                                    lanes_budget, case_timeout, t_start, shard, overflow)
+    if failing is None and not graph:
+        from .huge import run_huge
+
+        failing = run_huge(rep, fam, kernel, route, seed, variant, huge, cases=int(cases))
     rep.seconds = time.perf_counter() - t_start
-    if failing is not None:
+    if failing is not None and failing[0] == "huge":  # not shrunk: its arrays live on the device only
+        _, case, result = failing
+        rep.failure = Failure(result.kind, -1, result.detail, result.first, result.differing, case, {}, case.sizes(),
+                              0, [], None, "")
+    elif failing is not None:
         index, recipe, result = failing[:3]
         if len(failing) > 3:  # an overflow case under overflow="wrap": explained against the wrap variant
             variant = failing[3]
@@ -493,7 +529,8 @@ def run_recipe(rep, fam, kernel, index, recipe, variant, case_timeout, overflow=
         return None
     if presented is not None:
         presented.load(case)
-    res = run_case(fam, kernel, case, expected, case_timeout=case_timeout, presented=presented, launch=launch)
+    res = run_case(fam, kernel, case, expected, case_timeout=case_timeout, presented=presented, launch=launch,
+                   reference=rep.reference, variant=variant)
     rep.cases += 1
     rep.kernel_seconds += res.kernel_seconds
     if res.kind != "ok":

@@ -17,7 +17,7 @@ def run(*args):
 def test_a_correct_kernel_passes():
     p = run("check", "--route", "token_translate", "np_kernels:translate_v2p", "--cases", "30", "--seed", "1")
     assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith("kvaddr.check token_translate (variant production, seed 1, cpu/numpy): OK: ")
+    assert p.stdout.startswith("kvaddr.check token_translate (variant production, seed 1, cpu/numpy, reference host): OK: ")
     assert " cases, " in p.stdout and p.stderr == ""
 
 

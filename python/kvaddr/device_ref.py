@@ -1,0 +1,116 @@
+"""The device reference of kvaddr.check on CUDA: kvaddr's own CUDA kernel (kvaddr.gpu.kernel(route, claimed
+variant)) run on device copies of the case's inputs into a device copy of every guarded output allocation
+(the same sentinels, and for aliased layouts the same input values), then every lane of every allocation
+(guards included) and every input compared on the device (kvaddr.gpu.count_differences). Nothing is copied
+to the host unless something differs; then the host path of kvaddr.harness builds the report.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import cases as C
+from . import gpu
+from .conventions import alias_view, kernel_kwargs
+
+REFERENCES = ("auto", "host", "cuda", "both")
+
+
+class ReferenceDisagreement(AssertionError):
+    """reference="both": kvaddr's CUDA kernel and its host route gave different outputs for one case (a bug in
+    kvaddr, not in the kernel under test)."""
+
+
+def resolve(reference, fam):
+    """'host' or 'cuda' (or 'both') for a run on array family `fam`; ValueError for a choice that cannot run."""
+    if reference not in REFERENCES:
+        raise ValueError(f"reference = {reference!r}: must be one of {', '.join(REFERENCES)}")
+    on_device = fam.device != "cpu" and fam.name in ("torch", "cupy")
+    if reference == "auto":
+        return "cuda" if on_device and gpu.available() else "host"
+    if reference in ("cuda", "both"):
+        if not on_device:
+            raise ValueError(f"reference = {reference!r}: needs device='cuda' with torch or CuPy arrays")
+        if not gpu.available():
+            raise ValueError(f"reference = {reference!r}: kvaddr.gpu is unavailable ({gpu.why_unavailable()})")
+    return reference
+
+
+def clone(fam, d):
+    """A contiguous copy of array `d` in its family (torch or CuPy on the device; numpy for the CPU tests of
+    this module's flow)."""
+    if fam.name == "torch":
+        return d.clone(memory_format=fam.torch.contiguous_format) if d.dim() else d.clone()
+    if fam.name == "cupy":
+        return fam.cp.ascontiguousarray(d).copy()
+    return np.ascontiguousarray(d).copy()
+
+
+_KERNELS = {}
+
+
+def _reference_kernel(route, variant):
+    """kvaddr.gpu.kernel(route, variant), built once per (route, variant) and process (the module attribute is
+    looked up on every call, so a test that replaces kvaddr.gpu.kernel sees its replacement)."""
+    key = (gpu.kernel, route, variant)
+    if key not in _KERNELS:
+        _KERNELS[key] = gpu.kernel(route, variant)
+    return _KERNELS[key]
+
+
+class DeviceExpected:
+    """The expected allocations of one presented case, computed on the device before the kernel runs."""
+
+    def __init__(self, fam, case, presented, variant):
+        self.fam, self.case = fam, case
+        self.backing = {name: clone(fam, presented.out_backing[name]) for name in case.outputs}
+        outs = {name: self.backing[name][C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
+                for name, buf in case.outputs.items()}
+        self.pristine = {}  # input name -> device copy taken before the kernel (what is compared afterwards)
+        ins = {}
+        for name, arr in case.inputs.items():
+            if arr is None:
+                ins[name] = None
+            elif case.alias and case.alias[1] == name:
+                ins[name] = alias_view(outs[case.alias[0]], case)
+            elif name in case.strided:
+                self.pristine[name] = clone(fam, presented.ins[name])
+                ins[name] = self.pristine[name]
+            elif name in C.GUARDED_TABLES and arr.ndim == 1:
+                self.pristine[name] = clone(fam, presented.in_backing[name])
+                ins[name] = self.pristine[name][C.TABLE_GUARD:C.TABLE_GUARD + arr.size]  # a standalone table
+            else:
+                self.pristine[name] = clone(fam, presented.in_backing[name])
+                ins[name] = self.pristine[name]
+        _reference_kernel(case.route, variant)(**kernel_kwargs(case, ins, outs))
+
+    def host(self):
+        """{output: the expected buffer (no guards)} as host numpy arrays."""
+        return {name: self.fam.get(self.backing[name])[C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
+                for name, buf in self.case.outputs.items()}
+
+    def outputs_differ(self, presented):
+        """Whether any lane of any output allocation differs from the expectation (compared on the device)."""
+        return any(gpu.count_differences(self.backing[n], presented.out_backing[n])[0] for n in self.case.outputs)
+
+    def modified_input(self, presented):
+        """The first input (in the case's order) the kernel changed, or None (compared on the device)."""
+        for name in self.case.inputs:
+            if name not in self.pristine:
+                continue
+            now = clone(self.fam, presented.ins[name]) if name in self.case.strided else presented.in_backing[name]
+            if gpu.count_differences(self.pristine[name], now)[0]:
+                return name
+        return None
+
+
+def assert_agree(case, variant, host_expected, dev):
+    """reference="both": the device expectation must equal the host route's, lane for lane."""
+    got = dev.host()
+    for name in case.outputs:
+        diff = np.flatnonzero(host_expected[name].ravel() != got[name].ravel())
+        if diff.size:
+            k = int(diff[0])
+            raise ReferenceDisagreement(
+                f"kvaddr's CUDA {case.route} (variant {variant}) and its host route disagree on {diff.size} lanes of "
+                f"{name}; first at flat index {k}: host {int(host_expected[name].ravel()[k])}, "
+                f"cuda {int(got[name].ravel()[k])}")

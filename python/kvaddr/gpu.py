@@ -1,0 +1,408 @@
+"""kvaddr's own CUDA kernels from Python, in the harness's calling convention (docs/harness.md, "kvaddr.gpu").
+
+    import kvaddr.gpu
+    if kvaddr.gpu.available():
+        translate = kvaddr.gpu.kernel("token_translate")          # or "translate_v2p"
+        translate(virt=ids, v2p=v2p, page_size=64, page_stride=64 * 2, out=out)   # torch / CuPy CUDA arrays
+        count, first = kvaddr.gpu.count_differences(out, expected)
+
+``kernel(route, variant)`` returns a callable taking the route's keyword arguments (the "Calling
+conventions" table of docs/harness.md: names, dtypes, shapes, strides; outputs written in place; returns
+None) plus ``stream=`` (an int cudaStream_t; default torch's current stream when torch is importable, else
+0). Arrays are anything exposing ``__cuda_array_interface__`` (torch CUDA tensors, CuPy) or, through torch,
+``__dlpack__``. Every argument is checked before anything is launched: a wrong dtype, a wrong rank, a
+stride that is negative or not a whole number of elements, a host pointer, a missing argument raise a
+kvaddr.InvalidArgument naming the argument and its value; the launcher then validates the contract
+(kvaddr's typed errors). The launch is asynchronous on ``stream``.
+"""
+from __future__ import annotations
+
+import sys
+
+from . import _core
+from .cases import ALIASES, ROUTES
+
+try:
+    from . import _gpu
+    _IMPORT_ERROR = ""
+except ImportError as e:  # built without CUDA (no nvcc), or the extension is missing
+    _gpu = None
+    _IMPORT_ERROR = f"kvaddr._gpu is not built ({e}); configure with nvcc present (KVADDR_HAVE_CUDA)"
+
+
+class Unavailable(_core.InvalidState):
+    """kvaddr's CUDA kernels cannot run here: no extension, no device, or the CUDA runtime failed."""
+
+
+CudaError = _gpu.CudaError if _gpu is not None else _core.InvalidState
+
+_STATE = None  # (available, why), probed once
+
+
+def _probe():
+    global _STATE
+    if _STATE is None:
+        if _gpu is None:
+            _STATE = (False, _IMPORT_ERROR)
+        else:
+            try:
+                ok, why = _gpu.available()
+            except Exception as e:  # noqa: BLE001 - a broken runtime is a reason, not a crash
+                ok, why = False, f"{type(e).__name__}: {e}"
+            _STATE = (bool(ok), "" if ok else (why or "no CUDA device"))
+    return _STATE
+
+
+def available():
+    """True when kvaddr._gpu is built and the CUDA runtime sees a device."""
+    return _probe()[0]
+
+
+def why_unavailable():
+    """'' when available(); otherwise why: no extension built, no device, or the CUDA error text."""
+    return _probe()[1]
+
+
+def _require():
+    ok, why = _probe()
+    if not ok:
+        e = Unavailable(f"kvaddr.gpu = unavailable: {why}")
+        e.kind, e.argument, e.value, e.reason = "invalid_state", "kvaddr.gpu", "unavailable", why
+        raise e
+
+
+def invalid(name, value, reason):
+    """kvaddr.InvalidArgument('<name> = <value>: <reason>') with its fields set."""
+    e = _core.InvalidArgument(f"{name} = {value}: {reason}")
+    e.kind, e.argument, e.value, e.reason = "invalid_argument", name, str(value), reason
+    return e
+
+
+# ---- the calling conventions --------------------------------------------------------------------
+# Per route: (harness name, contract field, what) in call order. what: "in64" / "in32" (1-D inputs; rank-2
+# contiguous ids are flattened where the route takes them), "out64" / "out32" (1-D outputs, contiguous),
+# "mat32" / "mat64" (2-D inputs), "omat32" / "omat64" (2-D outputs), "int", "bool", "opt64" (optional
+# 1-D int64 input, None = absent), and the scalar conversions "stride" (ps * M -> multiplier) and
+# "out_width" (checked equal to out's size).
+_TABLE = [("req_to_token", "req_to_token", "mat32"), ("req_pool_indices", "req_pool_indices", "in64"),
+          ("seq_lens", "seq_lens", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
+          ("multiplier", "multiplier", "int"), ("max_pages", "max_pages", "int")]
+CONVENTIONS = {
+    "token_translate": [("virt", "ids", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
+                        ("page_stride", "multiplier", "stride"), ("out", "out", "out64")],
+    "swa_translate": [("ids", "ids", "in64"), ("swa_v2p", "swa_v2p", "in64"), ("page_size", "page_size", "int"),
+                      ("swa_multiplier", "swa_multiplier", "int"), ("out", "out", "out64")],
+    "dcp_read_translate": [("ids", "ids", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
+                           ("multiplier", "multiplier", "int"), ("dcp_size", "dcp_size", "int"),
+                           ("out", "out", "out64")],
+    "transfer_ids": [("ids", "ids", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
+                     ("out", "out", "out64")],
+    "mamba_translate": [("slots", "slots", "in64"), ("v2p", "v2p", "in64"), ("out", "out", "out32")],
+    "write_loc": [("loc", "loc", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
+                  ("stride", "multiplier", "stride"), ("dcp_size", "dcp_size", "int"),
+                  ("dcp_rank", "dcp_rank", "int"), ("out", "out", "out64"), ("out_width", None, "out_width")],
+    "canonical_page_table": _TABLE + [("out", "out", "omat32")],
+    "full_prefill_table": _TABLE + [("out", "out", "omat32")],
+    "read_table": _TABLE + [("seq_len_delta", "seq_len_delta", "int"), ("zero_tail", "zero_tail", "bool"),
+                            ("out", "out", "omat32")],
+    "flashmla_block_table": [("req_to_token", "req_to_token", "mat32"),
+                             ("req_pool_indices", "req_pool_indices", "in64"),
+                             ("page_kernel_lens", "page_kernel_lens", "in64"), ("v2p", "v2p", "in64"),
+                             ("kv_start_idx", "kv_start_idx", "opt64"), ("page_size", "page_size", "int"),
+                             ("multiplier", "multiplier", "int"), ("kv_indices", "kv_indices", "omat32")],
+    "kv_indices_inplace": [("kv_indices", "kv_indices", "out32"), ("kv_indptr", "kv_indptr", "in32"),
+                           ("batch_size", "batch_size", "int"), ("v2p", "v2p", "in64"),
+                           ("page_size", "page_size", "int"), ("multiplier", "multiplier", "int")],
+    "eager_funnel": [("page_table", "page_table", "mat64"), ("v2p", "v2p", "in64"),
+                     ("page_size", "page_size", "int"), ("multiplier", "multiplier", "int"),
+                     ("out", "out", "omat64")],
+    "decode_metadata": [("seq_lens", "seq_lens", "in64"), ("req_to_token", "req_to_token", "mat32"),
+                        ("req_pool_indices", "req_pool_indices", "in64"), ("v2p", "v2p", "in64"),
+                        ("max_seq_pages", "max_seq_pages", "int"), ("page_size", "page_size", "int"),
+                        ("seq_len_delta", "seq_len_delta", "int"), ("multiplier", "multiplier", "int"),
+                        ("cache_seqlens", "cache_seqlens", "out32"), ("cu_seqlens_k", "cu_seqlens_k", "out32"),
+                        ("page_table", "page_table", "omat32")],
+}
+# Inputs whose rank-2 C-contiguous form is flattened (token_translate's rank-2 virt, out of the same shape).
+_RANK2_FLAT = {"token_translate": ("virt", "out")}
+assert set(CONVENTIONS) == set(ROUTES)
+
+
+class ArrayView:
+    """An array's __cuda_array_interface__ read and checked: ptr, shape, element strides, bits."""
+
+    __slots__ = ("ptr", "shape", "strides", "bits", "obj", "torch")
+
+    def __init__(self, ptr, shape, strides, bits, obj, torch):
+        self.ptr, self.shape, self.strides, self.bits, self.obj, self.torch = ptr, shape, strides, bits, obj, torch
+
+    @property
+    def size(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    def contiguous(self):
+        """C-contiguous (size-1 and empty dimensions place no constraint)."""
+        want = 1
+        for d, s in zip(reversed(self.shape), reversed(self.strides)):
+            if d != 1 and s != want:
+                return self.size == 0
+            want *= d
+        return True
+
+
+_TYPESTR_BITS = {"i4": 32, "i8": 64}
+
+
+def _torch():
+    return sys.modules.get("torch")
+
+
+def array_view(name, obj, bits, ranks):
+    """Reads `obj`'s __cuda_array_interface__ (or a torch tensor's, or torch.from_dlpack's) and checks it:
+    integer dtype of `bits`, rank in `ranks`, non-negative strides that are whole elements."""
+    torch = _torch()
+    cai = None
+    if torch is not None and isinstance(obj, torch.Tensor):
+        if not obj.is_cuda:
+            raise invalid(name, f"a {obj.device} tensor", "expected a CUDA array (device memory)")
+        cai = obj.__cuda_array_interface__ if not obj.requires_grad else obj.detach().__cuda_array_interface__
+    else:
+        try:
+            cai = obj.__cuda_array_interface__
+        except AttributeError:
+            cai = None
+        if cai is None and hasattr(obj, "__dlpack__"):
+            try:
+                import torch as _t
+                t = _t.from_dlpack(obj)
+            except Exception as e:  # noqa: BLE001 - no torch, or a producer torch cannot read
+                raise invalid(name, type(obj).__name__,
+                              f"a DLPack array kvaddr.gpu cannot read without torch ({type(e).__name__}: {e})")
+            return array_view(name, t, bits, ranks)
+    if cai is None:
+        raise invalid(name, type(obj).__name__,
+                      "expected a CUDA array (__cuda_array_interface__, e.g. a torch CUDA tensor or a CuPy array)")
+    try:
+        typestr = str(cai["typestr"])
+        shape = tuple(int(d) for d in cai["shape"])
+        ptr = int(cai["data"][0])
+        raw = cai.get("strides")
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise invalid(name, type(obj).__name__, f"a malformed __cuda_array_interface__ ({e})") from None
+    kind = typestr.lstrip("<>|=")
+    if _TYPESTR_BITS.get(kind) != bits or typestr[:1] == ">":
+        raise invalid(name, f"typestr {typestr}", f"dtype must be int{bits}")
+    if len(shape) not in ranks:
+        want = " or ".join(f"{r}-D" for r in ranks)
+        raise invalid(name, f"ndim {len(shape)}", f"expected a {want} array")
+    item = bits // 8
+    if raw is None:
+        strides, acc = [], 1
+        for d in reversed(shape):
+            strides.append(acc)
+            acc *= d
+        strides = tuple(reversed(strides))
+    else:
+        strides = []
+        for s in raw:
+            s = int(s)
+            if s < 0:
+                raise invalid(name, f"stride {s} bytes", "negative strides are not supported")
+            if s % item:
+                raise invalid(name, f"stride {s} bytes", f"not a whole number of {item}-byte elements")
+            strides.append(s // item)
+        strides = tuple(strides)
+    return ArrayView(ptr, shape, strides, bits, obj, torch is not None and isinstance(obj, torch.Tensor))
+
+
+def _check_device_pointer(name, v):
+    """A host pointer (pageable or pinned) is rejected before any launch."""
+    if v.size == 0 or _gpu is None or _capturing():  # (checked on the eager call before any capture)
+        return
+    where = _gpu.memory_type(v.ptr)
+    if where not in ("device", "managed"):
+        raise invalid(name, f"{where} pointer {v.ptr:#x}", "expected device memory (a CUDA array)")
+
+
+def _int(name, value):
+    import numbers
+
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise invalid(name, repr(value), "expected an int")
+    v = int(value)
+    if not -(1 << 63) <= v < (1 << 63):
+        raise invalid(name, v, "outside int64")
+    return v
+
+
+def marshal(route, kwargs, check_pointers=True):
+    """The descriptors kvaddr._gpu.launch takes for `route` (contract field -> value) from the harness keyword
+    arguments, and the temporaries (contiguous copies of strided 1-D inputs) that must outlive the launch.
+    Reads no array contents and needs no device when check_pointers is False (kvaddr.gpu's own tests)."""
+    route = ALIASES.get(route, route)
+    conv = CONVENTIONS[route]
+    known = {h for h, _, _ in conv}
+    for k in kwargs:
+        if k not in known:
+            raise invalid(k, "(given)", f"not an argument of {route} ({', '.join(h for h, _, _ in conv)})")
+    fields, temps, views = {}, [], {}
+    flat = _RANK2_FLAT.get(route, ())
+    for hname, field, what in conv:
+        if hname not in kwargs:
+            if what == "opt64":
+                continue
+            raise invalid(hname, "(missing)", f"required by {route}")
+        val = kwargs[hname]
+        if what in ("int", "stride", "out_width"):
+            views[hname] = _int(hname, val)
+            continue
+        if what == "bool":
+            if not isinstance(val, bool) and type(val).__name__ != "bool_":
+                raise invalid(hname, repr(val), "expected a bool")
+            fields[field] = bool(val)
+            continue
+        if what == "opt64" and val is None:
+            continue
+        bits = 32 if what.endswith("32") else 64
+        two_d = what.startswith("mat") or what.startswith("omat")
+        ranks = (2,) if two_d else ((1, 2) if hname in flat else (1,))
+        v = array_view(hname, val, bits, ranks)
+        if check_pointers:
+            _check_device_pointer(hname, v)
+        views[hname] = v
+        if two_d:
+            if v.shape[0] * v.shape[1] == 0:
+                fields[field] = ("mat", v.ptr, v.shape[0], v.shape[1], max(v.shape[1], 1), 1, bits)
+            else:
+                fields[field] = ("mat", v.ptr, v.shape[0], v.shape[1], v.strides[0], v.strides[1], bits)
+            continue
+        if not v.contiguous():
+            if what.startswith("out") or len(v.shape) != 1:
+                raise invalid(hname, f"strides {list(v.strides)} (elements) for shape {list(v.shape)}",
+                              "must be contiguous" + (" (an output is written in place)" if what.startswith("out")
+                                                      else ""))
+            v = _contiguous_copy(hname, v)
+            temps.append(v.obj)
+        fields[field] = ("vec", v.ptr, v.size, bits)
+    # scalar conversions
+    if route in ("token_translate", "write_loc"):
+        sname = "page_stride" if route == "token_translate" else "stride"
+        ps, st = views["page_size"], views[sname]
+        if ps < 1:
+            raise invalid("page_size", ps, "must be >= 1")
+        if st % ps:
+            raise invalid(sname, st, f"must be page_size * multiplier (a multiple of page_size = {ps})")
+        fields["multiplier"] = st // ps
+        if route == "token_translate" and views["virt"].shape != views["out"].shape:
+            raise invalid("out", f"shape {list(views['out'].shape)}", f"must be virt's shape {list(views['virt'].shape)}")
+    if route == "write_loc" and views["out_width"] != views["out"].size:
+        raise invalid("out_width", views["out_width"], f"must be out's size {views['out'].size}")
+    for hname, field, what in conv:
+        if what == "int" and hname in views:
+            fields[field] = views[hname]
+    return fields, temps
+
+
+def _contiguous_copy(name, v):
+    """A contiguous device copy of a strided 1-D input (torch .contiguous(), CuPy ascontiguousarray, else a
+    torch view of the interface)."""
+    obj = v.obj
+    if v.torch:
+        c = obj.contiguous()
+    elif type(obj).__module__.split(".")[0] == "cupy":
+        import cupy
+
+        c = cupy.ascontiguousarray(obj)
+    else:
+        try:
+            import torch
+
+            c = torch.as_tensor(obj, device="cuda").contiguous()
+        except Exception as e:  # noqa: BLE001
+            raise invalid(name, f"strides {list(v.strides)}", f"a strided input needs torch or CuPy to copy ({e})")
+    return array_view(name, c, v.bits, (1,))
+
+
+def default_stream():
+    """torch.cuda.current_stream().cuda_stream when torch is importable, else 0 (the legacy default stream)."""
+    try:
+        import torch
+    except ImportError:
+        return 0
+    if not torch.cuda.is_available():
+        return 0
+    return int(torch.cuda.current_stream().cuda_stream)
+
+
+def _capturing():
+    torch = _torch()
+    return torch is not None and torch.cuda.is_available() and torch.cuda.is_current_stream_capturing()
+
+
+def kernel(route, variant="production"):
+    """kvaddr's CUDA kernel for `route` (a harness route or an upstream alias) under `variant`, as a callable
+    in the harness's calling convention; raises Unavailable without a device, ValueError for an unknown route
+    or a variant the route does not have."""
+    name = ALIASES.get(route, route)
+    if name not in ROUTES:
+        raise ValueError(f"route = {route!r}: kvaddr.gpu has {', '.join(ROUTES)} (and the aliases {', '.join(ALIASES)})")
+    if name == "mamba_translate":
+        if variant != "production":
+            raise ValueError(f"variant = {variant!r}: mamba_translate has no variants")
+    elif variant not in _core.variants(name):
+        raise ValueError(f"variant = {variant!r}: {name} accepts {', '.join(_core.variants(name))}")
+    _require()
+
+    def launch(stream=None, **kwargs):
+        fields, temps = marshal(name, kwargs)
+        if name != "mamba_translate":
+            fields["variant"] = variant
+        s = default_stream() if stream is None else _int("stream", stream)
+        _gpu.launch(name, fields, s)
+        if temps and not _capturing():
+            _gpu.synchronize(s)  # the contiguous copies are released when this call returns
+        return None
+
+    launch.__name__ = f"kvaddr_gpu_{name}"
+    launch.__qualname__ = launch.__name__
+    launch.route, launch.variant = name, variant
+    return launch
+
+
+def count_differences(a, b, stream=None):
+    """(count, first flat index) of the elements where equal-shape, contiguous int32 / int64 CUDA arrays a
+    and b differ (first = the size when they are equal); waits for the result on `stream`."""
+    _require()
+    va = _compare_view("a", a)
+    vb = _compare_view("b", b)
+    if va.bits != vb.bits:
+        raise invalid("b", f"int{vb.bits}", f"must be a's dtype int{va.bits}")
+    if va.shape != vb.shape:
+        raise invalid("b", f"shape {list(vb.shape)}", f"must be a's shape {list(va.shape)}")
+    for nm, v in (("a", va), ("b", vb)):
+        if not v.contiguous():
+            raise invalid(nm, f"strides {list(v.strides)}", "must be contiguous")
+        _check_device_pointer(nm, v)
+    s = default_stream() if stream is None else _int("stream", stream)
+    count, first = _gpu.count_differences(va.ptr, vb.ptr, va.size, va.bits, s)
+    return int(count), int(first)
+
+
+def _compare_view(name, obj):
+    for bits in (64, 32):
+        try:
+            return array_view(name, obj, bits, tuple(range(0, 9)))
+        except _core.InvalidArgument as e:
+            if "dtype must be" not in str(e):
+                raise
+    raise invalid(name, _typestr(obj), "dtype must be int32 or int64")
+
+
+def _typestr(obj):
+    try:
+        return f"typestr {obj.__cuda_array_interface__['typestr']}"
+    except Exception:  # noqa: BLE001
+        return type(obj).__name__
