@@ -1,8 +1,9 @@
 """The device reference of kvaddr.check on CUDA: kvaddr's own CUDA kernel (kvaddr.gpu.kernel(route, claimed
 variant)) run on device copies of the case's inputs into a device copy of every guarded output allocation
 (the same sentinels, and for aliased layouts the same input values), then every lane of every allocation
-(guards included) and every input compared on the device (kvaddr.gpu.count_differences). Nothing is copied
-to the host unless something differs; then the host path of kvaddr.harness builds the report.
+(guards included) and every input compared on the device (torch: count_nonzero per allocation and one wait for
+all counts; CuPy: kvaddr.gpu.count_differences). Nothing is copied to the host unless something differs; then
+the host path of kvaddr.harness builds the report.
 """
 from __future__ import annotations
 
@@ -88,19 +89,28 @@ class DeviceExpected:
         return {name: self.fam.get(self.backing[name])[C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
                 for name, buf in self.case.outputs.items()}
 
-    def outputs_differ(self, presented):
-        """Whether any lane of any output allocation differs from the expectation (compared on the device)."""
-        return any(gpu.count_differences(self.backing[n], presented.out_backing[n])[0] for n in self.case.outputs)
+    def compare(self, presented):
+        """(whether any lane of any output allocation differs, the first input in the case's order the kernel
+        changed or None), all compared on the device with one wait for the counts."""
+        outs = list(self.case.outputs)
+        ins = [n for n in self.case.inputs if n in self.pristine]
+        pairs = [(self.backing[n], presented.out_backing[n]) for n in outs]
+        for n in ins:
+            now = presented.ins[n] if n in self.case.strided else presented.in_backing[n]
+            pairs.append((self.pristine[n], now))
+        counts = _counts(self.fam, pairs)
+        modified = next((n for n, c in zip(ins, counts[len(outs):]) if c), None)
+        return any(counts[:len(outs)]), modified
 
-    def modified_input(self, presented):
-        """The first input (in the case's order) the kernel changed, or None (compared on the device)."""
-        for name in self.case.inputs:
-            if name not in self.pristine:
-                continue
-            now = clone(self.fam, presented.ins[name]) if name in self.case.strided else presented.in_backing[name]
-            if gpu.count_differences(self.pristine[name], now)[0]:
-                return name
-        return None
+
+def _counts(fam, pairs):
+    """The number of differing elements of each (expected, actual) pair of equal-shape device arrays: for torch
+    one count_nonzero per pair and a single wait for all of them; otherwise kvaddr.gpu.count_differences per
+    pair (contiguous copies of strided views)."""
+    if fam.name == "torch":
+        t = fam.torch
+        return t.stack([t.count_nonzero(a.reshape(-1) != b.reshape(-1)) for a, b in pairs]).tolist()
+    return [gpu.count_differences(a, clone(fam, b) if fam.name == "cupy" else b)[0] for a, b in pairs]
 
 
 def assert_agree(case, variant, host_expected, dev):

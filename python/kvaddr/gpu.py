@@ -176,6 +176,13 @@ def array_view(name, obj, bits, ranks):
             cai = None
         if cai is None and hasattr(obj, "__dlpack__"):
             try:
+                dev_type = int(obj.__dlpack_device__()[0])
+            except Exception:  # noqa: BLE001 - a producer without __dlpack_device__: torch decides below
+                dev_type = None
+            if dev_type in (1, 3):  # kDLCPU, kDLCUDAHost: host memory
+                raise invalid(name, type(obj).__name__,
+                              f"expected a CUDA array (device memory); DLPack device type {dev_type} is host memory")
+            try:
                 import torch as _t
                 t = _t.from_dlpack(obj)
             except Exception as e:  # noqa: BLE001 - no torch, or a producer torch cannot read

@@ -131,8 +131,8 @@ def build(route, fam, seed):
     vp = torch.randint(0, num_pages + 1, (b, cols // ps + 1), generator=g, device=dev, dtype=torch.int32)
     tok = (vp[:, :, None] * ps + torch.arange(ps, device=dev, dtype=torch.int32)).reshape(b, -1)[:, :cols]
     r2t[rows - b:] = tok.flip(0)
-    lens = np.array([cols, cols - ps - 3, 1, 0], dtype=np.int64)
-    width = (cols + ps - 1) // ps
+    width = cols // ps  # max_pages * page_size <= the row width (canonical / full_prefill validate it)
+    lens = np.array([width * ps, width * ps - ps - 3, 1, 0], dtype=np.int64)
     scalars = {"page_size": ps, "multiplier": m, "max_pages": width}
     if route == "read_table":
         scalars.update(seq_len_delta=0, zero_tail=True)

@@ -145,7 +145,11 @@ def test_missing_unknown_and_non_array_arguments():
     del kw["v2p"]
     rejects("token_translate", kw, "v2p", "(missing)")
     rejects("token_translate", token_kwargs(ids=Fake((3,))), "ids", "(given)")
-    rejects("token_translate", token_kwargs(virt=np.zeros(10, np.int64)), "virt", "ndarray")
+    # a numpy array: no __cuda_array_interface__, and DLPack says host memory (device type 1)
+    e = rejects("token_translate", token_kwargs(virt=np.zeros(10, np.int64)), "virt", "ndarray")
+    assert "expected a CUDA array" in e.reason and "device type 1" in e.reason
+    e = rejects("token_translate", token_kwargs(virt=[1, 2]), "virt", "list")
+    assert "__cuda_array_interface__" in e.reason
     rejects("token_translate", token_kwargs(page_size=4.0), "page_size", "4.0")
     rejects("token_translate", token_kwargs(page_size=True), "page_size", "True")
     rejects("read_table", table_kwargs(seq_len_delta=0, zero_tail=1), "zero_tail", "1")
