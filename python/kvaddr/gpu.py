@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from . import _core
 from .cases import ALIASES, ROUTES
 
@@ -267,7 +269,7 @@ def marshal(route, kwargs, check_pointers=True):
             views[hname] = _int(hname, val)
             continue
         if what == "bool":
-            if not isinstance(val, bool) and type(val).__name__ != "bool_":
+            if not isinstance(val, (bool, np.bool_)):
                 raise invalid(hname, repr(val), "expected a bool")
             fields[field] = bool(val)
             continue
