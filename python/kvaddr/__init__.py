@@ -2,7 +2,8 @@
 
 The compiled extension ``kvaddr._core`` holds the model formulas, ``Geometry``, every host route and
 replay (docs/python.md); this package re-exports all of it and adds the harness (docs/harness.md):
-``check``, ``assert_check``, ``cases`` and ``strategies``.
+``check``, ``assert_check``, ``cases`` and ``strategies``; ``kvaddr.gpu`` runs kvaddr's own CUDA kernels
+(the extension ``kvaddr._gpu``, the harness's device reference).
 """
 import sys as _sys
 
@@ -50,5 +51,6 @@ from .harness import (  # noqa: E402,F401
     CaseResult, CheckFailed, Failure, Lane, Report, assert_check, behaves_like, check, check_case,
 )
 from .record import assert_replay, load_case, write_case  # noqa: E402,F401
+from . import gpu  # noqa: E402,F401  (kvaddr's CUDA kernels; imports without a GPU)
 
 HARNESS_ROUTES = cases.ROUTES

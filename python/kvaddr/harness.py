@@ -5,8 +5,9 @@
 
 Per case: draw a seeded case (kvaddr.cases), present its arrays to the kernel in the route's production
 calling convention (kvaddr.conventions; outputs are views into buffers with guard regions before and
-after, prefilled with a sentinel pattern), call ``kernel(**kwargs)``, compute the host route's output for
-the same inputs, and compare every lane of every output buffer, guards included. The first failing case
+after, prefilled with a sentinel pattern), call ``kernel(**kwargs)``, compute the reference for the same inputs
+(on CUDA: kvaddr's own CUDA kernel on device copies, compared on the device, kvaddr.device_ref; on the CPU or
+without kvaddr._gpu: the host route), and compare every lane of every output buffer, guards included. The first failing case
 is shrunk, named by the catalogue variants that reproduce it, and written as a replay directory.
 """
 from __future__ import annotations
