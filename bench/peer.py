@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """kvaddr's CUDA kernels against Triton peers, side by side in one process (issue 16).
 
-    PYTHONPATH=python:tests/harness_subjects python3 bench/peer.py [--json] [--runs 30] [--triton-only]
+    PYTHONPATH=build/python/package python3 bench/peer.py [--json] [--runs 30] [--triton-only]
+
+(build/python/package: the built `kvaddr` package with kvaddr._core and kvaddr._gpu, target kvaddr_python.)
 
 For each workload both kernels run on the same torch CUDA tensors: kvaddr through
 ``kvaddr.gpu.kernel(route, variant="production")`` (the harness calling convention, outputs written in
@@ -22,7 +24,6 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "harness_subjects"))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))
 import triton_kernels as T  # noqa: E402
 
 DEV = "cuda"
@@ -31,11 +32,10 @@ M = 24
 
 
 def flush_fn():
-    scratch = torch.zeros(256 << 20, dtype=torch.uint8, device=DEV)
-    sink = torch.empty((), dtype=torch.int64, device=DEV)
+    scratch = torch.zeros(32 << 20, dtype=torch.int64, device=DEV)  # 256 MiB
 
     def flush():
-        torch.sum(scratch, dtype=torch.int64, out=sink)  # a read: leaves the L2 clean
+        scratch.max()  # a read: leaves the L2 clean
     return flush
 
 
@@ -115,9 +115,10 @@ def workloads(gen):
         ids, v2p = token_data(ps, gen)
         tag = f"ps{ps}"
         o = lambda: torch.zeros(N, dtype=torch.int64, device=DEV)  # noqa: E731
-        out.append((f"token_translate/{tag}", "token_translate", T.translate_v2p,
-                    dict(virt=ids, v2p=v2p, page_size=ps, page_stride=ps * M), {"out": o},
-                    lambda ids=ids, v2p=v2p, ps=ps: {"out": ref_token(ids, v2p, ps, ps * M)}))
+        for peer_name, peer in (("", T.translate_v2p), ("+constexpr-peer", T.PEERS["translate_v2p_constexpr"][1])):
+            out.append((f"token_translate/{tag}{peer_name}", "token_translate", peer,
+                        dict(virt=ids, v2p=v2p, page_size=ps, page_stride=ps * M), {"out": o},
+                        lambda ids=ids, v2p=v2p, ps=ps: {"out": ref_token(ids, v2p, ps, ps * M)}))
         out.append((f"swa_translate/{tag}", "swa_translate", T.swa_translate,
                     dict(ids=ids, swa_v2p=v2p, page_size=ps, swa_multiplier=M), {"out": o},
                     lambda ids=ids, v2p=v2p, ps=ps: {"out": ref_token(ids, v2p, ps, ps * M)}))
@@ -125,7 +126,7 @@ def workloads(gen):
                     {"out": o}, lambda ids=ids, v2p=v2p, ps=ps: {"out": ref_token(ids, v2p, ps, ps)}))
         for dcp in ((1, 2) if ps == 64 else (1,)):
             width = N + 4097
-            for peer_name, peer in (("", T.PEERS["write_loc_constexpr"][1]), ("+runtime-scalars", T.write_loc)):
+            for peer_name, peer in (("", T.PEERS["write_loc_constexpr"][1]), ("+runtime-scalar-peer", T.write_loc)):
                 def ref_wl(ids=ids, v2p=v2p, ps=ps, dcp=dcp, width=width):
                     keep = (ids > 0) & (ids % dcp == 0)
                     r = torch.zeros(width, dtype=torch.int64, device=DEV)
@@ -170,7 +171,8 @@ def workloads(gen):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json", action="store_true", help="print the rows as JSON (instead of text)")
+    ap.add_argument("--out", default="", help="also write the JSON to this file")
     ap.add_argument("--runs", type=int, default=30)
     ap.add_argument("--triton-only", action="store_true", help="time the Triton peers alone (no kvaddr.gpu)")
     ap.add_argument("--only", default="", help="comma-separated workload name prefixes")
@@ -227,8 +229,12 @@ def main():
                       flush=True)
         del bufs, want
         torch.cuda.empty_cache()
+    doc = json.dumps({"device": torch.cuda.get_device_name(), "runs": runs, "rows": rows}, indent=2)
     if args.json:
-        print(json.dumps({"device": torch.cuda.get_device_name(), "runs": runs, "rows": rows}, indent=2))
+        print(doc)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(doc + "\n")
     bad = [r["workload"] for r in rows if not all(v for k, v in r.items() if k.endswith(("equal", "formula")))]
     if bad:
         print("peer: outputs differ on " + ", ".join(bad), file=sys.stderr)

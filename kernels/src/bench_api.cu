@@ -271,10 +271,10 @@ struct BenchSession::Impl {
     // holds the reference's output of the same ids (a passing check), made once here.
     i64* hids = alloc<i64>(N);
     i64* ref = alloc<i64>(N + tail);
-    i64* user = alloc<i64>(N + tail);
     const auto add_check = [&](const std::string& route, i64 below, i64 out_n, const std::string& shape,
                                std::function<void(i64*, cudaStream_t)> launch) {
       const std::uint64_t seed = 0x5EED0300 + harness.size();
+      i64* user = alloc<i64>(out_n);  // this route's "user" output
       fill_random_ids(hids, N, below, seed, stream);
       launch(user, stream);
       ck(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
@@ -675,7 +675,8 @@ BenchReport run_bench(const BenchOptions& o) {
         {"@scalar-io", LaunchShape{4, false, 4, false, 0, false}},  // 8-byte accesses only
         {"@fastdiv", LaunchShape{4, false, 4, false, 1, true}},     // FastDivisor for every divisor
         {"@hwdiv", LaunchShape{4, false, 4, false, 2, true}},       // int64 division for every divisor
-        {"@hwdiv-scalar-io", LaunchShape{4, false, 4, false, 2, false}}};
+        {"@hwdiv-scalar-io", LaunchShape{4, false, 4, false, 2, false}},
+        {"@minblocks8", LaunchShape{4, false, 4, false, 0, true, 8}}};
     for (const auto& [tag, shape] : shapes) {
       set_launch_shape(shape);
       for (auto& w : s.work) {

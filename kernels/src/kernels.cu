@@ -154,27 +154,34 @@ struct FastDiv {
   __device__ const FastDivisor& get() const { return d; }
 };
 
-// LaunchShape::division: 0 = constants for ps in {1, 64} (dcp_size 1), FastDivisor otherwise;
-// 1 = FastDivisor always; 2 = run-time int64 division always.
+// The divisor values with a compile-time specialisation (FixedDiv); pick(v, f) calls f with the
+// FixedDiv of v when v is in the set, else with a FastDiv of v.
+template <i64... Ns>
+struct DivSet {
+  template <class F>
+  static void pick(i64 v, F&& f) {
+    bool done = false;
+    ((!done && v == Ns ? (f(FixedDiv<Ns>{}), done = true) : false), ...);
+    if (!done) f(FastDiv{FastDivisor::of(v)});
+  }
+};
+using PageSizes = DivSet<1, 16, 32, 64, 128>;  // the common page sizes
+using DcpSizes = DivSet<1, 2>;                 // the common DCP sizes
+
+// LaunchShape::division: 0 = FixedDiv for the values of PageSizes / DcpSizes, FastDiv otherwise;
+// 1 = FastDiv always; 2 = run-time int64 division always.
 template <class F>
 void dispatch_div(i64 ps, F&& f) {
   if (g_shape.division == 2) return f(HwDiv{ps});
-  if (g_shape.division == 0 && ps == 1) return f(FixedDiv<1>{});
-  if (g_shape.division == 0 && ps == 64) return f(FixedDiv<64>{});
-  f(FastDiv{FastDivisor::of(ps)});
+  if (g_shape.division == 1) return f(FastDiv{FastDivisor::of(ps)});
+  PageSizes::pick(ps, f);
 }
 // Two divisors (ps, dcp_size) under the same mode.
 template <class F>
 void dispatch_div2(i64 ps, i64 dcp, F&& f) {
   if (g_shape.division == 2) return f(HwDiv{ps}, HwDiv{dcp});
   if (g_shape.division == 1) return f(FastDiv{FastDivisor::of(ps)}, FastDiv{FastDivisor::of(dcp)});
-  const auto with_dcp = [&](auto p) {
-    if (dcp == 1) f(p, FixedDiv<1>{});
-    else f(p, FastDiv{FastDivisor::of(dcp)});
-  };
-  if (ps == 1) with_dcp(FixedDiv<1>{});
-  else if (ps == 64) with_dcp(FixedDiv<64>{});
-  else with_dcp(FastDiv{FastDivisor::of(ps)});
+  PageSizes::pick(ps, [&](auto p) { DcpSizes::pick(dcp, [&](auto d) { f(p, d); }); });
 }
 
 // ---- streaming routes: lane i < n reads in[i] and writes out[i]; lanes [n, w) get op.tail() ----
@@ -184,8 +191,10 @@ void dispatch_div2(i64 ps, i64 dcp, F&& f) {
 // two elements), the whole pairs of input lanes of the slice move as 16-byte loads and 16- or 8-byte
 // stores, ILP pairs per thread per pass; the rest of the slice (an odd last input lane, tail lanes)
 // and every lane without `vec` take the scalar path, ILP lanes per thread per pass.
-template <class Out, class Op, int ILP>
-__global__ void __launch_bounds__(kThreads) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op, bool vec) {
+// MINB: the minimum resident blocks per SM asked of the register allocator (__launch_bounds__).
+template <class Out, class Op, int ILP, int MINB>
+__global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op,
+                                                           bool vec) {
   i64 lo = 0, hi = 0;
   block_slice(w, blockIdx.x, gridDim.x, lo, hi);
   i64 first_scalar = lo;
@@ -244,19 +253,20 @@ bool vector_ok(const i64* in, const Out* out) {
          reinterpret_cast<std::uintptr_t>(out) % (2 * sizeof(Out)) == 0;
 }
 
-template <int ILP, class Out, class Op>
+template <int ILP, int MINB, class Out, class Op>
 void launch_stream_ilp(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s) {
   const bool vec = vector_ok(in, out);
-  const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, ILP>);
-  k_stream<Out, Op, ILP><<<grid_elems(w, vec ? 2 * ILP : ILP, k), kThreads, 0, s>>>(in, n, out, w, op, vec);
+  const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, ILP, MINB>);
+  k_stream<Out, Op, ILP, MINB><<<grid_elems(w, vec ? 2 * ILP : ILP, k), kThreads, 0, s>>>(in, n, out, w, op, vec);
 }
 
 // Lanes [0, n) from `in`, [n, w) the tail value (w >= n; w == n for the elementwise routes).
 template <class Out, class Op>
 void launch_stream(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s, const char* name) {
   if (w <= 0) return;
-  if (g_shape.lanes_per_thread >= kIlpWide) launch_stream_ilp<kIlpWide>(in, n, out, w, op, s);
-  else launch_stream_ilp<kIlpNarrow>(in, n, out, w, op, s);
+  if (g_shape.lanes_per_thread >= kIlpWide) launch_stream_ilp<kIlpWide, 1>(in, n, out, w, op, s);
+  else if (g_shape.stream_min_blocks >= 8) launch_stream_ilp<kIlpNarrow, 8>(in, n, out, w, op, s);
+  else launch_stream_ilp<kIlpNarrow, 1>(in, n, out, w, op, s);
   check_launch(name);
 }
 

@@ -305,6 +305,11 @@ def transfer_ids(ids, v2p, page_size, out):
     _token_remap_launch(ids, v2p, page_size, page_size, 1, out)
 
 
+def translate_v2p_constexpr(virt, v2p, page_size, page_stride, out):
+    """§4.1 with the page size a constexpr (translate_v2p above takes it at run time)."""
+    _token_remap_launch(virt, v2p, page_size, page_stride, 1, out)
+
+
 # write_loc with the page size and DCP size as constexprs (the upstream form of the same kernel as
 # write_loc above, whose scalars are run-time values); the performance peer of kvaddr's write_loc.
 @triton.jit
@@ -339,7 +344,8 @@ PRODUCTION = {
     "transfer_ids": transfer_ids,
 }
 # Performance peers (bench/peer.py) that are not the PRODUCTION subject of their route.
-PEERS = {"write_loc_constexpr": ("write_loc", write_loc_constexpr)}
+PEERS = {"write_loc_constexpr": ("write_loc", write_loc_constexpr),
+         "translate_v2p_constexpr": ("token_translate", translate_v2p_constexpr)}
 # route -> (kernel, the variant check() claims, the catalogue variant the planted bug must be named as)
 PLANTED = {
     "translate_v2p_b17": ("token_translate", translate_v2p_b17, "production", "b17_doc_formula"),

@@ -3,11 +3,11 @@
 // page size, a DCP size) without the ~70-instruction 64-bit division subroutine of the GPU.
 //
 // Made once on the host (FastDivisor::of(d), 1 <= d <= INT64_MAX), used on the device or the host:
-//   * a power of two d = 2^k divides |a| by a shift;
+//   * a power of two d = 2^k divides by an arithmetic shift of a biased toward zero;
 //   * any other d divides |a| by a multiply-high with a precomputed 64-bit magic number and a
 //     shift (the round-up method of Granlund and Montgomery, with the "add" fix-up when the magic
 //     needs 65 bits), which is exact for every unsigned 64-bit dividend;
-//   * the sign is applied afterwards, so the quotient truncates toward zero and the remainder
+//   * there the sign is applied afterwards; on both paths the quotient truncates toward zero and the remainder
 //     takes the dividend's sign, exactly as C++ / CUDA / Triton `/` and `%` on int64 do, for every
 //     int64 dividend including INT64_MIN.
 // kv_div(a, FastDivisor) / kv_rem(a, FastDivisor) are the lane customisation points of
@@ -18,6 +18,8 @@
 #include "kvaddr/translate/variant.hpp"  // KVADDR_HD
 
 namespace kvaddr {
+
+__extension__ typedef unsigned __int128 fast_div_u128;  // GCC / Clang / nvcc 128-bit integer
 
 struct FastDivisor {
   std::int64_t d = 1;
@@ -38,7 +40,7 @@ struct FastDivisor {
       return f;
     }
     // m = floor(2^(64 + l) / d); 2^l < d < 2^(l + 1), l <= 62.
-    const unsigned __int128 num = static_cast<unsigned __int128>(1) << (64 + l);
+    const fast_div_u128 num = static_cast<fast_div_u128>(1) << (64 + l);
     std::uint64_t m = static_cast<std::uint64_t>(num / ud);
     const std::uint64_t rem = static_cast<std::uint64_t>(num % ud);
     const std::uint64_t e = ud - rem;
@@ -59,7 +61,7 @@ struct FastDivisor {
 #if defined(__CUDA_ARCH__)
     return __umul64hi(a, b);
 #else
-    return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+    return static_cast<std::uint64_t>((static_cast<fast_div_u128>(a) * b) >> 64);
 #endif
   }
 
@@ -73,6 +75,12 @@ struct FastDivisor {
 
   // a / d, truncating toward zero.
   KVADDR_HD constexpr std::int64_t div(std::int64_t a) const {
+    if (magic == 0) {
+      // 2^k: an arithmetic shift floors, so a negative dividend is first biased by d - 1
+      // (a + d - 1 <= d - 2 for a < 0: no overflow).
+      const std::int64_t bias = (a >> 63) & (d - 1);
+      return (a + bias) >> shift;
+    }
     const bool neg = a < 0;
     const std::uint64_t ua = neg ? std::uint64_t(0) - static_cast<std::uint64_t>(a) : static_cast<std::uint64_t>(a);
     const std::uint64_t uq = udiv(ua);
