@@ -97,12 +97,8 @@ unsigned grid_elems(i64 n, int ilp, const void* kernel) {
 
 // The slice [lo, hi) of [0, n) owned by block `part` of `parts`: equal slices, rounded up to whole
 // warps (32 lanes) so that every warp's loads stay aligned.
-// (n + parts - 1 below 2^32, the usual case, takes the 32-bit division: the same quotient.)
 __device__ __forceinline__ void block_slice(i64 n, i64 part, i64 parts, i64& lo, i64& hi) {
-  const i64 num = n + parts - 1;
-  i64 per = (num >= 0 && num <= i64(0xFFFFFFFF))
-                ? i64(static_cast<std::uint32_t>(num) / static_cast<std::uint32_t>(parts))
-                : num / parts;
+  i64 per = (n + parts - 1) / parts;
   per = (per + 31) & ~i64(31);
   lo = part * per;
   hi = lo + per < n ? lo + per : n;
@@ -191,17 +187,16 @@ void dispatch_div2(i64 ps, i64 dcp, F&& f) {
 // ---- streaming routes: lane i < n reads in[i] and writes out[i]; lanes [n, w) get op.tail() ----
 // (aliasing-safe: each lane's input is read by the thread that writes its output, before it writes).
 // Op::operator()(i64 value) -> i64 runs the lane function. Block blockIdx.x owns the slice [lo, hi)
-// of [0, w): `per` lanes each (slice_lanes, computed on the host: no 64-bit division on the device),
-// warp-aligned so lo is even. With `vec` (in 16-byte aligned, out aligned to
+// of [0, w) (block_slice, warp-aligned so lo is even). With `vec` (in 16-byte aligned, out aligned to
 // two elements), the whole pairs of input lanes of the slice move as 16-byte loads and 16- or 8-byte
 // stores, ILP pairs per thread per pass; the rest of the slice (an odd last input lane, tail lanes)
 // and every lane without `vec` take the scalar path, ILP lanes per thread per pass.
 // MINB: the minimum resident blocks per SM asked of the register allocator (__launch_bounds__).
 template <class Out, class Op, int ILP, int MINB>
-__global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, i64 per,
-                                                           Op op, bool vec) {
-  const i64 lo = static_cast<i64>(blockIdx.x) * per;
-  const i64 hi = lo + per < w ? lo + per : w;
+__global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op,
+                                                           bool vec) {
+  i64 lo = 0, hi = 0;
+  block_slice(w, blockIdx.x, gridDim.x, lo, hi);
   i64 first_scalar = lo;
   if (vec) {
     const i64 mid = hi < n ? hi : n;
@@ -258,18 +253,11 @@ bool vector_ok(const i64* in, const Out* out) {
          reinterpret_cast<std::uintptr_t>(out) % (2 * sizeof(Out)) == 0;
 }
 
-// The lanes of each block's slice of [0, w) over `blocks` blocks, as block_slice computes them.
-i64 slice_lanes(i64 w, i64 blocks) {
-  const i64 per = ceil_div_host(w, blocks);
-  return (per + 31) & ~i64(31);
-}
-
 template <int ILP, int MINB, class Out, class Op>
 void launch_stream_ilp(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s) {
   const bool vec = vector_ok(in, out);
   const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, ILP, MINB>);
-  const unsigned blocks = grid_elems(w, vec ? 2 * ILP : ILP, k);
-  k_stream<Out, Op, ILP, MINB><<<blocks, kThreads, 0, s>>>(in, n, out, w, slice_lanes(w, blocks), op, vec);
+  k_stream<Out, Op, ILP, MINB><<<grid_elems(w, vec ? 2 * ILP : ILP, k), kThreads, 0, s>>>(in, n, out, w, op, vec);
 }
 
 // Lanes [0, n) from `in`, [n, w) the tail value (w >= n; w == n for the elementwise routes).
