@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "kvaddr/kernels/launch.hpp"
+#include "kvaddr/translate/fast_div.hpp"
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/validate.hpp"
 
@@ -110,6 +111,19 @@ __device__ __forceinline__ i64 ld_stream(const i32* p) { return __ldcs(p); }
 __device__ __forceinline__ void st_stream(i64* p, i64 v) { __stcs(reinterpret_cast<long long*>(p), static_cast<long long>(v)); }
 __device__ __forceinline__ void st_stream(i32* p, i32 v) { __stcs(p, v); }
 
+// 16-byte accesses of two consecutive lanes (int64 in; int64 or int32 out), evict-first.
+__device__ __forceinline__ void ld_stream2(const i64* p, i64& a, i64& b) {
+  const longlong2 v = __ldcs(reinterpret_cast<const longlong2*>(p));
+  a = v.x;
+  b = v.y;
+}
+__device__ __forceinline__ void st_stream2(i64* p, i64 a, i64 b) {
+  __stcs(reinterpret_cast<longlong2*>(p), make_longlong2(static_cast<long long>(a), static_cast<long long>(b)));
+}
+__device__ __forceinline__ void st_stream2(i32* p, i64 a, i64 b) {
+  __stcs(reinterpret_cast<int2*>(p), make_int2(static_cast<i32>(a), static_cast<i32>(b)));
+}
+
 // Page sizes that get a compile-time specialisation (division by a constant); 0 = run time.
 template <i64 PS>
 __device__ __forceinline__ i64 page_size(i64 runtime) { return PS != 0 ? PS : runtime; }
@@ -121,25 +135,109 @@ void dispatch_ps(i64 ps, F&& f) {
   else f(std::integral_constant<i64, 0>{});
 }
 
-// ---- elementwise routes: lane i reads in[i] and writes out[i] (aliasing-safe) ----------------------
-// Op::apply(i64 value) -> i64 runs the lane function; the kernel does the ILP loads and stores.
-// Block blockIdx.x owns the slice [lo, hi) of the lanes (block_slice), in passes of kThreads * ILP.
-template <class Out, class Op, int ILP>
-__global__ void __launch_bounds__(kThreads) k_elementwise(const i64* __restrict__ in, i64 n, Out* out, Op op) {
+// Divisor arguments of the token lanes (lanes.hpp, divisor_arg): a compile-time constant, a run-time
+// int64 (the hardware-less 64-bit division subroutine), or a FastDivisor (shift for powers of two,
+// multiply-high otherwise). `type` is the lane's divisor type D, get() its argument.
+template <i64 N>
+struct FixedDiv {
+  using type = i64;
+  __device__ static constexpr i64 get() { return N; }
+};
+struct HwDiv {
+  using type = i64;
+  i64 d;
+  __device__ i64 get() const { return d; }
+};
+struct FastDiv {
+  using type = FastDivisor;
+  FastDivisor d;
+  __device__ const FastDivisor& get() const { return d; }
+};
+
+// The divisor values with a compile-time specialisation (FixedDiv); pick(v, f) calls f with the
+// FixedDiv of v when v is in the set, else with a FastDiv of v.
+template <i64... Ns>
+struct DivSet {
+  template <class F>
+  static void pick(i64 v, F&& f) {
+    bool done = false;
+    ((!done && v == Ns ? (f(FixedDiv<Ns>{}), done = true) : false), ...);
+    if (!done) f(FastDiv{FastDivisor::of(v)});
+  }
+};
+using PageSizes = DivSet<1, 16, 32, 64, 128>;  // the common page sizes
+using DcpSizes = DivSet<1, 2>;                 // the common DCP sizes
+
+// LaunchShape::division: 0 = FixedDiv for the values of PageSizes / DcpSizes, FastDiv otherwise;
+// 1 = FastDiv always; 2 = run-time int64 division always.
+template <class F>
+void dispatch_div(i64 ps, F&& f) {
+  if (g_shape.division == 2) return f(HwDiv{ps});
+  if (g_shape.division == 1) return f(FastDiv{FastDivisor::of(ps)});
+  PageSizes::pick(ps, f);
+}
+// Two divisors (ps, dcp_size) under the same mode.
+template <class F>
+void dispatch_div2(i64 ps, i64 dcp, F&& f) {
+  if (g_shape.division == 2) return f(HwDiv{ps}, HwDiv{dcp});
+  if (g_shape.division == 1) return f(FastDiv{FastDivisor::of(ps)}, FastDiv{FastDivisor::of(dcp)});
+  PageSizes::pick(ps, [&](auto p) { DcpSizes::pick(dcp, [&](auto d) { f(p, d); }); });
+}
+
+// ---- streaming routes: lane i < n reads in[i] and writes out[i]; lanes [n, w) get op.tail() ----
+// (aliasing-safe: each lane's input is read by the thread that writes its output, before it writes).
+// Op::operator()(i64 value) -> i64 runs the lane function. Block blockIdx.x owns the slice [lo, hi)
+// of [0, w) (block_slice, warp-aligned so lo is even). With `vec` (in 16-byte aligned, out aligned to
+// two elements), the whole pairs of input lanes of the slice move as 16-byte loads and 16- or 8-byte
+// stores, ILP pairs per thread per pass; the rest of the slice (an odd last input lane, tail lanes)
+// and every lane without `vec` take the scalar path, ILP lanes per thread per pass.
+// MINB: the minimum resident blocks per SM asked of the register allocator (__launch_bounds__).
+template <class Out, class Op, int ILP, int MINB>
+__global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op,
+                                                           bool vec) {
   i64 lo = 0, hi = 0;
-  block_slice(n, blockIdx.x, gridDim.x, lo, hi);
-  for (i64 base = lo + threadIdx.x; base < hi; base += kThreads * ILP) {
+  block_slice(w, blockIdx.x, gridDim.x, lo, hi);
+  i64 first_scalar = lo;
+  if (vec) {
+    const i64 mid = hi < n ? hi : n;
+    const i64 pend = mid > lo ? lo + ((mid - lo) & ~i64(1)) : lo;  // end of the whole input pairs
+    for (i64 p = lo + 2 * i64(threadIdx.x); p < pend; p += 2 * i64(kThreads) * ILP) {
+      i64 a[ILP], b[ILP];
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = p + 2 * i64(k) * kThreads;
+        a[k] = 0;
+        b[k] = 0;
+        if (i < pend) ld_stream2(in + i, a[k], b[k]);
+      }
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = p + 2 * i64(k) * kThreads;
+        if (i < pend) {
+          a[k] = op(a[k]);
+          b[k] = op(b[k]);
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = p + 2 * i64(k) * kThreads;
+        if (i < pend) st_stream2(out + i, a[k], b[k]);
+      }
+    }
+    first_scalar = pend;
+  }
+  for (i64 base = first_scalar + threadIdx.x; base < hi; base += kThreads * ILP) {
     i64 v[ILP];
 #pragma unroll
     for (int k = 0; k < ILP; ++k) {
       const i64 i = base + k * kThreads;
-      v[k] = i < hi ? ld_stream(in + i) : 0;
+      v[k] = i < hi && i < n ? ld_stream(in + i) : 0;
     }
     i64 r[ILP];
 #pragma unroll
     for (int k = 0; k < ILP; ++k) {
       const i64 i = base + k * kThreads;
-      r[k] = i < hi ? op(v[k]) : 0;
+      r[k] = i < hi ? (i < n ? op(v[k]) : op.tail()) : 0;
     }
 #pragma unroll
     for (int k = 0; k < ILP; ++k) {
@@ -149,41 +247,77 @@ __global__ void __launch_bounds__(kThreads) k_elementwise(const i64* __restrict_
   }
 }
 
-template <int ILP, class Out, class Op>
-void launch_elementwise_ilp(const i64* in, i64 n, Out* out, Op op, cudaStream_t s) {
-  const void* k = reinterpret_cast<const void*>(&k_elementwise<Out, Op, ILP>);
-  k_elementwise<Out, Op, ILP><<<grid_elems(n, ILP, k), kThreads, 0, s>>>(in, n, out, op);
+template <class Out>
+bool vector_ok(const i64* in, const Out* out) {
+  return g_shape.vector_io && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(out) % (2 * sizeof(Out)) == 0;
+}
+
+template <int ILP, int MINB, class Out, class Op>
+void launch_stream_ilp(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s) {
+  const bool vec = vector_ok(in, out);
+  const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, ILP, MINB>);
+  k_stream<Out, Op, ILP, MINB><<<grid_elems(w, vec ? 2 * ILP : ILP, k), kThreads, 0, s>>>(in, n, out, w, op, vec);
+}
+
+// Lanes [0, n) from `in`, [n, w) the tail value (w >= n; w == n for the elementwise routes).
+template <class Out, class Op>
+void launch_stream(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s, const char* name) {
+  if (w <= 0) return;
+  if (g_shape.lanes_per_thread >= kIlpWide) launch_stream_ilp<kIlpWide, 1>(in, n, out, w, op, s);
+  else if (g_shape.stream_min_blocks >= 8) launch_stream_ilp<kIlpNarrow, 8>(in, n, out, w, op, s);
+  else launch_stream_ilp<kIlpNarrow, 1>(in, n, out, w, op, s);
+  check_launch(name);
 }
 
 template <class Out, class Op>
 void launch_elementwise(const i64* in, i64 n, Out* out, Op op, cudaStream_t s, const char* name) {
-  if (n <= 0) return;
-  if (g_shape.lanes_per_thread >= kIlpWide) launch_elementwise_ilp<kIlpWide>(in, n, out, op, s);
-  else launch_elementwise_ilp<kIlpNarrow>(in, n, out, op, s);
-  check_launch(name);
+  launch_stream<Out>(in, n, out, n, op, s, name);
 }
 
-template <i64 PS>
+template <class DP>
 struct TokenOp {
-  Gather g; i64 ps; i64 stride; Variant v;
-  __device__ i64 operator()(i64 t) const { return L::token_translate_lane<i64>(t, g, page_size<PS>(ps), stride, v); }
+  Gather g; DP ps; i64 stride; Variant v;
+  __device__ i64 operator()(i64 t) const {
+    return L::token_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
+  }
+  __device__ i64 tail() const { return 0; }
 };
-template <i64 PS>
+template <class DP>
 struct SwaOp {
-  Gather g; i64 ps; i64 stride; Variant v;
-  __device__ i64 operator()(i64 t) const { return L::swa_translate_lane<i64>(t, g, page_size<PS>(ps), stride, v); }
+  Gather g; DP ps; i64 stride; Variant v;
+  __device__ i64 operator()(i64 t) const {
+    return L::swa_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
+  }
+  __device__ i64 tail() const { return 0; }
 };
 struct MambaOp {
   Gather g; bool clamp;
   __device__ i64 operator()(i64 slot) const { return L::mamba_lane<i64>(slot, g, clamp); }
+  __device__ i64 tail() const { return 0; }
 };
+template <class DP, class DD>
 struct DcpOp {
-  Gather g; i64 ps; i64 stride; i64 dcp; Variant v;
-  __device__ i64 operator()(i64 w) const { return L::dcp_read_lane<i64>(w, g, ps, stride, dcp, v); }
+  Gather g; DP ps; i64 stride; DD dcp; Variant v;
+  __device__ i64 operator()(i64 w) const {
+    return L::dcp_read_lane<i64, typename DP::type, typename DD::type>(w, g, ps.get(), stride, dcp.get(), v);
+  }
+  __device__ i64 tail() const { return 0; }
 };
+template <class DP>
 struct TransferOp {
-  Gather g; i64 ps; Variant v;
-  __device__ i64 operator()(i64 t) const { return L::transfer_lane<i64>(t, g, ps, v); }
+  Gather g; DP ps; Variant v;
+  __device__ i64 operator()(i64 t) const { return L::transfer_lane<i64, typename DP::type>(t, g, ps.get(), v); }
+  __device__ i64 tail() const { return 0; }
+};
+// write_loc: lanes [0, N) translated; the tail [N, out_width) gets `fill` (the sink 0; E02: -1).
+template <class DP, class DD>
+struct WriteLocOp {
+  Gather g; DP ps; i64 stride; DD dcp; i64 rank; Variant v; i64 fill;
+  __device__ i64 operator()(i64 loc) const {
+    return L::write_loc_lane<i64, typename DP::type, typename DD::type>(loc, g, ps.get(), stride, dcp.get(), rank, v);
+  }
+  __device__ i64 tail() const { return fill; }
 };
 
 // ---- table routes: rows on grid.y (strided); block x owns an equal slice of the row's columns,
@@ -483,18 +617,6 @@ __global__ void __launch_bounds__(kThreads) k_kv_indices_inplace(KvIndicesInplac
   }
 }
 
-// ---- write_loc: lanes [0, N) translated, [N, W) zeroed (unless B06) ------------------------------
-__global__ void __launch_bounds__(kThreads) k_write_loc(WriteLocArgs a) {
-  const i64 i = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x;
-  const i64 n = a.loc.size;
-  if (i < n) {
-    a.out.data[i] = L::write_loc_lane<i64>(a.loc.data[i], Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier,
-                                           a.dcp_size, a.dcp_rank, a.variant);
-  } else if (i < a.out.size && !RouteSpec<Route::write_loc>::keeps_tail(a.variant)) {
-    a.out.data[i] = RouteSpec<Route::write_loc>::tail_fill<i64>(a.variant);  // E02: pad -1 instead of the sink
-  }
-}
-
 // ---- envelope moves: page of the first token of each page-major run -------------------------------
 __global__ void __launch_bounds__(kThreads) k_envelope_moves(EnvelopeMoveArgs a) {
   const i64 r = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x;
@@ -507,9 +629,8 @@ template <class Out>
 void token_translate_impl(const TokenTranslateArgs<Out>& a, cudaStream_t s) {
   validate(a);
   const i64 stride = a.page_size * a.multiplier;
-  dispatch_ps(a.page_size, [&](auto ps_c) {
-    constexpr i64 PS = decltype(ps_c)::value;
-    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, TokenOp<PS>{Gather{a.v2p.data}, a.page_size, stride, a.variant},
+  dispatch_div(a.page_size, [&](auto ps) {
+    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, TokenOp<decltype(ps)>{Gather{a.v2p.data}, ps, stride, a.variant},
                             s, "token_translate");
   });
 }
@@ -518,9 +639,8 @@ template <class Out>
 void swa_translate_impl(const SwaTranslateArgs<Out>& a, cudaStream_t s) {
   validate(a);
   const i64 stride = a.page_size * a.swa_multiplier;
-  dispatch_ps(a.page_size, [&](auto ps_c) {
-    constexpr i64 PS = decltype(ps_c)::value;
-    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, SwaOp<PS>{Gather{a.swa_v2p.data}, a.page_size, stride, a.variant},
+  dispatch_div(a.page_size, [&](auto ps) {
+    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, SwaOp<decltype(ps)>{Gather{a.swa_v2p.data}, ps, stride, a.variant},
                             s, "swa_translate");
   });
 }
@@ -631,10 +751,16 @@ void launch_kv_indices_inplace(const KvIndicesInplaceArgs& a, cudaStream_t s) {
 
 void launch_write_loc(const WriteLocArgs& a, cudaStream_t s) {
   validate(a);
-  const i64 w = a.out.size > a.loc.size ? a.out.size : a.loc.size;
-  if (w <= 0) return;
-  k_write_loc<<<grid_1d(w, kThreads), kThreads, 0, s>>>(a);
-  check_launch("write_loc");
+  using Spec = RouteSpec<Route::write_loc>;
+  const i64 n = a.loc.size;
+  const i64 w = Spec::keeps_tail(a.variant) ? n : (a.out.size > n ? a.out.size : n);  // B06: no tail writes
+  const i64 fill = Spec::tail_fill<i64>(a.variant);  // E02: pad -1 instead of the sink
+  dispatch_div2(a.page_size, a.dcp_size, [&](auto ps, auto dcp) {
+    launch_stream<i64>(a.loc.data, n, a.out.data, w,
+                       WriteLocOp<decltype(ps), decltype(dcp)>{Gather{a.v2p.data}, ps, a.page_size * a.multiplier, dcp,
+                                                               a.dcp_rank, a.variant, fill},
+                       s, "write_loc");
+  });
 }
 
 void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s) {
@@ -648,15 +774,20 @@ void launch_full_prefill_table(const FullPrefillTableArgs& a, cudaStream_t s) {
 
 void launch_dcp_read_translate(const DcpReadTranslateArgs& a, cudaStream_t s) {
   validate(a);
-  launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data,
-                          DcpOp{Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier, a.dcp_size, a.variant}, s,
-                          "dcp_read_translate");
+  dispatch_div2(a.page_size, a.dcp_size, [&](auto ps, auto dcp) {
+    launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data,
+                            DcpOp<decltype(ps), decltype(dcp)>{Gather{a.v2p.data}, ps, a.page_size * a.multiplier, dcp,
+                                                               a.variant},
+                            s, "dcp_read_translate");
+  });
 }
 
 void launch_transfer_ids(const TransferIdsArgs& a, cudaStream_t s) {
   validate(a);
-  launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data, TransferOp{Gather{a.v2p.data}, a.page_size, a.variant}, s,
-                          "transfer_ids");
+  dispatch_div(a.page_size, [&](auto ps) {
+    launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data, TransferOp<decltype(ps)>{Gather{a.v2p.data}, ps, a.variant},
+                            s, "transfer_ids");
+  });
 }
 
 void launch_envelope_moves(const EnvelopeMoveArgs& a, cudaStream_t s) {

@@ -1,5 +1,5 @@
 """Test subjects for kvaddr.check on the GPU: Triton kernels written from the spec (§4.1, 4.2, 4.3, 4.4,
-4.5, 4.8), each in the route's production calling convention (docs/harness.md), plus planted-bug
+4.5, 4.8, 4.9, 4.12, 4.13), each in the route's production calling convention (docs/harness.md), plus planted-bug
 versions (one catalogue bug per kernel, and one graph-capture bug). Not kvaddr code: subjects only."""
 import torch
 import triton
@@ -263,6 +263,75 @@ class DecodeMetadataBakedColumns:
                        multiplier, cache_seqlens, cu_seqlens_k, page_table, col_cap=self.cols)
 
 
+# ---- §4.9 swa_translate, §4.12 dcp_read_translate, §4.13 transfer_ids -------------------------
+# Written as upstream writes its Triton token kernels: BLOCK and the page size (and the DCP size) are
+# constexprs, so their divisions are by compile-time constants; one program per BLOCK lanes.
+@triton.jit
+def _token_remap(ids_ptr, v2p_ptr, out_ptr, n, stride, PAGE_SIZE: tl.constexpr, DCP_SIZE: tl.constexpr,
+                 BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    w = tl.load(ids_ptr + offs, mask=mask, other=0)
+    if DCP_SIZE == 1:
+        t = w
+    else:  # §4.12: the DCP-widened id collapses to the owner's token (padding stays negative)
+        t = tl.where(w < 0, -1, w // DCP_SIZE)
+    live = t >= 0
+    tt = tl.where(live, t, 0)
+    phys = tl.load(v2p_ptr + tt // PAGE_SIZE, mask=mask & live, other=0)
+    d = tl.maximum(phys * stride + tt % PAGE_SIZE, 0)
+    tl.store(out_ptr + offs, tl.where(live, d, 0), mask=mask)
+
+
+def _token_remap_launch(ids, v2p, page_size, stride, dcp_size, out):
+    n = ids.numel()
+    if n == 0:
+        return
+    src = ids.reshape(-1) if ids.is_contiguous() else ids.contiguous().view(-1)
+    assert out.is_contiguous(), "strided out is rejected"
+    _token_remap[(_cdiv(n, 1024),)](src, v2p, out.view(-1), n, stride, PAGE_SIZE=page_size, DCP_SIZE=dcp_size,
+                                    BLOCK=1024)
+
+
+def swa_translate(ids, swa_v2p, page_size, swa_multiplier, out):
+    _token_remap_launch(ids, swa_v2p, page_size, page_size * swa_multiplier, 1, out)
+
+
+def dcp_read_translate(ids, v2p, page_size, multiplier, dcp_size, out):
+    _token_remap_launch(ids, v2p, page_size, page_size * multiplier, dcp_size, out)
+
+
+def transfer_ids(ids, v2p, page_size, out):
+    _token_remap_launch(ids, v2p, page_size, page_size, 1, out)
+
+
+def translate_v2p_constexpr(virt, v2p, page_size, page_stride, out):
+    """§4.1 with the page size a constexpr (translate_v2p above takes it at run time)."""
+    _token_remap_launch(virt, v2p, page_size, page_stride, 1, out)
+
+
+# write_loc with the page size and DCP size as constexprs (the upstream form of the same kernel as
+# write_loc above, whose scalars are run-time values); the performance peer of kvaddr's write_loc.
+@triton.jit
+def _write_loc_constexpr(loc_ptr, loc_stride, v2p_ptr, out_ptr, n, width, stride, rank, PAGE_SIZE: tl.constexpr,
+                         DCP_SIZE: tl.constexpr, BLOCK: tl.constexpr):
+    i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    in_n = i < n
+    loc = tl.load(loc_ptr + i * loc_stride, mask=in_n, other=0)
+    keep = (loc > 0) & (loc % DCP_SIZE == rank) & in_n
+    t = tl.where(keep, loc // DCP_SIZE, 0)
+    phys = tl.load(v2p_ptr + t // PAGE_SIZE, mask=keep, other=0)
+    d = tl.where(keep, tl.maximum(phys * stride + t % PAGE_SIZE, 0), 0)
+    tl.store(out_ptr + i, d, mask=i < width)
+
+
+def write_loc_constexpr(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width):
+    if out_width == 0:
+        return
+    _write_loc_constexpr[(_cdiv(out_width, 1024),)](loc, loc.stride(0), v2p, out, loc.numel(), out_width, stride,
+                                                    dcp_rank, PAGE_SIZE=page_size, DCP_SIZE=dcp_size, BLOCK=1024)
+
+
 PRODUCTION = {
     "token_translate": translate_v2p,
     "canonical_page_table": canonical_page_table,
@@ -270,7 +339,13 @@ PRODUCTION = {
     "flashmla_block_table": flashmla_block_table,
     "write_loc": write_loc,
     "decode_metadata": decode_metadata,
+    "swa_translate": swa_translate,
+    "dcp_read_translate": dcp_read_translate,
+    "transfer_ids": transfer_ids,
 }
+# Performance peers (bench/peer.py) that are not the PRODUCTION subject of their route.
+PEERS = {"write_loc_constexpr": ("write_loc", write_loc_constexpr),
+         "translate_v2p_constexpr": ("token_translate", translate_v2p_constexpr)}
 # route -> (kernel, the variant check() claims, the catalogue variant the planted bug must be named as)
 PLANTED = {
     "translate_v2p_b17": ("token_translate", translate_v2p_b17, "production", "b17_doc_formula"),

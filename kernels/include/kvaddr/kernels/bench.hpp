@@ -41,6 +41,19 @@ struct BenchFloor {
   double time_vs_min = 0;  // median time / (bytes / copy bandwidth); 0 when bytes == 0
 };
 
+// A harness-throughput row: one whole check of `lanes` lanes of a token route (the ids made on the
+// device, the reference launch, the on-device comparison against a second output buffer, the
+// user's kernel excluded), timed on the host clock.
+struct BenchHarness {
+  std::string name;      // e.g. "harness/token_translate"
+  std::string workload;
+  std::int64_t lanes = 0;
+  double median_us = 0, min_us = 0;
+  double lanes_per_second = 0;    // lanes / median
+  std::int64_t differences = 0;   // summed over every run (0: the comparison agreed each time)
+  bool target_met = false;        // >= 1e10 lanes/s and no difference
+};
+
 struct BenchReport {
   bool skipped = false;
   std::string skip_reason;
@@ -50,6 +63,7 @@ struct BenchReport {
   double copy_bytes = 0;
   std::vector<BenchResult> results;
   std::vector<BenchFloor> floors;
+  std::vector<BenchHarness> harness;
   // Launch latency, N = 1024 token_translate, launch to completion on the host clock (launcher
   // call, host validation included, until the stream is seen idle). Two ways to see completion:
   // busy-polling cudaStreamQuery (the target is judged on this one) and cudaStreamSynchronize.

@@ -54,6 +54,15 @@ struct LaunchShape {
   bool resident_grid = false;        // cap their grid at the device's resident blocks
   int decode_lanes_per_thread = 4;   // decode_metadata (one kernel per page-table path since round 3)
   bool decode_resident_grid = false;
+  // Run-time divisors (page size, dcp_size) of the streaming token kernels: 0 = compile-time
+  // constants for ps in {1, 16, 32, 64, 128} and dcp_size in {1, 2}, kvaddr::FastDivisor
+  // (fast_div.hpp) for the others; 1 = FastDivisor for every value; 2 = the plain int64 division.
+  int division = 0;
+  // Streaming kernels: 16-byte loads / stores of two lanes where in and out are aligned for them.
+  bool vector_io = true;
+  // Streaming kernels at 4 lanes per thread: 8 = compile them for 8 resident blocks per SM
+  // (__launch_bounds__ minimum blocks: at most 32 registers); anything else: no such bound.
+  int stream_min_blocks = 0;
 };
 void set_launch_shape(const LaunchShape& shape);
 LaunchShape launch_shape();

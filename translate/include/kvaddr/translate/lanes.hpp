@@ -47,6 +47,17 @@ KVADDR_HD constexpr I kv_wrap32(I a) { return kv_narrow32(a); }
 template <class I>
 KVADDR_HD constexpr I kv_max0(I a) { return kv_pick(a < I(0), I(0), a); }
 
+// Divisor parameters (page size, DCP size) of the token lanes have their own type D, not deduced
+// from the argument: I itself by default, or a precomputed divisor (kvaddr::FastDivisor,
+// kvaddr/translate/fast_div.hpp) whose kv_div / kv_rem give the same truncating quotient and
+// remainder and whose value is I(d). Callers that name no D get I, as before.
+template <class T>
+struct divisor_arg {
+  using type = T;
+};
+template <class T>
+using divisor_arg_t = typename divisor_arg<T>::type;
+
 // ---- shared pieces -------------------------------------------------------------------------
 
 // ceil(n / d) for n >= 0, d >= 1 (the `n_pages` of every page-granular route).
@@ -62,8 +73,8 @@ KVADDR_HD constexpr I page_count(I len, I ps, Variant v) {
 
 // §4.1 token_translate: t < 0 -> 0; else max(v2p[t / ps] * S + t % ps, 0), S = ps * M.
 // The sign test comes first, so padding lanes never touch the table (spec I9).
-template <class I, class Gather>
-KVADDR_HD constexpr I token_translate_lane(I t, Gather&& v2p, I ps, I stride, Variant v) {
+template <class I, class D = I, class Gather>
+KVADDR_HD constexpr I token_translate_lane(I t, Gather&& v2p, divisor_arg_t<D> ps, I stride, Variant v) {
   const auto live = !(t < I(0));
   const I page = kv_pick(live, kv_div(t, ps), I(0));
   const I off = kv_pick(live, kv_rem(t, ps), I(0));
@@ -77,9 +88,9 @@ KVADDR_HD constexpr I token_translate_lane(I t, Gather&& v2p, I ps, I stride, Va
 
 // §4.9 swa_translate: token_translate over the SWA table with S_swa = ps * M_swa.
 // B11 (Era A pool-level SWA translate): no clamp, so an SWA tombstone yields a negative id.
-template <class I, class Gather>
-KVADDR_HD constexpr I swa_translate_lane(I t, Gather&& swa_v2p, I ps, I stride, Variant v) {
-  if (!has(v, Behaviour::b11_swa_no_clamp)) return token_translate_lane(t, swa_v2p, ps, stride, Variant{});
+template <class I, class D = I, class Gather>
+KVADDR_HD constexpr I swa_translate_lane(I t, Gather&& swa_v2p, divisor_arg_t<D> ps, I stride, Variant v) {
+  if (!has(v, Behaviour::b11_swa_no_clamp)) return token_translate_lane<I, D>(t, swa_v2p, ps, stride, Variant{});
   const auto live = !(t < I(0));
   const I page = kv_pick(live, kv_div(t, ps), I(0));
   const I off = kv_pick(live, kv_rem(t, ps), I(0));
@@ -160,8 +171,10 @@ KVADDR_HD constexpr I eager_funnel_lane(I tok, Gather&& v2p, I ps, I stride) {
 // else 0. loc = 0 never loads v2p[0] (the load is masked by keep).
 // E03: the kernel-facing id P*S + o is formed in int32 (wraps once >= 2^31; a wrapped negative id
 // then clamps to the sink, a silent write to row 0). Other variants act outside the lane.
-template <class I, class Gather>
-KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_size, I dcp_rank, Variant v) {
+// D: the type of ps, E: the type of dcp_size (see divisor_arg).
+template <class I, class D = I, class E = D, class Gather>
+KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, divisor_arg_t<D> ps, I stride, divisor_arg_t<E> dcp_size,
+                                     I dcp_rank, Variant v) {
   const auto keep = (I(0) < loc) && (kv_rem(loc, dcp_size) == dcp_rank);
   const I t = kv_pick(keep, kv_div(loc, dcp_size), I(-1));
   const I page = kv_pick(keep, kv_div(t, ps), I(0));
@@ -172,9 +185,10 @@ KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_
 }
 
 // The production write_loc lane (signature kept for existing instantiations).
-template <class I, class Gather>
-KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, I ps, I stride, I dcp_size, I dcp_rank) {
-  return write_loc_lane(loc, v2p, ps, stride, dcp_size, dcp_rank, Variant{});
+template <class I, class D = I, class E = D, class Gather>
+KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, divisor_arg_t<D> ps, I stride, divisor_arg_t<E> dcp_size,
+                                     I dcp_rank) {
+  return write_loc_lane<I, D, E>(loc, v2p, ps, stride, dcp_size, dcp_rank, Variant{});
 }
 
 // §4.10 mamba_translate: raw gather v2p[v] (no clamp upstream: a padding id -1 reads before the
@@ -197,19 +211,21 @@ KVADDR_HD constexpr I full_prefill_entry_lane(I tok, Gather&& v2p, I ps, I mult,
 
 // §4.12 dcp_read_translate: translate_kv_loc(w / dcp_size); padding (w < 0) -> 0.
 // B14: collapsed but never translated (the id stays virtual).
-template <class I, class Gather>
-KVADDR_HD constexpr I dcp_read_lane(I w, Gather&& v2p, I ps, I stride, I dcp_size, Variant v) {
+// D: the type of ps, E: the type of dcp_size (see divisor_arg).
+template <class I, class D = I, class E = D, class Gather>
+KVADDR_HD constexpr I dcp_read_lane(I w, Gather&& v2p, divisor_arg_t<D> ps, I stride, divisor_arg_t<E> dcp_size,
+                                    Variant v) {
   const I t = kv_pick(w < I(0), I(-1), kv_div(w, dcp_size));
   if (has(v, Behaviour::b14_dcp_untranslated)) return kv_max0(t);
-  return token_translate_lane(t, v2p, ps, stride, Variant{});
+  return token_translate_lane<I, D>(t, v2p, ps, stride, Variant{});
 }
 
 // §4.13 transfer_ids: physical token of a virtual token for envelope transfer (PD, HiCache):
 // phys(t) = max(v2p[t / ps] * ps + t % ps, 0). B16: the virtual id is used as the physical one.
-template <class I, class Gather>
-KVADDR_HD constexpr I transfer_lane(I t, Gather&& v2p, I ps, Variant v) {
+template <class I, class D = I, class Gather>
+KVADDR_HD constexpr I transfer_lane(I t, Gather&& v2p, divisor_arg_t<D> ps, Variant v) {
   if (has(v, Behaviour::b16_virtual_as_physical)) return kv_max0(t);
-  return token_translate_lane(t, v2p, ps, ps, Variant{});
+  return token_translate_lane<I, D>(t, v2p, ps, I(ps), Variant{});
 }
 
 // §4.13 HiCache: physical token -> kernel-facing row, phi(x) = (x / ps) * S + x % ps (x >= 0).

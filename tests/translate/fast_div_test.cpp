@@ -1,0 +1,175 @@
+// kvaddr::FastDivisor (fast_div.hpp) against the builtin int64 `/` and `%`: every divisor class the
+// kernels use (powers of two, the 64-bit-magic path, the 65-bit "add" path, the largest divisors),
+// over edge dividends and random ones; and the lane functions instantiated with it.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "kvaddr/translate/fast_div.hpp"
+#include "kvaddr/translate/lanes.hpp"
+
+namespace {
+
+using kvaddr::FastDivisor;
+using i64 = std::int64_t;
+constexpr i64 kMax = std::numeric_limits<i64>::max();
+constexpr i64 kMin = std::numeric_limits<i64>::min();
+
+// Edge dividends for divisor d: 0, +-1, d - 1, d, d + 1, multiples of d and their neighbours,
+// 2^31 +- 1, 2^32, 2^62, INT64_MAX, INT64_MIN (+1), and the negations of all of them.
+std::vector<i64> edge_dividends(i64 d) {
+  std::vector<i64> v = {0, 1, 2, 3, 63, 64, 65, (i64(1) << 31) - 1, i64(1) << 31, (i64(1) << 31) + 1, i64(1) << 32,
+                        (i64(1) << 62) - 1, i64(1) << 62, (i64(1) << 62) + 1, kMax, kMax - 1};
+  for (i64 k : {i64(1), i64(2), i64(3), i64(1000), i64(1) << 20}) {
+    if (d <= kMax / k) {
+      const i64 m = d * k;
+      v.push_back(m);
+      v.push_back(m - 1);
+      if (m < kMax) v.push_back(m + 1);
+    }
+  }
+  v.push_back(kMax / d * d);      // the largest multiple of d
+  v.push_back(kMax / d * d - 1);
+  const std::size_t n = v.size();
+  for (std::size_t i = 0; i < n; ++i) v.push_back(-v[i]);
+  v.push_back(kMin);
+  v.push_back(kMin + 1);
+  return v;
+}
+
+void expect_exact(const FastDivisor& f, i64 a) {
+  const i64 d = f.d;
+  // INT64_MIN / -1 is the only overflowing case of `/`, and d >= 1 excludes it.
+  ASSERT_EQ(f.div(a), a / d) << "a = " << a << ", d = " << d;
+  ASSERT_EQ(f.rem(a), a % d) << "a = " << a << ", d = " << d;
+  ASSERT_EQ(kvaddr::kv_div(a, f), a / d);
+  ASSERT_EQ(kvaddr::kv_rem(a, f), a % d);
+}
+
+std::vector<i64> divisor_classes() {
+  std::vector<i64> d = {1, 2, 4, 16, 32, 64, 128, 256, 1024, i64(1) << 20, i64(1) << 31, i64(1) << 32, i64(1) << 62,
+                        3, 5, 6, 7, 9, 10, 12, 24, 48, 96, 100, 125, 641, 1000, 4095, 4097,
+                        (i64(1) << 31) - 1, (i64(1) << 31) + 1, (i64(1) << 32) + 1, (i64(1) << 62) - 1,
+                        (i64(1) << 62) + 1, kMax - 1, kMax};
+  std::mt19937_64 rng(0x5EEDF00D);
+  for (int i = 0; i < 200; ++i) d.push_back(1 + static_cast<i64>(rng() % 100000));
+  for (int i = 0; i < 200; ++i) d.push_back(1 + static_cast<i64>(rng() >> 1) % kMax);
+  for (int i = 0; i < 100; ++i) d.push_back(1 + static_cast<i64>(rng() >> (1 + rng() % 62)));
+  return d;
+}
+
+TEST(FastDivisor, HandComputedSmallCases) {
+  const FastDivisor two = FastDivisor::of(2), seven = FastDivisor::of(7), sixty_four = FastDivisor::of(64);
+  EXPECT_EQ(two.div(7), 3);
+  EXPECT_EQ(two.rem(7), 1);
+  EXPECT_EQ(two.div(-7), -3);  // truncates toward zero, not floor
+  EXPECT_EQ(two.rem(-7), -1);  // the dividend's sign
+  EXPECT_EQ(seven.div(-50), -7);
+  EXPECT_EQ(seven.rem(-50), -1);
+  EXPECT_EQ(seven.div(49), 7);
+  EXPECT_EQ(seven.rem(48), 6);
+  EXPECT_EQ(sixty_four.div(-1), 0);
+  EXPECT_EQ(sixty_four.rem(-1), -1);
+  EXPECT_EQ(sixty_four.div(130), 2);
+  EXPECT_EQ(sixty_four.rem(130), 2);
+  EXPECT_EQ(FastDivisor::of(1).div(kMin), kMin);
+  EXPECT_EQ(FastDivisor::of(1).rem(kMin), 0);
+  EXPECT_EQ(FastDivisor::of(kMax).div(kMin), -1);
+  EXPECT_EQ(FastDivisor::of(kMax).rem(kMin), -1);
+  EXPECT_EQ(static_cast<i64>(seven), 7);
+}
+
+TEST(FastDivisor, EveryPathIsTaken) {
+  // Powers of two take the shift; 3 (magic 0xAAAA...AB) the 64-bit magic; 7 needs 65 bits (add).
+  EXPECT_EQ(FastDivisor::of(64).magic, 0u);
+  EXPECT_EQ(FastDivisor::of(64).shift, 6);
+  EXPECT_NE(FastDivisor::of(3).magic, 0u);
+  EXPECT_FALSE(FastDivisor::of(3).add);
+  EXPECT_EQ(FastDivisor::of(3).magic, 0xAAAAAAAAAAAAAAABull);
+  EXPECT_TRUE(FastDivisor::of(7).add);
+  int adds = 0, plain = 0, pow2 = 0;
+  for (i64 d : divisor_classes()) {
+    const FastDivisor f = FastDivisor::of(d);
+    if (f.magic == 0) ++pow2;
+    else if (f.add) ++adds;
+    else ++plain;
+  }
+  EXPECT_GT(adds, 10);
+  EXPECT_GT(plain, 10);
+  EXPECT_GT(pow2, 10);
+}
+
+TEST(FastDivisor, NonPositiveDivisorBecomesOne) {
+  EXPECT_EQ(FastDivisor::of(0).d, 1);
+  EXPECT_EQ(FastDivisor::of(-5).d, 1);
+  EXPECT_EQ(FastDivisor::of(0).div(-9), -9);
+}
+
+TEST(FastDivisor, EdgeDividendsEveryDivisorClass) {
+  for (i64 d : divisor_classes()) {
+    const FastDivisor f = FastDivisor::of(d);
+    for (i64 a : edge_dividends(d)) expect_exact(f, a);
+  }
+}
+
+TEST(FastDivisor, RandomDividendsEveryDivisorClass) {
+  std::mt19937_64 rng(42);
+  for (i64 d : divisor_classes()) {
+    const FastDivisor f = FastDivisor::of(d);
+    for (int i = 0; i < 2000; ++i) {
+      const i64 full = static_cast<i64>(rng());                     // any int64
+      const i64 near = static_cast<i64>(rng() % 4096) - 2048;       // around 0
+      const i64 scaled = static_cast<i64>(rng() >> (rng() % 64));   // every magnitude
+      expect_exact(f, full);
+      expect_exact(f, near);
+      expect_exact(f, scaled);
+      expect_exact(f, -scaled);
+    }
+  }
+}
+
+TEST(FastDivisor, SmallDivisorsExhaustiveSmallDividends) {
+  for (i64 d = 1; d <= 300; ++d) {
+    const FastDivisor f = FastDivisor::of(d);
+    for (i64 a = -5000; a <= 5000; ++a) expect_exact(f, a);
+  }
+}
+
+// The lane functions over a FastDivisor give the same values as over int64 divisors.
+TEST(FastDivisor, LanesAgreeWithBuiltinDivisors) {
+  std::vector<i64> v2p(1 << 12);
+  std::mt19937_64 rng(7);
+  for (auto& x : v2p) x = static_cast<i64>(rng() % 4096) - 1;  // includes tombstones -1
+  const auto g = [&](i64 i, bool m) { return m ? v2p[static_cast<std::size_t>(i)] : i64(0); };
+  namespace L = kvaddr::lanes;
+  using kvaddr::Variant;
+  for (i64 ps : {i64(1), i64(3), i64(16), i64(24), i64(64), i64(100)}) {
+    for (i64 dcp : {i64(1), i64(2), i64(3), i64(8)}) {
+      const FastDivisor fps = FastDivisor::of(ps), fdcp = FastDivisor::of(dcp);
+      const i64 stride = ps * 5, limit = i64(v2p.size()) * ps;  // every page index stays in the table
+      for (int i = 0; i < 3000; ++i) {
+        const i64 t = static_cast<i64>(rng() % static_cast<std::uint64_t>(limit)) - (i % 7 == 0 ? limit : 0);
+        EXPECT_EQ((L::token_translate_lane<i64, FastDivisor>(t, g, fps, stride, Variant::production)),
+                  L::token_translate_lane<i64>(t, g, ps, stride, Variant::production));
+        EXPECT_EQ((L::swa_translate_lane<i64, FastDivisor>(t, g, fps, stride, Variant::b11_swa_no_clamp)),
+                  L::swa_translate_lane<i64>(t, g, ps, stride, Variant::b11_swa_no_clamp));
+        EXPECT_EQ((L::transfer_lane<i64, FastDivisor>(t, g, fps, Variant::production)),
+                  L::transfer_lane<i64>(t, g, ps, Variant::production));
+        const i64 w = t < 0 ? t : t * dcp + static_cast<i64>(rng() % static_cast<std::uint64_t>(dcp));
+        EXPECT_EQ((L::dcp_read_lane<i64, FastDivisor, FastDivisor>(w, g, fps, stride, fdcp, Variant::production)),
+                  L::dcp_read_lane<i64>(w, g, ps, stride, dcp, Variant::production));
+        for (i64 rank = 0; rank < dcp; ++rank) {
+          EXPECT_EQ((L::write_loc_lane<i64, FastDivisor, FastDivisor>(w, g, fps, stride, fdcp, rank, Variant::production)),
+                    L::write_loc_lane<i64>(w, g, ps, stride, dcp, rank, Variant::production));
+          EXPECT_EQ((L::write_loc_lane<i64, i64, FastDivisor>(w, g, ps, stride, fdcp, rank, Variant::e03_int32_offset)),
+                    L::write_loc_lane<i64>(w, g, ps, stride, dcp, rank, Variant::e03_int32_offset));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace

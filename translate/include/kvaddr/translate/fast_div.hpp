@@ -1,0 +1,102 @@
+#pragma once
+// FastDivisor: truncating int64 division and remainder by a divisor known only at run time (a
+// page size, a DCP size) without the ~70-instruction 64-bit division subroutine of the GPU.
+//
+// Made once on the host (FastDivisor::of(d), 1 <= d <= INT64_MAX), used on the device or the host:
+//   * a power of two d = 2^k divides by an arithmetic shift of a biased toward zero;
+//   * any other d divides |a| by a multiply-high with a precomputed 64-bit magic number and a
+//     shift (the round-up method of Granlund and Montgomery, with the "add" fix-up when the magic
+//     needs 65 bits), which is exact for every unsigned 64-bit dividend;
+//   * there the sign is applied afterwards; on both paths the quotient truncates toward zero and the remainder
+//     takes the dividend's sign, exactly as C++ / CUDA / Triton `/` and `%` on int64 do, for every
+//     int64 dividend including INT64_MIN.
+// kv_div(a, FastDivisor) / kv_rem(a, FastDivisor) are the lane customisation points of
+// kvaddr/translate/lanes.hpp (found by argument-dependent lookup), so the lane functions that take
+// a divisor type run unchanged over it; `std::int64_t(d)` is the divisor's value.
+#include <cstdint>
+
+#include "kvaddr/translate/variant.hpp"  // KVADDR_HD
+
+namespace kvaddr {
+
+__extension__ typedef unsigned __int128 fast_div_u128;  // GCC / Clang / nvcc 128-bit integer
+
+struct FastDivisor {
+  std::int64_t d = 1;
+  std::uint64_t magic = 0;  // 0 for a power of two
+  int shift = 0;            // k for d = 2^k; the post-multiply shift otherwise
+  bool add = false;         // the 65-bit magic case: ((n - q) >> 1) + q, then shift
+
+  // Host only (128-bit arithmetic); d >= 1 (the callers validate it; d < 1 yields d = 1).
+  static FastDivisor of(std::int64_t divisor) {
+    FastDivisor f;
+    if (divisor < 1) divisor = 1;
+    f.d = divisor;
+    const std::uint64_t ud = static_cast<std::uint64_t>(divisor);
+    int l = 63;
+    while (((ud >> l) & 1u) == 0) --l;  // floor(log2 d)
+    if ((ud & (ud - 1)) == 0) {
+      f.shift = l;
+      return f;
+    }
+    // m = floor(2^(64 + l) / d); 2^l < d < 2^(l + 1), l <= 62.
+    const fast_div_u128 num = static_cast<fast_div_u128>(1) << (64 + l);
+    std::uint64_t m = static_cast<std::uint64_t>(num / ud);
+    const std::uint64_t rem = static_cast<std::uint64_t>(num % ud);
+    const std::uint64_t e = ud - rem;
+    if (e < (std::uint64_t(1) << l)) {
+      f.shift = l;  // m + 1 fits 64 bits and is exact with a shift of l
+    } else {
+      m += m;  // 2^(65 + l) / d: the 65-bit magic, its top bit handled by the add step
+      const std::uint64_t twice = rem + rem;
+      if (twice >= ud || twice < rem) m += 1;
+      f.shift = l;
+      f.add = true;
+    }
+    f.magic = m + 1;
+    return f;
+  }
+
+  KVADDR_HD static constexpr std::uint64_t mulhi(std::uint64_t a, std::uint64_t b) {
+#if defined(__CUDA_ARCH__)
+    return __umul64hi(a, b);
+#else
+    return static_cast<std::uint64_t>((static_cast<fast_div_u128>(a) * b) >> 64);
+#endif
+  }
+
+  // floor(n / d) for every unsigned 64-bit n.
+  KVADDR_HD constexpr std::uint64_t udiv(std::uint64_t n) const {
+    if (magic == 0) return n >> shift;
+    const std::uint64_t q = mulhi(magic, n);
+    if (!add) return q >> shift;
+    return (((n - q) >> 1) + q) >> shift;
+  }
+
+  // a / d, truncating toward zero.
+  KVADDR_HD constexpr std::int64_t div(std::int64_t a) const {
+    if (magic == 0) {
+      // 2^k: an arithmetic shift floors, so a negative dividend is first biased by d - 1
+      // (a + d - 1 <= d - 2 for a < 0: no overflow).
+      const std::int64_t bias = (a >> 63) & (d - 1);
+      return (a + bias) >> shift;
+    }
+    const bool neg = a < 0;
+    const std::uint64_t ua = neg ? std::uint64_t(0) - static_cast<std::uint64_t>(a) : static_cast<std::uint64_t>(a);
+    const std::uint64_t uq = udiv(ua);
+    return static_cast<std::int64_t>(neg ? std::uint64_t(0) - uq : uq);
+  }
+
+  // a % d, the sign of a (a - (a / d) * d, formed without overflow).
+  KVADDR_HD constexpr std::int64_t rem(std::int64_t a) const {
+    const std::uint64_t q = static_cast<std::uint64_t>(div(a));
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - q * static_cast<std::uint64_t>(d));
+  }
+
+  KVADDR_HD constexpr explicit operator std::int64_t() const { return d; }
+};
+
+KVADDR_HD constexpr std::int64_t kv_div(std::int64_t a, const FastDivisor& f) { return f.div(a); }
+KVADDR_HD constexpr std::int64_t kv_rem(std::int64_t a, const FastDivisor& f) { return f.rem(a); }
+
+}  // namespace kvaddr
