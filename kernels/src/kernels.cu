@@ -619,10 +619,13 @@ __global__ void __launch_bounds__(kThreads) k_kv_indices_inplace(KvIndicesInplac
 
 // ---- envelope moves: page of the first token of each page-major run -------------------------------
 __global__ void __launch_bounds__(kThreads) k_envelope_moves(EnvelopeMoveArgs a) {
-  const i64 r = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x;
-  if (r >= a.dst_tokens.size / a.page_size) return;
-  a.dst_pages.data[r] = L::run_page_lane<i64>(a.dst_tokens.data[r * a.page_size], a.page_size);
-  a.src_pages.data[r] = L::run_page_lane<i64>(a.src_tokens.data[r * a.page_size], a.page_size);
+  // grid_1d caps the grid at kMaxGridX blocks: the grid-stride loop covers runs past kMaxGridX * kThreads.
+  const i64 runs = a.dst_tokens.size / a.page_size;
+  const i64 step = static_cast<i64>(gridDim.x) * kThreads;
+  for (i64 r = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x; r < runs; r += step) {
+    a.dst_pages.data[r] = L::run_page_lane<i64>(a.dst_tokens.data[r * a.page_size], a.page_size);
+    a.src_pages.data[r] = L::run_page_lane<i64>(a.src_tokens.data[r * a.page_size], a.page_size);
+  }
 }
 
 template <class Out>

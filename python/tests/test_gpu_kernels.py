@@ -86,10 +86,8 @@ def test_huge_token_case_runs_and_catches_a_truncating_kernel():
     assert rep.failure.first[0].index == (1 << 31,) and rep.failure.differing == 4099
 
 
-# write_loc: kvaddr's k_write_loc (kernels/src/kernels.cu) caps its grid at 2^20 blocks of 256 threads without a
-# grid-stride loop, so lanes past 2^28 are never written; the huge case's host spot check raises
-# ReferenceDisagreement there (found on the H200, docs/harness.md). Kept as a plain assertion: it passes once the
-# kernel covers every lane.
+# write_loc: an earlier kvaddr write_loc kernel capped its grid at 2^20 blocks of 256 threads without a grid-stride
+# loop, so lanes past 2^28 were never written; this huge case found it on the H200 (docs/harness.md).
 @pytest.mark.parametrize("route", ["read_table", "canonical_page_table", "write_loc"])
 def test_huge_case_other_routes(route):
     rep = kvaddr.check(route, G.kernel(route), device="cuda", cases=2, seed=4, huge=True)
