@@ -36,6 +36,12 @@ void add_identity_obligations(std::vector<Def>& out);
 void add_route_obligations(std::vector<Def>& out);
 void add_layout_obligations(std::vector<Def>& out);
 void add_lifecycle_obligations(std::vector<Def>& out);
+// The route specs' row / columns / tail rules (spec_rules.cpp): the .rows obligations (+ .e10) and
+// route.read_table.columns (+ .b10, or + .grid_spill alone) at their place among the route
+// obligations, and the other spec-rule obligations.
+void add_row_obligations(std::vector<Def>& out);
+void add_read_table_column_obligations(std::vector<Def>& out, bool grid_spill);
+void add_spec_rule_obligations(std::vector<Def>& out);
 
 constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
 constexpr std::int64_t kMaxPs = std::int64_t{1} << 16;
@@ -79,5 +85,21 @@ Outcome i2_phi_of(const RunOptions& o, const PhiFn& phi);
 // pass wrong divisions (a / (dcp_size + 1), the remainder dropped), which must be refuted.
 using DcpDivFn = std::function<std::pair<sym::Sym, sym::Sym>(const sym::Sym& a, const sym::Sym& dcp_size)>;
 Outcome dcp_collapse_lemma_of(const RunOptions& o, const DcpDivFn& div);
+
+// The tail rules of read_table and write_loc under proof in route.read_table.tail and
+// route.write_loc.tail; the registered obligations pass the specs' functions (read_table_tail_rule,
+// write_loc_tail_rule), the vacuity tests pass wrong versions, which must be refuted.
+struct ReadTableTailRule {
+  std::function<sym::Sym(Variant)> fill;  // Spec::tail_fill
+  std::function<sym::Sym(const sym::Sym& live, const sym::Sym& max_pages, bool zero_tail)> written;  // written_columns
+};
+struct WriteLocTailRule {
+  std::function<bool(Variant)> keeps;     // Spec::keeps_tail
+  std::function<sym::Sym(Variant)> fill;  // Spec::tail_fill
+};
+ReadTableTailRule read_table_tail_rule();
+WriteLocTailRule write_loc_tail_rule();
+Outcome read_table_tail_of(const RunOptions& o, Variant v, const ReadTableTailRule& rule);
+Outcome write_loc_tail_of(const RunOptions& o, Variant v, const WriteLocTailRule& rule);
 
 }  // namespace kvaddr::proofs

@@ -17,6 +17,7 @@ const std::vector<Def>& defs() {
     add_identity_obligations(v);
     add_layout_obligations(v);
     add_route_obligations(v);
+    add_spec_rule_obligations(v);
     add_lifecycle_obligations(v);
     return v;
   }();

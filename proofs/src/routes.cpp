@@ -1,7 +1,8 @@
 // Route obligations (spec §4, §2.5, §6, §7): every production route maps padding and tombstones
 // to the sink, loads only inside its table, stays inside the kernel-facing id space, computes
 // exactly in int64 and fits its int32 output; each bug variant is refuted. All lanes are the
-// templates of translate/lanes.hpp instantiated over sym::Sym.
+// templates of translate/lanes.hpp instantiated over sym::Sym. The obligations on the route specs'
+// row / columns / tail rules are in spec_rules.cpp.
 #include <string>
 
 #include "common.hpp"
@@ -204,29 +205,6 @@ Outcome mamba_query(bool clamp, unsigned timeout_ms) {
   return check(q, timeout_ms);
 }
 
-// §4.4 read_table column bound (B10): every written column c < table_columns(...) is < max_pages.
-Outcome columns_query(Variant v, unsigned timeout_ms) {
-  z3::context ctx;
-  Env env(ctx, Mode::integer);
-  const Sym ps = Sym::var("ps");
-  const Sym len = Sym::var("seq_len_plus_delta");
-  const Sym max_pages = Sym::var("max_pages");
-  const Sym c = Sym::var("c");
-  const Sym cols = lanes::table_columns(len, ps, max_pages, v);
-  Query q;
-  q.header = header(Route::read_table, v);
-  q.require(ps >= Sym(1) && ps <= Sym(kMaxPs) && len >= Sym(0) && len < Sym(kTwo31));
-  q.require(max_pages >= Sym(1) && max_pages < Sym(kTwo31));
-  q.require(c >= Sym(0) && c < cols);
-  q.show("ps", ps);
-  q.show("seq_len_plus_delta", len);
-  q.show("max_pages", max_pages);
-  q.show("column", c);
-  q.ensure("column_below_max_pages", c < max_pages);
-  q.ensure("covers_live_pages", implies(c < sym::floor_div(len + ps - Sym(1), ps), c < cols || c >= max_pages));
-  return check(q, timeout_ms);
-}
-
 // §2.7 int32 stores of the table routes (issue 17): a lane's exact value x (a table entry
 // v2p * M, or decode_metadata's seq_len + delta and its prefix sum) stored into an int32 output.
 // Without the I8 bound x reaches 2^31; production's checked store raises, int32_wrap stores a
@@ -313,57 +291,6 @@ Outcome e03_query(bool write_loc, Variant v, unsigned timeout_ms) {
   q.tables.push_back(&pool.v2p);
   q.ensure("agrees_with_int64_lane", out == ref);
   q.ensure("int64_exact", exact);
-  return check(q, timeout_ms);
-}
-
-// §4.2-§4.5 row selection, E10 (attention-gym #189 shape): batch lane b of a page table reads the
-// req_to_token row req_pool_indices[b] (row_ids[b] for read_table). A symbolic two-row
-// req_to_token of width W (flat, row r at [r*W, r*W + W)), symbolic req_pool_indices over {0, 1},
-// batch lane b in {0, 1} and column col < W: the lane's entry equals the entry of the token at
-// (req_pool_indices[b], col). E10 reads row b instead and is refuted by any non-identity row map
-// whose two rows name pages with different v2p entries.
-Outcome rows_query(Route r, Variant v, unsigned timeout_ms) {
-  z3::context ctx;
-  Env env(ctx, Mode::integer);
-  const bool decode = r == Route::decode_metadata;
-  SymPool pool(decode ? 1 : 0);  // decode: the shift lane at ps = 1 (log2 ps = 0)
-  const Sym width = Sym::var("row_width");
-  const Sym b = Sym::var("b");
-  const Sym col = Sym::var("col");
-  sym::SymTable r2t("req_to_token", Sym(2) * width);
-  sym::SymTable rows("req_pool_indices", Sym(2));
-  const Sym pool_row = rows(b, b == b);
-  // The row the route reads: production rows[b]; E10 the batch position b (routes_tables.cpp batch_row).
-  const Sym row = (v == Variant::e10_batch_index_rows) ? b : pool_row;
-  const Sym tok = r2t(kv_pick(row == Sym(0), col, width + col), col == col);
-  const Sym out = decode ? lanes::decode_entry_lane(tok, pool.v2p, 0, pool.M, Variant::production)
-                         : lanes::page_entry_lane(tok, pool.v2p, pool.ps, pool.M, Variant::production);
-  // The spec's entry: the token of request rows[b] at column col.
-  const Sym ref_tok = r2t.at(kv_pick(rows.at(b) == Sym(0), col, width + col));
-  const Sym ref = decode ? lanes::decode_entry_lane(ref_tok, pool.v2p, 0, pool.M, Variant::production)
-                         : lanes::page_entry_lane(ref_tok, pool.v2p, pool.ps, pool.M, Variant::production);
-  Query q;
-  q.header = header(r, v) + " rows=2 (symbolic req_to_token, req_pool_indices)";
-  q.require(width >= Sym(1) && width < Sym(kTwo31));
-  q.require(b >= Sym(0) && b < Sym(2) && col >= Sym(0) && col < width);
-  q.require(rows.loaded_entries([](const Sym&, const Sym& val) { return val >= Sym(0) && val < Sym(2); }));
-  q.require(r2t.loaded_entries([&](const Sym&, const Sym& val) { return admitted_token(pool, val); }));
-  q.require(admitted_token(pool, ref_tok));
-  pool.constrain(q, true);
-  pool.show(q);
-  q.show("row_width", width);
-  q.show("b", b);
-  q.show("col", col);
-  q.show("req_pool_indices[b]", pool_row);
-  q.show("row_read", row);
-  q.show("tok", tok);
-  q.show("entry", out);
-  q.show("spec_entry", ref);
-  q.tables.push_back(&pool.v2p);
-  q.tables.push_back(&r2t);
-  q.tables.push_back(&rows);
-  q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds() && r2t.loads_in_bounds() && rows.loads_in_bounds());
-  q.ensure("row_is_req_pool_index", out == ref);
   return check(q, timeout_ms);
 }
 
@@ -524,20 +451,7 @@ void add_route_obligations(std::vector<Def>& out) {
     d.run = [](const RunOptions& o) { return mamba_query(true, o.timeout_ms); };
     out.push_back(std::move(d));
   }
-  {
-    Def d;
-    d.info = {"route.read_table.columns", "§4.4 max_pages bound",
-              "1 <= ps <= 2^16, 0 <= seq_len + delta < 2^31, 1 <= max_pages < 2^31, c < table_columns",
-              "every written column c < max_pages, and every live page below max_pages is written",
-              "ps, lengths, max_pages symbolic", proved};
-    d.run = [](const RunOptions& o) { return columns_query(Variant::production, o.timeout_ms); };
-    out.push_back(d);
-    d.info.name = "route.read_table.columns.b10";
-    d.info.spec = "§6 B10";
-    d.info.expected = refuted;
-    d.run = [](const RunOptions& o) { return columns_query(Variant::b10_no_max_pages_bound, o.timeout_ms); };
-    out.push_back(std::move(d));
-  }
+  add_read_table_column_obligations(out, false);  // spec_rules.cpp
   {
     Def d;
     d.info = {"B12.swa_sizing.owner_ids", "§6 B12, §3.5 (#37560)",
@@ -607,35 +521,10 @@ void add_route_obligations(std::vector<Def>& out) {
                  "route.canonical_page_table.unclamped", "§4.3, issue 17 (tombstone -> -M)");
   add_page_route(out, Route::read_table, Variant::era_b_unclamped, PageLane::entry, true, refuted,
                  "route.read_table.unclamped", "§4.4, issue 17 (tombstone -> -M)");
-  {
-    Def d;
-    d.info = {"route.read_table.columns.grid_spill", "§4.3, §4.4, issue 17 (spill bounded by the launch grid)",
-              "as route.read_table.columns; G = 256", "every written column c < max_pages",
-              "ps, lengths, max_pages symbolic", refuted};
-    d.run = [](const RunOptions& o) { return columns_query(Variant::grid_spill, o.timeout_ms); };
-    out.push_back(std::move(d));
-  }
+  add_read_table_column_obligations(out, true);  // spec_rules.cpp
 
-  // §4.2-§4.5 row selection; §6 E10.
-  for (Route r : {Route::flashmla_block_table, Route::canonical_page_table, Route::read_table,
-                  Route::decode_metadata}) {
-    const std::string base = "route." + std::string(route_name(r)) + ".rows";
-    Def d;
-    d.info = {base, "§4.2-§4.5 (batch lane b reads req_to_token row req_pool_indices[b])",
-              "two-row req_to_token of symbolic width W, entries admitted tokens; req_pool_indices over {0, 1}; "
-              "b in {0, 1}, 0 <= col < W; pool domain, v2p[0] = 0",
-              "the lane's entry equals the entry of req_to_token[req_pool_indices[b], col]; loads in bounds",
-              r == Route::decode_metadata ? "ps = 1 (shift lane), M, N, NV, W and all entries symbolic"
-                                          : "ps, M, N, NV, W and all entries symbolic",
-              proved};
-    d.run = [r](const RunOptions& o) { return rows_query(r, Variant::production, o.timeout_ms); };
-    out.push_back(d);
-    d.info.name = base + ".e10";
-    d.info.spec = "§6 E10 (attention-gym #189: batch position used as the row)";
-    d.info.expected = refuted;
-    d.run = [r](const RunOptions& o) { return rows_query(r, Variant::e10_batch_index_rows, o.timeout_ms); };
-    out.push_back(std::move(d));
-  }
+  // §4.2-§4.5 row selection; §6 E10 (spec_rules.cpp: the specs' row()).
+  add_row_obligations(out);
 
   // §7 Q2: which routes still send padding to the sink when v2p[0] = 0 is not pinned.
   add_token_route(out, Route::token_translate, Variant::production, TokenLane::token, false, proved,

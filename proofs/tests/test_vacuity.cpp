@@ -162,6 +162,43 @@ TEST(Vacuity, AllDcpSizeRoutesRefuteWrongCollapses) {
     EXPECT_EQ(verdict(n, Op::rem_zero), Verdict::refuted) << n << " with loc % dcp_size dropped";
 }
 
+// The tail rules of the route specs (route.read_table.tail, route.write_loc.tail) are proved with
+// the specs' functions and refuted with wrong ones: a non-zero fill, the zero_tail flag ignored, a
+// tail written without zero_tail, a tail one column short; write_loc's tail kept or filled with -1.
+TEST(Vacuity, TailRulesRefuteWrongVersions) {
+  using kvaddr::Variant;
+  using kvaddr::proofs::ReadTableTailRule;
+  using kvaddr::proofs::WriteLocTailRule;
+  using kvaddr::proofs::sym::Sym;
+  const kvaddr::proofs::RunOptions o;
+  const ReadTableTailRule spec = kvaddr::proofs::read_table_tail_rule();
+  auto table = [&](ReadTableTailRule rule) {
+    return kvaddr::proofs::read_table_tail_of(o, Variant::production, rule).verdict;
+  };
+  EXPECT_EQ(table(spec), Verdict::proved);
+  EXPECT_EQ(table({[](Variant) { return Sym(1); }, spec.written}), Verdict::refuted) << "fill 1";
+  EXPECT_EQ(table({[](Variant) { return Sym(-1); }, spec.written}), Verdict::refuted) << "fill -1";
+  EXPECT_EQ(table({spec.fill, [](const Sym& live, const Sym&, bool) { return live; }}), Verdict::refuted)
+      << "zero_tail ignored";
+  EXPECT_EQ(table({spec.fill, [&](const Sym& live, const Sym& max_pages, bool) { return spec.written(live, max_pages, true); }}),
+            Verdict::refuted)
+      << "tail written without zero_tail";
+  EXPECT_EQ(table({spec.fill,
+                   [&](const Sym& live, const Sym& max_pages, bool zero_tail) {
+                     return spec.written(live, max_pages - Sym(1), zero_tail);
+                   }}),
+            Verdict::refuted)
+      << "tail one column short";
+
+  const WriteLocTailRule wl = kvaddr::proofs::write_loc_tail_rule();
+  auto tail = [&](WriteLocTailRule rule) {
+    return kvaddr::proofs::write_loc_tail_of(o, Variant::production, rule).verdict;
+  };
+  EXPECT_EQ(tail(wl), Verdict::proved);
+  EXPECT_EQ(tail({[](Variant) { return true; }, wl.fill}), Verdict::refuted) << "tail kept";
+  EXPECT_EQ(tail({wl.keeps, [](Variant) { return Sym(-1); }}), Verdict::refuted) << "tail filled with -1";
+}
+
 // The search that produced kRefuting: for each proved obligation, count the sites, then try
 // mutants in a fixed order (k < 3 per operator) until one refutes it.
 TEST(Vacuity, DISABLED_SearchRefutingMutants) {

@@ -40,8 +40,10 @@ struct RouteSpec<Route::flashmla_block_table> : spec_rules::PoolRowOrBatchIndex 
   KVADDR_HD static constexpr I pages(I len, I ps, Variant v) {
     return lanes::page_count(len, ps, v);
   }
-  KVADDR_HD static constexpr std::int64_t columns(std::int64_t pages, std::int64_t width) {
-    return pages < width ? pages : width;
+  template <class I>
+  KVADDR_HD static constexpr I columns(I pages, I width) {
+    using lanes::kv_pick;  // builtin integers; a symbolic I brings its own by argument-dependent lookup
+    return kv_pick(pages < width, pages, width);
   }
 };
 

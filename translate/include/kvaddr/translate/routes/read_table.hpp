@@ -55,7 +55,8 @@ struct RouteSpec<Route::read_table> : spec_rules::PoolRowOrBatchIndex, spec_rule
   // The end of the columns a row writes: the live prefix, or max_pages with zero_tail.
   template <class I>
   KVADDR_HD static constexpr I written_columns(I live, I max_pages, bool zero_tail) {
-    return (zero_tail && live < max_pages) ? max_pages : live;
+    using lanes::kv_pick;  // builtin integers; a symbolic I brings its own by argument-dependent lookup
+    return zero_tail ? kv_pick(live < max_pages, max_pages, live) : live;
   }
 };
 
