@@ -123,6 +123,58 @@ Args fill_args_from(const Fields& fields, Source& src, std::string_view route) {
   return a;
 }
 
+// A field of a spec as plain data, for consumers that decide at run time what to supply.
+struct FieldInfo {
+  std::string_view name;
+  ArgKind kind = ArgKind::int64;
+  bool int32 = false;  // an array of int32 elements (int64 otherwise)
+  bool required = false;
+  std::string_view partner;
+  bool wider_than_ids = false;
+  int lanes_past_batch = 0;
+  bool output() const { return kind == ArgKind::vec_out || kind == ArgKind::mat_out; }
+  bool matrix() const { return kind == ArgKind::mat_in || kind == ArgKind::mat_out; }
+  bool array() const { return kind != ArgKind::int64 && kind != ArgKind::boolean && kind != ArgKind::variant; }
+};
+
+namespace fill_args_detail {
+template <class Args, class M>
+FieldInfo info_of(const ArgField<Args, M>& f) {
+  constexpr ArgKind k = ArgField<Args, M>::kind;
+  FieldInfo i{f.name, k, false, f.required, f.partner, f.wider_than_ids, f.lanes_past_batch};
+  if constexpr (k != ArgKind::int64 && k != ArgKind::boolean && k != ArgKind::variant) {
+    i.int32 = std::is_same_v<typename arg_field_detail::KindOf<M>::Element, std::int32_t>;
+  }
+  return i;
+}
+}  // namespace fill_args_detail
+
+// The fields of a spec (Spec::fields(), the int64 form for a route whose output type is a parameter).
+template <class Spec>
+std::vector<FieldInfo> field_infos() {
+  return std::apply([](const auto&... f) { return std::vector<FieldInfo>{fill_args_detail::info_of(f)...}; },
+                    Spec::fields());
+}
+
+// Whether a call must give field `f` of Spec: a required field, or one the spec's needs(name, given)
+// asks for given the other fields (`given(name)`: whether the call gives that field).
+template <class Spec, class Given>
+bool field_needed(const FieldInfo& f, Given&& given) {
+  if (f.required) return true;
+  if constexpr (requires { Spec::needs(f.name, given); }) return Spec::needs(f.name, given);
+  else return false;
+}
+
+// Whether the spec's output element type is a parameter (ArgsOf<Out>, fields_of<Out>()).
+template <class Spec>
+inline constexpr bool has_out_parameter = requires { typename Spec::template ArgsOf<std::int32_t>; };
+
+// Sets the variant of `a` to v (an Args without a variant, mamba_translate's, is left as it is).
+template <class A>
+void set_variant(A& a, Variant v) {
+  if constexpr (requires { a.variant = v; }) a.variant = v;
+}
+
 // The route's Args (Spec::Args) from a key/value source, by the spec's field names.
 template <class Spec, class Source>
 typename Spec::Args fill_args(Source& src) {
