@@ -59,6 +59,9 @@ struct ArgField {
   bool wider_than_ids = false;
   // A 1-D output of a batch route with this many lanes more than the batch (cu_seqlens_k: 1).
   int lanes_past_batch = 0;
+  // An int64 input (ids, lengths, row ids) that a caller may hand over as int32 and have widened;
+  // tables such as v2p are int64 only.
+  bool widens_int32 = false;
 
   constexpr ArgField given_with(std::string_view other) const {
     ArgField f = *this;
@@ -68,6 +71,11 @@ struct ArgField {
   constexpr ArgField with_tail_lanes() const {
     ArgField f = *this;
     f.wider_than_ids = true;
+    return f;
+  }
+  constexpr ArgField widening() const {
+    ArgField f = *this;
+    f.widens_int32 = true;
     return f;
   }
   constexpr ArgField with_lanes_past_batch(int n) const {

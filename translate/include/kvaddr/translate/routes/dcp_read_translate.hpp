@@ -7,7 +7,7 @@ namespace kvaddr {
 KVADDR_ROUTE_SPEC(dcp_read_translate, DcpReadTranslateArgs)
   static constexpr auto fields() {
     using A = Args;
-    return std::tuple{required_arg("ids", &A::ids), required_arg("v2p", &A::v2p), required_arg("page_size", &A::page_size),
+    return std::tuple{required_arg("ids", &A::ids).widening(), required_arg("v2p", &A::v2p), required_arg("page_size", &A::page_size),
                       optional_arg("multiplier", &A::multiplier), optional_arg("dcp_size", &A::dcp_size),
                       required_arg("out", &A::out), optional_arg("variant", &A::variant)};
   }

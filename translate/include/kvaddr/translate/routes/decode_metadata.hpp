@@ -11,8 +11,8 @@ KVADDR_ROUTE_SPEC(decode_metadata, DecodeMetadataArgs, : spec_rules::PoolRowOrBa
   // exactly when swa_v2p is.
   static constexpr auto fields() {
     using A = Args;
-    return std::tuple{required_arg("seq_lens", &A::seq_lens), optional_arg("req_to_token", &A::req_to_token),
-                      optional_arg("req_pool_indices", &A::req_pool_indices),
+    return std::tuple{required_arg("seq_lens", &A::seq_lens).widening(), optional_arg("req_to_token", &A::req_to_token),
+                      optional_arg("req_pool_indices", &A::req_pool_indices).widening(),
                       required_arg("max_seq_pages", &A::max_seq_pages), optional_arg("seq_len_delta", &A::seq_len_delta),
                       required_arg("page_size", &A::page_size), optional_arg("v2p", &A::v2p),
                       optional_arg("multiplier", &A::multiplier), optional_arg("kernel_page_table", &A::kernel_page_table),

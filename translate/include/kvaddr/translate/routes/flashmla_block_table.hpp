@@ -9,8 +9,8 @@ namespace kvaddr {
 KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs, : spec_rules::PoolRowOrBatchIndex)
   static constexpr auto fields() {
     using A = Args;
-    return std::tuple{required_arg("req_to_token", &A::req_to_token), required_arg("req_pool_indices", &A::req_pool_indices),
-                      required_arg("page_kernel_lens", &A::page_kernel_lens), optional_arg("kv_start_idx", &A::kv_start_idx),
+    return std::tuple{required_arg("req_to_token", &A::req_to_token), required_arg("req_pool_indices", &A::req_pool_indices).widening(),
+                      required_arg("page_kernel_lens", &A::page_kernel_lens).widening(), optional_arg("kv_start_idx", &A::kv_start_idx).widening(),
                       optional_arg("v2p", &A::v2p), required_arg("page_size", &A::page_size),
                       optional_arg("multiplier", &A::multiplier), required_arg("kv_indices", &A::kv_indices),
                       optional_arg("variant", &A::variant)};

@@ -6,7 +6,7 @@ namespace kvaddr {
 
 KVADDR_ROUTE_SPEC(mamba_translate, MambaTranslateArgs)
   static constexpr auto fields() {
-    return std::tuple{required_arg("slots", &Args::slots), required_arg("v2p", &Args::v2p),
+    return std::tuple{required_arg("slots", &Args::slots).widening(), required_arg("v2p", &Args::v2p),
                       optional_arg("clamp", &Args::clamp), required_arg("out", &Args::out)};
   }
   static constexpr bool accepts(Behaviour) { return false; }

@@ -35,8 +35,8 @@ struct BoundedTableColumns {
 // max_pages bound and one out table (canonical_page_table, full_prefill_table).
 template <class A>
 constexpr auto bounded_table_fields() {
-  return std::tuple{required_arg("req_to_token", &A::req_to_token), required_arg("req_pool_indices", &A::req_pool_indices),
-                    required_arg("seq_lens", &A::seq_lens), required_arg("v2p", &A::v2p),
+  return std::tuple{required_arg("req_to_token", &A::req_to_token), required_arg("req_pool_indices", &A::req_pool_indices).widening(),
+                    required_arg("seq_lens", &A::seq_lens).widening(), required_arg("v2p", &A::v2p),
                     required_arg("page_size", &A::page_size), optional_arg("multiplier", &A::multiplier),
                     required_arg("max_pages", &A::max_pages), required_arg("out", &A::out),
                     optional_arg("variant", &A::variant)};

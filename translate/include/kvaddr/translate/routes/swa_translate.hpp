@@ -8,7 +8,7 @@ KVADDR_ROUTE_SPEC_OUT(swa_translate, SwaTranslateArgs)
   template <class Out>
   static constexpr auto fields_of() {
     using A = ArgsOf<Out>;
-    return std::tuple{required_arg("ids", &A::ids), required_arg("swa_v2p", &A::swa_v2p),
+    return std::tuple{required_arg("ids", &A::ids).widening(), required_arg("swa_v2p", &A::swa_v2p),
                       required_arg("page_size", &A::page_size), optional_arg("swa_multiplier", &A::swa_multiplier),
                       required_arg("out", &A::out), optional_arg("variant", &A::variant)};
   }

@@ -9,7 +9,7 @@ KVADDR_ROUTE_SPEC_OUT(token_translate, TokenTranslateArgs)
   template <class Out>
   static constexpr auto fields_of() {
     using A = ArgsOf<Out>;
-    return std::tuple{required_arg("ids", &A::ids), required_arg("v2p", &A::v2p), required_arg("page_size", &A::page_size),
+    return std::tuple{required_arg("ids", &A::ids).widening(), required_arg("v2p", &A::v2p), required_arg("page_size", &A::page_size),
                       optional_arg("multiplier", &A::multiplier), required_arg("out", &A::out),
                       optional_arg("variant", &A::variant)};
   }

@@ -6,7 +6,7 @@ namespace kvaddr {
 
 KVADDR_ROUTE_SPEC(transfer_ids, TransferIdsArgs)
   static constexpr auto fields() {
-    return std::tuple{required_arg("ids", &Args::ids), required_arg("v2p", &Args::v2p), required_arg("page_size", &Args::page_size),
+    return std::tuple{required_arg("ids", &Args::ids).widening(), required_arg("v2p", &Args::v2p), required_arg("page_size", &Args::page_size),
                       required_arg("out", &Args::out), optional_arg("variant", &Args::variant)};
   }
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b16_virtual_as_physical; }

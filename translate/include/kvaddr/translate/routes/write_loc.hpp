@@ -9,7 +9,7 @@ KVADDR_ROUTE_SPEC(write_loc, WriteLocArgs)
   // The arguments, by spec / manifest name; out has out_width >= N lanes, [N, out_width) its tail.
   static constexpr auto fields() {
     using A = Args;
-    return std::tuple{required_arg("loc", &A::loc), required_arg("v2p", &A::v2p), required_arg("page_size", &A::page_size),
+    return std::tuple{required_arg("loc", &A::loc).widening(), required_arg("v2p", &A::v2p), required_arg("page_size", &A::page_size),
                       optional_arg("multiplier", &A::multiplier), optional_arg("dcp_size", &A::dcp_size),
                       optional_arg("dcp_rank", &A::dcp_rank), required_arg("out", &A::out).with_tail_lanes(),
                       optional_arg("variant", &A::variant)};
