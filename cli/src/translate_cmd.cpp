@@ -216,36 +216,30 @@ Value buffer(const FieldInfo& f, std::int64_t rows, std::int64_t cols, std::int6
   return x;
 }
 
-// The call's values by field name: the key/value source of fill_args (fill_args.hpp).
+// The call's values by field name; views() hands them to fill_args (fill_args.hpp).
 class CallSource {
  public:
-  std::map<std::string, Value, std::less<>> values;
+  bool has(std::string_view k) const { return values_.find(k) != values_.end(); }
+  Value& at(std::string_view k) { return values_.find(k)->second; }
+  void set(std::string_view k, Value v) { values_.insert_or_assign(std::string(k), std::move(v)); }
+  ViewSource views() {
+    ViewSource s;
+    for (auto& [k, x] : values_) {
+      switch (x.kind) {
+        case ValueKind::integer: s.set(k, x.number); break;
+        case ValueKind::boolean: s.set(k, x.flag); break;
+        case ValueKind::text: break;  // the variant is set on the Args (set_variant)
+        case ValueKind::vec_i32: s.set(k, mvec(x.v32)); break;
+        case ValueKind::vec_i64: s.set(k, mvec(x.v64)); break;
+        case ValueKind::mat_i32: s.set(k, mmat(x.v32, x.rows, x.cols)); break;
+        case ValueKind::mat_i64: s.set(k, mmat(x.v64, x.rows, x.cols)); break;
+      }
+    }
+    return s;
+  }
 
-  std::vector<std::string> names() const {
-    std::vector<std::string> r;
-    for (const auto& [k, v] : values) r.push_back(k);
-    return r;
-  }
-  bool has(std::string_view k) const { return values.find(k) != values.end(); }
-  ValueKind kind(std::string_view k) const { return at(k).kind; }
-  std::int64_t scalar(std::string_view k) const { return at(k).number; }
-  bool flag(std::string_view k) const { return at(k).flag; }
-  std::string text(std::string_view k) const { throw InvalidArgument(std::string(k), "(text)", "not a CLI value"); }
-  template <class T>
-  Vec<T> vec(std::string_view k) {
-    Value& x = at(k);
-    if constexpr (sizeof(T) == 4) return {x.v32.data(), static_cast<std::int64_t>(x.v32.size())};
-    else return {x.v64.data(), static_cast<std::int64_t>(x.v64.size())};
-  }
-  template <class T>
-  Mat<T> mat(std::string_view k) {
-    Value& x = at(k);
-    if constexpr (sizeof(T) == 4) return {x.v32.data(), x.rows, x.cols, x.cols, 1};
-    else return {x.v64.data(), x.rows, x.cols, x.cols, 1};
-  }
-  Value& at(std::string_view k) { return values.find(k)->second; }
-  const Value& at(std::string_view k) const { return values.find(k)->second; }
-  void set(std::string_view k, Value v) { values.insert_or_assign(std::string(k), std::move(v)); }
+ private:
+  std::map<std::string, Value, std::less<>> values_;
 };
 
 // The parsed ids: --ids, then the positional ones (eager_funnel's one-row table: positional first).
@@ -290,7 +284,8 @@ void set_scalars(const TranslateOptions& o, const Plan& p, CallSource& src) {
 
 // Fills the Args from `src`, sets the variant, runs the host route.
 template <class Spec>
-void run_spec(CallSource& src, Variant variant, bool int32_out) {
+void run_spec(CallSource& values, Variant variant, bool int32_out) {
+  const ViewSource src = values.views();
   if constexpr (has_out_parameter<Spec>) {
     if (int32_out) {
       auto a = fill_args_of<Spec, std::int32_t>(src);

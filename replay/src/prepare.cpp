@@ -367,6 +367,19 @@ Prepared prep_eager_funnel(Call& c) {
   return p;
 }
 
+// The inputs of a decode_metadata call that its run and its preconditions share.
+DecodeMetadataArgs decode_inputs(const I64& seq, const I32& r2t, const I64& r2t_shape, const I64& rows, bool has_rows,
+                                 std::int64_t max_seq_pages, std::int64_t delta, std::int64_t ps) {
+  DecodeMetadataArgs a;
+  a.seq_lens = view(seq);
+  if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
+  a.req_pool_indices = view(rows, has_rows);
+  a.max_seq_pages = max_seq_pages;
+  a.seq_len_delta = delta;
+  a.page_size = ps;
+  return a;
+}
+
 Prepared prep_decode(Call& c) {
   const bool skip = c.flag("skip_page_table");
   Arr seq = c.input("seq_lens", Want::widen, 1, 1);
@@ -411,13 +424,7 @@ Prepared prep_decode(Call& c) {
            swa_mult](Variant v) {
     std::vector<I32> bufs;
     for (const auto& b : befores) bufs.push_back(narrow_copy(b));
-    DecodeMetadataArgs a;
-    a.seq_lens = view(seq);
-    if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
-    a.req_pool_indices = view(rows, has_rows);
-    a.max_seq_pages = max_seq_pages;
-    a.seq_len_delta = delta;
-    a.page_size = ps;
+    DecodeMetadataArgs a = decode_inputs(seq, r2t, r2t_shape, rows, has_rows, max_seq_pages, delta, ps);
     a.v2p = sview(v2p);
     a.multiplier = mult;
     if (has_kpt) a.kernel_page_table = cview(kpt, kpt_shape);
@@ -438,13 +445,7 @@ Prepared prep_decode(Call& c) {
   p.preconditions = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present,
                      v2p = v2p.v, has_v2p = v2p.present, has_kpt = kpt.present, max_seq_pages, delta, ps] {
     static const std::int32_t kpt_marker = 0;  // a present kernel_page_table only switches the padding check off
-    DecodeMetadataArgs a;
-    a.seq_lens = view(seq);
-    if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
-    a.req_pool_indices = view(rows, has_rows);
-    a.max_seq_pages = max_seq_pages;
-    a.seq_len_delta = delta;
-    a.page_size = ps;
+    DecodeMetadataArgs a = decode_inputs(seq, r2t, r2t_shape, rows, has_rows, max_seq_pages, delta, ps);
     a.v2p = view(v2p, has_v2p);
     if (has_kpt) a.kernel_page_table = {&kpt_marker, 1, 1, 1, 1};
     return broken_preconditions(a);
