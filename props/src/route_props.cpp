@@ -8,6 +8,7 @@
 #include "check.hpp"
 #include "gen.hpp"
 #include "kvaddr/model/formulas.hpp"
+#include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::props::detail {
@@ -17,6 +18,35 @@ namespace g = kvaddr::props::gen;
 namespace tr = kvaddr::translate;
 using model::VirtualPage;
 using model::VirtualToken;
+
+// Runs the per-id route S on `ids` with the table and scalars in `src` (by the spec's field names)
+// and compares its output with `want`. With `alias` (int64 outputs only) the output buffer starts
+// as a copy of the ids and is also the ids view: the route translates in place.
+template <class S, class Out>
+void per_id_case(const Expect& e, Variant v, ViewSource src, const std::vector<i64>& ids, std::vector<Out>& out,
+                 bool alias, const std::vector<Out>& want) {
+  const std::string_view ids_name = field_infos<S>().front().name;
+  src.set(ids_name, cvec(ids));
+  if constexpr (std::is_same_v<Out, i64>) {
+    if (alias) {
+      out = ids;
+      src.set(ids_name, Vec<const i64>{out.data(), static_cast<i64>(out.size())});
+    }
+  }
+  src.set("out", mvec(out));
+  auto run = [&] {
+    if constexpr (has_out_parameter<S>) {
+      auto a = fill_args_of<S, Out>(src);
+      a.variant = for_route(S::id, v);
+      S::template run<Out>(a);
+    } else {
+      auto a = fill_args<S>(src);
+      a.variant = for_route(S::id, v);
+      S::run(a);
+    }
+  };
+  if (call_route(S::name, e, run)) same(std::string(S::name) + " out", out, want);
+}
 
 i64 kernel_lane(Expect& e, const std::vector<i64>& v2p, i64 ps, i64 M, i64 t) {
   return model_lane(e, [&] { return model::kernel_id(v2p, ps, M, VirtualToken(t)).value; }).value_or(0);
@@ -49,23 +79,11 @@ void token_translate_case(Variant v, const g::Tables& t, i64 ps, i64 M, const st
     }
   }
   std::vector<Out> out(ids.size(), stale);
-  TokenTranslateArgs<Out> a;
-  if constexpr (sizeof(Out) == 8) {
-    if (alias) {
-      out = ids;
-      a.ids = {out.data(), static_cast<i64>(out.size())};
-    } else {
-      a.ids = cvec(ids);
-    }
-  } else {
-    a.ids = cvec(ids);
-  }
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.out = mvec(out);
-  a.variant = for_route(Route::token_translate, v);
-  if (call_route("token_translate", e, [&] { tr::token_translate(a); })) same("token_translate out", out, want);
+  ViewSource src;
+  src.set("v2p", cvec(t.v2p));
+  src.set("page_size", ps);
+  src.set("multiplier", M);
+  per_id_case<RouteSpec<Route::token_translate>>(e, v, src, ids, out, alias, want);
 }
 
 void prop_token_translate(Variant v) {
@@ -96,20 +114,11 @@ void swa_case(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i6
     }
   }
   std::vector<Out> out(ids.size(), stale);
-  SwaTranslateArgs<Out> a;
-  a.ids = cvec(ids);
-  if constexpr (sizeof(Out) == 8) {
-    if (alias) {
-      out = ids;
-      a.ids = {out.data(), static_cast<i64>(out.size())};
-    }
-  }
-  a.swa_v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.swa_multiplier = M;
-  a.out = mvec(out);
-  a.variant = for_route(Route::swa_translate, v);
-  if (call_route("swa_translate", e, [&] { tr::swa_translate(a); })) same("swa_translate out", out, want);
+  ViewSource src;
+  src.set("swa_v2p", cvec(t.v2p));
+  src.set("page_size", ps);
+  src.set("swa_multiplier", M);
+  per_id_case<RouteSpec<Route::swa_translate>>(e, v, src, ids, out, alias, want);
 }
 
 void prop_swa_translate(Variant v) {
@@ -514,20 +523,12 @@ void prop_dcp_read(Variant v) {
   std::vector<i64> want(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i)
     want[i] = ids[i] < 0 ? 0 : kernel_lane(e, t.v2p, ps, M, model::floor_div(ids[i], dcp));
-  const bool alias = g::coin();
-  DcpReadTranslateArgs a;
-  a.ids = cvec(ids);
-  if (alias) {
-    out = ids;
-    a.ids = {out.data(), static_cast<i64>(out.size())};
-  }
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.dcp_size = dcp;
-  a.out = mvec(out);
-  a.variant = for_route(Route::dcp_read_translate, v);
-  if (call_route("dcp_read_translate", e, [&] { tr::dcp_read_translate(a); })) same("dcp_read out", out, want);
+  ViewSource src;
+  src.set("v2p", cvec(t.v2p));
+  src.set("page_size", ps);
+  src.set("multiplier", M);
+  src.set("dcp_size", dcp);
+  per_id_case<RouteSpec<Route::dcp_read_translate>>(e, v, src, ids, out, g::coin(), want);
 }
 
 // ---- §4.13 transfer_ids + envelope moves ------------------------------------------------------
@@ -540,18 +541,10 @@ void prop_transfer(Variant v) {
   std::vector<i64> want(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i)
     want[i] = model_lane(e, [&] { return model::phys(t.v2p, ps, VirtualToken(ids[i])).value; }).value_or(0);
-  const bool alias = g::coin();
-  TransferIdsArgs a;
-  a.ids = cvec(ids);
-  if (alias) {
-    out = ids;
-    a.ids = {out.data(), static_cast<i64>(out.size())};
-  }
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.out = mvec(out);
-  a.variant = for_route(Route::transfer_ids, v);
-  if (call_route("transfer_ids", e, [&] { tr::transfer_ids(a); })) same("transfer_ids out", out, want);
+  ViewSource src;
+  src.set("v2p", cvec(t.v2p));
+  src.set("page_size", ps);
+  per_id_case<RouteSpec<Route::transfer_ids>>(e, v, src, ids, out, g::coin(), want);
 
   // move_kv_cache: page-major runs of ps physical tokens -> whole-envelope page moves.
   const i64 runs = g::any<i64>(0, 5);
