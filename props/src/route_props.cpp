@@ -64,14 +64,17 @@ i32 narrow(Expect& e, i64 v) {
   return static_cast<i32>(v);
 }
 
-// ---- §4.1 token_translate --------------------------------------------------------------------
-template <class Out>
-void token_translate_case(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids, bool alias) {
+// ---- §4.1 token_translate, §4.9 swa_translate ------------------------------------------------
+// Route S (output element type Out) on `ids` over the table named `table` with multiplier `mult`
+// (its spec names); lane(e, id) is the model's lane (narrowed for an int32 output).
+template <class S, class Out, class Lane>
+void out_typed_case(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids, bool alias,
+                    std::string_view table, std::string_view mult, Lane&& lane) {
   Expect e;
   const Out stale = static_cast<Out>(*g::stale_value());
   std::vector<Out> want(ids.size(), stale);
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    const i64 d = kernel_lane(e, t.v2p, ps, M, ids[i]);
+    const i64 d = lane(e, ids[i]);
     if constexpr (sizeof(Out) == 4) {
       want[i] = narrow(e, d);
     } else {
@@ -80,10 +83,21 @@ void token_translate_case(Variant v, const g::Tables& t, i64 ps, i64 M, const st
   }
   std::vector<Out> out(ids.size(), stale);
   ViewSource src;
-  src.set("v2p", cvec(t.v2p));
+  src.set(table, cvec(t.v2p));
   src.set("page_size", ps);
-  src.set("multiplier", M);
-  per_id_case<RouteSpec<Route::token_translate>>(e, v, src, ids, out, alias, want);
+  src.set(mult, M);
+  per_id_case<S>(e, v, src, ids, out, alias, want);
+}
+
+// Either output type (int64 with or without the in-place alias, or int32).
+template <class S, class Lane>
+void out_typed_route(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids,
+                     std::string_view table, std::string_view mult, Lane&& lane) {
+  if (g::coin()) {
+    out_typed_case<S, i32>(v, t, ps, M, ids, false, table, mult, lane);
+  } else {
+    out_typed_case<S, i64>(v, t, ps, M, ids, g::coin(), table, mult, lane);
+  }
 }
 
 void prop_token_translate(Variant v) {
@@ -92,33 +106,8 @@ void prop_token_translate(Variant v) {
   // 1 in 6: huge physical page ids (int64 rows past 2^31; int32 outputs must reject them).
   const auto t = g::any<int>(0, 6) == 5 ? *g::wide_tables() : *g::tables();
   const auto ids = *g::tokens(t, ps, true);
-  if (g::coin()) {
-    token_translate_case<i32>(v, t, ps, M, ids, false);
-  } else {
-    token_translate_case<i64>(v, t, ps, M, ids, g::coin());
-  }
-}
-
-// ---- §4.9 swa_translate ----------------------------------------------------------------------
-template <class Out>
-void swa_case(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids, bool alias) {
-  Expect e;
-  const Out stale = static_cast<Out>(*g::stale_value());
-  std::vector<Out> want(ids.size(), stale);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const i64 d = model_lane(e, [&] { return model::swa_id(t.v2p, ps, M, VirtualToken(ids[i])).value; }).value_or(0);
-    if constexpr (sizeof(Out) == 4) {
-      want[i] = narrow(e, d);
-    } else {
-      want[i] = d;
-    }
-  }
-  std::vector<Out> out(ids.size(), stale);
-  ViewSource src;
-  src.set("swa_v2p", cvec(t.v2p));
-  src.set("page_size", ps);
-  src.set("swa_multiplier", M);
-  per_id_case<RouteSpec<Route::swa_translate>>(e, v, src, ids, out, alias, want);
+  out_typed_route<RouteSpec<Route::token_translate>>(
+      v, t, ps, M, ids, "v2p", "multiplier", [&](Expect& e, i64 id) { return kernel_lane(e, t.v2p, ps, M, id); });
 }
 
 void prop_swa_translate(Variant v) {
@@ -127,11 +116,9 @@ void prop_swa_translate(Variant v) {
   const i64 M = g::elem<i64>({1, 2, 4, 6, 20});
   const auto t = *g::tables(40, true);  // non-owner: sized by the owner's id space (B12 fix)
   const auto ids = *g::tokens(t, ps, true);
-  if (g::coin()) {
-    swa_case<i32>(v, t, ps, M, ids, false);
-  } else {
-    swa_case<i64>(v, t, ps, M, ids, g::coin());
-  }
+  out_typed_route<RouteSpec<Route::swa_translate>>(v, t, ps, M, ids, "swa_v2p", "swa_multiplier", [&](Expect& e, i64 id) {
+    return model_lane(e, [&] { return model::swa_id(t.v2p, ps, M, VirtualToken(id)).value; }).value_or(0);
+  });
 }
 
 // Output matrix with guard rows / columns, pre-filled with a stale value.
