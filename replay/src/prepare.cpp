@@ -210,13 +210,19 @@ Prepared prep_table(Call& c, const Claim& claim) {
   }
   constexpr bool has_start = has_field<S>("kv_start_idx"), has_max_pages = has_field<S>("max_pages");
   constexpr bool has_delta = has_field<S>("seq_len_delta"), has_zero_tail = has_field<S>("zero_tail");
+  // An int64 input of the batch: int32 too where the field widens (field property widening()).
+  const auto batch_want = [&](std::string_view name) {
+    for (const FieldInfo& f : fields)
+      if (f.name == name) return f.widens_int32 ? Want::widen : Want::i64;
+    return Want::i64;
+  };
   Arr r2t = c.input("req_to_token", Want::i32, 2, 2);
-  Arr rows = c.input("req_pool_indices", Want::widen, 1, 1);
-  Arr lens = c.input(lens_name, Want::widen, 1, 1);
+  Arr rows = c.input("req_pool_indices", batch_want("req_pool_indices"), 1, 1);
+  Arr lens = c.input(lens_name, batch_want(lens_name), 1, 1);
   same_length(rows, lens);
   Arr start;
   if (has_start) {
-    start = c.input("kv_start_idx", Want::widen, 1, 1, true);
+    start = c.input("kv_start_idx", batch_want("kv_start_idx"), 1, 1, true);
     same_length(rows, start);
   }
   Arr v2p = c.input("v2p", Want::i64, 1, 1, v2p_optional);
