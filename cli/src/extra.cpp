@@ -99,6 +99,17 @@ ExtraState& state() {
   ctx.out << with_schema(nlohmann::json::parse(doc), schema, key).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
+// Prints a report as JSON under `schema` (--json) or as its text (to_json / to_text of its namespace).
+template <class R>
+[[maybe_unused]] void print_report(const Context& ctx, const R& report, const std::string& schema,
+                                   const std::string& key) {
+  if (ctx.json) {
+    print_json(ctx, to_json(report), schema, key);
+  } else {
+    ctx.out << to_text(report) << "\n";
+  }
+}
+
 }  // namespace
 
 void register_extra_subcommands(CLI::App& app) {
@@ -238,11 +249,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     Heartbeat beat(ctx, "prove");
     const auto results = proofs::run_all(s.prove_options);
     beat.stop();
-    if (ctx.json) {
-      print_json(ctx, proofs::to_json(results), "prove", "obligations");
-    } else {
-      out << proofs::to_text(results) << "\n";
-    }
+    print_report(ctx, results, "prove", "obligations");
     bool all = !results.empty();
     for (const auto& r : results) all = all && r.as_expected();
     return all ? 0 : 1;
@@ -303,11 +310,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     Heartbeat beat(ctx, "bench");
     const auto report = gpu::run_bench(s.bench_options);
     beat.stop();
-    if (ctx.json) {
-      print_json(ctx, gpu::to_json(report), "bench", "report");
-    } else {
-      out << gpu::to_text(report) << "\n";
-    }
+    print_report(ctx, report, "bench", "report");
     return 0;
   }
 #endif

@@ -1,5 +1,7 @@
 // `kvaddr translate`: one call of any route of spec §4 on arrays given inline, as text files or
-// as .npy files. Options that the chosen route does not read are rejected.
+// as .npy files. Options that the chosen route does not read are rejected. The options a route
+// reads, the arrays it needs and the outputs the CLI allocates come from its spec's field list
+// (RouteSpec::fields); its Args are built by fill_args and run through visit_route.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 
 #include "args.hpp"
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "subcommands.hpp"
@@ -21,34 +24,121 @@ namespace {
 using I64 = std::vector<std::int64_t>;
 using I32 = std::vector<std::int32_t>;
 
-// The options each route reads, besides --route, --variant, --json and --quiet.
-const std::map<Route, std::set<std::string>>& route_options() {
-  static const std::map<Route, std::set<std::string>> m = [] {
-    const std::set<std::string> ids{"--ids", "id", "--v2p", "--page-size"};
-    auto with = [](std::set<std::string> base, std::initializer_list<const char*> more) {
-      for (const char* s : more) base.insert(s);
-      return base;
-    };
-    const std::set<std::string> table{"--req-to-token", "--rows", "--seq-lens", "--v2p", "--page-size",
-                                      "--multiplier",   "--max-pages", "--fill"};
-    std::map<Route, std::set<std::string>> r;
-    r[Route::token_translate] = with(ids, {"--multiplier", "--int32"});
-    r[Route::swa_translate] = with(ids, {"--multiplier", "--int32"});
-    r[Route::write_loc] = with(ids, {"--multiplier", "--dcp-size", "--dcp-rank", "--out-width"});
-    r[Route::mamba_translate] = {"--ids", "id", "--v2p", "--mamba-clamp"};
-    r[Route::dcp_read_translate] = with(ids, {"--multiplier", "--dcp-size"});
-    r[Route::transfer_ids] = ids;
-    r[Route::eager_funnel] = {"--ids", "id", "--page-table", "--v2p", "--page-size", "--multiplier"};
-    r[Route::flashmla_block_table] = with(table, {"--kv-start-idx"});
-    r[Route::canonical_page_table] = table;
-    r[Route::full_prefill_table] = table;
-    r[Route::read_table] = with(table, {"--seq-len-delta", "--zero-tail"});
-    r[Route::decode_metadata] = with(table, {"--seq-len-delta"});
-    r[Route::kv_indices_inplace] = {"--kv-indices", "--kv-indptr", "--batch-size", "--src",
-                                    "--v2p",        "--page-size", "--multiplier"};
+// An option that fills a route argument: the first field of the route among `fields` whose kind
+// is one of `kinds` (so --v2p fills swa_translate's swa_v2p, --kv-indices kv_indices_inplace's
+// buffer but never flashmla's output). Rows are in load order; `need` orders the missing-option
+// errors (0: not checked). `defaulted`: the CLI supplies the field when the option is absent.
+struct OptionRow {
+  const char* option;
+  std::vector<std::string_view> fields;
+  std::vector<ArgKind> kinds;
+  std::string TranslateOptions::*text = nullptr;  // an array option
+  std::int64_t TranslateOptions::*number = nullptr;  // an integer option
+  bool TranslateOptions::*flag = nullptr;  // a flag
+  int need = 0;
+  bool defaulted = false;
+};
+
+constexpr ArgKind kVecIn = ArgKind::vec_in, kMatIn = ArgKind::mat_in, kVecOut = ArgKind::vec_out;
+using O = TranslateOptions;
+
+const std::vector<OptionRow>& option_rows() {
+  static const std::vector<OptionRow> rows = {
+      {"--ids", {"ids", "loc", "slots", "page_table"}, {kVecIn, kMatIn}, nullptr, nullptr, nullptr, 0, true},
+      {"--req-to-token", {"req_to_token"}, {kMatIn}, &O::req_to_token, nullptr, nullptr, 3},
+      {"--seq-lens", {"seq_lens", "page_kernel_lens"}, {kVecIn}, &O::seq_lens, nullptr, nullptr, 4},
+      {"--rows", {"req_pool_indices"}, {kVecIn}, &O::rows, nullptr, nullptr, 0, true},
+      {"--kv-indices", {"kv_indices"}, {kVecOut}, &O::kv_indices, nullptr, nullptr, 5},
+      {"--kv-indptr", {"kv_indptr"}, {kVecIn}, &O::kv_indptr, nullptr, nullptr, 6},
+      {"--src", {"src"}, {kVecIn}, &O::src},
+      {"--page-table", {"page_table"}, {kMatIn}, &O::page_table, nullptr, nullptr, 0, true},
+      {"--v2p", {"v2p", "swa_v2p"}, {kVecIn}, &O::v2p, nullptr, nullptr, 2},
+      {"--kv-start-idx", {"kv_start_idx"}, {kVecIn}, &O::kv_start_idx},
+      {"--page-size", {"page_size"}, {ArgKind::int64}, nullptr, &O::page_size, nullptr, 1},
+      {"--multiplier", {"multiplier", "swa_multiplier"}, {ArgKind::int64}, nullptr, &O::multiplier},
+      {"--dcp-size", {"dcp_size"}, {ArgKind::int64}, nullptr, &O::dcp_size},
+      {"--dcp-rank", {"dcp_rank"}, {ArgKind::int64}, nullptr, &O::dcp_rank},
+      {"--max-pages", {"max_pages", "max_seq_pages"}, {ArgKind::int64}, nullptr, &O::max_pages, nullptr, 0, true},
+      {"--seq-len-delta", {"seq_len_delta"}, {ArgKind::int64}, nullptr, &O::seq_len_delta},
+      {"--batch-size", {"batch_size"}, {ArgKind::int64}, nullptr, &O::batch_size, nullptr, 0, true},
+      {"--mamba-clamp", {"clamp"}, {ArgKind::boolean}, nullptr, nullptr, &O::mamba_clamp},
+      {"--zero-tail", {"zero_tail"}, {ArgKind::boolean}, nullptr, nullptr, &O::zero_tail},
+  };
+  return rows;
+}
+
+// How the CLI calls one route: which field each option fills and which outputs it allocates
+// (fields by index into `fields`, so that a Plan copies safely).
+struct Plan {
+  std::vector<FieldInfo> fields;
+  std::vector<int> row_index;  // per option row: the field it fills (-1: none)
+  std::vector<int> output_index;  // the outputs the CLI allocates, in field order
+  int in_place_index = -1;  // an output the caller gives (kv_indices_inplace's kv_indices)
+  bool per_id = false;  // --ids fills a 1-D input: one output lane per id (and a tail)
+  bool table = false;   // an int32 output table of batch rows x --max-pages columns, prefilled --fill
+  bool out_parameter = false;  // --int32 picks the output element type
+  bool tail = false;    // --out-width sets the output's lanes
+  std::set<std::string> allowed;  // the options the route reads
+  std::set<std::string_view> needed;  // the fields a call must give (required, or asked for by needs())
+
+  const FieldInfo* field(int i) const { return i < 0 ? nullptr : &fields[static_cast<std::size_t>(i)]; }
+  const FieldInfo* by_row(std::size_t row) const { return field(row_index[row]); }
+  const FieldInfo* in_place() const { return field(in_place_index); }
+  std::vector<const FieldInfo*> outputs() const {
+    std::vector<const FieldInfo*> r;
+    for (int i : output_index) r.push_back(field(i));
     return r;
-  }();
-  return m;
+  }
+  const FieldInfo* row_field(const char* option) const {
+    const auto& rows = option_rows();
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (std::string_view(rows[i].option) == option) return by_row(i);
+    return nullptr;
+  }
+};
+
+template <class Spec>
+Plan plan_of() {
+  Plan p;
+  p.fields = field_infos<Spec>();
+  p.out_parameter = has_out_parameter<Spec>;
+  const int n = static_cast<int>(p.fields.size());
+  for (const OptionRow& row : option_rows()) {
+    int hit = -1;
+    for (std::string_view name : row.fields) {
+      for (int i = 0; i < n && hit < 0; ++i) {
+        const FieldInfo& f = p.fields[static_cast<std::size_t>(i)];
+        if (f.name == name && std::find(row.kinds.begin(), row.kinds.end(), f.kind) != row.kinds.end()) hit = i;
+      }
+      if (hit >= 0) break;
+    }
+    p.row_index.push_back(hit);
+    if (hit >= 0) p.allowed.insert(row.option);
+  }
+  const auto none_given = [](std::string_view) { return false; };  // the CLI gives none of needs()' inputs
+  for (const FieldInfo& f : p.fields)
+    if (field_needed<Spec>(f, none_given)) p.needed.insert(f.name);
+  if (const FieldInfo* kv = p.row_field("--kv-indices")) p.in_place_index = static_cast<int>(kv - p.fields.data());
+  for (int i = 0; i < n; ++i) {
+    const FieldInfo& f = p.fields[static_cast<std::size_t>(i)];
+    if (!f.output() || i == p.in_place_index) continue;
+    // An optional output with a partner is allocated only with its partner, which the CLI never gives.
+    if (!f.required && !f.partner.empty()) continue;
+    p.output_index.push_back(i);
+    if (f.matrix() && f.int32) p.table = true;
+    if (f.wider_than_ids) p.tail = true;
+  }
+  const FieldInfo* ids = p.row_field("--ids");
+  p.per_id = ids != nullptr && !ids->matrix();
+  if (ids) p.allowed.insert("id");
+  if (p.table) p.allowed.insert({"--max-pages", "--fill"});
+  if (p.out_parameter) p.allowed.insert("--int32");
+  if (p.tail) p.allowed.insert("--out-width");
+  return p;
+}
+
+Plan plan_of(Route r) {
+  return visit_route(r, [](auto spec) { return plan_of<decltype(spec)>(); });
 }
 
 template <class T>
@@ -71,64 +161,171 @@ std::int64_t bounded_lanes(std::int64_t rows, std::int64_t cols, const std::stri
   return rows * cols;
 }
 
-// Runs a per-id route on `ids`; the output has `width` lanes (write_loc) or one per id.
-I64 per_id(Route route, const TranslateOptions& o, Variant variant, const I64& ids, const I64& v2p,
-           std::int64_t width) {
-  I64 result(static_cast<std::size_t>(width), 0);
-  switch (route) {
-    case Route::token_translate:
-    case Route::swa_translate:
-      if (o.int32_out) {
-        I32 r(ids.size(), 0);
-        if (route == Route::token_translate) {
-          translate::token_translate<std::int32_t>({cvec(ids), cvec(v2p), o.page_size, o.multiplier, mvec(r), variant});
-        } else {
-          translate::swa_translate<std::int32_t>({cvec(ids), cvec(v2p), o.page_size, o.multiplier, mvec(r), variant});
-        }
-        return widen(r);
-      }
-      if (route == Route::token_translate) {
-        translate::token_translate<std::int64_t>({cvec(ids), cvec(v2p), o.page_size, o.multiplier, mvec(result), variant});
-      } else {
-        translate::swa_translate<std::int64_t>({cvec(ids), cvec(v2p), o.page_size, o.multiplier, mvec(result), variant});
-      }
-      return result;
-    case Route::write_loc:
-      translate::write_loc(
-          {cvec(ids), cvec(v2p), o.page_size, o.multiplier, o.dcp_size, o.dcp_rank, mvec(result), variant});
-      return result;
-    case Route::mamba_translate: {
-      I32 r(ids.size(), 0);
-      translate::mamba_translate({cvec(ids), cvec(v2p), o.mamba_clamp, mvec(r)});
-      return widen(r);
-    }
-    case Route::dcp_read_translate:
-      translate::dcp_read_translate({cvec(ids), cvec(v2p), o.page_size, o.multiplier, o.dcp_size, mvec(result), variant});
-      return result;
-    case Route::transfer_ids:
-      translate::transfer_ids({cvec(ids), cvec(v2p), o.page_size, mvec(result), variant});
-      return result;
-    case Route::flashmla_block_table:
-    case Route::canonical_page_table:
-    case Route::read_table:
-    case Route::decode_metadata:
-    case Route::eager_funnel:
-    case Route::kv_indices_inplace:
-    case Route::full_prefill_table:
-      break;  // not per-id routes (is_per_id): compute_outputs never sends them here
+// One value of the call: an integer, a flag, or an int32 / int64 array (1-D, or rows x cols).
+struct Value {
+  ValueKind kind = ValueKind::integer;
+  std::int64_t number = 0;
+  bool flag = false;
+  I64 v64;
+  I32 v32;
+  std::int64_t rows = 0, cols = 0;
+  std::vector<std::int64_t> shape() const {
+    if (kind == ValueKind::mat_i32 || kind == ValueKind::mat_i64) return {rows, cols};
+    return {static_cast<std::int64_t>(kind == ValueKind::vec_i32 ? v32.size() : v64.size())};
   }
-  throw InvalidArgument("--route", std::string(to_string(route)), "not a per-id route");
+  I64 values() const { return kind == ValueKind::vec_i32 || kind == ValueKind::mat_i32 ? widen(v32) : v64; }
+};
+
+Value number(std::int64_t n) {
+  Value x;
+  x.number = n;
+  return x;
+}
+Value flag(bool b) {
+  Value x;
+  x.kind = ValueKind::boolean;
+  x.flag = b;
+  return x;
+}
+Value array(const FieldInfo& f, I64 v, std::int64_t rows, std::int64_t cols, const std::string& option) {
+  Value x;
+  x.rows = rows;
+  x.cols = cols;
+  if (f.int32) {
+    x.kind = f.matrix() ? ValueKind::mat_i32 : ValueKind::vec_i32;
+    x.v32 = narrow(v, option);
+  } else {
+    x.kind = f.matrix() ? ValueKind::mat_i64 : ValueKind::vec_i64;
+    x.v64 = std::move(v);
+  }
+  return x;
+}
+// An output buffer of `lanes` lanes (rows x cols for a matrix), every lane `init`.
+Value buffer(const FieldInfo& f, std::int64_t rows, std::int64_t cols, std::int64_t init, bool int32) {
+  Value x;
+  x.rows = rows;
+  x.cols = cols;
+  const auto lanes = static_cast<std::size_t>(f.matrix() ? rows * cols : cols);
+  if (int32) {
+    x.kind = f.matrix() ? ValueKind::mat_i32 : ValueKind::vec_i32;
+    x.v32.assign(lanes, static_cast<std::int32_t>(init));
+  } else {
+    x.kind = f.matrix() ? ValueKind::mat_i64 : ValueKind::vec_i64;
+    x.v64.assign(lanes, init);
+  }
+  return x;
+}
+
+// The call's values by field name; views() hands them to fill_args (fill_args.hpp).
+class CallSource {
+ public:
+  bool has(std::string_view k) const { return values_.find(k) != values_.end(); }
+  Value& at(std::string_view k) { return values_.find(k)->second; }
+  void set(std::string_view k, Value v) { values_.insert_or_assign(std::string(k), std::move(v)); }
+  ViewSource views() {
+    ViewSource s;
+    for (auto& [k, x] : values_) {
+      switch (x.kind) {
+        case ValueKind::integer: s.set(k, x.number); break;
+        case ValueKind::boolean: s.set(k, x.flag); break;
+        case ValueKind::text: break;  // the variant is set on the Args (set_variant)
+        case ValueKind::vec_i32: s.set(k, mvec(x.v32)); break;
+        case ValueKind::vec_i64: s.set(k, mvec(x.v64)); break;
+        case ValueKind::mat_i32: s.set(k, mmat(x.v32, x.rows, x.cols)); break;
+        case ValueKind::mat_i64: s.set(k, mmat(x.v64, x.rows, x.cols)); break;
+      }
+    }
+    return s;
+  }
+
+ private:
+  std::map<std::string, Value, std::less<>> values_;
+};
+
+// The parsed ids: --ids, then the positional ones (eager_funnel's one-row table: positional first).
+I64 parse_ids(const TranslateOptions& o, bool positional_first) {
+  I64 ids = positional_first ? I64{} : parse_int_list(o.ids_list, "--ids");
+  for (const auto& s : o.ids) {
+    auto more = parse_int_list(s, "ids");
+    ids.insert(ids.end(), more.begin(), more.end());
+  }
+  if (positional_first) {
+    auto more = parse_int_list(o.ids_list, "--ids");
+    ids.insert(ids.end(), more.begin(), more.end());
+  }
+  return ids;
+}
+
+// The route's array inputs from the options, in row order; a needed one is loaded even when not
+// given, so that its loader says what is wrong.
+void load_arrays(const TranslateOptions& o, const Plan& p, CallSource& src) {
+  const auto& rows = option_rows();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const OptionRow& row = rows[i];
+    const FieldInfo* f = p.by_row(i);
+    if (!f || !row.text) continue;
+    const std::string& text = o.*row.text;
+    if (text.empty() && (row.defaulted || !p.needed.contains(f->name))) continue;
+    const Array a = load_array(text, row.option, f->matrix());
+    src.set(f->name, array(*f, a.values, a.rows(), a.cols(), row.option));
+  }
+}
+
+// The integer and flag options of the route (their defaults are the argument structs' defaults).
+void set_scalars(const TranslateOptions& o, const Plan& p, CallSource& src) {
+  const auto& rows = option_rows();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const FieldInfo* f = p.by_row(i);
+    if (!f) continue;
+    if (rows[i].number) src.set(f->name, number(o.*rows[i].number));
+    if (rows[i].flag) src.set(f->name, flag(o.*rows[i].flag));
+  }
+}
+
+// Fills the Args from `src`, sets the variant, runs the host route.
+template <class Spec>
+void run_spec(CallSource& values, Variant variant, bool int32_out) {
+  const ViewSource src = values.views();
+  if constexpr (has_out_parameter<Spec>) {
+    if (int32_out) {
+      auto a = fill_args_of<Spec, std::int32_t>(src);
+      set_variant(a, variant);
+      Spec::template run<std::int32_t>(a);
+      return;
+    }
+    auto a = fill_args_of<Spec, std::int64_t>(src);
+    set_variant(a, variant);
+    Spec::template run<std::int64_t>(a);
+  } else {
+    (void)int32_out;
+    auto a = fill_args<Spec>(src);
+    set_variant(a, variant);
+    Spec::run(a);
+  }
+}
+
+// A per-id route on `ids`: the output has `width` lanes (the tail past the ids included).
+template <class Spec>
+I64 per_id(const Plan& p, CallSource& src, const TranslateOptions& o, Variant variant, const I64& ids,
+           std::int64_t width) {
+  const FieldInfo& in = *p.row_field("--ids");
+  const FieldInfo& out = *p.outputs().front();
+  src.set(in.name, array(in, ids, 0, 0, "--ids"));
+  src.set(out.name, buffer(out, 0, width, 0, out.int32 || (p.out_parameter && o.int32_out)));
+  run_spec<Spec>(src, variant, o.int32_out);
+  return src.at(out.name).values();
 }
 
 // A failing per-id call is re-run id by id so that the error names the id the user gave.
-I64 per_id_naming_the_id(Route route, const TranslateOptions& o, Variant variant, const I64& ids, const I64& v2p,
+template <class Spec>
+I64 per_id_naming_the_id(const Plan& p, CallSource& src, const TranslateOptions& o, Variant variant, const I64& ids,
                          std::int64_t width) {
   try {
-    return per_id(route, o, variant, ids, v2p, width);
+    return per_id<Spec>(p, src, o, variant, ids, width);
   } catch (const Error& whole) {
     for (std::size_t i = 0; i < ids.size(); ++i) {
       try {
-        per_id(route, o, variant, I64{ids[i]}, v2p, 1);
+        per_id<Spec>(p, src, o, variant, I64{ids[i]}, 1);
       } catch (const Error& one) {
         throw Error(one.kind(), fmt::format("id {} (ids[{}])", ids[i], i), std::to_string(ids[i]), one.what());
       }
@@ -137,146 +334,75 @@ I64 per_id_naming_the_id(Route route, const TranslateOptions& o, Variant variant
   }
 }
 
-struct Tables {
-  Array r2t;
-  I64 rows, seq_lens, v2p, kv_start;
-  std::int64_t batch = 0;
-  std::int64_t max_pages = 0;
-};
-
-Tables load_tables(const TranslateOptions& o) {
-  Tables t;
-  t.r2t = load_array(o.req_to_token, "--req-to-token", true);
-  t.seq_lens = load_array(o.seq_lens, "--seq-lens", false).values;
-  t.batch = static_cast<std::int64_t>(t.seq_lens.size());
-  if (o.rows.empty()) {
-    for (std::int64_t b = 0; b < t.batch; ++b) t.rows.push_back(b);
-  } else {
-    t.rows = load_array(o.rows, "--rows", false).values;
+// A route over batch rows, a page-start table (eager_funnel) or a kv_indices buffer: the inputs,
+// the CLI's defaults (req_pool_indices 0..B-1, max_pages for the longest sequence, batch_size from
+// kv_indptr, the ids as eager_funnel's one-row table), the outputs, one run.
+template <class Spec>
+std::vector<Output> run_batch(const Plan& p, const TranslateOptions& o, Variant variant) {
+  CallSource src;
+  load_arrays(o, p, src);
+  std::int64_t batch = 0, width = o.max_pages;
+  if (const FieldInfo* lens = p.row_field("--seq-lens"); lens && src.has(lens->name)) {
+    const I64 l = src.at(lens->name).values();
+    batch = std::ssize(l);
+    if (const FieldInfo* rows = p.row_field("--rows"); rows && !src.has(rows->name)) {
+      I64 r;
+      for (std::int64_t b = 0; b < batch; ++b) r.push_back(b);
+      src.set(rows->name, array(*rows, r, 0, 0, "--rows"));
+    }
+    if (width < 0) {  // default: enough pages for the longest sequence
+      require(o.page_size >= 1, "--page-size", o.page_size, "must be >= 1");
+      std::int64_t longest = 0;
+      for (auto s : l) longest = std::max(longest, s);
+      width = longest / o.page_size + (longest % o.page_size != 0 ? 1 : 0);
+    }
+    bounded_lanes(batch, width, "--max-pages");
   }
-  if (!o.v2p.empty()) t.v2p = load_array(o.v2p, "--v2p", false).values;
-  if (!o.kv_start_idx.empty()) t.kv_start = load_array(o.kv_start_idx, "--kv-start-idx", false).values;
-  t.max_pages = o.max_pages;
-  if (t.max_pages < 0) {  // default: enough pages for the longest sequence
-    require(o.page_size >= 1, "--page-size", o.page_size, "must be >= 1");
-    std::int64_t longest = 0;
-    for (auto s : t.seq_lens) longest = std::max(longest, s);
-    t.max_pages = longest / o.page_size + (longest % o.page_size != 0 ? 1 : 0);
+  if (const FieldInfo* t = p.row_field("--page-table"); t && !src.has(t->name)) {
+    const I64 starts = parse_ids(o, true);
+    src.set(t->name, array(*t, starts, starts.empty() ? 0 : 1, std::ssize(starts), "--ids"));
   }
-  bounded_lanes(t.batch, t.max_pages, "--max-pages");
-  return t;
+  set_scalars(o, p, src);
+  if (const FieldInfo* m = p.row_field("--max-pages")) src.set(m->name, number(width));
+  if (const FieldInfo* bs = p.row_field("--batch-size"); bs && o.batch_size < 0) {
+    const auto indptr = static_cast<std::int64_t>(src.at("kv_indptr").shape()[0]);
+    src.set(bs->name, number(std::max<std::int64_t>(0, indptr - 1)));
+  }
+  const std::int64_t init = p.table ? checked_narrow32(o.fill, "--fill") : 0;
+  for (const FieldInfo* f : p.outputs()) {
+    if (f->matrix() && !p.table) {  // the shape of the page-start table it translates
+      const Value& in = src.at(p.row_field("--page-table")->name);
+      src.set(f->name, buffer(*f, in.rows, in.cols, init, f->int32));
+    } else {
+      src.set(f->name, buffer(*f, batch, f->matrix() ? width : batch + f->lanes_past_batch, init, f->int32));
+    }
+  }
+  run_spec<Spec>(src, variant, false);
+  // The tables first, then the 1-D outputs; a single allocated output is "out".
+  std::vector<const FieldInfo*> shown;
+  if (p.in_place()) shown.push_back(p.in_place());
+  for (int pass = 0; pass < 2; ++pass)
+    for (const FieldInfo* f : p.outputs())
+      if (f->matrix() == (pass == 0)) shown.push_back(f);
+  std::vector<Output> outputs;
+  for (const FieldInfo* f : shown) {
+    const Value& v = src.at(f->name);
+    const bool renamed = shown.size() == 1 && f != p.in_place();
+    outputs.push_back({renamed ? "out" : std::string(f->name), v.shape(), v.values()});
+  }
+  return outputs;
 }
 
-std::vector<Output> run_table_route(Route route, const TranslateOptions& o, Variant variant) {
-  if (route == Route::kv_indices_inplace) {
-    auto kv = narrow(load_array(o.kv_indices, "--kv-indices", false).values, "--kv-indices");
-    const auto indptr = narrow(load_array(o.kv_indptr, "--kv-indptr", false).values, "--kv-indptr");
-    I32 src;
-    if (!o.src.empty()) src = narrow(load_array(o.src, "--src", false).values, "--src");
-    const auto v2p = load_array(o.v2p, "--v2p", false).values;
-    KvIndicesInplaceArgs a;
-    a.kv_indices = mvec(kv);
-    a.kv_indptr = cvec(indptr);
-    a.batch_size = o.batch_size >= 0 ? o.batch_size : std::max<std::int64_t>(0, std::ssize(indptr) - 1);
-    if (!o.src.empty()) a.src = cvec(src);
-    a.v2p = cvec(v2p);
-    a.page_size = o.page_size;
-    a.multiplier = o.multiplier;
-    a.variant = variant;
-    translate::kv_indices_inplace(a);
-    return {{"kv_indices", {std::ssize(kv)}, widen(kv)}};
-  }
-  if (route == Route::eager_funnel) {
-    const auto table = o.page_table.empty() ? Array{} : load_array(o.page_table, "--page-table", true);
-    const auto v2p = load_array(o.v2p, "--v2p", false).values;
-    I64 starts = table.values;
-    std::int64_t rows = table.rows(), cols = table.cols();
-    if (o.page_table.empty()) {  // ids: the page-start tokens of one row
-      for (const auto& s : o.ids) {
-        auto more = parse_int_list(s, "ids");
-        starts.insert(starts.end(), more.begin(), more.end());
-      }
-      auto more = parse_int_list(o.ids_list, "--ids");
-      starts.insert(starts.end(), more.begin(), more.end());
-      cols = std::ssize(starts);
-      rows = cols == 0 ? 0 : 1;
-    }
-    I64 out(starts.size(), 0);
-    EagerFunnelArgs a;
-    a.page_table = {starts.data(), rows, cols, cols, 1};
-    a.v2p = cvec(v2p);
-    a.page_size = o.page_size;
-    a.multiplier = o.multiplier;
-    a.out = {out.data(), rows, cols, cols, 1};
-    a.variant = variant;
-    translate::eager_funnel(a);
-    return {{"out", {rows, cols}, out}};
-  }
-  const Tables t = load_tables(o);
-  const auto r2t = narrow(t.r2t.values, "--req-to-token");
-  const Mat<const std::int32_t> r2t_view{r2t.data(), t.r2t.rows(), t.r2t.cols(), t.r2t.cols(), 1};
-  const auto fill = checked_narrow32(o.fill, "--fill");
-  I32 out(static_cast<std::size_t>(t.batch * t.max_pages), fill);
-  const auto out_view = mmat(out, t.batch, t.max_pages);
-  const Vec<const std::int64_t> v2p_view = o.v2p.empty() ? Vec<const std::int64_t>{} : cvec(t.v2p);
-  switch (route) {
-    case Route::flashmla_block_table: {
-      FlashmlaBlockTableArgs a{r2t_view, cvec(t.rows), cvec(t.seq_lens), {}, v2p_view, o.page_size, o.multiplier,
-                               out_view, variant};
-      if (!t.kv_start.empty()) a.kv_start_idx = cvec(t.kv_start);
-      translate::flashmla_block_table(a);
-      break;
-    }
-    case Route::canonical_page_table:
-      translate::canonical_page_table({r2t_view, cvec(t.rows), cvec(t.seq_lens), v2p_view, o.page_size,
-                                       o.multiplier, t.max_pages, out_view, variant});
-      break;
-    case Route::full_prefill_table:
-      translate::full_prefill_table({r2t_view, cvec(t.rows), cvec(t.seq_lens), v2p_view, o.page_size, o.multiplier,
-                                     t.max_pages, out_view, variant});
-      break;
-    case Route::read_table: {
-      ReadTableArgs a{r2t_view, cvec(t.rows), cvec(t.seq_lens), o.seq_len_delta, t.max_pages, v2p_view,
-                      o.page_size, o.multiplier, out_view, o.zero_tail, variant};
-      translate::read_table(a);
-      break;
-    }
-    case Route::token_translate:
-    case Route::eager_funnel:
-    case Route::kv_indices_inplace:
-    case Route::write_loc:
-    case Route::swa_translate:
-    case Route::mamba_translate:
-    case Route::dcp_read_translate:
-    case Route::transfer_ids:
-      throw InvalidArgument("--route", std::string(to_string(route)), "not a page-table route");
-    case Route::decode_metadata: {
-      I32 cache(static_cast<std::size_t>(t.batch), fill), cu(static_cast<std::size_t>(t.batch + 1), fill);
-      DecodeMetadataArgs a;
-      a.seq_lens = cvec(t.seq_lens);
-      a.req_to_token = r2t_view;
-      a.req_pool_indices = cvec(t.rows);
-      a.max_seq_pages = t.max_pages;
-      a.seq_len_delta = o.seq_len_delta;
-      a.page_size = o.page_size;
-      a.v2p = v2p_view;
-      a.multiplier = o.multiplier;
-      a.cache_seqlens = mvec(cache);
-      a.cu_seqlens_k = mvec(cu);
-      a.page_table = out_view;
-      a.variant = variant;
-      translate::decode_metadata(a);
-      return {{"page_table", {t.batch, t.max_pages}, widen(out)},
-              {"cache_seqlens", {t.batch}, widen(cache)},
-              {"cu_seqlens_k", {t.batch + 1}, widen(cu)}};
-    }
-  }
-  return {{"out", {t.batch, t.max_pages}, widen(out)}};
-}
-
-bool is_per_id(Route r) {
-  return r == Route::token_translate || r == Route::swa_translate || r == Route::write_loc ||
-         r == Route::mamba_translate || r == Route::dcp_read_translate || r == Route::transfer_ids;
+template <class Spec>
+std::vector<Output> run_route(const TranslateOptions& o, Variant variant, const I64& ids) {
+  const Plan p = plan_of<Spec>();
+  if (!p.per_id) return run_batch<Spec>(p, o, variant);
+  require_size(std::ssize(ids) <= kMaxLanes, "ids", std::ssize(ids), "more ids than the lane limit");
+  CallSource src;
+  load_arrays(o, p, src);
+  set_scalars(o, p, src);
+  const std::int64_t width = p.tail && o.out_width >= 0 ? o.out_width : std::ssize(ids);
+  return {{"out", {width}, per_id_naming_the_id<Spec>(p, src, o, variant, ids, width)}};
 }
 
 void print_outputs(const std::vector<Output>& outputs, std::ostream& out) {
@@ -294,28 +420,26 @@ void print_outputs(const std::vector<Output>& outputs, std::ostream& out) {
 }  // namespace
 
 void check_translate_options(const TranslateOptions& o, const std::vector<std::string>& given) {
-  const Route route = parse_route(o.route);
-  const auto& allowed = route_options().at(route);
+  const Plan p = plan_of(parse_route(o.route));
   for (const auto& name : given) {
     if (name == "--route" || name == "--variant" || name == "--json" || name == "--quiet") continue;
-    if (!allowed.contains(name)) {
+    if (!p.allowed.contains(name)) {
       throw InvalidArgument(name, "(given)", fmt::format("does not apply to route {}; it reads {}", o.route,
-                                                       fmt::join(allowed, ", ")));
+                                                       fmt::join(p.allowed, ", ")));
     }
   }
-  const bool table = !is_per_id(route) && route != Route::eager_funnel && route != Route::kv_indices_inplace;
-  auto need = [&](const char* name, bool present) {
-    if (!present) throw InvalidArgument(name, "missing", fmt::format("required by route {}", o.route));
-  };
-  if (route != Route::mamba_translate) need("--page-size", std::find(given.begin(), given.end(), "--page-size") != given.end());
-  if (route != Route::flashmla_block_table && route != Route::decode_metadata) need("--v2p", !o.v2p.empty());
-  if (table) {
-    need("--req-to-token", !o.req_to_token.empty());
-    need("--seq-lens", !o.seq_lens.empty());
+  // The options of the fields a call must give and the CLI has no default for, in `need` order.
+  std::vector<const OptionRow*> needs;
+  const auto& rows = option_rows();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].need > 0 && p.by_row(i) && !rows[i].defaulted && p.needed.contains(p.by_row(i)->name))
+      needs.push_back(&rows[i]);
   }
-  if (route == Route::kv_indices_inplace) {
-    need("--kv-indices", !o.kv_indices.empty());
-    need("--kv-indptr", !o.kv_indptr.empty());
+  std::sort(needs.begin(), needs.end(), [](const OptionRow* x, const OptionRow* y) { return x->need < y->need; });
+  for (const OptionRow* row : needs) {
+    const bool present = row->text ? !(o.*row->text).empty()
+                                   : std::find(given.begin(), given.end(), row->option) != given.end();
+    if (!present) throw InvalidArgument(row->option, "missing", fmt::format("required by route {}", o.route));
   }
 }
 
@@ -323,24 +447,15 @@ std::vector<Output> compute_outputs(const TranslateOptions& o, Variant variant, 
                                     std::optional<std::int64_t>* fill) {
   const Route route = parse_route(o.route);
   require_variant(route, variant);
-  I64 ids = parse_int_list(o.ids_list, "--ids");
-  for (const auto& s : o.ids) {
-    auto more = parse_int_list(s, "ids");
-    ids.insert(ids.end(), more.begin(), more.end());
-  }
+  const I64 ids = parse_ids(o, false);
   if (ids_out) *ids_out = ids;
-  const bool table = !is_per_id(route) && route != Route::eager_funnel && route != Route::kv_indices_inplace;
-  if (fill) *fill = table ? std::optional<std::int64_t>(o.fill) : std::nullopt;
-  if (!is_per_id(route)) return run_table_route(route, o, variant);
-  require_size(std::ssize(ids) <= kMaxLanes, "ids", std::ssize(ids), "more ids than the lane limit");
-  const auto v2p = load_array(o.v2p, "--v2p", false).values;
-  const std::int64_t width = route == Route::write_loc && o.out_width >= 0 ? o.out_width : std::ssize(ids);
-  return {{"out", {width}, per_id_naming_the_id(route, o, variant, ids, v2p, width)}};
+  if (fill) *fill = plan_of(route).table ? std::optional<std::int64_t>(o.fill) : std::nullopt;
+  return visit_route(route, [&](auto spec) { return run_route<decltype(spec)>(o, variant, ids); });
 }
 
 int run_translate(const TranslateOptions& o, const std::vector<std::string>& given, std::ostream& out) {
   check_translate_options(o, given);
-  const Route route = parse_route(o.route);
+  const bool per_id = plan_of(parse_route(o.route)).per_id;
   I64 ids;
   const auto outputs = compute_outputs(o, parse_variant(o.variant), &ids, nullptr);
 
@@ -351,12 +466,12 @@ int run_translate(const TranslateOptions& o, const std::vector<std::string>& giv
     j["variant"] = o.variant;
     j["page_size"] = o.page_size;
     j["multiplier"] = o.multiplier;
-    if (is_per_id(route)) j["ids"] = ids;
+    if (per_id) j["ids"] = ids;
     j["out"] = outputs.front().values;
     j["shape"] = outputs.front().shape;
     for (const auto& x : outputs) j["outputs"][x.name] = {{"shape", x.shape}, {"values", x.values}};
     out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  } else if (is_per_id(route)) {
+  } else if (per_id) {
     const auto& result = outputs.front().values;
     for (std::size_t i = 0; i < result.size(); ++i) {
       if (i < ids.size()) {

@@ -8,6 +8,7 @@
 #include "check.hpp"
 #include "gen.hpp"
 #include "kvaddr/model/formulas.hpp"
+#include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::props::detail {
@@ -17,6 +18,35 @@ namespace g = kvaddr::props::gen;
 namespace tr = kvaddr::translate;
 using model::VirtualPage;
 using model::VirtualToken;
+
+// Runs the per-id route S on `ids` with the table and scalars in `src` (by the spec's field names)
+// and compares its output with `want`. With `alias` (int64 outputs only) the output buffer starts
+// as a copy of the ids and is also the ids view: the route translates in place.
+template <class S, class Out>
+void per_id_case(const Expect& e, Variant v, ViewSource src, const std::vector<i64>& ids, std::vector<Out>& out,
+                 bool alias, const std::vector<Out>& want) {
+  const std::string_view ids_name = field_infos<S>().front().name;
+  src.set(ids_name, cvec(ids));
+  if constexpr (std::is_same_v<Out, i64>) {
+    if (alias) {
+      out = ids;
+      src.set(ids_name, Vec<const i64>{out.data(), static_cast<i64>(out.size())});
+    }
+  }
+  src.set("out", mvec(out));
+  auto run = [&] {
+    if constexpr (has_out_parameter<S>) {
+      auto a = fill_args_of<S, Out>(src);
+      a.variant = for_route(S::id, v);
+      S::template run<Out>(a);
+    } else {
+      auto a = fill_args<S>(src);
+      a.variant = for_route(S::id, v);
+      S::run(a);
+    }
+  };
+  if (call_route(S::name, e, run)) same(std::string(S::name) + " out", out, want);
+}
 
 i64 kernel_lane(Expect& e, const std::vector<i64>& v2p, i64 ps, i64 M, i64 t) {
   return model_lane(e, [&] { return model::kernel_id(v2p, ps, M, VirtualToken(t)).value; }).value_or(0);
@@ -34,14 +64,17 @@ i32 narrow(Expect& e, i64 v) {
   return static_cast<i32>(v);
 }
 
-// ---- §4.1 token_translate --------------------------------------------------------------------
-template <class Out>
-void token_translate_case(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids, bool alias) {
+// ---- §4.1 token_translate, §4.9 swa_translate ------------------------------------------------
+// Route S (output element type Out) on `ids` over the table named `table` with multiplier `mult`
+// (its spec names); lane(e, id) is the model's lane (narrowed for an int32 output).
+template <class S, class Out, class Lane>
+void out_typed_case(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids, bool alias,
+                    std::string_view table, std::string_view mult, Lane&& lane) {
   Expect e;
   const Out stale = static_cast<Out>(*g::stale_value());
   std::vector<Out> want(ids.size(), stale);
   for (std::size_t i = 0; i < ids.size(); ++i) {
-    const i64 d = kernel_lane(e, t.v2p, ps, M, ids[i]);
+    const i64 d = lane(e, ids[i]);
     if constexpr (sizeof(Out) == 4) {
       want[i] = narrow(e, d);
     } else {
@@ -49,23 +82,22 @@ void token_translate_case(Variant v, const g::Tables& t, i64 ps, i64 M, const st
     }
   }
   std::vector<Out> out(ids.size(), stale);
-  TokenTranslateArgs<Out> a;
-  if constexpr (sizeof(Out) == 8) {
-    if (alias) {
-      out = ids;
-      a.ids = {out.data(), static_cast<i64>(out.size())};
-    } else {
-      a.ids = cvec(ids);
-    }
+  ViewSource src;
+  src.set(table, cvec(t.v2p));
+  src.set("page_size", ps);
+  src.set(mult, M);
+  per_id_case<S>(e, v, src, ids, out, alias, want);
+}
+
+// Either output type (int64 with or without the in-place alias, or int32).
+template <class S, class Lane>
+void out_typed_route(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids,
+                     std::string_view table, std::string_view mult, Lane&& lane) {
+  if (g::coin()) {
+    out_typed_case<S, i32>(v, t, ps, M, ids, false, table, mult, lane);
   } else {
-    a.ids = cvec(ids);
+    out_typed_case<S, i64>(v, t, ps, M, ids, g::coin(), table, mult, lane);
   }
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.out = mvec(out);
-  a.variant = for_route(Route::token_translate, v);
-  if (call_route("token_translate", e, [&] { tr::token_translate(a); })) same("token_translate out", out, want);
 }
 
 void prop_token_translate(Variant v) {
@@ -74,42 +106,8 @@ void prop_token_translate(Variant v) {
   // 1 in 6: huge physical page ids (int64 rows past 2^31; int32 outputs must reject them).
   const auto t = g::any<int>(0, 6) == 5 ? *g::wide_tables() : *g::tables();
   const auto ids = *g::tokens(t, ps, true);
-  if (g::coin()) {
-    token_translate_case<i32>(v, t, ps, M, ids, false);
-  } else {
-    token_translate_case<i64>(v, t, ps, M, ids, g::coin());
-  }
-}
-
-// ---- §4.9 swa_translate ----------------------------------------------------------------------
-template <class Out>
-void swa_case(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids, bool alias) {
-  Expect e;
-  const Out stale = static_cast<Out>(*g::stale_value());
-  std::vector<Out> want(ids.size(), stale);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const i64 d = model_lane(e, [&] { return model::swa_id(t.v2p, ps, M, VirtualToken(ids[i])).value; }).value_or(0);
-    if constexpr (sizeof(Out) == 4) {
-      want[i] = narrow(e, d);
-    } else {
-      want[i] = d;
-    }
-  }
-  std::vector<Out> out(ids.size(), stale);
-  SwaTranslateArgs<Out> a;
-  a.ids = cvec(ids);
-  if constexpr (sizeof(Out) == 8) {
-    if (alias) {
-      out = ids;
-      a.ids = {out.data(), static_cast<i64>(out.size())};
-    }
-  }
-  a.swa_v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.swa_multiplier = M;
-  a.out = mvec(out);
-  a.variant = for_route(Route::swa_translate, v);
-  if (call_route("swa_translate", e, [&] { tr::swa_translate(a); })) same("swa_translate out", out, want);
+  out_typed_route<RouteSpec<Route::token_translate>>(
+      v, t, ps, M, ids, "v2p", "multiplier", [&](Expect& e, i64 id) { return kernel_lane(e, t.v2p, ps, M, id); });
 }
 
 void prop_swa_translate(Variant v) {
@@ -118,11 +116,9 @@ void prop_swa_translate(Variant v) {
   const i64 M = g::elem<i64>({1, 2, 4, 6, 20});
   const auto t = *g::tables(40, true);  // non-owner: sized by the owner's id space (B12 fix)
   const auto ids = *g::tokens(t, ps, true);
-  if (g::coin()) {
-    swa_case<i32>(v, t, ps, M, ids, false);
-  } else {
-    swa_case<i64>(v, t, ps, M, ids, g::coin());
-  }
+  out_typed_route<RouteSpec<Route::swa_translate>>(v, t, ps, M, ids, "swa_v2p", "swa_multiplier", [&](Expect& e, i64 id) {
+    return model_lane(e, [&] { return model::swa_id(t.v2p, ps, M, VirtualToken(id)).value; }).value_or(0);
+  });
 }
 
 // Output matrix with guard rows / columns, pre-filled with a stale value.
@@ -514,20 +510,12 @@ void prop_dcp_read(Variant v) {
   std::vector<i64> want(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i)
     want[i] = ids[i] < 0 ? 0 : kernel_lane(e, t.v2p, ps, M, model::floor_div(ids[i], dcp));
-  const bool alias = g::coin();
-  DcpReadTranslateArgs a;
-  a.ids = cvec(ids);
-  if (alias) {
-    out = ids;
-    a.ids = {out.data(), static_cast<i64>(out.size())};
-  }
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.dcp_size = dcp;
-  a.out = mvec(out);
-  a.variant = for_route(Route::dcp_read_translate, v);
-  if (call_route("dcp_read_translate", e, [&] { tr::dcp_read_translate(a); })) same("dcp_read out", out, want);
+  ViewSource src;
+  src.set("v2p", cvec(t.v2p));
+  src.set("page_size", ps);
+  src.set("multiplier", M);
+  src.set("dcp_size", dcp);
+  per_id_case<RouteSpec<Route::dcp_read_translate>>(e, v, src, ids, out, g::coin(), want);
 }
 
 // ---- §4.13 transfer_ids + envelope moves ------------------------------------------------------
@@ -540,18 +528,10 @@ void prop_transfer(Variant v) {
   std::vector<i64> want(ids.size());
   for (std::size_t i = 0; i < ids.size(); ++i)
     want[i] = model_lane(e, [&] { return model::phys(t.v2p, ps, VirtualToken(ids[i])).value; }).value_or(0);
-  const bool alias = g::coin();
-  TransferIdsArgs a;
-  a.ids = cvec(ids);
-  if (alias) {
-    out = ids;
-    a.ids = {out.data(), static_cast<i64>(out.size())};
-  }
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.out = mvec(out);
-  a.variant = for_route(Route::transfer_ids, v);
-  if (call_route("transfer_ids", e, [&] { tr::transfer_ids(a); })) same("transfer_ids out", out, want);
+  ViewSource src;
+  src.set("v2p", cvec(t.v2p));
+  src.set("page_size", ps);
+  per_id_case<RouteSpec<Route::transfer_ids>>(e, v, src, ids, out, g::coin(), want);
 
   // move_kv_cache: page-major runs of ps physical tokens -> whole-envelope page moves.
   const i64 runs = g::any<i64>(0, 5);

@@ -4,97 +4,144 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "kvaddr/model/formulas.hpp"
+#include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/preconditions.hpp"
 #include "kvaddr/translate/validate.hpp"
 
 namespace kvaddr::replay::load {
 
 
+// ---- the route's fields ------------------------------------------------------------------------
+namespace {
+
+template <class S>
+constexpr int count_kind(ArgKind k) {
+  return std::apply([k](const auto&... f) { return (0 + ... + int{f.kind == k}); }, S::fields());
+}
+template <class S>
+constexpr bool any_tail_lanes() {
+  return std::apply([](const auto&... f) { return (false || ... || f.wider_than_ids); }, S::fields());
+}
+template <class S>
+constexpr bool has_field(std::string_view name) {
+  return std::apply([name](const auto&... f) { return (false || ... || (f.name == name)); }, S::fields());
+}
+
+// A per-id route: one id input, one table, scalars, one output lane per id.
+template <class S>
+constexpr bool per_id_shape = count_kind<S>(ArgKind::vec_in) == 2 && count_kind<S>(ArgKind::vec_out) == 1 &&
+                              count_kind<S>(ArgKind::mat_in) == 0 && count_kind<S>(ArgKind::mat_out) == 0 &&
+                              !any_tail_lanes<S>();
+// A page-table route: req_to_token in, one int32 table out.
+template <class S>
+constexpr bool table_shape = count_kind<S>(ArgKind::mat_in) == 1 && count_kind<S>(ArgKind::mat_out) == 1 &&
+                             count_kind<S>(ArgKind::vec_out) == 0 && has_field<S>("req_to_token");
+
+// The integer and flag arguments of S from the call's scalars, in field order: a required one
+// must be given, an optional one defaults to the argument struct's initialiser.
+template <class S>
+ViewSource read_scalars(Call& c) {
+  ViewSource src;
+  const typename S::Args defaults{};
+  auto one = [&](const auto& f) {
+    constexpr ArgKind k = std::remove_cvref_t<decltype(f)>::kind;
+    const std::string name(f.name);
+    if constexpr (k == ArgKind::int64) {
+      src.set(f.name, f.required ? c.integer(name) : c.integer(name, defaults.*(f.member)));
+    } else if constexpr (k == ArgKind::boolean) {
+      src.set(f.name, c.flag(name, defaults.*(f.member)));
+    }
+  };
+  std::apply([&](const auto&... f) { (one(f), ...); }, S::fields());
+  return src;
+}
+
+// Runs S on the Args filled from `src` under variant v (Out: the output element type of a route
+// whose output type is a parameter).
+template <class S, class Out = std::int64_t>
+void run_filled(const ViewSource& src, Variant v) {
+  if constexpr (has_out_parameter<S>) {
+    auto a = fill_args_of<S, Out>(src);
+    set_variant(a, v);
+    S::template run<Out>(a);
+  } else {
+    auto a = fill_args<S>(src);
+    set_variant(a, v);
+    S::run(a);
+  }
+}
+
+// The reference model of a per-id route at one id (model/, independent of translate/).
+namespace m = kvaddr::model;
+std::int64_t id_model(RouteSpec<Route::token_translate>, const I64& t, const ViewSource& s, std::int64_t id) {
+  return m::kernel_id(t, s.scalar("page_size"), s.scalar("multiplier"), m::VirtualToken(id)).value;
+}
+std::int64_t id_model(RouteSpec<Route::swa_translate>, const I64& t, const ViewSource& s, std::int64_t id) {
+  return m::swa_id(t, s.scalar("page_size"), s.scalar("swa_multiplier"), m::VirtualToken(id)).value;
+}
+std::int64_t id_model(RouteSpec<Route::mamba_translate>, const I64& t, const ViewSource& s, std::int64_t id) {
+  return m::mamba_slot(t, id, s.flag("clamp"));
+}
+std::int64_t id_model(RouteSpec<Route::dcp_read_translate>, const I64& t, const ViewSource& s, std::int64_t id) {
+  const auto tok = m::VirtualToken(m::floor_div(id, s.scalar("dcp_size")));
+  return id < 0 ? 0 : m::kernel_id(t, s.scalar("page_size"), s.scalar("multiplier"), tok).value;
+}
+std::int64_t id_model(RouteSpec<Route::transfer_ids>, const I64& t, const ViewSource& s, std::int64_t id) {
+  return m::phys(t, s.scalar("page_size"), m::VirtualToken(id)).value;
+}
+
+}  // namespace
+
 // ---- per-route preparation -------------------------------------------------------------------
-// Token-granular routes over (ids, table) with an int32 / int64 out.
-Prepared prep_token(Call& c, Route route) {
-  const char* ids_name = route == Route::mamba_translate ? "slots" : "ids";
-  const char* table_name = route == Route::swa_translate ? "swa_v2p" : "v2p";
-  Arr ids = c.input(ids_name, Want::widen, 1, 2);
+// A per-id route over (ids, table) with an int32 / int64 out: the ids may be int32 (widened) and
+// of rank 1 or 2; the output's dtype picks the element type of a route whose output type is a parameter.
+template <class S>
+Prepared prep_ids(Call& c) {
+  const auto fields = field_infos<S>();
+  std::vector<const FieldInfo*> in;
+  const FieldInfo* out_field = nullptr;
+  for (const FieldInfo& f : fields) {
+    if (f.kind == ArgKind::vec_in) in.push_back(&f);
+    if (f.kind == ArgKind::vec_out) out_field = &f;
+  }
+  const std::string ids_name(in[0]->name), table_name(in[1]->name), out_name(out_field->name);
+  Arr ids = c.input(ids_name, in[0]->widens_int32 ? Want::widen : Want::i64, 1, 2);
   Arr table = c.input(table_name, Want::i64, 1, 1);
-  const bool out_any = route == Route::token_translate || route == Route::swa_translate;
-  const bool out32 = route == Route::mamba_translate;
-  Output out = c.output("out", out_any ? Want::i32_or_i64 : (out32 ? Want::i32 : Want::i64), 1, 2);
+  const Want out_want = has_out_parameter<S> ? Want::i32_or_i64 : (out_field->int32 ? Want::i32 : Want::i64);
+  Output out = c.output(out_name, out_want, 1, 2);
   if (static_cast<std::int64_t>(out.before.size()) < ids.size()) {
     bad(fmt::format("out has {} lanes but {} has {}", out.before.size(), ids.name, ids.size()));
   }
-  std::int64_t ps = 1, mult = 1, dcp = 1;
-  bool clamp = false;
-  if (route == Route::mamba_translate) {
-    clamp = c.flag("clamp");
-  } else {
-    ps = c.integer("page_size");
-    if (route == Route::token_translate || route == Route::dcp_read_translate) mult = c.integer("multiplier", 1);
-    if (route == Route::swa_translate) mult = c.integer("swa_multiplier", 1);
-    if (route == Route::dcp_read_translate) dcp = c.integer("dcp_size", 1);
-  }
+  const ViewSource scalars = read_scalars<S>(c);
   const bool o32 = out.dtype == NpyDtype::int32;
   Prepared p;
   p.outputs.push_back(out);
-  p.model = [route, ids = ids.v, table = table.v, before = out.before, ps, mult, dcp, clamp] {
-    namespace m = kvaddr::model;
+  if constexpr (requires(const I64& t) { id_model(S{}, t, scalars, std::int64_t{0}); }) {
+    p.model = [ids = ids.v, table = table.v, before = out.before, scalars] {
+      I64 o = before;
+      for (std::size_t i = 0; i < ids.size(); ++i) o[i] = id_model(S{}, table, scalars, ids[i]);
+      return std::vector<I64>{o};
+    };
+  }
+  p.run = [ids = ids.v, table, before = out.before, o32, scalars, ids_name, table_name, out_name](Variant v) {
+    ViewSource src = scalars;
+    src.set(ids_name, view(ids));
+    src.set(table_name, sview(table));
+    if (o32) {
+      I32 o = narrow_copy(before);
+      src.set(out_name, mvec_of(o));
+      run_filled<S, std::int32_t>(src, v);
+      return std::vector<I64>{widen(o)};
+    }
     I64 o = before;
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      const std::int64_t t = ids[i];
-      switch (route) {
-        case Route::token_translate: o[i] = m::kernel_id(table, ps, mult, m::VirtualToken(t)).value; break;
-        case Route::swa_translate: o[i] = m::swa_id(table, ps, mult, m::VirtualToken(t)).value; break;
-        case Route::mamba_translate: o[i] = m::mamba_slot(table, t, clamp); break;
-        case Route::dcp_read_translate:
-          o[i] = t < 0 ? 0 : m::kernel_id(table, ps, mult, m::VirtualToken(m::floor_div(t, dcp))).value;
-          break;
-        case Route::transfer_ids: o[i] = m::phys(table, ps, m::VirtualToken(t)).value; break;
-        case Route::flashmla_block_table:
-        case Route::canonical_page_table:
-        case Route::read_table:
-        case Route::decode_metadata:
-        case Route::eager_funnel:
-        case Route::kv_indices_inplace:
-        case Route::write_loc:
-        case Route::full_prefill_table: break;  // not token routes: prep_token is never called for them
-      }
-    }
+    src.set(out_name, mvec_of(o));
+    run_filled<S, std::int64_t>(src, v);
     return std::vector<I64>{o};
-  };
-  p.run = [route, ids = ids.v, table = table, before = out.before, o32, ps, mult, dcp, clamp](Variant v) {
-    I64 o64 = before;
-    I32 o32buf = o32 ? narrow_copy(before) : I32(before.size());
-    switch (route) {
-      case Route::token_translate:
-        if (o32) translate::token_translate<std::int32_t>({view(ids), sview(table), ps, mult, mvec_of(o32buf), v});
-        else translate::token_translate<std::int64_t>({view(ids), sview(table), ps, mult, mvec_of(o64), v});
-        break;
-      case Route::swa_translate:
-        if (o32) translate::swa_translate<std::int32_t>({view(ids), sview(table), ps, mult, mvec_of(o32buf), v});
-        else translate::swa_translate<std::int64_t>({view(ids), sview(table), ps, mult, mvec_of(o64), v});
-        break;
-      case Route::mamba_translate:
-        translate::mamba_translate({view(ids), sview(table), clamp, mvec_of(o32buf)});
-        break;
-      case Route::dcp_read_translate:
-        translate::dcp_read_translate({view(ids), sview(table), ps, mult, dcp, mvec_of(o64), v});
-        break;
-      case Route::transfer_ids:
-        translate::transfer_ids({view(ids), sview(table), ps, mvec_of(o64), v});
-        break;
-      case Route::flashmla_block_table:
-      case Route::canonical_page_table:
-      case Route::read_table:
-      case Route::decode_metadata:
-      case Route::eager_funnel:
-      case Route::kv_indices_inplace:
-      case Route::write_loc:
-      case Route::full_prefill_table: bad("internal: not a token route");
-    }
-    return std::vector<I64>{o32 ? widen(o32buf) : o64};
   };
   return p;
 }
@@ -149,28 +196,44 @@ Prepared prep_kv_indices(Call& c) {
   return p;
 }
 
-// flashmla_block_table, canonical_page_table, read_table, full_prefill_table: one int32 table.
-Prepared prep_table(Call& c, Route route, const Claim& claim) {
+// A page-table route (flashmla_block_table, canonical_page_table, read_table, full_prefill_table):
+// req_to_token and the batch's row ids and lengths in, one int32 table out (with guard columns).
+template <class S>
+Prepared prep_table(Call& c, const Claim& claim) {
+  const auto fields = field_infos<S>();
+  std::string lens_name, out_name;
+  bool v2p_optional = false;
+  for (const FieldInfo& f : fields) {
+    if (f.name == "seq_lens" || f.name == "page_kernel_lens") lens_name = f.name;
+    if (f.kind == ArgKind::mat_out) out_name = f.name;
+    if (f.name == "v2p") v2p_optional = !f.required;
+  }
+  constexpr bool has_start = has_field<S>("kv_start_idx"), has_max_pages = has_field<S>("max_pages");
+  constexpr bool has_delta = has_field<S>("seq_len_delta"), has_zero_tail = has_field<S>("zero_tail");
+  // An int64 input of the batch: int32 too where the field widens (field property widening()).
+  const auto batch_want = [&](std::string_view name) {
+    for (const FieldInfo& f : fields)
+      if (f.name == name) return f.widens_int32 ? Want::widen : Want::i64;
+    return Want::i64;
+  };
   Arr r2t = c.input("req_to_token", Want::i32, 2, 2);
-  Arr rows = c.input("req_pool_indices", Want::widen, 1, 1);
-  const char* lens_name = route == Route::flashmla_block_table ? "page_kernel_lens" : "seq_lens";
-  Arr lens = c.input(lens_name, Want::widen, 1, 1);
+  Arr rows = c.input("req_pool_indices", batch_want("req_pool_indices"), 1, 1);
+  Arr lens = c.input(lens_name, batch_want(lens_name), 1, 1);
   same_length(rows, lens);
   Arr start;
-  if (route == Route::flashmla_block_table) {
-    start = c.input("kv_start_idx", Want::widen, 1, 1, true);
+  if (has_start) {
+    start = c.input("kv_start_idx", batch_want("kv_start_idx"), 1, 1, true);
     same_length(rows, start);
   }
-  Arr v2p = c.input("v2p", Want::i64, 1, 1, route == Route::flashmla_block_table);
-  const char* out_name = route == Route::flashmla_block_table ? "kv_indices" : "out";
+  Arr v2p = c.input("v2p", Want::i64, 1, 1, v2p_optional);
   Output out = c.output(out_name, Want::i32, 2, 2, true);
   const std::int64_t ps = c.integer("page_size");
   const std::int64_t mult = c.integer("multiplier", 1);
   std::int64_t max_pages = 0, delta = 0;
   bool zero_tail = false;
-  if (route != Route::flashmla_block_table) max_pages = c.integer("max_pages");
-  if (route == Route::read_table) {
-    delta = c.integer("seq_len_delta", 0);
+  if (has_max_pages) max_pages = c.integer("max_pages");
+  if (has_delta) delta = c.integer("seq_len_delta", 0);
+  if (has_zero_tail) {
     zero_tail = c.flag("zero_tail", claim.zero_tail.value_or(false));
     if (claim.zero_tail && *claim.zero_tail != zero_tail) bad("flags.tail_policy disagrees with scalar zero_tail");
   }
@@ -186,12 +249,13 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
   // [row0, R) of the buffer `o`): the whole call is (0, 0, B). With a row stride, canonical_page_table
   // and read_table see rows of row_stride columns (their columns are bounded by max_pages, never by
   // the table's width), so a spill reaches the guard columns of the last row as on the device.
-  const bool wide_rows = out.row_stride > 0 && (route == Route::canonical_page_table || route == Route::read_table);
+  constexpr bool bounded = std::is_base_of_v<spec_rules::BoundedTableColumns, S>;
+  const bool wide_rows = out.row_stride > 0 && bounded;
   const std::int64_t stride = out.stride();
-  auto part = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, start = start.v,
-               has_start = start.present, v2p = v2p, table_rows = out.shape[0],
-               table_cols = wide_rows ? stride : out.shape[1], stride, ps, mult, max_pages,
-               delta](Variant v, I32& o, std::int64_t row0, std::int64_t b0, std::int64_t b1, bool fill_tail) {
+  auto part = [r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, start = start.v,
+               given_start = start.present, v2p = v2p, table_rows = out.shape[0],
+               table_cols = wide_rows ? stride : out.shape[1], stride, ps, mult, max_pages, delta, lens_name,
+               out_name](Variant v, I32& o, std::int64_t row0, std::int64_t b0, std::int64_t b1, bool fill_tail) {
     // E10 reads row b of req_to_token for batch lane b: a part starting at lane b0 sees it from row b0.
     const std::int64_t r2t_row0 = has(v, Behaviour::e10_batch_index_rows) && b1 > b0 ? b0 : 0;
     const std::int64_t r2t_cols = r2t_shape.size() < 2 ? 1 : r2t_shape[1];
@@ -202,29 +266,19 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
       if (!present) return {};
       return {x.data() + b0, b1 - b0};
     };
-    switch (route) {
-      case Route::flashmla_block_table:
-        translate::flashmla_block_table({R, lanes(rows), lanes(lens), lanes(start, has_start), sview(v2p), ps, mult, O, v});
-        break;
-      case Route::canonical_page_table:
-        translate::canonical_page_table({R, lanes(rows), lanes(lens), sview(v2p), ps, mult, max_pages, O, v});
-        break;
-      case Route::read_table:
-        translate::read_table({R, lanes(rows), lanes(lens), delta, max_pages, sview(v2p), ps, mult, O, fill_tail, v});
-        break;
-      case Route::full_prefill_table:
-        translate::full_prefill_table({R, lanes(rows), lanes(lens), sview(v2p), ps, mult, max_pages, O, v});
-        break;
-      case Route::token_translate:
-      case Route::decode_metadata:
-      case Route::eager_funnel:
-      case Route::kv_indices_inplace:
-      case Route::write_loc:
-      case Route::swa_translate:
-      case Route::mamba_translate:
-      case Route::dcp_read_translate:
-      case Route::transfer_ids: bad("internal: not a table route");
-    }
+    ViewSource src;
+    src.set("req_to_token", R);
+    src.set("req_pool_indices", lanes(rows));
+    src.set(lens_name, lanes(lens));
+    if (given_start) src.set("kv_start_idx", lanes(start));
+    if (v2p.present) src.set("v2p", sview(v2p));
+    src.set("page_size", ps);
+    src.set("multiplier", mult);
+    if (has_max_pages) src.set("max_pages", max_pages);
+    if (has_delta) src.set("seq_len_delta", delta);
+    if (has_zero_tail) src.set("zero_tail", fill_tail);
+    src.set(out_name, O);
+    run_filled<S>(src, v);
   };
   const std::int64_t batch = rows.size();
   p.run = [part, before = out.before, batch, zero_tail](Variant v) {
@@ -232,7 +286,7 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
     part(v, o, 0, 0, batch, zero_tail);
     return std::vector<I64>{widen(o)};
   };
-  if (route == Route::canonical_page_table || route == Route::read_table) {
+  if constexpr (bounded) {
     // Each batch row is one program of the grid (its column blocks never store to the same lane);
     // read_table's zero_tail fill of the padded rows [B, R) is another.
     p.writes = [part, before = out.before, batch, zero_tail, stride, table_rows = out.shape[0], lens = lens.v, delta,
@@ -281,24 +335,20 @@ Prepared prep_table(Call& c, Route route, const Claim& claim) {
       return std::vector<detail::LaneWrites>{std::move(w)};
     };
   }
-  if (route == Route::canonical_page_table || route == Route::read_table) {
-    p.preconditions = [route, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, v2p = v2p.v, ps,
-                       mult, max_pages, delta] {
-      const auto R = cview(r2t, r2t_shape);
-      if (route == Route::canonical_page_table) {
-        return broken_preconditions(
-            CanonicalPageTableArgs{R, view(rows), view(lens), view(v2p), ps, mult, max_pages, {}, Variant::production});
-      }
-      ReadTableArgs a;
-      a.req_to_token = R;
-      a.row_ids = view(rows);
-      a.seq_lens = view(lens);
-      a.seq_len_delta = delta;
-      a.max_pages = max_pages;
-      a.v2p = view(v2p);
-      a.page_size = ps;
-      a.multiplier = mult;
-      return broken_preconditions(a);
+  if constexpr (bounded) {
+    p.preconditions = [r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, lens = lens.v, v2p = v2p.v, ps, mult,
+                       max_pages, delta, lens_name, out_name] {
+      ViewSource src;
+      src.set("req_to_token", cview(r2t, r2t_shape));
+      src.set("req_pool_indices", view(rows));
+      src.set(lens_name, view(lens));
+      src.set("v2p", view(v2p));
+      src.set("page_size", ps);
+      src.set("multiplier", mult);
+      src.set("max_pages", max_pages);
+      if (has_delta) src.set("seq_len_delta", delta);
+      src.set(out_name, Mat<std::int32_t>{});
+      return broken_preconditions(fill_args<S>(src));
     };
   }
   return p;
@@ -321,6 +371,19 @@ Prepared prep_eager_funnel(Call& c) {
     return std::vector<I64>{o};
   };
   return p;
+}
+
+// The inputs of a decode_metadata call that its run and its preconditions share.
+DecodeMetadataArgs decode_inputs(const I64& seq, const I32& r2t, const I64& r2t_shape, const I64& rows, bool has_rows,
+                                 std::int64_t max_seq_pages, std::int64_t delta, std::int64_t ps) {
+  DecodeMetadataArgs a;
+  a.seq_lens = view(seq);
+  if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
+  a.req_pool_indices = view(rows, has_rows);
+  a.max_seq_pages = max_seq_pages;
+  a.seq_len_delta = delta;
+  a.page_size = ps;
+  return a;
 }
 
 Prepared prep_decode(Call& c) {
@@ -367,13 +430,7 @@ Prepared prep_decode(Call& c) {
            swa_mult](Variant v) {
     std::vector<I32> bufs;
     for (const auto& b : befores) bufs.push_back(narrow_copy(b));
-    DecodeMetadataArgs a;
-    a.seq_lens = view(seq);
-    if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
-    a.req_pool_indices = view(rows, has_rows);
-    a.max_seq_pages = max_seq_pages;
-    a.seq_len_delta = delta;
-    a.page_size = ps;
+    DecodeMetadataArgs a = decode_inputs(seq, r2t, r2t_shape, rows, has_rows, max_seq_pages, delta, ps);
     a.v2p = sview(v2p);
     a.multiplier = mult;
     if (has_kpt) a.kernel_page_table = cview(kpt, kpt_shape);
@@ -394,18 +451,35 @@ Prepared prep_decode(Call& c) {
   p.preconditions = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present,
                      v2p = v2p.v, has_v2p = v2p.present, has_kpt = kpt.present, max_seq_pages, delta, ps] {
     static const std::int32_t kpt_marker = 0;  // a present kernel_page_table only switches the padding check off
-    DecodeMetadataArgs a;
-    a.seq_lens = view(seq);
-    if (!r2t_shape.empty()) a.req_to_token = cview(r2t, r2t_shape);
-    a.req_pool_indices = view(rows, has_rows);
-    a.max_seq_pages = max_seq_pages;
-    a.seq_len_delta = delta;
-    a.page_size = ps;
+    DecodeMetadataArgs a = decode_inputs(seq, r2t, r2t_shape, rows, has_rows, max_seq_pages, delta, ps);
     a.v2p = view(v2p, has_v2p);
     if (has_kpt) a.kernel_page_table = {&kpt_marker, 1, 1, 1, 1};
     return broken_preconditions(a);
   };
   return p;
+}
+
+// ---- dispatch ------------------------------------------------------------------------------------
+namespace {
+// Routes with loading rules of their own (an out_width tail, an in-place buffer, a table of
+// page starts, dependent inputs).
+Prepared prepare_own(RouteSpec<Route::write_loc>, Call& c) { return prep_write_loc(c); }
+Prepared prepare_own(RouteSpec<Route::kv_indices_inplace>, Call& c) { return prep_kv_indices(c); }
+Prepared prepare_own(RouteSpec<Route::eager_funnel>, Call& c) { return prep_eager_funnel(c); }
+Prepared prepare_own(RouteSpec<Route::decode_metadata>, Call& c) { return prep_decode(c); }
+
+// A route of a known shape needs no code here; any other route must have a prepare_own overload
+// (it does not compile without one).
+template <class S>
+Prepared prepare_spec(Call& c, const Claim& claim) {
+  if constexpr (per_id_shape<S>) return prep_ids<S>(c);
+  else if constexpr (table_shape<S>) return prep_table<S>(c, claim);
+  else return prepare_own(S{}, c);
+}
+}  // namespace
+
+Prepared prepare(Route route, Call& c, const Claim& claim) {
+  return visit_route(route, [&](auto spec) { return prepare_spec<decltype(spec)>(c, claim); });
 }
 
 }  // namespace kvaddr::replay::load

@@ -37,10 +37,12 @@ inline bool spills(Variant v) {
 
 using detail::Claim;
 
-Prepared prep_token(Call& c, Route route);
+// The preparation of a call of `route`, through the route list: the per-id routes and the
+// page-table routes by their spec's field list; write_loc, kv_indices_inplace, eager_funnel and
+// decode_metadata by loaders of their own.
+Prepared prepare(Route route, Call& c, const Claim& claim);
 Prepared prep_write_loc(Call& c);
 Prepared prep_kv_indices(Call& c);
-Prepared prep_table(Call& c, Route route, const Claim& claim);
 Prepared prep_eager_funnel(Call& c);
 Prepared prep_decode(Call& c);
 

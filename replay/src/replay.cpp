@@ -79,22 +79,7 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
   r.variant = std::string(to_string(claim.variant, route));
   detail::check_era(call);
   Call c(call, dir, allow_outside);
-  Prepared p;
-  switch (route) {
-    case Route::token_translate:
-    case Route::swa_translate:
-    case Route::mamba_translate:
-    case Route::dcp_read_translate:
-    case Route::transfer_ids: p = prep_token(c, route); break;
-    case Route::write_loc: p = prep_write_loc(c); break;
-    case Route::kv_indices_inplace: p = prep_kv_indices(c); break;
-    case Route::flashmla_block_table:
-    case Route::canonical_page_table:
-    case Route::read_table:
-    case Route::full_prefill_table: p = prep_table(c, route, claim); break;
-    case Route::eager_funnel: p = prep_eager_funnel(c); break;
-    case Route::decode_metadata: p = prep_decode(c); break;
-  }
+  Prepared p = prepare(route, c, claim);
   c.check_all_used();
 
   std::vector<I64> expected;

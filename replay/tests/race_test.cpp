@@ -67,12 +67,17 @@ json overlap_call(const std::filesystem::path& d, const std::string& tag, const 
   return c;
 }
 
+// The replay of the overlap call (tag, after) claiming grid_spill on a grid of 4 columns.
+ReplayReport replay_overlap(const std::filesystem::path& d, const std::string& tag, const I64& after) {
+  json c = overlap_call(d, tag, after);
+  c["variant"] = "grid_spill@4";
+  return replay_calls(d, {c});
+}
+
 TEST(ReplayRace, EitherPossibleValueOfEachContestedLaneIsARaceOfTheClaimedVariant) {
   const auto d = fresh_dir("overlap");
   for (const I64& after : {I64{10, 13, 14, -1}, I64{10, 11, 12, -1}, I64{10, 11, 14, -1}, I64{10, 13, 12, -1}}) {
-    json c = overlap_call(d, "o", after);
-    c["variant"] = "grid_spill@4";
-    const ReplayReport r = replay_calls(d, {c});
+    const ReplayReport r = replay_overlap(d, "o", after);
     const CallReport& cr = r.calls[0];
     ASSERT_EQ(cr.status, CallStatus::race) << cr.error << to_text(r);
     EXPECT_EQ(cr.lanes_differing, 0);
@@ -100,9 +105,7 @@ TEST(ReplayRace, EitherPossibleValueOfEachContestedLaneIsARaceOfTheClaimedVarian
 
 TEST(ReplayRace, AThirdValueInAContestedLaneIsAMismatchListingTheRacingStores) {
   const auto d = fresh_dir("third");
-  json c = overlap_call(d, "t", {10, 99, 14, -1});
-  c["variant"] = "grid_spill@4";
-  const ReplayReport r = replay_calls(d, {c});
+  const ReplayReport r = replay_overlap(d, "t", {10, 99, 14, -1});
   const CallReport& cr = r.calls[0];
   ASSERT_EQ(cr.status, CallStatus::differs) << cr.error;
   EXPECT_FALSE(r.ok());
@@ -351,9 +354,7 @@ TEST(ReplayGuardColumns, RowStrideValidation) {
 
 TEST(ReplayRace, JsonReportFields) {
   const auto d = fresh_dir("json");
-  json c = overlap_call(d, "j", {10, 11, 14, -1});
-  c["variant"] = "grid_spill@4";
-  const ReplayReport rep = replay_calls(d, {c});
+  const ReplayReport rep = replay_overlap(d, "j", {10, 11, 14, -1});
   const std::string text = to_text(rep);
   EXPECT_NE(text.find("canonical_page_table (claims grid_spill@4): race (4 lanes; 2 contested, each holds one of its "
                       "possible values)\n"

@@ -220,24 +220,24 @@ TEST(ReplayMalformed, MissingFile) {
   EXPECT_NE(e.find("no_such.npy: missing file"), std::string::npos) << e;
 }
 
+// The error of example call `i` with its input `key` replaced by `file`.
+std::string error_with_input(std::size_t i, const std::string& key, const std::filesystem::path& file) {
+  json c = example_call(i);
+  c["inputs"][key] = file.string();
+  return error_of(c);
+}
+const std::filesystem::path kNpyData = std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "npy";
+
 TEST(ReplayMalformed, WrongDtype) {
-  json c = example_call(0);
-  c["inputs"]["v2p"] = (kExample / "pool.req_to_token.npy").string();  // int32
-  const std::string e = error_of(c);
+  const std::string e = error_with_input(0, "v2p", kExample / "pool.req_to_token.npy");  // int32
   EXPECT_NE(e.find("v2p: wrong dtype '<i4' (int32), expected int64"), std::string::npos) << e;
-  json f = example_call(0);
-  f["inputs"]["ids"] = (std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "npy" / "f4_1d.npy").string();
-  EXPECT_NE(error_of(f).find("wrong dtype '<f4'"), std::string::npos);
+  EXPECT_NE(error_with_input(0, "ids", kNpyData / "f4_1d.npy").find("wrong dtype '<f4'"), std::string::npos);
 }
 
 TEST(ReplayMalformed, WrongRankAndFortranOrder) {
-  json c = example_call(5);  // read_table
-  c["inputs"]["seq_lens"] = (kExample / "pool.req_to_token.npy").string();
-  const std::string e = error_of(c);
+  const std::string e = error_with_input(5, "seq_lens", kExample / "pool.req_to_token.npy");  // read_table
   EXPECT_NE(e.find("seq_lens: wrong shape (3, 8), expected 1-D"), std::string::npos) << e;
-  json f = example_call(5);
-  f["inputs"]["req_to_token"] = (std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "npy" / "i4_fortran.npy").string();
-  EXPECT_NE(error_of(f).find("Fortran order"), std::string::npos);
+  EXPECT_NE(error_with_input(5, "req_to_token", kNpyData / "i4_fortran.npy").find("Fortran order"), std::string::npos);
 }
 
 TEST(ReplayMalformed, ShapesThatDisagreeWithScalarsOrEachOther) {

@@ -295,25 +295,26 @@ TEST(CliRoutes, ErrorsNameTheIdTheUserGave) {
   EXPECT_TRUE(has(r.err, "id 7 (ids[2])")) << r.err;
 }
 
+// `kvaddr translate` with `args` succeeds and prints exactly `text`.
+void expect_translate(std::vector<std::string> args, const std::string& text) {
+  args.insert(args.begin(), "translate");
+  const auto r = run(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, text);
+}
+
 TEST(CliRoutes, MambaTransferAndDcpRead) {
   // mamba: int32(v2p[v]); clamp keeps 0 for -1.
-  auto r = run({"translate", "--route", "mamba_translate", "--v2p", "4,-1,7", "--ids", "0,2,1", "--mamba-clamp"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "0 -> 4\n2 -> 7\n1 -> 0\n");
+  expect_translate({"--route", "mamba_translate", "--v2p", "4,-1,7", "--ids", "0,2,1", "--mamba-clamp"},
+                   "0 -> 4\n2 -> 7\n1 -> 0\n");
   // swa_translate: the same formula through the SWA table with M_swa: t = 5 -> page 1 -> P5 -> 5*12 + 1.
-  r = run({"translate", "--route", "swa_translate", "--page-size", "4", "--multiplier", "3", "--v2p", "0,5,-1",
-           "--ids", "5"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "5 -> 61\n");
+  expect_translate({"--route", "swa_translate", "--page-size", "4", "--multiplier", "3", "--v2p", "0,5,-1", "--ids", "5"},
+                   "5 -> 61\n");
   // transfer_ids: ps 2, v2p [0,3,-1]: t = 3 -> page 1 -> P3 -> 3*2 + 1 = 7.
-  r = run({"translate", "--route", "transfer_ids", "--page-size", "2", "--v2p", "0,3,-1", "--ids", "3"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "3 -> 7\n");
+  expect_translate({"--route", "transfer_ids", "--page-size", "2", "--v2p", "0,3,-1", "--ids", "3"}, "3 -> 7\n");
   // dcp_read_translate: w / dcp: w = 6, dcp 2 -> t = 3 -> P3, ps 2, M 1 -> 7.
-  r = run({"translate", "--route", "dcp_read_translate", "--page-size", "2", "--dcp-size", "2", "--v2p", "0,3,-1",
-           "--ids", "6"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.out, "6 -> 7\n");
+  expect_translate({"--route", "dcp_read_translate", "--page-size", "2", "--dcp-size", "2", "--v2p", "0,3,-1", "--ids", "6"},
+                   "6 -> 7\n");
 }
 
 TEST(CliRoutes, TableRoutesHandComputed) {

@@ -1,7 +1,9 @@
-// Every route of the route list (kvaddr/translate/route_list.hpp) is reachable by its name from
-// every consumer that dispatches on routes: the name tables, the CLI's `translate` option table,
-// replay's call dispatch and the bug zoo's host grid. The routes come from for_each_route, never
-// from a list written here, so a route added to the list is checked with no edit to this file.
+// Every route of the route list (kvaddr/translate/route_list.hpp) is reachable from every consumer
+// that dispatches on routes: the name tables, the CLI's `translate` (its options come from the
+// spec's fields; a call with the options it asks for runs), replay's call dispatch (its loader
+// asks for the spec's fields), the bug zoo's host grid and the differential check's kernel list.
+// The routes come from for_each_route, never from a list written here, so a route added to the
+// list is checked with no edit to this file.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -16,7 +18,11 @@
 #include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/validate.hpp"
+#include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/zoo/grid.hpp"
+#if defined(KVADDR_ROUTE_LIST_DIFF)
+#include "kvaddr/kernels/diff.hpp"
+#endif
 
 namespace kvaddr {
 namespace {
@@ -92,6 +98,57 @@ TEST(RouteList, EveryRouteHasACliTranslateEntry) {
   }
 }
 
+// A value for each array option the CLI may ask for, whatever the route (a one-row table of two
+// tokens, one sequence of length 1, a two-page v2p, one kv_indices batch of one id).
+struct OptionValue {
+  std::string_view option;
+  std::string cli::TranslateOptions::*member;
+  const char* value;
+};
+using TO = cli::TranslateOptions;
+constexpr OptionValue kOptionValues[] = {{"--v2p", &TO::v2p, "0,1,-1"},          {"--req-to-token", &TO::req_to_token, "0,1"},
+                                         {"--seq-lens", &TO::seq_lens, "1"},        {"--kv-indices", &TO::kv_indices, "0"},
+                                         {"--kv-indptr", &TO::kv_indptr, "0,1"}};
+// Gives `option` its value; false for an option of no value here (--page-size keeps its default 1).
+bool give(cli::TranslateOptions& o, std::string_view option) {
+  for (const auto& x : kOptionValues) {
+    if (x.option == option) {
+      o.*x.member = x.value;
+      return true;
+    }
+  }
+  return option == "--page-size";
+}
+
+// The CLI runs every route: giving each option its check asks for, the call passes the check and
+// translate computes at least one output, whose lanes match its shape.
+TEST(RouteList, EveryRouteRunsThroughTheCliTranslate) {
+  for (const Route r : listed_routes()) {
+    cli::TranslateOptions o;
+    o.route = std::string(to_string(r));
+    std::vector<std::string> given;
+    bool passed = false;
+    for (int round = 0; round < 8 && !passed; ++round) {
+      try {
+        cli::check_translate_options(o, given);
+        passed = true;
+      } catch (const InvalidArgument& e) {
+        ASSERT_EQ(e.value(), "missing") << o.route << ": " << e.what();
+        given.push_back(e.argument());
+        ASSERT_TRUE(give(o, e.argument())) << o.route << " asks for an option this test cannot give: " << e.what();
+      }
+    }
+    ASSERT_TRUE(passed) << o.route;
+    const auto outputs = cli::compute_outputs(o, Variant::production, nullptr, nullptr);
+    ASSERT_FALSE(outputs.empty()) << o.route;
+    for (const auto& out : outputs) {
+      std::int64_t lanes = 1;
+      for (auto d : out.shape) lanes *= d;
+      EXPECT_EQ(lanes, std::ssize(out.values)) << o.route << " " << out.name;
+    }
+  }
+}
+
 // Replay's dispatch knows the route: a call naming it fails only for its missing arrays.
 TEST(RouteList, EveryRouteIsDispatchedByReplay) {
   const auto dir = std::filesystem::temp_directory_path();
@@ -102,7 +159,16 @@ TEST(RouteList, EveryRouteIsDispatchedByReplay) {
       replay::detail::check_call(call, dir, false, rep);
       ADD_FAILURE() << to_string(r) << ": a call without arrays was accepted";
     } catch (const std::exception& e) {
-      EXPECT_EQ(std::string(e.what()).find("unknown route"), std::string::npos) << to_string(r) << ": " << e.what();
+      const std::string what = e.what();
+      EXPECT_EQ(what.find("unknown route"), std::string::npos) << to_string(r) << ": " << what;
+      // The loader asks for an argument of the route's spec ("missing input NAME" / "missing output NAME").
+      const std::size_t name_at = what.rfind("missing input ", 0) == 0 ? 14u : (what.rfind("missing output ", 0) == 0 ? 15u : 0u);
+      ASSERT_GT(name_at, 0u) << to_string(r) << ": " << what;
+      bool is_field = false;
+      visit_route(r, [&](auto spec) {
+        for (const FieldInfo& f : field_infos<decltype(spec)>()) is_field = is_field || what.substr(name_at) == f.name;
+      });
+      EXPECT_TRUE(is_field) << to_string(r) << ": " << what;
     }
   }
   replay::CallReport rep;
@@ -124,6 +190,15 @@ TEST(RouteList, EveryRouteRunsOnTheZooGrid) {
     }
   }
 }
+
+#if defined(KVADDR_ROUTE_LIST_DIFF)
+// The differential check (kernels/src/diff.cpp) has a kernel entry point for every route.
+TEST(RouteList, EveryRouteHasADiffKernel) {
+  std::set<Route> covered;
+  for (int k = 0; k < gpu::kDiffKernelCount; ++k) covered.insert(gpu::route_of(static_cast<gpu::DiffKernel>(k)));
+  for (const Route r : listed_routes()) EXPECT_TRUE(covered.contains(r)) << to_string(r) << " has no diff kernel";
+}
+#endif
 
 }  // namespace
 }  // namespace kvaddr

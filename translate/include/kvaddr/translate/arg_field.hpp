@@ -53,6 +53,36 @@ struct ArgField {
   // A required argument must be given; an optional one keeps the struct's default when absent
   // (a scalar's initialiser, an absent view for an array).
   bool required;
+  // An optional argument given exactly when the argument named `partner` is ("" for none).
+  std::string_view partner{};
+  // A 1-D output that may have more lanes than the route's ids (the lanes past them are the tail).
+  bool wider_than_ids = false;
+  // A 1-D output of a batch route with this many lanes more than the batch (cu_seqlens_k: 1).
+  int lanes_past_batch = 0;
+  // An int64 input (ids, lengths, row ids) that a caller may hand over as int32 and have widened;
+  // tables such as v2p are int64 only.
+  bool widens_int32 = false;
+
+  constexpr ArgField given_with(std::string_view other) const {
+    ArgField f = *this;
+    f.partner = other;
+    return f;
+  }
+  constexpr ArgField with_tail_lanes() const {
+    ArgField f = *this;
+    f.wider_than_ids = true;
+    return f;
+  }
+  constexpr ArgField widening() const {
+    ArgField f = *this;
+    f.widens_int32 = true;
+    return f;
+  }
+  constexpr ArgField with_lanes_past_batch(int n) const {
+    ArgField f = *this;
+    f.lanes_past_batch = n;
+    return f;
+  }
 };
 
 // A required / optional argument of member `m` named `name`.

@@ -20,6 +20,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kvaddr/model/errors.hpp"
@@ -122,6 +123,126 @@ Args fill_args_from(const Fields& fields, Source& src, std::string_view route) {
   std::apply([&](const auto&... f) { (fill_args_detail::fill_one(a, f, src, route), ...); }, fields);
   return a;
 }
+
+// A field of a spec as plain data, for consumers that decide at run time what to supply.
+struct FieldInfo {
+  std::string_view name;
+  ArgKind kind = ArgKind::int64;
+  bool int32 = false;  // an array of int32 elements (int64 otherwise)
+  bool required = false;
+  std::string_view partner;
+  bool wider_than_ids = false;
+  int lanes_past_batch = 0;
+  bool widens_int32 = false;
+  bool output() const { return kind == ArgKind::vec_out || kind == ArgKind::mat_out; }
+  bool matrix() const { return kind == ArgKind::mat_in || kind == ArgKind::mat_out; }
+  bool array() const { return kind != ArgKind::int64 && kind != ArgKind::boolean && kind != ArgKind::variant; }
+};
+
+namespace fill_args_detail {
+template <class Args, class M>
+FieldInfo info_of(const ArgField<Args, M>& f) {
+  constexpr ArgKind k = ArgField<Args, M>::kind;
+  FieldInfo i{f.name, k, false, f.required, f.partner, f.wider_than_ids, f.lanes_past_batch, f.widens_int32};
+  if constexpr (k != ArgKind::int64 && k != ArgKind::boolean && k != ArgKind::variant) {
+    i.int32 = std::is_same_v<typename arg_field_detail::KindOf<M>::Element, std::int32_t>;
+  }
+  return i;
+}
+}  // namespace fill_args_detail
+
+// The fields of a spec (Spec::fields(), the int64 form for a route whose output type is a parameter).
+template <class Spec>
+std::vector<FieldInfo> field_infos() {
+  return std::apply([](const auto&... f) { return std::vector<FieldInfo>{fill_args_detail::info_of(f)...}; },
+                    Spec::fields());
+}
+
+// Whether a call must give field `f` of Spec: a required field, or one the spec's needs(name, given)
+// asks for given the other fields (`given(name)`: whether the call gives that field).
+template <class Spec, class Given>
+bool field_needed(const FieldInfo& f, Given&& given) {
+  if (f.required) return true;
+  if constexpr (requires { Spec::needs(f.name, given); }) return Spec::needs(f.name, given);
+  else return false;
+}
+
+// Whether the spec's output element type is a parameter (ArgsOf<Out>, fields_of<Out>()).
+template <class Spec>
+inline constexpr bool has_out_parameter = requires { typename Spec::template ArgsOf<std::int32_t>; };
+
+// Sets the variant of `a` to v (an Args without a variant, mamba_translate's, is left as it is).
+template <class A>
+void set_variant(A& a, Variant v) {
+  if constexpr (requires { a.variant = v; }) a.variant = v;
+}
+
+// A source over values and views the caller owns (set(name, value)): the views are handed over as
+// they are, so they must outlive the Args.
+class ViewSource {
+ public:
+  void set(std::string_view k, std::int64_t v) { put(k, {ValueKind::integer, v}); }
+  void set(std::string_view k, bool v) { put(k, {ValueKind::boolean, 0, v}); }
+  template <class T>
+  void set(std::string_view k, Vec<T> v) {
+    put(k, {sizeof(T) == 4 ? ValueKind::vec_i32 : ValueKind::vec_i64, 0, false, const_cast<void*>(static_cast<const void*>(v.data)),
+            v.size, v.before, v.after});
+  }
+  template <class T>
+  void set(std::string_view k, Mat<T> m) {
+    Entry e{sizeof(T) == 4 ? ValueKind::mat_i32 : ValueKind::mat_i64, 0, false, const_cast<void*>(static_cast<const void*>(m.data))};
+    e.rows = m.rows;
+    e.cols = m.cols;
+    e.row_stride = m.row_stride;
+    e.col_stride = m.col_stride;
+    put(k, e);
+  }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> r;
+    for (const auto& [k, e] : entries_) r.push_back(k);
+    return r;
+  }
+  bool has(std::string_view k) const { return find(k) != nullptr; }
+  ValueKind kind(std::string_view k) const { return find(k)->kind; }
+  std::int64_t scalar(std::string_view k) const { return find(k)->number; }
+  bool flag(std::string_view k) const { return find(k)->flag; }
+  std::string text(std::string_view k) const { throw InvalidArgument(std::string(k), "(text)", "not a value of this source"); }
+  template <class T>
+  Vec<T> vec(std::string_view k) const {
+    const Entry& e = *find(k);
+    return {static_cast<T*>(e.data), e.size, e.before, e.after};
+  }
+  template <class T>
+  Mat<T> mat(std::string_view k) const {
+    const Entry& e = *find(k);
+    return {static_cast<T*>(e.data), e.rows, e.cols, e.row_stride, e.col_stride};
+  }
+
+ private:
+  struct Entry {
+    ValueKind kind;
+    std::int64_t number = 0;
+    bool flag = false;
+    void* data = nullptr;
+    std::int64_t size = 0, before = 0, after = 0;
+    std::int64_t rows = 0, cols = 0, row_stride = 0, col_stride = 1;
+  };
+  void put(std::string_view k, Entry e) {
+    for (auto& [name, old] : entries_)
+      if (name == k) {
+        old = e;
+        return;
+      }
+    entries_.emplace_back(std::string(k), e);
+  }
+  const Entry* find(std::string_view k) const {
+    for (const auto& [name, e] : entries_)
+      if (name == k) return &e;
+    return nullptr;
+  }
+  std::vector<std::pair<std::string, Entry>> entries_;
+};
 
 // The route's Args (Spec::Args) from a key/value source, by the spec's field names.
 template <class Spec, class Source>

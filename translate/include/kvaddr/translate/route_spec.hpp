@@ -16,4 +16,42 @@ namespace kvaddr {
 template <Route R>
 struct RouteSpec;
 
+// Whether b is one of `list` (a spec's accepts()).
+template <class... B>
+constexpr bool one_of(Behaviour b, B... list) {
+  return ((b == list) || ...);
+}
+
 }  // namespace kvaddr
+
+// Opens the spec of route `r` (a Route enumerator, spelt as its host function in kvaddr::translate,
+// routes.hpp) with argument struct `A`, inheriting the shared rules given after it: its id, its
+// stable name (the enumerator's spelling), Args and run(a), the host route. The body follows.
+#define KVADDR_ROUTE_SPEC(r, A, ...)                      \
+  namespace translate {                                   \
+  void r(const A& a);                                     \
+  }                                                       \
+  template <>                                             \
+  struct RouteSpec<Route::r> __VA_ARGS__ {                \
+    static constexpr Route id = Route::r;                 \
+    static constexpr std::string_view name = #r;          \
+    using Args = A;                                       \
+    static void run(const Args& a) { translate::r(a); }
+
+// The same for a route whose output element type is a parameter: `T` is the struct template,
+// ArgsOf<Out> its instance, Args the int64 form, run(a) the host route for either; the spec lists
+// its fields as fields_of<Out>() and fields() (the int64 form).
+#define KVADDR_ROUTE_SPEC_OUT(r, T)                                      \
+  namespace translate {                                                  \
+  template <class Out>                                                   \
+  void r(const T<Out>& a);                                               \
+  }                                                                      \
+  template <>                                                            \
+  struct RouteSpec<Route::r> {                                           \
+    static constexpr Route id = Route::r;                                \
+    static constexpr std::string_view name = #r;                         \
+    template <class Out>                                                 \
+    using ArgsOf = T<Out>;                                               \
+    using Args = T<std::int64_t>;                                        \
+    template <class Out>                                                 \
+    static void run(const ArgsOf<Out>& a) { translate::r<Out>(a); }

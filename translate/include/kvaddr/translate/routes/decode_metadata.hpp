@@ -6,39 +6,33 @@
 
 namespace kvaddr {
 
-template <>
-struct RouteSpec<Route::decode_metadata> : spec_rules::PoolRowOrBatchIndex {
-  static constexpr Route id = Route::decode_metadata;
-  static constexpr std::string_view name = "decode_metadata";
-  using Args = DecodeMetadataArgs;
-  // The arguments, by spec / manifest name.
+KVADDR_ROUTE_SPEC(decode_metadata, DecodeMetadataArgs, : spec_rules::PoolRowOrBatchIndex)
+  // The arguments, by spec / manifest name; cu_seqlens_k has B + 1 lanes; swa_page_table is given
+  // exactly when swa_v2p is.
   static constexpr auto fields() {
     using A = Args;
-    return std::tuple{
-        required_arg("seq_lens", &A::seq_lens),
-        optional_arg("req_to_token", &A::req_to_token),
-        optional_arg("req_pool_indices", &A::req_pool_indices),
-        required_arg("max_seq_pages", &A::max_seq_pages),
-        optional_arg("seq_len_delta", &A::seq_len_delta),
-        required_arg("page_size", &A::page_size),
-        optional_arg("v2p", &A::v2p),
-        optional_arg("multiplier", &A::multiplier),
-        optional_arg("kernel_page_table", &A::kernel_page_table),
-        optional_arg("skip_page_table", &A::skip_page_table),
-        required_arg("cache_seqlens", &A::cache_seqlens),
-        required_arg("cu_seqlens_k", &A::cu_seqlens_k),
-        optional_arg("page_table", &A::page_table),
-        optional_arg("swa_v2p", &A::swa_v2p),
-        optional_arg("swa_multiplier", &A::swa_multiplier),
-        optional_arg("swa_page_table", &A::swa_page_table),
-        optional_arg("variant", &A::variant)};
+    return std::tuple{required_arg("seq_lens", &A::seq_lens).widening(), optional_arg("req_to_token", &A::req_to_token),
+                      optional_arg("req_pool_indices", &A::req_pool_indices).widening(),
+                      required_arg("max_seq_pages", &A::max_seq_pages), optional_arg("seq_len_delta", &A::seq_len_delta),
+                      required_arg("page_size", &A::page_size), optional_arg("v2p", &A::v2p),
+                      optional_arg("multiplier", &A::multiplier), optional_arg("kernel_page_table", &A::kernel_page_table),
+                      optional_arg("skip_page_table", &A::skip_page_table), required_arg("cache_seqlens", &A::cache_seqlens),
+                      required_arg("cu_seqlens_k", &A::cu_seqlens_k).with_lanes_past_batch(1), optional_arg("page_table", &A::page_table),
+                      optional_arg("swa_v2p", &A::swa_v2p), optional_arg("swa_multiplier", &A::swa_multiplier),
+                      optional_arg("swa_page_table", &A::swa_page_table).given_with("swa_v2p"),
+                      optional_arg("variant", &A::variant)};
   }
-  // The catalogue behaviours this route accepts as variants.
+  // The inputs whose need depends on others: req_to_token and req_pool_indices are needed unless the
+  // page table is skipped (skip_page_table) or taken from kernel_page_table with no SWA table to
+  // build. `given(name)` says whether the call gives a field (a flag: gives it true).
+  template <class Given>
+  static constexpr bool needs(std::string_view field, Given&& given) {
+    if (field != "req_to_token" && field != "req_pool_indices") return false;
+    return !given("skip_page_table") && (!given("kernel_page_table") || given("swa_v2p"));
+  }
   static constexpr bool accepts(Behaviour b) {
-    return b == Behaviour::era_b_unclamped ||
-           b == Behaviour::b09_no_padding_guard ||
-           b == Behaviour::e10_batch_index_rows ||
-           b == Behaviour::int32_wrap;
+    return one_of(b, Behaviour::era_b_unclamped, Behaviour::b09_no_padding_guard, Behaviour::e10_batch_index_rows,
+                  Behaviour::int32_wrap);
   }
 
   // Live columns of the fa3 kernels, by shift (lanes::decode_columns); columns past them are untouched.

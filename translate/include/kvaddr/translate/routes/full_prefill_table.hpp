@@ -1,34 +1,14 @@
 #pragma once
-// Route spec of full_prefill_table (spec §4.11).
+// Route spec of full_prefill_table (spec §4.11): canonical_page_table's table for a full prefill.
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/route_spec.hpp"
+#include "kvaddr/translate/routes/shared_rules.hpp"
 
 namespace kvaddr {
 
-template <>
-struct RouteSpec<Route::full_prefill_table> {
-  static constexpr Route id = Route::full_prefill_table;
-  static constexpr std::string_view name = "full_prefill_table";
-  using Args = FullPrefillTableArgs;
-  // The arguments, by spec / manifest name.
-  static constexpr auto fields() {
-    using A = Args;
-    return std::tuple{
-        required_arg("req_to_token", &A::req_to_token),
-        required_arg("req_pool_indices", &A::req_pool_indices),
-        required_arg("seq_lens", &A::seq_lens),
-        required_arg("v2p", &A::v2p),
-        required_arg("page_size", &A::page_size),
-        optional_arg("multiplier", &A::multiplier),
-        required_arg("max_pages", &A::max_pages),
-        required_arg("out", &A::out),
-        optional_arg("variant", &A::variant)};
-  }
-  // The catalogue behaviours this route accepts as variants.
-  static constexpr bool accepts(Behaviour b) {
-    return b == Behaviour::b04_prefill_no_remap;
-  }
-
+KVADDR_ROUTE_SPEC(full_prefill_table, FullPrefillTableArgs)
+  static constexpr auto fields() { return spec_rules::bounded_table_fields<Args>(); }
+  static constexpr bool accepts(Behaviour b) { return b == Behaviour::b04_prefill_no_remap; }
   // The req_to_token row batch lane b reads: always its pool row.
   template <class I, class PoolRow>
   KVADDR_HD static constexpr I row(I b, PoolRow&& pool_row, Variant) {

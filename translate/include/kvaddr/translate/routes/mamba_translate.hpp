@@ -1,24 +1,14 @@
 #pragma once
-// Route spec of mamba_translate (spec §4.10).
+// Route spec of mamba_translate (spec §4.10): slot ids through the mamba map; no variants.
 #include "kvaddr/translate/route_spec.hpp"
 
 namespace kvaddr {
 
-template <>
-struct RouteSpec<Route::mamba_translate> {
-  static constexpr Route id = Route::mamba_translate;
-  static constexpr std::string_view name = "mamba_translate";
-  using Args = MambaTranslateArgs;
-  // The arguments, by spec / manifest name.
+KVADDR_ROUTE_SPEC(mamba_translate, MambaTranslateArgs)
   static constexpr auto fields() {
-    using A = Args;
-    return std::tuple{
-        required_arg("slots", &A::slots),
-        required_arg("v2p", &A::v2p),
-        optional_arg("clamp", &A::clamp),
-        required_arg("out", &A::out)};
+    return std::tuple{required_arg("slots", &Args::slots).widening(), required_arg("v2p", &Args::v2p),
+                      optional_arg("clamp", &Args::clamp), required_arg("out", &Args::out)};
   }
-  // The catalogue behaviours this route accepts as variants.
   static constexpr bool accepts(Behaviour) { return false; }
 };
 

@@ -6,38 +6,21 @@
 
 namespace kvaddr {
 
-template <>
-struct RouteSpec<Route::read_table> : spec_rules::PoolRowOrBatchIndex, spec_rules::BoundedTableColumns {
-  static constexpr Route id = Route::read_table;
-  static constexpr std::string_view name = "read_table";
-  using Args = ReadTableArgs;
-  // The arguments, by spec / manifest name.
+KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::PoolRowOrBatchIndex, spec_rules::BoundedTableColumns)
+  // The arguments, by spec / manifest name (req_pool_indices fills row_ids).
   static constexpr auto fields() {
     using A = Args;
-    return std::tuple{
-        required_arg("req_to_token", &A::req_to_token),
-        required_arg("req_pool_indices", &A::row_ids),
-        required_arg("seq_lens", &A::seq_lens),
-        optional_arg("seq_len_delta", &A::seq_len_delta),
-        required_arg("max_pages", &A::max_pages),
-        required_arg("v2p", &A::v2p),
-        required_arg("page_size", &A::page_size),
-        optional_arg("multiplier", &A::multiplier),
-        required_arg("out", &A::out),
-        optional_arg("zero_tail", &A::zero_tail),
-        optional_arg("variant", &A::variant)};
+    return std::tuple{required_arg("req_to_token", &A::req_to_token), required_arg("req_pool_indices", &A::row_ids).widening(),
+                      required_arg("seq_lens", &A::seq_lens).widening(), optional_arg("seq_len_delta", &A::seq_len_delta),
+                      required_arg("max_pages", &A::max_pages), required_arg("v2p", &A::v2p),
+                      required_arg("page_size", &A::page_size), optional_arg("multiplier", &A::multiplier),
+                      required_arg("out", &A::out), optional_arg("zero_tail", &A::zero_tail),
+                      optional_arg("variant", &A::variant)};
   }
-  // The catalogue behaviours this route accepts as variants.
   static constexpr bool accepts(Behaviour b) {
-    return b == Behaviour::b10_no_max_pages_bound ||
-           b == Behaviour::b09_no_padding_guard ||
-           b == Behaviour::e01_no_column_bound ||
-           b == Behaviour::e02_minus_one_sentinel ||
-           b == Behaviour::e09_floor_pages ||
-           b == Behaviour::e10_batch_index_rows ||
-           b == Behaviour::era_b_unclamped ||
-           b == Behaviour::grid_spill ||
-           b == Behaviour::int32_wrap;
+    return one_of(b, Behaviour::b10_no_max_pages_bound, Behaviour::b09_no_padding_guard, Behaviour::e01_no_column_bound,
+                  Behaviour::e02_minus_one_sentinel, Behaviour::e09_floor_pages, Behaviour::e10_batch_index_rows,
+                  Behaviour::era_b_unclamped, Behaviour::grid_spill, Behaviour::int32_wrap);
   }
 
   // The behaviours that act inside the entry lane (B09, era_b_unclamped); the others act on the

@@ -1,6 +1,9 @@
 #pragma once
 // Row and column rules that several page-table route specs follow; a spec inherits the ones it
 // follows, so each rule is written once for the host, the device and every consumer.
+#include <tuple>
+
+#include "kvaddr/translate/arg_field.hpp"
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/variant.hpp"
 
@@ -27,5 +30,16 @@ struct BoundedTableColumns {
     return has(v, Behaviour::e01_no_column_bound) || has(v, Behaviour::grid_spill);
   }
 };
+
+// The fields of a page-table route over (req_to_token, req_pool_indices, seq_lens) with a
+// max_pages bound and one out table (canonical_page_table, full_prefill_table).
+template <class A>
+constexpr auto bounded_table_fields() {
+  return std::tuple{required_arg("req_to_token", &A::req_to_token), required_arg("req_pool_indices", &A::req_pool_indices).widening(),
+                    required_arg("seq_lens", &A::seq_lens).widening(), required_arg("v2p", &A::v2p),
+                    required_arg("page_size", &A::page_size), optional_arg("multiplier", &A::multiplier),
+                    required_arg("max_pages", &A::max_pages), required_arg("out", &A::out),
+                    optional_arg("variant", &A::variant)};
+}
 
 }  // namespace kvaddr::spec_rules

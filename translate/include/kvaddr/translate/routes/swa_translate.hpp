@@ -1,34 +1,19 @@
 #pragma once
-// Route spec of swa_translate (spec §4.9).
+// Route spec of swa_translate (spec §4.9): token_translate over the SWA map, int32 or int64 out.
 #include "kvaddr/translate/route_spec.hpp"
 
 namespace kvaddr {
 
-template <>
-struct RouteSpec<Route::swa_translate> {
-  static constexpr Route id = Route::swa_translate;
-  static constexpr std::string_view name = "swa_translate";
-  using Args = SwaTranslateArgs<std::int64_t>;
-  // The output element type is a parameter of the route (int32 or int64); Args is the int64 form.
-  template <class Out>
-  using ArgsOf = SwaTranslateArgs<Out>;
-  // The arguments, by spec / manifest name, for the Args of output element type Out.
+KVADDR_ROUTE_SPEC_OUT(swa_translate, SwaTranslateArgs)
   template <class Out>
   static constexpr auto fields_of() {
     using A = ArgsOf<Out>;
-    return std::tuple{
-        required_arg("ids", &A::ids),
-        required_arg("swa_v2p", &A::swa_v2p),
-        required_arg("page_size", &A::page_size),
-        optional_arg("swa_multiplier", &A::swa_multiplier),
-        required_arg("out", &A::out),
-        optional_arg("variant", &A::variant)};
+    return std::tuple{required_arg("ids", &A::ids).widening(), required_arg("swa_v2p", &A::swa_v2p),
+                      required_arg("page_size", &A::page_size), optional_arg("swa_multiplier", &A::swa_multiplier),
+                      required_arg("out", &A::out), optional_arg("variant", &A::variant)};
   }
   static constexpr auto fields() { return fields_of<std::int64_t>(); }
-  // The catalogue behaviours this route accepts as variants.
-  static constexpr bool accepts(Behaviour b) {
-    return b == Behaviour::b11_swa_no_clamp;
-  }
+  static constexpr bool accepts(Behaviour b) { return b == Behaviour::b11_swa_no_clamp; }
 };
 
 }  // namespace kvaddr

@@ -1,28 +1,15 @@
 #pragma once
-// Route spec of transfer_ids (spec §4.13).
+// Route spec of transfer_ids (spec §4.13): physical token ids, no multiplier.
 #include "kvaddr/translate/route_spec.hpp"
 
 namespace kvaddr {
 
-template <>
-struct RouteSpec<Route::transfer_ids> {
-  static constexpr Route id = Route::transfer_ids;
-  static constexpr std::string_view name = "transfer_ids";
-  using Args = TransferIdsArgs;
-  // The arguments, by spec / manifest name.
+KVADDR_ROUTE_SPEC(transfer_ids, TransferIdsArgs)
   static constexpr auto fields() {
-    using A = Args;
-    return std::tuple{
-        required_arg("ids", &A::ids),
-        required_arg("v2p", &A::v2p),
-        required_arg("page_size", &A::page_size),
-        required_arg("out", &A::out),
-        optional_arg("variant", &A::variant)};
+    return std::tuple{required_arg("ids", &Args::ids).widening(), required_arg("v2p", &Args::v2p), required_arg("page_size", &Args::page_size),
+                      required_arg("out", &Args::out), optional_arg("variant", &Args::variant)};
   }
-  // The catalogue behaviours this route accepts as variants.
-  static constexpr bool accepts(Behaviour b) {
-    return b == Behaviour::b16_virtual_as_physical;
-  }
+  static constexpr bool accepts(Behaviour b) { return b == Behaviour::b16_virtual_as_physical; }
 };
 
 }  // namespace kvaddr

@@ -1,33 +1,21 @@
 #pragma once
-// Route spec of write_loc (spec §4.8).
+// Route spec of write_loc (spec §4.8): token ids to KV write lanes, out_width >= N lanes.
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/route_spec.hpp"
 
 namespace kvaddr {
 
-template <>
-struct RouteSpec<Route::write_loc> {
-  static constexpr Route id = Route::write_loc;
-  static constexpr std::string_view name = "write_loc";
-  using Args = WriteLocArgs;
-  // The arguments, by spec / manifest name.
+KVADDR_ROUTE_SPEC(write_loc, WriteLocArgs)
+  // The arguments, by spec / manifest name; out has out_width >= N lanes, [N, out_width) its tail.
   static constexpr auto fields() {
     using A = Args;
-    return std::tuple{
-        required_arg("loc", &A::loc),
-        required_arg("v2p", &A::v2p),
-        required_arg("page_size", &A::page_size),
-        optional_arg("multiplier", &A::multiplier),
-        optional_arg("dcp_size", &A::dcp_size),
-        optional_arg("dcp_rank", &A::dcp_rank),
-        required_arg("out", &A::out),
-        optional_arg("variant", &A::variant)};
+    return std::tuple{required_arg("loc", &A::loc).widening(), required_arg("v2p", &A::v2p), required_arg("page_size", &A::page_size),
+                      optional_arg("multiplier", &A::multiplier), optional_arg("dcp_size", &A::dcp_size),
+                      optional_arg("dcp_rank", &A::dcp_rank), required_arg("out", &A::out).with_tail_lanes(),
+                      optional_arg("variant", &A::variant)};
   }
-  // The catalogue behaviours this route accepts as variants.
   static constexpr bool accepts(Behaviour b) {
-    return b == Behaviour::b06_stale_tail ||
-           b == Behaviour::e02_minus_one_sentinel ||
-           b == Behaviour::e03_int32_offset;
+    return one_of(b, Behaviour::b06_stale_tail, Behaviour::e02_minus_one_sentinel, Behaviour::e03_int32_offset);
   }
 
   // The tail [N, out_width): zeroed (the sink) in production; B06 leaves it stale; E02 fills the pad -1.
