@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common.hpp"
+#include "kvaddr/model/errors.hpp"
 
 namespace kvaddr::proofs {
 namespace {
@@ -84,7 +85,7 @@ ObligationResult run_one(std::string_view name, const RunOptions& options) {
   for (const auto& d : defs()) {
     if (d.info.name == name) return run_def(d, options);
   }
-  throw std::invalid_argument("kvaddr prove: no obligation named '" + std::string(name) + "'");
+  throw InvalidArgument("name", std::string(name), "no proof obligation of that name (kvaddr prove --list)");
 }
 
 std::string to_json(const std::vector<ObligationResult>& results) {

@@ -3,6 +3,8 @@
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
+
+#include "kvaddr/model/errors.hpp"
 #include <utility>
 #include <vector>
 
@@ -78,7 +80,7 @@ Env::Env(z3::context& ctx, Mode mode) : ctx_(ctx), mode_(mode), prev_(g_env) { g
 Env::~Env() { g_env = prev_; }
 
 Env& Env::current() {
-  if (g_env == nullptr) throw std::logic_error("kvaddr::proofs::sym: no active Env");
+  if (g_env == nullptr) throw InvalidState("sym::Env", "none", "a symbolic value was built outside an active Env");
   return *g_env;
 }
 

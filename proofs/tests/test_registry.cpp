@@ -61,7 +61,7 @@ TEST(Registry, OnlySelectsByNameAndPrefix) {
   ASSERT_EQ(r.size(), 2u);
   EXPECT_EQ(r[0].name, "I3");
   EXPECT_EQ(r[1].name, "I9.nonneg_div_kind");  // prefix selection
-  EXPECT_THROW(kvaddr::proofs::run_one("no.such.obligation"), std::invalid_argument);
+  EXPECT_THROW(kvaddr::proofs::run_one("no.such.obligation"), kvaddr::InvalidArgument);
   const std::string json = kvaddr::proofs::to_json(r);
   EXPECT_NE(json.find("\"total_seconds\""), std::string::npos);
   EXPECT_NE(json.find("\"verdict\": \"proved\""), std::string::npos);

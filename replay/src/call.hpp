@@ -7,15 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::replay::detail {
 
-// A per-call problem: becomes CallStatus::error with this message.
-class CallError : public std::runtime_error {
+// A per-call problem: becomes CallStatus::error with reason() as its message.
+class CallError : public FormatError {
  public:
-  using std::runtime_error::runtime_error;
+  explicit CallError(const std::string& what) : FormatError("call", "manifest", what) {}
 };
 [[noreturn]] inline void bad(const std::string& what) { throw CallError(what); }
 

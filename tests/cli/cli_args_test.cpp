@@ -414,6 +414,9 @@ TEST(CliJson, NonUtf8ArgumentGivesAJsonError) {
   EXPECT_NE(r.out.find("\xef\xbf\xbd"), std::string::npos) << r.out;  // U+FFFD in place of 0xBC
   auto ok_value = run({"translate", "--route", "token_translate", "--page-size", "\xff", "--json"});
   EXPECT_EQ(ok_value.status, 2);
-  EXPECT_NO_THROW((void)nlohmann::json::parse(ok_value.out)) << ok_value.out;
+  EXPECT_NO_THROW({
+    const auto parsed = nlohmann::json::parse(ok_value.out);
+    EXPECT_TRUE(parsed.is_object());
+  }) << ok_value.out;
 }
 }  // namespace

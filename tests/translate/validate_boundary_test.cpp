@@ -95,7 +95,7 @@ TEST(Boundary, TokenSizes) {
   EXPECT_TRUE((rejects<BufferTooSmall, TokenFx>)([](TA& a, auto&) { a.out.size = 2; }, "out"));
   EXPECT_TRUE(accepts<TokenFx>([](TA& a, auto&) { a.out.size = 3; }));
   // Content: the last valid page and the first page past v2p.
-  EXPECT_TRUE(accepts<TokenFx>([](TA& a, TokenFx& f) { f.pool[2] = 3; }));
+  EXPECT_TRUE(accepts<TokenFx>([](TA&, TokenFx& f) { f.pool[2] = 3; }));
   EXPECT_TRUE((rejects<OutOfRange, TokenFx>)([](TA&, TokenFx& f) { f.pool[2] = 4; }, "v2p"));
 }
 

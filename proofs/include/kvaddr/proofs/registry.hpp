@@ -56,7 +56,7 @@ const std::vector<ObligationInfo>& obligations();
 // Run the selected obligations; results in registry order.
 std::vector<ObligationResult> run_all(const RunOptions& options = {});
 
-// Run one obligation by exact name; throws std::invalid_argument for an unknown name.
+// Run one obligation by exact name; throws kvaddr::InvalidArgument (argument "name") for an unknown name.
 ObligationResult run_one(std::string_view name, const RunOptions& options = {});
 
 // `{"obligations": [{"name", "verdict", "expected", "seconds"}...], "total_seconds"}` (issue 3).
