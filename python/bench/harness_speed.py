@@ -6,7 +6,7 @@ device); --graph (with --device cuda) measures graph mode's harness overhead per
     PYTHONPATH=build/python/package python3 python/bench/harness_speed.py [--lanes 1048576] [--seconds 5]
         [--routes token_translate,read_table] [--seed 1] [--json] [--device cuda [--graph] [--reference host]]
 
-The kernel under test is an oracle that runs kvaddr's own host route on contiguous copies of its arguments
+The kernel under test is kvaddr.conventions.host_kernel (kvaddr.gpu.kernel on the GPU): it runs the host route on contiguous copies of its arguments
 and writes the result into the presented views; its time is the report's kernel_seconds and is excluded.
 Cases past an int32 precondition are skipped (overflow="skip"). Prints one row per route: cases, checked
 lanes, harness seconds, lanes/s.
@@ -17,44 +17,14 @@ import argparse
 import json
 import time
 
-import numpy as np
 
 import kvaddr
 import kvaddr.gpu
-from kvaddr import _core
-from kvaddr.conventions import output_dtypes
-
-# the host binding's name for an output whose kernel argument is named differently
-_OUT_PARAM = {"flashmla_block_table": {"kv_indices": "out"}}
-
-
-def oracle(route, variant):
-    fn = getattr(_core, route)
-    outs = tuple(output_dtypes(route))
-
-    def kernel(**kw):
-        if route == "token_translate":
-            kw["ids"] = kw.pop("virt")
-            kw["multiplier"] = kw.pop("page_stride") // kw["page_size"]
-        if route == "write_loc":
-            kw["multiplier"] = kw.pop("stride") // kw["page_size"]
-            kw.pop("out_width")
-        views = {k: kw.pop(k) for k in outs}
-        args = {k: np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
-        tmp = {k: np.array(v, copy=True, order="C") for k, v in views.items()}
-        if route != "mamba_translate":
-            args["variant"] = variant
-        fn(**args, **{_OUT_PARAM.get(route, {}).get(k, k): v for k, v in tmp.items()})
-        for k, v in views.items():
-            v[...] = tmp[k]
-
-    return kernel
-
 
 def measure(route, lanes, seconds, seed, device="cpu", graph=False, reference="auto"):
     variant = "era_b_unclamped" if route == "flashmla_block_table" else "production"
     if device == "cpu":
-        kernel = oracle(route, variant)
+        kernel = kvaddr.conventions.host_kernel(route, variant)
     else:
         kernel = kvaddr.gpu.kernel(route, variant)
     t0 = time.perf_counter()

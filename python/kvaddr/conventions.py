@@ -94,6 +94,38 @@ def reference(case, variant="production", table_guards=False):
     return outs
 
 
+# The host binding's name for an output whose kernel argument is named differently.
+_HOST_OUT_NAMES = {"flashmla_block_table": {"kv_indices": "out"}}
+
+
+def host_kernel(route, variant="production"):
+    """kvaddr's host route as a kernel in the harness calling convention (numpy arrays, outputs written in
+    place): the CPU counterpart of kvaddr.gpu.kernel. The route runs on C-contiguous copies of the arguments
+    and its outputs are then written into the presented views (a strided or padded view is accepted)."""
+    fn = getattr(_core, route)
+    outs = tuple(output_dtypes(route))
+    out_names = _HOST_OUT_NAMES.get(route, {})
+
+    def kernel(**kw):
+        if route == "token_translate":
+            kw["ids"] = kw.pop("virt")
+            kw["multiplier"] = kw.pop("page_stride") // kw["page_size"]
+        if route == "write_loc":
+            kw["multiplier"] = kw.pop("stride") // kw["page_size"]
+            kw.pop("out_width")
+        views = {k: kw.pop(k) for k in outs}
+        args = {k: np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        tmp = {k: np.array(v, copy=True, order="C") for k, v in views.items()}
+        if route != "mamba_translate":
+            args["variant"] = variant
+        fn(**args, **{out_names.get(k, k): v for k, v in tmp.items()})
+        for k, v in views.items():
+            v[...] = tmp[k]
+
+    kernel.__name__ = f"kvaddr_host_{route}"
+    return kernel
+
+
 def broken_preconditions(case):
     """The production preconditions `case` breaks, one text per broken one with its row and numbers (the host
     library's list, translate/preconditions.hpp): n_pages <= max_pages and padding tokens a guard-less kernel

@@ -190,30 +190,7 @@ def test_reference_choice_on_the_cpu():
 # kvaddr.gpu.kernel and count_differences replaced by numpy stand-ins (the host route as "kvaddr's kernel"), so
 # that the order of the flow (reference on copies before the kernel, comparison of every allocation and input,
 # the host report path on a difference) is tested without a device.
-def _host_kernel(route, variant="production"):
-    from kvaddr import _core
-    from kvaddr.conventions import output_dtypes
-
-    outs = tuple(output_dtypes(route))
-    fn = getattr(_core, route)
-
-    def k(**kw):
-        if route == "token_translate":
-            kw["ids"] = kw.pop("virt")
-            kw["multiplier"] = kw.pop("page_stride") // kw["page_size"]
-        if route == "write_loc":
-            kw["multiplier"] = kw.pop("stride") // kw["page_size"]
-            kw.pop("out_width")
-        views = {n: kw.pop(n) for n in outs}
-        args = {n: np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v for n, v in kw.items()}
-        tmp = {n: np.array(v, copy=True, order="C") for n, v in views.items()}
-        if route != "mamba_translate":
-            args["variant"] = variant
-        name = {"flashmla_block_table": {"kv_indices": "out"}}.get(route, {})
-        fn(**args, **{name.get(n, n): v for n, v in tmp.items()})
-        for n, v in views.items():
-            v[...] = tmp[n]
-    return k
+from kvaddr.conventions import host_kernel as _host_kernel  # noqa: E402
 
 
 @pytest.fixture
