@@ -7,16 +7,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::replay::detail {
 
-// A per-call problem: becomes CallStatus::error with reason() as its message.
-class CallError : public FormatError {
+// A per-call problem inside replay: never leaves the library (report.cpp turns it into CallStatus::error
+// with this message), so it carries free text rather than the argument / value / reason of kvaddr::Error.
+class CallError : public std::runtime_error {
  public:
-  explicit CallError(const std::string& what) : FormatError("call", "manifest", what) {}
+  using std::runtime_error::runtime_error;
 };
 [[noreturn]] inline void bad(const std::string& what) { throw CallError(what); }
 
