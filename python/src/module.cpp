@@ -76,62 +76,6 @@ DecodeMetadataArgs decode_inputs(const In<int64_t>& seq, const In<int32_t>& r2t,
   return a;
 }
 
-py::dict decode_metadata(py::handle seq_o, py::handle r2t_o, py::handle rows_o, int64_t max_seq_pages, int64_t page_size,
-                         int64_t seq_len_delta, py::handle v2p_o, int64_t multiplier, py::handle kpt_o,
-                         bool skip_page_table, py::handle swa_v2p_o, int64_t swa_multiplier, py::handle cs_o,
-                         py::handle cu_o, py::handle pt_o, py::handle swa_pt_o, const std::string& variant) {
-  const auto seq = input<int64_t>(seq_o, "seq_lens", 1, 1, true);
-  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2, false, true);
-  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1, false, true);
-  const auto kpt = input<int32_t>(kpt_o, "kernel_page_table", 2, 2, false, true);
-  const auto swa = input<int64_t>(swa_v2p_o, "swa_v2p", 1, 1, false, true);
-  check_dim(max_seq_pages, "max_seq_pages");
-  const int64_t b = seq.size;
-  auto cs = output_or_fresh<int32_t>(cs_o, "cache_seqlens", {b}, 0, 1, 1);
-  auto cu = output_or_fresh<int32_t>(cu_o, "cu_seqlens_k", {b + 1}, 0, 1, 1);
-  DecodeMetadataArgs a = decode_inputs(seq, r2t, rows, max_seq_pages, seq_len_delta, page_size, v2p);
-  a.multiplier = multiplier;
-  a.kernel_page_table = kpt.mat();
-  a.skip_page_table = skip_page_table;
-  a.cache_seqlens = cs.vec();
-  a.cu_seqlens_k = cu.vec();
-  a.swa_v2p = swa.vec();
-  a.swa_multiplier = swa_multiplier;
-  a.variant = variant_arg(variant);
-  py::dict result;
-  std::optional<Out<int32_t>> pt, swa_pt;
-  if (!skip_page_table || !pt_o.is_none()) {
-    pt = output_or_fresh<int32_t>(pt_o, "page_table", {b, max_seq_pages}, 0, 2, 2, "max_seq_pages");
-    a.page_table = pt->mat();
-  }
-  if (swa.present) {
-    swa_pt = output_or_fresh<int32_t>(swa_pt_o, "swa_page_table", {b, max_seq_pages}, 0, 2, 2, "max_seq_pages");
-    a.swa_page_table = swa_pt->mat();
-  }
-  translate::decode_metadata(a);
-  result["cache_seqlens"] = cs.arr;
-  result["cu_seqlens_k"] = cu.arr;
-  result["page_table"] = pt ? py::object(pt->arr) : py::none();
-  result["swa_page_table"] = swa_pt ? py::object(swa_pt->arr) : py::none();
-  return result;
-}
-
-py::array write_loc(py::handle loc_o, py::handle v2p_o, int64_t page_size, int64_t multiplier, int64_t dcp_size,
-                    int64_t dcp_rank, py::handle out_o, std::optional<int64_t> out_width, const std::string& variant) {
-  const auto loc = input<int64_t>(loc_o, "loc", 1, 1, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  // The launch width: out_width, else the whole `out` (a capture buffer), else len(loc).
-  if (out_width) check_dim(*out_width, "out_width");
-  auto out = output_or_fresh<int64_t>(out_o, "out", {out_width.value_or(loc.size)}, 0, 1, 1, "out_width");
-  const int64_t width = out_width.value_or(out.size);
-  require_size(width >= loc.size, "out_width", width, "must be >= len(loc) = " + std::to_string(loc.size));
-  require_size(out.size >= width, "out", out.size, "shorter than out_width = " + std::to_string(width));
-  translate::write_loc({loc.vec(), v2p.vec(), page_size, multiplier, dcp_size, dcp_rank, {out.ptr, width},
-                        variant_arg(variant)});
-  return out.arr;
-}
-
 py::tuple envelope_moves(py::handle dst_o, py::handle src_o, int64_t page_size) {
   const auto dst = input<int64_t>(dst_o, "dst_tokens", 1, 1, true);
   const auto src = input<int64_t>(src_o, "src_tokens", 1, 1, true);
@@ -336,8 +280,8 @@ PYBIND11_MODULE(_core, m) {
                ", layout='" + std::string(mdl::to_string(g.layout())) + "')";
       });
 
-  // ---- routes: those of the route list with a PyRoute table (route_bindings.hpp), then the rest ----
-  def_generic_routes(m);
+  // ---- routes: every route of the list (route_bindings.hpp), then aliases and helpers ----
+  def_routes(m);
   const auto none = py::none();
   m.def("translate_kv_loc", [](py::handle loc, py::handle v2p, int64_t page_size, py::handle out) {
     return call_route<Route::token_translate>(loc, v2p, page_size, int64_t{1}, out, std::string("production"));
@@ -356,22 +300,13 @@ PYBIND11_MODULE(_core, m) {
      "Fused translate_v2p(virt, v2p, page_size, page_stride, out).");
   m.def("read_stream", &read_stream, py::arg("table"), py::arg("indptr"), py::arg("page_size"),
         py::arg("kv_start_idx") = none, py::arg("out") = none, "§4.4 packed CSR stream over a built table.");
-  m.def("decode_metadata", &decode_metadata, py::arg("seq_lens"), py::arg("req_to_token") = none,
-        py::arg("req_pool_indices") = none, py::arg("max_seq_pages"), py::arg("page_size"),
-        py::arg("seq_len_delta") = 0, py::arg("v2p") = none, py::arg("multiplier") = 1,
-        py::arg("kernel_page_table") = none, py::arg("skip_page_table") = false, py::arg("swa_v2p") = none,
-        py::arg("swa_multiplier") = 1, py::arg("cache_seqlens") = none, py::arg("cu_seqlens_k") = none,
-        py::arg("page_table") = none, py::arg("swa_page_table") = none, py::arg("variant") = "production",
-        "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.");
-  m.def("write_loc", &write_loc, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1,
-        py::arg("dcp_size") = 1, py::arg("dcp_rank") = 0, py::arg("out") = none, py::arg("out_width") = none,
-        py::arg("variant") = "production", "§4.8 write_loc_to_kernel_ids; lanes [N, out_width) zeroed.");
   m.def("write_loc_to_kernel_ids", [](py::handle loc, py::handle v2p, int64_t page_size, int64_t stride,
                                       int64_t dcp_size, int64_t dcp_rank, py::handle out, std::optional<int64_t> w) {
     require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
     require(stride >= page_size && stride % page_size == 0, "stride", stride,
             "must be a positive multiple of page_size = " + std::to_string(page_size));
-    return write_loc(loc, v2p, page_size, stride / page_size, dcp_size, dcp_rank, out, w, "production");
+    return call_route<Route::write_loc>(loc, v2p, page_size, stride / page_size, dcp_size, dcp_rank, out, w,
+                                        std::string("production"));
   }, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("stride"), py::arg("dcp_size") = 1,
      py::arg("dcp_rank") = 0, py::arg("out") = none, py::arg("out_width") = none);
   m.def("envelope_moves", &envelope_moves, py::arg("dst_tokens"), py::arg("src_tokens"), py::arg("page_size"),

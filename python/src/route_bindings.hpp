@@ -1,11 +1,10 @@
 #pragma once
-// Private to the pybind11 module: the Python bindings of the host routes, registered by a loop over
-// the route list (translate/route_list.hpp). A route with a PyRoute table below gets one generic
-// binding: the table gives its Python signature (keyword names in order, defaults) and the size of a
-// fresh output; the parameter types, dtypes, int32 widening and which arrays may be None come from
-// the route's field list (RouteSpec::fields), and the call is fill_args + Spec::run over a source of
-// the converted Python arguments. write_loc and decode_metadata are bound by hand in module.cpp
-// (bound_by_hand); a route with neither does not compile.
+// Private to the pybind11 module: the Python bindings of the host routes, one generic binding per
+// route, registered by a loop over the route list (translate/route_list.hpp). Each route's PyRoute
+// table gives what only Python has: the signature (keyword names in order, defaults) and how a
+// fresh output is sized. The parameter types, dtypes, int32 widening, which arrays may be None and
+// which output goes with which input come from the route's field list (RouteSpec::fields); the call
+// is fill_args + Spec::run over a source of the converted Python arguments.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -28,10 +27,42 @@ namespace kvaddr::python {
 // ---- a route's Python signature ----------------------------------------------------------------
 enum class Default { required, none, integer, boolean, text };
 
+// How a fresh output (out=None) is sized, every element `fill`:
+//   like            the shape of the input `rows`;
+//   batch           len(rows) + the field's lanes past the batch (cu_seqlens_k: B + 1);
+//   rows_by_scalar  [len(rows), the scalar `cols`] (`cols` is checked as a size even when out is given);
+//   rows_by_pages   [len(rows), the most pages of the lengths `cols`];
+//   tail            the width `cols` (a parameter of no field, None: len(rows)); the output's lanes are
+//                   that width, len(rows) <= width <= len(out).
+// `unless`: a flag under which no fresh output is made (the output is None unless given).
+struct Fresh {
+  enum class Rule { like, batch, rows_by_scalar, rows_by_pages, tail };
+  Rule rule = Rule::like;
+  std::string_view rows{};
+  std::string_view cols{};
+  int64_t fill = 0;
+  std::string_view unless{};
+  constexpr Fresh unless_flag(std::string_view f) const {
+    Fresh r = *this;
+    r.unless = f;
+    return r;
+  }
+};
+constexpr Fresh like(std::string_view input) { return {Fresh::Rule::like, input}; }
+constexpr Fresh batch(std::string_view input) { return {Fresh::Rule::batch, input}; }
+constexpr Fresh rows_by_scalar(std::string_view rows, std::string_view cols) {
+  return {Fresh::Rule::rows_by_scalar, rows, cols};
+}
+constexpr Fresh rows_by_pages(std::string_view rows, std::string_view lens, int64_t fill) {
+  return {Fresh::Rule::rows_by_pages, rows, lens, fill};
+}
+constexpr Fresh tail(std::string_view ids, std::string_view width) { return {Fresh::Rule::tail, ids, width}; }
+
 // One Python parameter: its keyword name, its default, the field it fills (its own name unless
-// `fills`), and two Python conventions beyond the field list: a 1-D field that takes an array of any
-// shape, flattened (the ids and out of a per-id route), and an int64 input taking int32 although its
-// field does not widen (eager_funnel's page_table).
+// `fills`; a `width` parameter fills none: it is the Fresh::tail width, an int or None), for an
+// output how a fresh one is sized, and two Python conventions beyond the field list: a 1-D field
+// that takes an array of any shape, flattened (the ids and out of a per-id route), and an int64
+// input taking int32 although its field does not widen (eager_funnel's page_table).
 struct PyParam {
   std::string_view name;
   Default def = Default::required;
@@ -39,12 +70,19 @@ struct PyParam {
   bool boolean = false;
   std::string_view text{};
   std::string_view field{};
+  Fresh fresh{};
   bool any_shape = false;
   bool widen = false;
+  bool width = false;
   constexpr std::string_view field_name() const { return field.empty() ? name : field; }
   constexpr PyParam fills(std::string_view f) const {
     PyParam p = *this;
     p.field = f;
+    return p;
+  }
+  constexpr PyParam sized(Fresh f) const {
+    PyParam p = *this;
+    p.fresh = f;
     return p;
   }
   constexpr PyParam of_any_shape() const {
@@ -63,54 +101,43 @@ constexpr PyParam none(std::string_view n) { return {n, Default::none}; }
 constexpr PyParam integer(std::string_view n, int64_t v) { return {n, Default::integer, v}; }
 constexpr PyParam flag(std::string_view n, bool v) { return {n, Default::boolean, 0, v}; }
 constexpr PyParam variant_param() { return {"variant", Default::text, 0, false, "production"}; }
-
-// The shape of a fresh output (out=None): that of an input (`like`), [len(rows), scalar cols]
-// (`rows_by_scalar`, cols checked as a size even when out is given), or [len(rows), the most pages
-// of the lengths `cols`] (`rows_by_pages`); every element `fill`.
-struct Fresh {
-  enum class Rule { like, rows_by_scalar, rows_by_pages };
-  Rule rule = Rule::like;
-  std::string_view rows{};
-  std::string_view cols{};
-  int64_t fill = 0;
-};
-constexpr Fresh like(std::string_view input) { return {Fresh::Rule::like, input}; }
-constexpr Fresh rows_by_scalar(std::string_view rows, std::string_view cols) {
-  return {Fresh::Rule::rows_by_scalar, rows, cols};
+constexpr PyParam width(std::string_view n) {
+  PyParam p{n, Default::none};
+  p.width = true;
+  return p;
 }
-constexpr Fresh rows_by_pages(std::string_view rows, std::string_view lens, int64_t fill) {
-  return {Fresh::Rule::rows_by_pages, rows, lens, fill};
-}
+// The ids and output of a per-id route: any shape, one output lane per id.
+constexpr PyParam per_id(std::string_view n) { return req(n).of_any_shape(); }
+constexpr PyParam per_id_out(std::string_view ids) { return none("out").of_any_shape().sized(like(ids)); }
 
+// A route's Python binding: a PyRoute table for every route of the list (a route without one does
+// not compile).
 template <Route R>
 struct PyRoute {
   static constexpr bool generic = false;
 };
-constexpr bool bound_by_hand(Route r) { return r == Route::write_loc || r == Route::decode_metadata; }
 
 struct GenericRoute {
   static constexpr bool generic = true;
-  static constexpr bool page_size_first = false;  // page_size >= 1 checked before the output
-  static constexpr Fresh fresh{};
+  static constexpr bool page_size_first = false;  // page_size >= 1 checked before the outputs
   static constexpr std::string_view doc{};
 };
 
 template <>
 struct PyRoute<Route::token_translate> : GenericRoute {
-  static constexpr std::array params{req("ids").of_any_shape(), req("v2p"), req("page_size"), integer("multiplier", 1),
-                                     none("out").of_any_shape(), variant_param()};
+  static constexpr std::array params{per_id("ids"), req("v2p"), req("page_size"), integer("multiplier", 1),
+                                     per_id_out("ids"), variant_param()};
   static constexpr bool page_size_first = true;
-  static constexpr Fresh fresh = like("ids");
   static constexpr std::string_view doc =
       "§4.1: out[i] = 0 if t < 0 else max(v2p[t // ps]*ps*M + t % ps, 0). out int64 (or int32), same size.";
 };
 template <>
 struct PyRoute<Route::flashmla_block_table> : GenericRoute {
-  static constexpr std::array params{req("req_to_token"), req("req_pool_indices"), req("page_kernel_lens"), none("v2p"),
-                                     none("kv_start_idx"), integer("page_size", 64), integer("multiplier", 1),
-                                     none("out").fills("kv_indices"), variant_param()};
+  static constexpr std::array params{
+      req("req_to_token"), req("req_pool_indices"), req("page_kernel_lens"), none("v2p"), none("kv_start_idx"),
+      integer("page_size", 64), integer("multiplier", 1),
+      none("out").fills("kv_indices").sized(rows_by_pages("req_pool_indices", "page_kernel_lens", -1)), variant_param()};
   static constexpr bool page_size_first = true;
-  static constexpr Fresh fresh = rows_by_pages("req_pool_indices", "page_kernel_lens", -1);
   static constexpr std::string_view doc =
       "§4.2 (kv_indices): lanes c < ceil(len/ps) get v2p[tok // ps]*M (clamped in production); others untouched. "
       "out=None: a fresh [B, max pages] int32 table of -1.";
@@ -118,25 +145,37 @@ struct PyRoute<Route::flashmla_block_table> : GenericRoute {
 template <>
 struct PyRoute<Route::canonical_page_table> : GenericRoute {
   static constexpr std::array params{req("req_to_token"), req("req_pool_indices"), req("seq_lens"), req("v2p"),
-                                     req("page_size"), integer("multiplier", 1), req("max_pages"), none("out"),
+                                     req("page_size"), integer("multiplier", 1), req("max_pages"),
+                                     none("out").sized(rows_by_scalar("req_pool_indices", "max_pages")),
                                      variant_param()};
-  static constexpr Fresh fresh = rows_by_scalar("req_pool_indices", "max_pages");
   static constexpr std::string_view doc = "§4.3, prefix-only; out int32 [>= B, >= max_pages].";
 };
 template <>
 struct PyRoute<Route::read_table> : GenericRoute {
   static constexpr std::array params{req("req_to_token"), req("req_pool_indices"), req("seq_lens"), req("v2p"),
                                      req("page_size"), integer("multiplier", 1), req("max_pages"),
-                                     integer("seq_len_delta", 0), flag("zero_tail", false), none("out"),
+                                     integer("seq_len_delta", 0), flag("zero_tail", false),
+                                     none("out").sized(rows_by_scalar("req_pool_indices", "max_pages")),
                                      variant_param()};
-  static constexpr Fresh fresh = rows_by_scalar("req_pool_indices", "max_pages");
   static constexpr std::string_view doc = "§4.4 build_kv_read_table; req_pool_indices are the row ids.";
+};
+template <>
+struct PyRoute<Route::decode_metadata> : GenericRoute {
+  static constexpr Fresh table = rows_by_scalar("seq_lens", "max_seq_pages");
+  static constexpr std::array params{
+      req("seq_lens"), none("req_to_token"), none("req_pool_indices"), req("max_seq_pages"), req("page_size"),
+      integer("seq_len_delta", 0), none("v2p"), integer("multiplier", 1), none("kernel_page_table"),
+      flag("skip_page_table", false), none("swa_v2p"), integer("swa_multiplier", 1),
+      none("cache_seqlens").sized(batch("seq_lens")), none("cu_seqlens_k").sized(batch("seq_lens")),
+      none("page_table").sized(table.unless_flag("skip_page_table")), none("swa_page_table").sized(table),
+      variant_param()};
+  static constexpr std::string_view doc =
+      "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.";
 };
 template <>
 struct PyRoute<Route::eager_funnel> : GenericRoute {
   static constexpr std::array params{req("page_table").widening(), req("v2p"), req("page_size"), integer("multiplier", 1),
-                                     none("out"), variant_param()};
-  static constexpr Fresh fresh = like("page_table");
+                                     none("out").sized(like("page_table")), variant_param()};
 };
 template <>
 struct PyRoute<Route::kv_indices_inplace> : GenericRoute {
@@ -146,33 +185,34 @@ struct PyRoute<Route::kv_indices_inplace> : GenericRoute {
       "§4.7: kv_indices[:kv_indptr[bs]] translated in place; returns kv_indices.";
 };
 template <>
+struct PyRoute<Route::write_loc> : GenericRoute {
+  static constexpr std::array params{req("loc"), req("v2p"), req("page_size"), integer("multiplier", 1),
+                                     integer("dcp_size", 1), integer("dcp_rank", 0),
+                                     none("out").sized(tail("loc", "out_width")), width("out_width"), variant_param()};
+  static constexpr std::string_view doc = "§4.8 write_loc_to_kernel_ids; lanes [N, out_width) zeroed.";
+};
+template <>
 struct PyRoute<Route::swa_translate> : GenericRoute {
-  static constexpr std::array params{req("ids").of_any_shape(), req("swa_v2p"), req("page_size"),
-                                     integer("swa_multiplier", 1), none("out").of_any_shape(), variant_param()};
-  static constexpr Fresh fresh = like("ids");
+  static constexpr std::array params{per_id("ids"), req("swa_v2p"), req("page_size"), integer("swa_multiplier", 1),
+                                     per_id_out("ids"), variant_param()};
 };
 template <>
 struct PyRoute<Route::mamba_translate> : GenericRoute {
-  static constexpr std::array params{req("slots"), req("v2p"), flag("clamp", false), none("out")};
-  static constexpr Fresh fresh = like("slots");
+  static constexpr std::array params{req("slots"), req("v2p"), flag("clamp", false), none("out").sized(like("slots"))};
   static constexpr std::string_view doc = "§4.10 int32(v2p[v]); raw gather (clamp: spec §7 Q3).";
 };
 template <>
 struct PyRoute<Route::full_prefill_table> : GenericRoute {
   static constexpr std::array params = PyRoute<Route::canonical_page_table>::params;
-  static constexpr Fresh fresh = rows_by_scalar("req_pool_indices", "max_pages");
 };
 template <>
 struct PyRoute<Route::dcp_read_translate> : GenericRoute {
-  static constexpr std::array params{req("ids").of_any_shape(), req("v2p"), req("page_size"), integer("multiplier", 1),
-                                     integer("dcp_size", 1), none("out").of_any_shape(), variant_param()};
-  static constexpr Fresh fresh = like("ids");
+  static constexpr std::array params{per_id("ids"), req("v2p"), req("page_size"), integer("multiplier", 1),
+                                     integer("dcp_size", 1), per_id_out("ids"), variant_param()};
 };
 template <>
 struct PyRoute<Route::transfer_ids> : GenericRoute {
-  static constexpr std::array params{req("ids").of_any_shape(), req("v2p"), req("page_size"),
-                                     none("out").of_any_shape(), variant_param()};
-  static constexpr Fresh fresh = like("ids");
+  static constexpr std::array params{per_id("ids"), req("v2p"), req("page_size"), per_id_out("ids"), variant_param()};
 };
 
 // ---- the field a parameter fills -----------------------------------------------------------------
@@ -222,8 +262,16 @@ struct PyTypeOf<ArgKind::variant> {
   using type = std::string;
 };
 
+template <class Spec, class Sig, std::size_t I, bool Width = Sig::params[I].width>
+struct ParamOf {
+  using type = typename PyTypeOf<field_traits<Spec>(Sig::params[I].field_name()).kind>::type;
+};
 template <class Spec, class Sig, std::size_t I>
-using ParamT = typename PyTypeOf<field_traits<Spec>(Sig::params[I].field_name()).kind>::type;
+struct ParamOf<Spec, Sig, I, true> {
+  using type = std::optional<int64_t>;
+};
+template <class Spec, class Sig, std::size_t I>
+using ParamT = typename ParamOf<Spec, Sig, I>::type;
 
 template <class Sig, std::size_t I>
 auto py_arg() {
@@ -303,107 +351,188 @@ template <class Spec, class Sig>
 struct Binding {
   static constexpr std::size_t N = Sig::params.size();
 
+  template <std::size_t I>
+  static constexpr bool is_output() {
+    if constexpr (Sig::params[I].width) return false;
+    else return field_traits<Spec>(Sig::params[I].field_name()).output();
+  }
   template <std::size_t... I>
-  static constexpr std::size_t output_index(std::index_sequence<I...>) {
-    std::size_t at = N, count = 0;
-    ((field_traits<Spec>(Sig::params[I].field_name()).output() ? (at = I, ++count) : 0), ...);
-    if (count != 1) throw "a generic binding has exactly one output";
+  static constexpr std::size_t count_outputs(std::index_sequence<I...>) {
+    return (std::size_t{is_output<I>()} + ...);
+  }
+  template <std::size_t... I>
+  static constexpr std::size_t first_output(std::index_sequence<I...>) {
+    std::size_t at = N;
+    ((is_output<I>() && at == N ? (at = I, true) : false), ...);
     return at;
   }
-  static constexpr std::size_t kOut = output_index(std::make_index_sequence<N>{});
-  static constexpr PyParam kOutParam = Sig::params[kOut];
-  static constexpr FieldTraits kOutField = field_traits<Spec>(kOutParam.field_name());
+  static constexpr std::size_t kOutputs = count_outputs(std::make_index_sequence<N>{});
+  static constexpr std::size_t kOut = first_output(std::make_index_sequence<N>{});
+  static_assert(kOutputs >= 1, "a route binding returns at least one output");
+  // One output: the call returns it; several: a dict of them by name (None where not made).
+  using Result = std::conditional_t<(kOutputs > 1), py::dict, py::array>;
+
+  struct Call {
+    CallSource src;
+    std::optional<int64_t> width;
+    std::array<py::handle, N> outs{};
+    std::array<py::object, N> made{};
+  };
 
   template <std::size_t I, class A>
-  static void take(CallSource& src, const A& a, py::handle& out_obj, py::array& result) {
+  static void take(Call& c, const A& a) {
     constexpr PyParam p = Sig::params[I];
-    constexpr FieldTraits t = field_traits<Spec>(p.field_name());
-    constexpr std::string_view f = p.field_name();
-    if constexpr (t.kind == ArgKind::int64) src.views.set(f, static_cast<int64_t>(a));
-    else if constexpr (t.kind == ArgKind::boolean) src.views.set(f, static_cast<bool>(a));
-    else if constexpr (t.kind == ArgKind::variant) src.variant = std::string(a);
-    else if constexpr (!t.output()) {
-      constexpr int lo = t.matrix() ? 2 : (p.any_shape ? 0 : 1);
-      constexpr int hi = t.matrix() ? 2 : (p.any_shape ? 32 : 1);
-      if constexpr (t.int32) src.add(f, input<int32_t>(a, p.name.data(), lo, hi, false, !t.required), t.matrix());
-      else src.add(f, input<int64_t>(a, p.name.data(), lo, hi, t.widens || p.widen, !t.required), t.matrix());
-    } else if constexpr (p.def == Default::required) {
-      result = put_out<std::conditional_t<t.int32, int32_t, int64_t>>(src, a);  // an in-place buffer, in order
+    if constexpr (p.width) {
+      c.width = a;
     } else {
-      out_obj = py::handle(a);
+      constexpr FieldTraits t = field_traits<Spec>(p.field_name());
+      constexpr std::string_view f = p.field_name();
+      if constexpr (t.kind == ArgKind::int64) c.src.views.set(f, static_cast<int64_t>(a));
+      else if constexpr (t.kind == ArgKind::boolean) c.src.views.set(f, static_cast<bool>(a));
+      else if constexpr (t.kind == ArgKind::variant) c.src.variant = std::string(a);
+      else if constexpr (!t.output()) {
+        constexpr int lo = t.matrix() ? 2 : (p.any_shape ? 0 : 1);
+        constexpr int hi = t.matrix() ? 2 : (p.any_shape ? 32 : 1);
+        if constexpr (t.int32) c.src.add(f, input<int32_t>(a, p.name.data(), lo, hi, false, !t.required), t.matrix());
+        else c.src.add(f, input<int64_t>(a, p.name.data(), lo, hi, t.widens || p.widen, !t.required), t.matrix());
+      } else if constexpr (p.def == Default::required) {
+        c.made[I] = put_out<I, std::conditional_t<t.int32, int32_t, int64_t>>(c, a);  // an in-place buffer, in order
+      } else {
+        c.outs[I] = py::handle(a);
+      }
     }
   }
 
-  static std::pair<std::vector<int64_t>, const char*> fresh_shape(const CallSource& src) {
-    constexpr Fresh r = Sig::fresh;
+  template <std::size_t I>
+  static std::pair<std::vector<int64_t>, const char*> fresh_shape(const Call& c) {
+    constexpr PyParam p = Sig::params[I];
+    constexpr Fresh r = p.fresh;
     if constexpr (r.rule == Fresh::Rule::like) {
-      return {src.shape(r.rows), kOutParam.name.data()};
+      return {c.src.shape(r.rows), p.name.data()};
+    } else if constexpr (r.rule == Fresh::Rule::batch) {
+      return {{c.src.size(r.rows) + field_traits_lanes(p.field_name())}, p.name.data()};
     } else if constexpr (r.rule == Fresh::Rule::rows_by_scalar) {
-      return {{src.size(r.rows), src.scalar(r.cols)}, r.cols.data()};
-    } else {
-      const In<int64_t>& lens = src.in64(r.cols);
-      const int64_t rows = src.size(r.rows);
+      return {{c.src.size(r.rows), c.src.scalar(r.cols)}, r.cols.data()};
+    } else if constexpr (r.rule == Fresh::Rule::rows_by_pages) {
+      const In<int64_t>& lens = c.src.in64(r.cols);
+      const int64_t rows = c.src.size(r.rows);
       require_size(lens.size >= rows, r.cols.data(), lens.size, "needs one entry per batch row");
-      return {{rows, max_pages_of(lens, src.scalar("page_size"), 0)}, r.cols.data()};
+      return {{rows, max_pages_of(lens, c.src.scalar("page_size"), 0)}, r.cols.data()};
+    } else {
+      return {{c.width.value_or(c.src.size(r.rows))}, r.cols.data()};
     }
   }
+  static constexpr int64_t field_traits_lanes(std::string_view name) {
+    int64_t n = 0;
+    std::apply([&](const auto&... f) { ((f.name == name ? (n = f.lanes_past_batch, true) : false), ...); },
+               Spec::fields());
+    return n;
+  }
 
-  template <class T>
-  static py::array put_out(CallSource& src, py::handle obj) {
-    constexpr PyParam p = kOutParam;
+  template <std::size_t I, class T>
+  static py::array put_out(Call& c, py::handle obj) {
+    constexpr PyParam p = Sig::params[I];
+    constexpr Fresh r = p.fresh;
     constexpr const char* name = p.name.data();
-    constexpr bool mat = kOutField.matrix();
+    constexpr bool mat = field_traits<Spec>(p.field_name()).matrix();
     constexpr int lo = mat ? 2 : (p.any_shape ? 0 : 1);
     constexpr int hi = mat ? 2 : (p.any_shape ? 32 : 1);
+    if constexpr (r.rule == Fresh::Rule::tail) {
+      if (c.width) check_dim(*c.width, r.cols.data());
+    }
     Out<T> o;
     if (p.def == Default::required || !obj.is_none()) {
       o = output<T>(as_ndarray(obj, name), name, lo, hi);
     } else {
-      const auto [shape, size_name] = fresh_shape(src);
-      o = output<T>(fresh<T>(shape, static_cast<T>(Sig::fresh.fill), size_name), name, lo, hi);
+      const auto [shape, size_name] = fresh_shape<I>(c);
+      o = output<T>(fresh<T>(shape, static_cast<T>(r.fill), size_name), name, lo, hi);
     }
-    if constexpr (mat) src.views.set(p.field_name(), o.mat());
-    else src.views.set(p.field_name(), o.vec());
+    if constexpr (r.rule == Fresh::Rule::tail) {
+      const int64_t ids = c.src.size(r.rows);
+      const int64_t w = c.width.value_or(o.size);
+      require_size(w >= ids, r.cols.data(), w,
+                   "must be >= len(" + std::string(r.rows) + ") = " + std::to_string(ids));
+      require_size(o.size >= w, name, o.size, "shorter than " + std::string(r.cols) + " = " + std::to_string(w));
+      c.src.views.set(p.field_name(), Vec<T>{o.ptr, w});
+    } else if constexpr (mat) {
+      c.src.views.set(p.field_name(), o.mat());
+    } else {
+      c.src.views.set(p.field_name(), o.vec());
+    }
     return o.arr;
   }
 
-  // The route called with the Python arguments `a` (in the order of Sig::params); returns the output.
+  // Output I of the call, unless it is not made: an output given with a partner input is made only
+  // when the partner is given; one sized `unless` a flag is not made fresh under that flag.
+  template <std::size_t I>
+  static void make_output(Call& c) {
+    if constexpr (is_output<I>() && Sig::params[I].def != Default::required) {
+      constexpr PyParam p = Sig::params[I];
+      constexpr std::string_view partner = field_partner(p.field_name());
+      if constexpr (!partner.empty()) {
+        if (!c.src.has(partner)) return;
+      }
+      if constexpr (!p.fresh.unless.empty()) {
+        if (c.outs[I].is_none() && c.src.flag(p.fresh.unless)) return;
+      }
+      using T = std::conditional_t<field_traits<Spec>(p.field_name()).int32, int32_t, int64_t>;
+      c.made[I] = put_out<I, T>(c, c.outs[I]);
+    }
+  }
+  static constexpr std::string_view field_partner(std::string_view name) {
+    std::string_view r{};
+    std::apply([&](const auto&... f) { ((f.name == name ? (r = f.partner, true) : false), ...); }, Spec::fields());
+    return r;
+  }
+  template <std::size_t I>
+  static void check_size_scalar(const Call& c) {
+    if constexpr (is_output<I>() && Sig::params[I].fresh.rule == Fresh::Rule::rows_by_scalar) {
+      check_dim(c.src.scalar(Sig::params[I].fresh.cols), Sig::params[I].fresh.cols.data());
+    }
+  }
+
+  // The route called with the Python arguments `a` (in the order of Sig::params).
   template <class... A>
-  static py::array call(const A&... a) {
+  static Result call(const A&... a) {
     static_assert(sizeof...(A) == N, "one argument per Python parameter");
     return call_in_order(std::index_sequence_for<A...>{}, a...);
   }
 
  private:
   template <std::size_t... I, class... A>
-  static py::array call_in_order(std::index_sequence<I...>, const A&... a) {
-    CallSource src;
-    py::handle out_obj = py::none();
-    py::array result;
-    (take<I>(src, a, out_obj, result), ...);
+  static Result call_in_order(std::index_sequence<I...>, const A&... a) {
+    Call c;
+    for (auto& h : c.outs) h = py::none();
+    (take<I>(c, a), ...);
     if constexpr (Sig::page_size_first) {
-      const int64_t ps = src.scalar("page_size");
+      const int64_t ps = c.src.scalar("page_size");
       require(ps >= 1, "page_size", ps, "page size must be >= 1");
     }
-    if constexpr (Sig::fresh.rule == Fresh::Rule::rows_by_scalar) check_dim(src.scalar(Sig::fresh.cols), Sig::fresh.cols.data());
-    if constexpr (kOutParam.def != Default::required) {
-      if constexpr (has_out_parameter<Spec>) {
-        if (!out_obj.is_none() && is_dtype<int32_t>(as_ndarray(out_obj, kOutParam.name.data()))) {
-          result = put_out<int32_t>(src, out_obj);
-          Spec::run(fill_args_of<Spec, int32_t>(src));
-          return result;
-        }
+    (check_size_scalar<I>(c), ...);
+    if constexpr (has_out_parameter<Spec>) {
+      static_assert(kOutputs == 1, "a route with an output type parameter has one output");
+      const py::handle obj = c.outs[kOut];
+      if (!obj.is_none() && is_dtype<int32_t>(as_ndarray(obj, Sig::params[kOut].name.data()))) {
+        const py::array out = put_out<kOut, int32_t>(c, obj);
+        Spec::run(fill_args_of<Spec, int32_t>(c.src));
+        return out;
       }
-      result = put_out<std::conditional_t<kOutField.int32, int32_t, int64_t>>(src, out_obj);
     }
-    Spec::run(fill_args<Spec>(src));
-    return result;
+    (make_output<I>(c), ...);
+    Spec::run(fill_args<Spec>(c.src));
+    if constexpr (kOutputs == 1) {
+      return py::reinterpret_borrow<py::array>(c.made[kOut]);
+    } else {
+      py::dict d;
+      ((is_output<I>() ? (d[Sig::params[I].name.data()] = c.made[I] ? c.made[I] : py::object(py::none()), 0) : 0), ...);
+      return d;
+    }
   }
 };
 
 // The generic binding of route R called from C++ (the aliases of module.cpp), arguments as in Python.
 template <Route R, class... A>
-py::array call_route(const A&... a) {
+auto call_route(const A&... a) {
   return Binding<RouteSpec<R>, PyRoute<R>>::call(a...);
 }
 
@@ -414,13 +543,13 @@ void def_route(py::module_& m, std::index_sequence<I...>) {
   else m.def(Spec::name.data(), f, py_arg<Sig, I>()..., Sig::doc.data());
 }
 
-// Every route of the list with a PyRoute table, in list order.
-inline void def_generic_routes(py::module_& m) {
+// Every route of the list, in list order; a route without a PyRoute table does not compile.
+inline void def_routes(py::module_& m) {
   for_each_route([&](auto spec) {
     using S = decltype(spec);
     using Sig = PyRoute<S::id>;
-    static_assert(Sig::generic != bound_by_hand(S::id), "a route needs a PyRoute table or a binding by hand");
-    if constexpr (Sig::generic) def_route<S, Sig>(m, std::make_index_sequence<Sig::params.size()>{});
+    static_assert(Sig::generic, "every route of the list needs a PyRoute table");
+    def_route<S, Sig>(m, std::make_index_sequence<Sig::params.size()>{});
   });
 }
 
