@@ -21,8 +21,6 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <cstdint>
-#include <limits>
-#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,7 +44,8 @@ using std::int64_t;
 namespace kvaddr::python {
 namespace {
 
-
+// The two host routes outside the route list (§4.4 read_stream over a built table, §4.13
+// envelope_moves), bound by hand.
 py::array read_stream(py::handle table_o, py::handle indptr_o, int64_t page_size, py::handle start_o, py::handle out_o) {
   const auto table = input<int32_t>(table_o, "table", 2, 2);
   const auto indptr = input<int32_t>(indptr_o, "indptr", 1, 1);
@@ -143,6 +142,11 @@ PYBIND11_MODULE(_core, m) {
     for (Route r : kAllRoutes) v.emplace_back(to_string(r));
     return v;
   }, "The spec §4.1-4.13 route names.");
+  m.def("route_fields", [](const std::string& route) { return route_fields(parse_route(route)); }, py::arg("route"),
+        "The argument names of the route's field list (translate/include/kvaddr/translate/routes/<route>.hpp).");
+  m.def("route_parameters", [](const std::string& route) { return route_parameters(parse_route(route)); },
+        py::arg("route"),
+        "The Python parameters of the route's binding, in order, as (name, field it fills or None).");
   m.def("variants", [](std::optional<std::string> route) {
     std::vector<std::string> v;
     std::optional<Route> r;

@@ -410,7 +410,7 @@ struct Binding {
     if constexpr (r.rule == Fresh::Rule::like) {
       return {c.src.shape(r.rows), p.name.data()};
     } else if constexpr (r.rule == Fresh::Rule::batch) {
-      return {{c.src.size(r.rows) + field_traits_lanes(p.field_name())}, p.name.data()};
+      return {{c.src.size(r.rows) + lanes_past_batch_of(p.field_name())}, p.name.data()};
     } else if constexpr (r.rule == Fresh::Rule::rows_by_scalar) {
       return {{c.src.size(r.rows), c.src.scalar(r.cols)}, r.cols.data()};
     } else if constexpr (r.rule == Fresh::Rule::rows_by_pages) {
@@ -422,7 +422,7 @@ struct Binding {
       return {{c.width.value_or(c.src.size(r.rows))}, r.cols.data()};
     }
   }
-  static constexpr int64_t field_traits_lanes(std::string_view name) {
+  static constexpr int64_t lanes_past_batch_of(std::string_view name) {
     int64_t n = 0;
     std::apply([&](const auto&... f) { ((f.name == name ? (n = f.lanes_past_batch, true) : false), ...); },
                Spec::fields());
@@ -536,8 +536,22 @@ auto call_route(const A&... a) {
   return Binding<RouteSpec<R>, PyRoute<R>>::call(a...);
 }
 
+// How many parameters of Sig fill the field `field`.
+template <class Sig>
+constexpr int fills(std::string_view field) {
+  int n = 0;
+  for (const PyParam& p : Sig::params) n += !p.width && p.field_name() == field ? 1 : 0;
+  return n;
+}
+// Every field of Spec is filled by exactly one Python parameter.
+template <class Spec, class Sig>
+constexpr bool fills_every_field() {
+  return std::apply([](const auto&... f) { return ((fills<Sig>(f.name) == 1) && ...); }, Spec::fields());
+}
+
 template <class Spec, class Sig, std::size_t... I>
 void def_route(py::module_& m, std::index_sequence<I...>) {
+  static_assert(fills_every_field<Spec, Sig>(), "a PyRoute table fills every field of its route once");
   auto f = [](ParamT<Spec, Sig, I>... a) { return Binding<Spec, Sig>::call(a...); };
   if (Sig::doc.empty()) m.def(Spec::name.data(), f, py_arg<Sig, I>()...);
   else m.def(Spec::name.data(), f, py_arg<Sig, I>()..., Sig::doc.data());
@@ -550,6 +564,26 @@ inline void def_routes(py::module_& m) {
     using Sig = PyRoute<S::id>;
     static_assert(Sig::generic, "every route of the list needs a PyRoute table");
     def_route<S, Sig>(m, std::make_index_sequence<Sig::params.size()>{});
+  });
+}
+
+// The fields of a route's field list, by name, in list order.
+inline std::vector<std::string> route_fields(Route r) {
+  return visit_route(r, [](auto spec) {
+    std::vector<std::string> v;
+    for (const FieldInfo& f : field_infos<decltype(spec)>()) v.emplace_back(f.name);
+    return v;
+  });
+}
+// The Python parameters of a route's binding, in order, each with the field it fills (None: the
+// width of a tail-lane output, no field).
+inline std::vector<std::pair<std::string, std::optional<std::string>>> route_parameters(Route r) {
+  return visit_route(r, [](auto spec) {
+    std::vector<std::pair<std::string, std::optional<std::string>>> v;
+    for (const PyParam& p : PyRoute<decltype(spec)::id>::params) {
+      v.emplace_back(std::string(p.name), p.width ? std::nullopt : std::optional<std::string>(p.field_name()));
+    }
+    return v;
   });
 }
 
