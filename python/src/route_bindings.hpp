@@ -75,37 +75,23 @@ struct PyParam {
   bool widen = false;
   bool width = false;
   constexpr std::string_view field_name() const { return field.empty() ? name : field; }
-  constexpr PyParam fills(std::string_view f) const {
+  template <class M>
+  constexpr PyParam with(M PyParam::*m, M v) const {
     PyParam p = *this;
-    p.field = f;
+    p.*m = v;
     return p;
   }
-  constexpr PyParam sized(Fresh f) const {
-    PyParam p = *this;
-    p.fresh = f;
-    return p;
-  }
-  constexpr PyParam of_any_shape() const {
-    PyParam p = *this;
-    p.any_shape = true;
-    return p;
-  }
-  constexpr PyParam widening() const {
-    PyParam p = *this;
-    p.widen = true;
-    return p;
-  }
+  constexpr PyParam fills(std::string_view f) const { return with(&PyParam::field, f); }
+  constexpr PyParam sized(Fresh f) const { return with(&PyParam::fresh, f); }
+  constexpr PyParam of_any_shape() const { return with(&PyParam::any_shape, true); }
+  constexpr PyParam widening() const { return with(&PyParam::widen, true); }
 };
 constexpr PyParam req(std::string_view n) { return {n}; }
 constexpr PyParam none(std::string_view n) { return {n, Default::none}; }
 constexpr PyParam integer(std::string_view n, int64_t v) { return {n, Default::integer, v}; }
 constexpr PyParam flag(std::string_view n, bool v) { return {n, Default::boolean, 0, v}; }
 constexpr PyParam variant_param() { return {"variant", Default::text, 0, false, "production"}; }
-constexpr PyParam width(std::string_view n) {
-  PyParam p{n, Default::none};
-  p.width = true;
-  return p;
-}
+constexpr PyParam width(std::string_view n) { return none(n).with(&PyParam::width, true); }
 // The ids and output of a per-id route: any shape, one output lane per id.
 constexpr PyParam per_id(std::string_view n) { return req(n).of_any_shape(); }
 constexpr PyParam per_id_out(std::string_view ids) { return none("out").of_any_shape().sized(like(ids)); }
