@@ -21,8 +21,6 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <cstdint>
-#include <limits>
-#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,7 +33,9 @@
 #include "kvaddr/translate/preconditions.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
+#include "arrays.hpp"
 #include "errors.hpp"
+#include "route_bindings.hpp"
 
 namespace py = pybind11;
 using std::int32_t;
@@ -44,277 +44,8 @@ using std::int64_t;
 namespace kvaddr::python {
 namespace {
 
-// ---- numpy argument handling -----------------------------------------------------------------
-std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
-std::string dtype_name(const py::array& a) { return py::str(a.dtype()); }
-
-py::array as_ndarray(py::handle obj, const char* name) {
-  if (!py::isinstance<py::array>(obj)) {
-    throw InvalidArgument(name, type_name(obj), "expected a numpy.ndarray");
-  }
-  return py::reinterpret_borrow<py::array>(obj);
-}
-
-void check_layout(const py::array& a, const char* name, int min_ndim, int max_ndim) {
-  const auto nd = static_cast<int>(a.ndim());
-  if (nd < min_ndim || nd > max_ndim) {
-    const std::string want = min_ndim == max_ndim ? std::to_string(min_ndim) + "-D"
-                                                  : std::to_string(min_ndim) + "-D to " + std::to_string(max_ndim) + "-D";
-    throw InvalidArgument(name, "ndim " + std::to_string(nd), "expected a " + want + " array");
-  }
-  if (!(a.flags() & py::array::c_style)) {
-    throw InvalidArgument(name, "non-contiguous array", "must be C-contiguous (use np.ascontiguousarray)");
-  }
-}
-
-template <class T>
-bool is_dtype(const py::array& a) {
-  return py::isinstance<py::array_t<T>>(a);
-}
-
-std::vector<int64_t> shape_of(const py::array& a) {
-  std::vector<int64_t> s;
-  for (py::ssize_t d = 0; d < a.ndim(); ++d) s.push_back(static_cast<int64_t>(a.shape(d)));
-  return s;
-}
-
-// A read-only input, viewed as T. `widen` (T = int64 only) also accepts int32 and copies.
-template <class T>
-struct In {
-  bool present = false;
-  py::array keep;
-  std::vector<T> copy;
-  const T* ptr = nullptr;
-  int64_t size = 0;
-  std::vector<int64_t> shape;
-  int64_t before = 0;  // parent elements before the view (see parent_before)
-  Vec<const T> vec() const { return present ? Vec<const T>{ptr, size, before, 0} : Vec<const T>{}; }
-  Mat<const T> mat() const {
-    if (!present) return {};
-    return {ptr, shape[0], shape[1], shape[1], 1};
-  }
-  int64_t at(int64_t i) const { return static_cast<int64_t>(ptr[i]); }
-};
-
-// The parent elements before a 1-D view whose base is a C-contiguous 1-D array of its dtype holding
-// the whole view (anything else is a standalone buffer). Elements after it are never exposed: no
-// variant loads past the table's end, and an id past it stays an OutOfRange.
-template <class T>
-void parent_before(In<T>& in) {
-  const py::object base = in.keep.attr("base");
-  if (in.keep.ndim() != 1 || !py::isinstance<py::array>(base)) return;
-  const auto parent = py::reinterpret_borrow<py::array>(base);
-  if (parent.ndim() != 1 || !(parent.flags() & py::array::c_style) || !is_dtype<T>(parent)) return;
-  const auto lo = reinterpret_cast<std::uintptr_t>(parent.data());
-  const auto at = reinterpret_cast<std::uintptr_t>(in.ptr);
-  const auto n = static_cast<int64_t>(parent.size());
-  if (at < lo || (at - lo) % sizeof(T) != 0) return;
-  const auto off = static_cast<int64_t>((at - lo) / sizeof(T));
-  if (off <= n && in.size <= n - off) in.before = off;
-}
-
-template <class T>
-In<T> input(py::handle obj, const char* name, int min_ndim, int max_ndim, bool widen = false, bool optional = false) {
-  In<T> in;
-  if (obj.is_none()) {
-    if (optional) return in;
-    throw InvalidArgument(name, "None", "required array");
-  }
-  in.keep = as_ndarray(obj, name);
-  check_layout(in.keep, name, min_ndim, max_ndim);
-  in.present = true;
-  in.shape = shape_of(in.keep);
-  in.size = static_cast<int64_t>(in.keep.size());
-  if (is_dtype<T>(in.keep)) {
-    in.ptr = static_cast<const T*>(in.keep.data());
-    parent_before(in);
-    return in;
-  }
-  if constexpr (std::is_same_v<T, int64_t>) {
-    if (widen && is_dtype<int32_t>(in.keep)) {
-      const auto* src = static_cast<const int32_t*>(in.keep.data());
-      in.copy.assign(src, src + in.size);
-      in.ptr = in.copy.data();
-      return in;
-    }
-  }
-  const std::string want = std::is_same_v<T, int32_t> ? "int32" : (widen ? "int64 (or int32)" : "int64");
-  throw InvalidArgument(name, dtype_name(in.keep), "dtype must be " + want);
-}
-
-// A writable output of exactly dtype T (in place), returned to the caller as the same object.
-template <class T>
-struct Out {
-  py::array arr;
-  T* ptr = nullptr;
-  int64_t size = 0;
-  std::vector<int64_t> shape;
-  Vec<T> vec() { return {ptr, size}; }
-  Mat<T> mat() { return {ptr, shape[0], shape[1], shape[1], 1}; }
-};
-
-template <class T>
-Out<T> output(const py::array& a, const char* name, int min_ndim, int max_ndim) {
-  Out<T> o;
-  o.arr = a;
-  check_layout(a, name, min_ndim, max_ndim);
-  if (!is_dtype<T>(a)) {
-    throw InvalidArgument(name, dtype_name(a), std::string("dtype must be ") + (sizeof(T) == 4 ? "int32" : "int64"));
-  }
-  if (!a.writeable()) throw InvalidArgument(name, "read-only array", "output must be writeable");
-  o.ptr = static_cast<T*>(o.arr.mutable_data());
-  o.size = static_cast<int64_t>(a.size());
-  o.shape = shape_of(a);
-  return o;
-}
-
-// Sizes of fresh outputs are checked before anything is allocated: every dimension in
-// [0, kMaxDim] and the whole array at most kMaxFreshBytes. A size outside that raises a typed
-// error naming the argument the size came from (out_width, max_pages, ...), never MemoryError or
-// numpy's ValueError.
-constexpr int64_t kMaxDim = std::numeric_limits<int32_t>::max();
-constexpr int64_t kMaxFreshBytes = int64_t{1} << 32;
-
-void check_dim(int64_t v, const char* name) {
-  require(v >= 0, name, v, "a size must be >= 0");
-  require_range(v <= kMaxDim, name, v, "a size must be <= " + std::to_string(kMaxDim));
-}
-
-template <class T>
-py::array fresh(const std::vector<int64_t>& shape, T fill, const char* size_name) {
-  int64_t elems = 1;
-  for (int64_t d : shape) {
-    check_dim(d, size_name);
-    elems = checked_mul(elems, d, size_name);
-  }
-  require_range(elems <= kMaxFreshBytes / static_cast<int64_t>(sizeof(T)), size_name, elems,
-                "a fresh output of " + std::to_string(elems) + " elements exceeds the " +
-                    std::to_string(kMaxFreshBytes) + "-byte limit (pass out=)");
-  std::vector<py::ssize_t> s(shape.begin(), shape.end());
-  py::array_t<T> a(s);
-  T* p = a.mutable_data();
-  for (py::ssize_t i = 0; i < a.size(); ++i) p[i] = fill;
-  return a;
-}
-
-// The given out, or a fresh array of `shape` filled with `fill`; `size_name` names the argument
-// the shape came from (default: `name`).
-template <class T>
-Out<T> output_or_fresh(py::handle obj, const char* name, const std::vector<int64_t>& shape, T fill, int min_ndim,
-                       int max_ndim, const char* size_name = nullptr) {
-  if (obj.is_none()) return output<T>(fresh<T>(shape, fill, size_name ? size_name : name), name, min_ndim, max_ndim);
-  return output<T>(as_ndarray(obj, name), name, min_ndim, max_ndim);
-}
-
-Variant variant_arg(const std::string& v) { return parse_variant(v); }
-
-// A v2p table for the scalar formulas: an int64 ndarray, or any Python sequence of ints.
-std::vector<int64_t> table_arg(py::handle obj, const char* name) {
-  if (py::isinstance<py::array>(obj)) {
-    const In<int64_t> in = input<int64_t>(obj, name, 1, 1);
-    return std::vector<int64_t>(in.ptr, in.ptr + in.size);
-  }
-  if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj)) {
-    throw InvalidArgument(name, type_name(obj), "expected an int64 numpy array or a sequence of ints");
-  }
-  std::vector<int64_t> v;
-  for (py::handle h : py::reinterpret_borrow<py::sequence>(obj)) {
-    try {
-      v.push_back(h.cast<int64_t>());
-    } catch (const py::cast_error&) {
-      throw InvalidArgument(name, type_name(h), "entries must be ints that fit int64");
-    }
-  }
-  return v;
-}
-
-int64_t max_pages_of(const In<int64_t>& lens, int64_t ps, int64_t delta) {
-  int64_t m = 0;
-  for (int64_t b = 0; b < lens.size; ++b) {
-    const int64_t len = checked_add(lens.at(b), delta, "seq_lens");
-    if (len > 0) m = std::max(m, checked_add(len, ps - 1, "seq_lens") / ps);
-  }
-  return m;
-}
-
-// ---- routes ----------------------------------------------------------------------------------
-py::array token_translate(py::handle ids_o, py::handle v2p_o, int64_t page_size, int64_t multiplier, py::handle out_o,
-                          const std::string& variant) {
-  const auto ids = input<int64_t>(ids_o, "ids", 0, 32, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
-  if (!out_o.is_none() && is_dtype<int32_t>(as_ndarray(out_o, "out"))) {
-    auto out = output<int32_t>(as_ndarray(out_o, "out"), "out", 0, 32);
-    translate::token_translate<int32_t>({ids.vec(), v2p.vec(), page_size, multiplier, out.vec(), variant_arg(variant)});
-    return out.arr;
-  }
-  auto out = output_or_fresh<int64_t>(out_o, "out", ids.shape, 0, 0, 32);
-  translate::token_translate<int64_t>({ids.vec(), v2p.vec(), page_size, multiplier, out.vec(), variant_arg(variant)});
-  return out.arr;
-}
-
-py::array swa_translate(py::handle ids_o, py::handle v2p_o, int64_t page_size, int64_t swa_multiplier, py::handle out_o,
-                        const std::string& variant) {
-  const auto ids = input<int64_t>(ids_o, "ids", 0, 32, true);
-  const auto v2p = input<int64_t>(v2p_o, "swa_v2p", 1, 1);
-  if (!out_o.is_none() && is_dtype<int32_t>(as_ndarray(out_o, "out"))) {
-    auto out = output<int32_t>(as_ndarray(out_o, "out"), "out", 0, 32);
-    translate::swa_translate<int32_t>({ids.vec(), v2p.vec(), page_size, swa_multiplier, out.vec(), variant_arg(variant)});
-    return out.arr;
-  }
-  auto out = output_or_fresh<int64_t>(out_o, "out", ids.shape, 0, 0, 32);
-  translate::swa_translate<int64_t>({ids.vec(), v2p.vec(), page_size, swa_multiplier, out.vec(), variant_arg(variant)});
-  return out.arr;
-}
-
-py::array flashmla_block_table(py::handle r2t_o, py::handle rows_o, py::handle lens_o, py::handle v2p_o,
-                               py::handle start_o, int64_t page_size, int64_t multiplier, py::handle out_o,
-                               const std::string& variant) {
-  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2);
-  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
-  const auto lens = input<int64_t>(lens_o, "page_kernel_lens", 1, 1, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1, false, true);
-  const auto start = input<int64_t>(start_o, "kv_start_idx", 1, 1, true, true);
-  require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
-  int64_t width = 0;
-  if (out_o.is_none()) {
-    require_size(lens.size >= rows.size, "page_kernel_lens", lens.size, "needs one entry per batch row");
-    width = max_pages_of(lens, page_size, 0);
-  }
-  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, width}, -1, 2, 2, "page_kernel_lens");
-  translate::flashmla_block_table({r2t.mat(), rows.vec(), lens.vec(), start.vec(), v2p.vec(), page_size, multiplier,
-                                   out.mat(), variant_arg(variant)});
-  return out.arr;
-}
-
-py::array canonical_page_table(py::handle r2t_o, py::handle rows_o, py::handle lens_o, py::handle v2p_o,
-                               int64_t page_size, int64_t multiplier, int64_t max_pages, py::handle out_o,
-                               const std::string& variant) {
-  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2);
-  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
-  const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  check_dim(max_pages, "max_pages");
-  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2, "max_pages");
-  translate::canonical_page_table(
-      {r2t.mat(), rows.vec(), lens.vec(), v2p.vec(), page_size, multiplier, max_pages, out.mat(), variant_arg(variant)});
-  return out.arr;
-}
-
-py::array read_table(py::handle r2t_o, py::handle rows_o, py::handle lens_o, py::handle v2p_o, int64_t page_size,
-                     int64_t multiplier, int64_t max_pages, int64_t seq_len_delta, bool zero_tail, py::handle out_o,
-                     const std::string& variant) {
-  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2);
-  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
-  const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  check_dim(max_pages, "max_pages");
-  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2, "max_pages");
-  translate::read_table({r2t.mat(), rows.vec(), lens.vec(), seq_len_delta, max_pages, v2p.vec(), page_size, multiplier,
-                         out.mat(), zero_tail, variant_arg(variant)});
-  return out.arr;
-}
-
+// The two host routes outside the route list (§4.4 read_stream over a built table, §4.13
+// envelope_moves), bound by hand.
 py::array read_stream(py::handle table_o, py::handle indptr_o, int64_t page_size, py::handle start_o, py::handle out_o) {
   const auto table = input<int32_t>(table_o, "table", 2, 2);
   const auto indptr = input<int32_t>(indptr_o, "indptr", 1, 1);
@@ -342,121 +73,6 @@ DecodeMetadataArgs decode_inputs(const In<int64_t>& seq, const In<int32_t>& r2t,
   a.page_size = page_size;
   a.v2p = v2p.vec();
   return a;
-}
-
-py::dict decode_metadata(py::handle seq_o, py::handle r2t_o, py::handle rows_o, int64_t max_seq_pages, int64_t page_size,
-                         int64_t seq_len_delta, py::handle v2p_o, int64_t multiplier, py::handle kpt_o,
-                         bool skip_page_table, py::handle swa_v2p_o, int64_t swa_multiplier, py::handle cs_o,
-                         py::handle cu_o, py::handle pt_o, py::handle swa_pt_o, const std::string& variant) {
-  const auto seq = input<int64_t>(seq_o, "seq_lens", 1, 1, true);
-  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2, false, true);
-  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1, false, true);
-  const auto kpt = input<int32_t>(kpt_o, "kernel_page_table", 2, 2, false, true);
-  const auto swa = input<int64_t>(swa_v2p_o, "swa_v2p", 1, 1, false, true);
-  check_dim(max_seq_pages, "max_seq_pages");
-  const int64_t b = seq.size;
-  auto cs = output_or_fresh<int32_t>(cs_o, "cache_seqlens", {b}, 0, 1, 1);
-  auto cu = output_or_fresh<int32_t>(cu_o, "cu_seqlens_k", {b + 1}, 0, 1, 1);
-  DecodeMetadataArgs a = decode_inputs(seq, r2t, rows, max_seq_pages, seq_len_delta, page_size, v2p);
-  a.multiplier = multiplier;
-  a.kernel_page_table = kpt.mat();
-  a.skip_page_table = skip_page_table;
-  a.cache_seqlens = cs.vec();
-  a.cu_seqlens_k = cu.vec();
-  a.swa_v2p = swa.vec();
-  a.swa_multiplier = swa_multiplier;
-  a.variant = variant_arg(variant);
-  py::dict result;
-  std::optional<Out<int32_t>> pt, swa_pt;
-  if (!skip_page_table || !pt_o.is_none()) {
-    pt = output_or_fresh<int32_t>(pt_o, "page_table", {b, max_seq_pages}, 0, 2, 2, "max_seq_pages");
-    a.page_table = pt->mat();
-  }
-  if (swa.present) {
-    swa_pt = output_or_fresh<int32_t>(swa_pt_o, "swa_page_table", {b, max_seq_pages}, 0, 2, 2, "max_seq_pages");
-    a.swa_page_table = swa_pt->mat();
-  }
-  translate::decode_metadata(a);
-  result["cache_seqlens"] = cs.arr;
-  result["cu_seqlens_k"] = cu.arr;
-  result["page_table"] = pt ? py::object(pt->arr) : py::none();
-  result["swa_page_table"] = swa_pt ? py::object(swa_pt->arr) : py::none();
-  return result;
-}
-
-py::array eager_funnel(py::handle table_o, py::handle v2p_o, int64_t page_size, int64_t multiplier, py::handle out_o,
-                       const std::string& variant) {
-  const auto table = input<int64_t>(table_o, "page_table", 2, 2, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  auto out = output_or_fresh<int64_t>(out_o, "out", table.shape, 0, 2, 2);
-  translate::eager_funnel({table.mat(), v2p.vec(), page_size, multiplier, out.mat(), variant_arg(variant)});
-  return out.arr;
-}
-
-py::array kv_indices_inplace(py::handle kv_o, py::handle indptr_o, int64_t batch_size, py::handle v2p_o,
-                             int64_t page_size, int64_t multiplier, py::handle src_o, const std::string& variant) {
-  auto kv = output<int32_t>(as_ndarray(kv_o, "kv_indices"), "kv_indices", 1, 1);
-  const auto indptr = input<int32_t>(indptr_o, "kv_indptr", 1, 1);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  const auto src = input<int32_t>(src_o, "src", 1, 1, false, true);
-  translate::kv_indices_inplace(
-      {kv.vec(), indptr.vec(), batch_size, src.vec(), v2p.vec(), page_size, multiplier, variant_arg(variant)});
-  return kv.arr;
-}
-
-py::array write_loc(py::handle loc_o, py::handle v2p_o, int64_t page_size, int64_t multiplier, int64_t dcp_size,
-                    int64_t dcp_rank, py::handle out_o, std::optional<int64_t> out_width, const std::string& variant) {
-  const auto loc = input<int64_t>(loc_o, "loc", 1, 1, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  // The launch width: out_width, else the whole `out` (a capture buffer), else len(loc).
-  if (out_width) check_dim(*out_width, "out_width");
-  auto out = output_or_fresh<int64_t>(out_o, "out", {out_width.value_or(loc.size)}, 0, 1, 1, "out_width");
-  const int64_t width = out_width.value_or(out.size);
-  require_size(width >= loc.size, "out_width", width, "must be >= len(loc) = " + std::to_string(loc.size));
-  require_size(out.size >= width, "out", out.size, "shorter than out_width = " + std::to_string(width));
-  translate::write_loc({loc.vec(), v2p.vec(), page_size, multiplier, dcp_size, dcp_rank, {out.ptr, width},
-                        variant_arg(variant)});
-  return out.arr;
-}
-
-py::array mamba_translate(py::handle slots_o, py::handle v2p_o, bool clamp, py::handle out_o) {
-  const auto slots = input<int64_t>(slots_o, "slots", 1, 1, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  auto out = output_or_fresh<int32_t>(out_o, "out", slots.shape, 0, 1, 1);
-  translate::mamba_translate({slots.vec(), v2p.vec(), clamp, out.vec()});
-  return out.arr;
-}
-
-py::array full_prefill_table(py::handle r2t_o, py::handle rows_o, py::handle lens_o, py::handle v2p_o,
-                             int64_t page_size, int64_t multiplier, int64_t max_pages, py::handle out_o,
-                             const std::string& variant) {
-  const auto r2t = input<int32_t>(r2t_o, "req_to_token", 2, 2);
-  const auto rows = input<int64_t>(rows_o, "req_pool_indices", 1, 1, true);
-  const auto lens = input<int64_t>(lens_o, "seq_lens", 1, 1, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  check_dim(max_pages, "max_pages");
-  auto out = output_or_fresh<int32_t>(out_o, "out", {rows.size, max_pages}, 0, 2, 2, "max_pages");
-  translate::full_prefill_table(
-      {r2t.mat(), rows.vec(), lens.vec(), v2p.vec(), page_size, multiplier, max_pages, out.mat(), variant_arg(variant)});
-  return out.arr;
-}
-
-py::array dcp_read_translate(py::handle ids_o, py::handle v2p_o, int64_t page_size, int64_t multiplier, int64_t dcp_size,
-                             py::handle out_o, const std::string& variant) {
-  const auto ids = input<int64_t>(ids_o, "ids", 0, 32, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  auto out = output_or_fresh<int64_t>(out_o, "out", ids.shape, 0, 0, 32);
-  translate::dcp_read_translate({ids.vec(), v2p.vec(), page_size, multiplier, dcp_size, out.vec(), variant_arg(variant)});
-  return out.arr;
-}
-
-py::array transfer_ids(py::handle ids_o, py::handle v2p_o, int64_t page_size, py::handle out_o, const std::string& variant) {
-  const auto ids = input<int64_t>(ids_o, "ids", 0, 32, true);
-  const auto v2p = input<int64_t>(v2p_o, "v2p", 1, 1);
-  auto out = output_or_fresh<int64_t>(out_o, "out", ids.shape, 0, 0, 32);
-  translate::transfer_ids({ids.vec(), v2p.vec(), page_size, out.vec(), variant_arg(variant)});
-  return out.arr;
 }
 
 py::tuple envelope_moves(py::handle dst_o, py::handle src_o, int64_t page_size) {
@@ -526,6 +142,11 @@ PYBIND11_MODULE(_core, m) {
     for (Route r : kAllRoutes) v.emplace_back(to_string(r));
     return v;
   }, "The spec §4.1-4.13 route names.");
+  m.def("route_fields", [](const std::string& route) { return route_fields(parse_route(route)); }, py::arg("route"),
+        "The argument names of the route's field list (translate/include/kvaddr/translate/routes/<route>.hpp).");
+  m.def("route_parameters", [](const std::string& route) { return route_parameters(parse_route(route)); },
+        py::arg("route"),
+        "The Python parameters of the route's binding, in order, as (name, field it fills or None).");
   m.def("variants", [](std::optional<std::string> route) {
     std::vector<std::string> v;
     std::optional<Route> r;
@@ -663,73 +284,35 @@ PYBIND11_MODULE(_core, m) {
                ", layout='" + std::string(mdl::to_string(g.layout())) + "')";
       });
 
-  // ---- routes ----
+  // ---- routes: every route of the list (route_bindings.hpp), then aliases and helpers ----
+  def_routes(m);
   const auto none = py::none();
-  m.def("token_translate", &token_translate, py::arg("ids"), py::arg("v2p"), py::arg("page_size"),
-        py::arg("multiplier") = 1, py::arg("out") = none, py::arg("variant") = "production",
-        "§4.1: out[i] = 0 if t < 0 else max(v2p[t // ps]*ps*M + t % ps, 0). out int64 (or int32), same size.");
   m.def("translate_kv_loc", [](py::handle loc, py::handle v2p, int64_t page_size, py::handle out) {
-    return token_translate(loc, v2p, page_size, 1, out, "production");
+    return call_route<Route::token_translate>(loc, v2p, page_size, int64_t{1}, out, std::string("production"));
   }, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("out") = none, "Physical translate (M = 1).");
-  m.def("translate_kv_loc_for_kernel", [](py::handle loc, py::handle v2p, int64_t page_size, int64_t multiplier,
-                                          py::handle out) {
-    return token_translate(loc, v2p, page_size, multiplier, out, "production");
+  m.def("translate_kv_loc_for_kernel", [](py::handle loc, py::handle v2p, int64_t page_size,
+                                                     int64_t multiplier, py::handle out) {
+    return call_route<Route::token_translate>(loc, v2p, page_size, multiplier, out, std::string("production"));
   }, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("multiplier"), py::arg("out") = none);
-  m.def("translate_v2p", [](py::handle virt, py::handle v2p, int64_t page_size, int64_t page_stride, py::handle out) {
+  m.def("translate_v2p", [](py::handle virt, py::handle v2p, int64_t page_size, int64_t page_stride,
+                                       py::handle out) {
     require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
     require(page_stride >= page_size && page_stride % page_size == 0, "page_stride", page_stride,
             "must be a positive multiple of page_size = " + std::to_string(page_size));
-    return token_translate(virt, v2p, page_size, page_stride / page_size, out, "production");
+    return call_route<Route::token_translate>(virt, v2p, page_size, page_stride / page_size, out, std::string("production"));
   }, py::arg("virt"), py::arg("v2p"), py::arg("page_size"), py::arg("page_stride"), py::arg("out") = none,
      "Fused translate_v2p(virt, v2p, page_size, page_stride, out).");
-  m.def("flashmla_block_table", &flashmla_block_table, py::arg("req_to_token"), py::arg("req_pool_indices"),
-        py::arg("page_kernel_lens"), py::arg("v2p") = none, py::arg("kv_start_idx") = none, py::arg("page_size") = 64,
-        py::arg("multiplier") = 1, py::arg("out") = none, py::arg("variant") = "production",
-        "§4.2 (kv_indices): lanes c < ceil(len/ps) get v2p[tok // ps]*M (clamped in production); others untouched. "
-        "out=None: a fresh [B, max pages] int32 table of -1.");
-  m.def("canonical_page_table", &canonical_page_table, py::arg("req_to_token"), py::arg("req_pool_indices"),
-        py::arg("seq_lens"), py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1, py::arg("max_pages"),
-        py::arg("out") = none, py::arg("variant") = "production", "§4.3, prefix-only; out int32 [>= B, >= max_pages].");
-  m.def("read_table", &read_table, py::arg("req_to_token"), py::arg("req_pool_indices"), py::arg("seq_lens"),
-        py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1, py::arg("max_pages"),
-        py::arg("seq_len_delta") = 0, py::arg("zero_tail") = false, py::arg("out") = none,
-        py::arg("variant") = "production", "§4.4 build_kv_read_table; req_pool_indices are the row ids.");
   m.def("read_stream", &read_stream, py::arg("table"), py::arg("indptr"), py::arg("page_size"),
         py::arg("kv_start_idx") = none, py::arg("out") = none, "§4.4 packed CSR stream over a built table.");
-  m.def("decode_metadata", &decode_metadata, py::arg("seq_lens"), py::arg("req_to_token") = none,
-        py::arg("req_pool_indices") = none, py::arg("max_seq_pages"), py::arg("page_size"),
-        py::arg("seq_len_delta") = 0, py::arg("v2p") = none, py::arg("multiplier") = 1,
-        py::arg("kernel_page_table") = none, py::arg("skip_page_table") = false, py::arg("swa_v2p") = none,
-        py::arg("swa_multiplier") = 1, py::arg("cache_seqlens") = none, py::arg("cu_seqlens_k") = none,
-        py::arg("page_table") = none, py::arg("swa_page_table") = none, py::arg("variant") = "production",
-        "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.");
-  m.def("eager_funnel", &eager_funnel, py::arg("page_table"), py::arg("v2p"), py::arg("page_size"),
-        py::arg("multiplier") = 1, py::arg("out") = none, py::arg("variant") = "production");
-  m.def("kv_indices_inplace", &kv_indices_inplace, py::arg("kv_indices"), py::arg("kv_indptr"), py::arg("batch_size"),
-        py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1, py::arg("src") = none,
-        py::arg("variant") = "production", "§4.7: kv_indices[:kv_indptr[bs]] translated in place; returns kv_indices.");
-  m.def("write_loc", &write_loc, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1,
-        py::arg("dcp_size") = 1, py::arg("dcp_rank") = 0, py::arg("out") = none, py::arg("out_width") = none,
-        py::arg("variant") = "production", "§4.8 write_loc_to_kernel_ids; lanes [N, out_width) zeroed.");
   m.def("write_loc_to_kernel_ids", [](py::handle loc, py::handle v2p, int64_t page_size, int64_t stride,
                                       int64_t dcp_size, int64_t dcp_rank, py::handle out, std::optional<int64_t> w) {
     require(page_size >= 1, "page_size", page_size, "page size must be >= 1");
     require(stride >= page_size && stride % page_size == 0, "stride", stride,
             "must be a positive multiple of page_size = " + std::to_string(page_size));
-    return write_loc(loc, v2p, page_size, stride / page_size, dcp_size, dcp_rank, out, w, "production");
+    return call_route<Route::write_loc>(loc, v2p, page_size, stride / page_size, dcp_size, dcp_rank, out, w,
+                                        std::string("production"));
   }, py::arg("loc"), py::arg("v2p"), py::arg("page_size"), py::arg("stride"), py::arg("dcp_size") = 1,
      py::arg("dcp_rank") = 0, py::arg("out") = none, py::arg("out_width") = none);
-  m.def("swa_translate", &swa_translate, py::arg("ids"), py::arg("swa_v2p"), py::arg("page_size"),
-        py::arg("swa_multiplier") = 1, py::arg("out") = none, py::arg("variant") = "production");
-  m.def("mamba_translate", &mamba_translate, py::arg("slots"), py::arg("v2p"), py::arg("clamp") = false,
-        py::arg("out") = none, "§4.10 int32(v2p[v]); raw gather (clamp: spec §7 Q3).");
-  m.def("full_prefill_table", &full_prefill_table, py::arg("req_to_token"), py::arg("req_pool_indices"),
-        py::arg("seq_lens"), py::arg("v2p"), py::arg("page_size"), py::arg("multiplier") = 1, py::arg("max_pages"),
-        py::arg("out") = none, py::arg("variant") = "production");
-  m.def("dcp_read_translate", &dcp_read_translate, py::arg("ids"), py::arg("v2p"), py::arg("page_size"),
-        py::arg("multiplier") = 1, py::arg("dcp_size") = 1, py::arg("out") = none, py::arg("variant") = "production");
-  m.def("transfer_ids", &transfer_ids, py::arg("ids"), py::arg("v2p"), py::arg("page_size"), py::arg("out") = none,
-        py::arg("variant") = "production");
   m.def("envelope_moves", &envelope_moves, py::arg("dst_tokens"), py::arg("src_tokens"), py::arg("page_size"),
         "§4.13 move_kv_cache: page-major runs -> (dst_pages, src_pages).");
 

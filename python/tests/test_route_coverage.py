@@ -1,6 +1,8 @@
 """Every route of the C++ route list (kvaddr._core.routes(), translate/route_list.hpp) is reachable from
 kvaddr.check: it has a calling convention (signature and kwargs), drawn cases inside its contract, a host
-reference, and an end-to-end check that compares its outputs. The list is read from _core, never written here."""
+reference, and an end-to-end check that compares its outputs. It is also a binding of kvaddr whose Python
+parameters fill its C++ field list, checked with one hand-computed call. The list is read from _core, never
+written here."""
 import re
 
 import numpy as np
@@ -9,6 +11,7 @@ import pytest
 import kvaddr
 from kvaddr import _core
 from kvaddr import cases as C
+from kvaddr import scalars
 from kvaddr.conventions import kernel_kwargs, output_dtypes, reference, signature
 
 ROUTES = _core.routes()
@@ -60,3 +63,75 @@ def test_route_is_reachable_from_check(route):
     # End to end: a kernel that stores nothing is caught on the route's own comparison.
     rep = kvaddr.check(route, lambda **kw: None, cases=DRAWS, seed=7, lanes=1024, shrink=False)
     assert rep.route == route and not rep.ok and rep.failure.kind == "mismatch"
+
+
+# ---- every route of the route list is a Python binding -------------------------------------------
+# One hand-computed call per route (v2p [1, 0, 2, -1]: page 3 is a tombstone; page_size 2). The keys
+# must be the route list itself, so a route added to translate/route_list.hpp fails here until it has
+# a case (its binding comes with its PyRoute table, python/src/route_bindings.hpp).
+V = np.array([1, 0, 2, -1], dtype=np.int64)
+R2T = np.array([[2, 3, 0, 1, 4, 5], [4, 5, 0, 1, -1, -1]], dtype=np.int32)
+ROWS = np.array([0, 1], dtype=np.int64)
+LENS = np.array([6, 3], dtype=np.int64)
+IDS = np.array([0, 1, 2, 5, 6, -1], dtype=np.int64)
+TABLE = [[0, 1, 2], [2, 1, 0]]  # row 0: tokens 2, 0, 4 -> pages 1, 0, 2 -> 0, 1, 2; row 1 (2 pages): 4, 0 -> 2, 1
+BINDING_CASES = {
+    # t -> v2p[t // 2] * 2 * M + t % 2, clamped at 0; t < 0 -> 0
+    "token_translate": (lambda: kvaddr.token_translate(IDS, V, 2, 3), [6, 7, 0, 13, 0, 0]),
+    "swa_translate": (lambda: kvaddr.swa_translate(IDS, V, 2, swa_multiplier=3), [6, 7, 0, 13, 0, 0]),
+    "transfer_ids": (lambda: kvaddr.transfer_ids(IDS, V, 2), [2, 3, 0, 5, 0, 0]),
+    # w // dcp_size first: 0, 1, 2, 5, padding
+    "dcp_read_translate": (lambda: kvaddr.dcp_read_translate(np.array([0, 3, 5, 10, -1]), V, 2, dcp_size=2),
+                           [2, 3, 0, 5, 0]),
+    "mamba_translate": (lambda: kvaddr.mamba_translate(np.array([0, 2, 3, 1]), V), [1, 2, -1, 0]),
+    # the translated token divided by page_size
+    "eager_funnel": (lambda: kvaddr.eager_funnel(np.array([[0, 2], [5, -1]]), V, 2), [[1, 0], [2, 0]]),
+    # loc 1, 2, 5 translated, loc 0 and the tail lanes [4, 6) zero
+    "write_loc": (lambda: kvaddr.write_loc(np.array([1, 2, 5, 0]), V, 2, out_width=6), [3, 0, 5, 0, 0, 0]),
+    "kv_indices_inplace": (lambda: kvaddr.kv_indices_inplace(np.array([0, 2, 5, 1], np.int32),
+                                                             np.array([0, 2, 4], np.int32), 2, V, 2), [2, 0, 5, 3]),
+    "canonical_page_table": (lambda: kvaddr.canonical_page_table(R2T, ROWS, LENS, V, 2, max_pages=3), TABLE),
+    "full_prefill_table": (lambda: kvaddr.full_prefill_table(R2T, ROWS, LENS, V, 2, max_pages=3), TABLE),
+    "read_table": (lambda: kvaddr.read_table(R2T, ROWS, LENS, V, 2, max_pages=3), TABLE),
+    # a fresh table of -1: row 1's third column is untouched
+    "flashmla_block_table": (lambda: kvaddr.flashmla_block_table(R2T, ROWS, LENS, V, page_size=2),
+                             [[0, 1, 2], [2, 1, -1]]),
+    "decode_metadata": (lambda: {k: None if v is None else v.tolist() for k, v in kvaddr.decode_metadata(
+        LENS, R2T, ROWS, max_seq_pages=3, page_size=2, v2p=V).items()},
+        {"cache_seqlens": [6, 3], "cu_seqlens_k": [0, 6, 9], "page_table": TABLE, "swa_page_table": None}),
+}
+
+
+def test_every_route_of_the_list_has_a_binding_case():
+    assert sorted(BINDING_CASES) == sorted(ROUTES)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_route_is_reachable_from_python(route):
+    binding = getattr(_core, route)
+    assert getattr(kvaddr, route).__wrapped__ is binding  # the package's int64-naming wrapper of it
+    assert binding.__doc__.startswith(route + "(")
+    call, expected = BINDING_CASES[route]
+    got = call()
+    assert (got if isinstance(got, dict) else got.tolist()) == expected
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_binding_parameters_fill_the_field_list(route):
+    params = _core.route_parameters(route)
+    # the binding's Python signature is the parameter list, in order
+    assert scalars.parameter_names(getattr(_core, route)) == [name for name, _ in params]
+    filled = [field for _, field in params if field is not None]
+    # every field of the route's field list is filled by exactly one parameter
+    assert sorted(filled) == sorted(_core.route_fields(route))
+    # a parameter fills the field of its own name, except an output named `out` and a tail width
+    for name, field in params:
+        assert field == name or name == "out" or (field is None and name == "out_width")
+
+
+def test_field_list_and_parameters_by_example():
+    assert _core.route_fields("transfer_ids") == ["ids", "v2p", "page_size", "out", "variant"]
+    assert _core.route_parameters("flashmla_block_table")[-2:] == [("out", "kv_indices"), ("variant", "variant")]
+    assert ("out_width", None) in _core.route_parameters("write_loc")
+    with pytest.raises(kvaddr.InvalidArgument):
+        _core.route_fields("no_such_route")

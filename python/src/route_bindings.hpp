@@ -1,0 +1,576 @@
+#pragma once
+// Private to the pybind11 module: the Python bindings of the host routes, one generic binding per
+// route, registered by a loop over the route list (translate/route_list.hpp). Each route's PyRoute
+// table gives what only Python has: the signature (keyword names in order, defaults) and how a
+// fresh output is sized. The parameter types, dtypes, int32 widening, which arrays may be None and
+// which output goes with which input come from the route's field list (RouteSpec::fields); the call
+// is fill_args + Spec::run over a source of the converted Python arguments.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <array>
+#include <cstddef>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "arrays.hpp"
+#include "kvaddr/translate/fill_args.hpp"
+#include "kvaddr/translate/route_list.hpp"
+
+namespace kvaddr::python {
+
+// ---- a route's Python signature ----------------------------------------------------------------
+enum class Default { required, none, integer, boolean, text };
+
+// How a fresh output (out=None) is sized, every element `fill`:
+//   like            the shape of the input `rows`;
+//   batch           len(rows) + the field's lanes past the batch (cu_seqlens_k: B + 1);
+//   rows_by_scalar  [len(rows), the scalar `cols`] (`cols` is checked as a size even when out is given);
+//   rows_by_pages   [len(rows), the most pages of the lengths `cols`];
+//   tail            the width `cols` (a parameter of no field, None: len(rows)); the output's lanes are
+//                   that width, len(rows) <= width <= len(out).
+// `unless`: a flag under which no fresh output is made (the output is None unless given).
+struct Fresh {
+  enum class Rule { like, batch, rows_by_scalar, rows_by_pages, tail };
+  Rule rule = Rule::like;
+  std::string_view rows{};
+  std::string_view cols{};
+  int64_t fill = 0;
+  std::string_view unless{};
+  constexpr Fresh unless_flag(std::string_view f) const {
+    Fresh r = *this;
+    r.unless = f;
+    return r;
+  }
+};
+constexpr Fresh like(std::string_view input) { return {Fresh::Rule::like, input}; }
+constexpr Fresh batch(std::string_view input) { return {Fresh::Rule::batch, input}; }
+constexpr Fresh rows_by_scalar(std::string_view rows, std::string_view cols) {
+  return {Fresh::Rule::rows_by_scalar, rows, cols};
+}
+constexpr Fresh rows_by_pages(std::string_view rows, std::string_view lens, int64_t fill) {
+  return {Fresh::Rule::rows_by_pages, rows, lens, fill};
+}
+constexpr Fresh tail(std::string_view ids, std::string_view width) { return {Fresh::Rule::tail, ids, width}; }
+
+// One Python parameter: its keyword name, its default, the field it fills (its own name unless
+// `fills`; a `width` parameter fills none: it is the Fresh::tail width, an int or None), for an
+// output how a fresh one is sized, and two Python conventions beyond the field list: a 1-D field
+// that takes an array of any shape, flattened (the ids and out of a per-id route), and an int64
+// input taking int32 although its field does not widen (eager_funnel's page_table).
+struct PyParam {
+  std::string_view name;
+  Default def = Default::required;
+  int64_t integer = 0;
+  bool boolean = false;
+  std::string_view text{};
+  std::string_view field{};
+  Fresh fresh{};
+  bool any_shape = false;
+  bool widen = false;
+  bool width = false;
+  constexpr std::string_view field_name() const { return field.empty() ? name : field; }
+  template <class M>
+  constexpr PyParam with(M PyParam::*m, M v) const {
+    PyParam p = *this;
+    p.*m = v;
+    return p;
+  }
+  constexpr PyParam fills(std::string_view f) const { return with(&PyParam::field, f); }
+  constexpr PyParam sized(Fresh f) const { return with(&PyParam::fresh, f); }
+  constexpr PyParam of_any_shape() const { return with(&PyParam::any_shape, true); }
+  constexpr PyParam widening() const { return with(&PyParam::widen, true); }
+};
+constexpr PyParam req(std::string_view n) { return {n}; }
+constexpr PyParam none(std::string_view n) { return {n, Default::none}; }
+constexpr PyParam integer(std::string_view n, int64_t v) { return {n, Default::integer, v}; }
+constexpr PyParam flag(std::string_view n, bool v) { return {n, Default::boolean, 0, v}; }
+constexpr PyParam variant_param() { return {"variant", Default::text, 0, false, "production"}; }
+constexpr PyParam width(std::string_view n) { return none(n).with(&PyParam::width, true); }
+// The ids and output of a per-id route: any shape, one output lane per id.
+constexpr PyParam per_id(std::string_view n) { return req(n).of_any_shape(); }
+constexpr PyParam per_id_out(std::string_view ids) { return none("out").of_any_shape().sized(like(ids)); }
+
+// A route's Python binding: a PyRoute table for every route of the list (a route without one does
+// not compile).
+template <Route R>
+struct PyRoute {
+  static constexpr bool generic = false;
+};
+
+struct GenericRoute {
+  static constexpr bool generic = true;
+  static constexpr bool page_size_first = false;  // page_size >= 1 checked before the outputs
+  static constexpr std::string_view doc{};
+};
+
+template <>
+struct PyRoute<Route::token_translate> : GenericRoute {
+  static constexpr std::array params{per_id("ids"), req("v2p"), req("page_size"), integer("multiplier", 1),
+                                     per_id_out("ids"), variant_param()};
+  static constexpr bool page_size_first = true;
+  static constexpr std::string_view doc =
+      "§4.1: out[i] = 0 if t < 0 else max(v2p[t // ps]*ps*M + t % ps, 0). out int64 (or int32), same size.";
+};
+template <>
+struct PyRoute<Route::flashmla_block_table> : GenericRoute {
+  static constexpr std::array params{
+      req("req_to_token"), req("req_pool_indices"), req("page_kernel_lens"), none("v2p"), none("kv_start_idx"),
+      integer("page_size", 64), integer("multiplier", 1),
+      none("out").fills("kv_indices").sized(rows_by_pages("req_pool_indices", "page_kernel_lens", -1)), variant_param()};
+  static constexpr bool page_size_first = true;
+  static constexpr std::string_view doc =
+      "§4.2 (kv_indices): lanes c < ceil(len/ps) get v2p[tok // ps]*M (clamped in production); others untouched. "
+      "out=None: a fresh [B, max pages] int32 table of -1.";
+};
+template <>
+struct PyRoute<Route::canonical_page_table> : GenericRoute {
+  static constexpr std::array params{req("req_to_token"), req("req_pool_indices"), req("seq_lens"), req("v2p"),
+                                     req("page_size"), integer("multiplier", 1), req("max_pages"),
+                                     none("out").sized(rows_by_scalar("req_pool_indices", "max_pages")),
+                                     variant_param()};
+  static constexpr std::string_view doc = "§4.3, prefix-only; out int32 [>= B, >= max_pages].";
+};
+template <>
+struct PyRoute<Route::read_table> : GenericRoute {
+  static constexpr std::array params{req("req_to_token"), req("req_pool_indices"), req("seq_lens"), req("v2p"),
+                                     req("page_size"), integer("multiplier", 1), req("max_pages"),
+                                     integer("seq_len_delta", 0), flag("zero_tail", false),
+                                     none("out").sized(rows_by_scalar("req_pool_indices", "max_pages")),
+                                     variant_param()};
+  static constexpr std::string_view doc = "§4.4 build_kv_read_table; req_pool_indices are the row ids.";
+};
+template <>
+struct PyRoute<Route::decode_metadata> : GenericRoute {
+  static constexpr Fresh table = rows_by_scalar("seq_lens", "max_seq_pages");
+  static constexpr std::array params{
+      req("seq_lens"), none("req_to_token"), none("req_pool_indices"), req("max_seq_pages"), req("page_size"),
+      integer("seq_len_delta", 0), none("v2p"), integer("multiplier", 1), none("kernel_page_table"),
+      flag("skip_page_table", false), none("swa_v2p"), integer("swa_multiplier", 1),
+      none("cache_seqlens").sized(batch("seq_lens")), none("cu_seqlens_k").sized(batch("seq_lens")),
+      none("page_table").sized(table.unless_flag("skip_page_table")), none("swa_page_table").sized(table),
+      variant_param()};
+  static constexpr std::string_view doc =
+      "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.";
+};
+template <>
+struct PyRoute<Route::eager_funnel> : GenericRoute {
+  static constexpr std::array params{req("page_table").widening(), req("v2p"), req("page_size"), integer("multiplier", 1),
+                                     none("out").sized(like("page_table")), variant_param()};
+};
+template <>
+struct PyRoute<Route::kv_indices_inplace> : GenericRoute {
+  static constexpr std::array params{req("kv_indices"), req("kv_indptr"), req("batch_size"), req("v2p"),
+                                     req("page_size"), integer("multiplier", 1), none("src"), variant_param()};
+  static constexpr std::string_view doc =
+      "§4.7: kv_indices[:kv_indptr[bs]] translated in place; returns kv_indices.";
+};
+template <>
+struct PyRoute<Route::write_loc> : GenericRoute {
+  static constexpr std::array params{req("loc"), req("v2p"), req("page_size"), integer("multiplier", 1),
+                                     integer("dcp_size", 1), integer("dcp_rank", 0),
+                                     none("out").sized(tail("loc", "out_width")), width("out_width"), variant_param()};
+  static constexpr std::string_view doc = "§4.8 write_loc_to_kernel_ids; lanes [N, out_width) zeroed.";
+};
+template <>
+struct PyRoute<Route::swa_translate> : GenericRoute {
+  static constexpr std::array params{per_id("ids"), req("swa_v2p"), req("page_size"), integer("swa_multiplier", 1),
+                                     per_id_out("ids"), variant_param()};
+};
+template <>
+struct PyRoute<Route::mamba_translate> : GenericRoute {
+  static constexpr std::array params{req("slots"), req("v2p"), flag("clamp", false), none("out").sized(like("slots"))};
+  static constexpr std::string_view doc = "§4.10 int32(v2p[v]); raw gather (clamp: spec §7 Q3).";
+};
+template <>
+struct PyRoute<Route::full_prefill_table> : GenericRoute {
+  static constexpr std::array params = PyRoute<Route::canonical_page_table>::params;
+};
+template <>
+struct PyRoute<Route::dcp_read_translate> : GenericRoute {
+  static constexpr std::array params{per_id("ids"), req("v2p"), req("page_size"), integer("multiplier", 1),
+                                     integer("dcp_size", 1), per_id_out("ids"), variant_param()};
+};
+template <>
+struct PyRoute<Route::transfer_ids> : GenericRoute {
+  static constexpr std::array params{per_id("ids"), req("v2p"), req("page_size"), per_id_out("ids"), variant_param()};
+};
+
+// ---- the field a parameter fills -----------------------------------------------------------------
+struct FieldTraits {
+  ArgKind kind = ArgKind::int64;
+  bool int32 = false;
+  bool required = false;
+  bool widens = false;
+  constexpr bool output() const { return kind == ArgKind::vec_out || kind == ArgKind::mat_out; }
+  constexpr bool matrix() const { return kind == ArgKind::mat_in || kind == ArgKind::mat_out; }
+};
+
+template <class Args, class M>
+constexpr FieldTraits traits_of(const ArgField<Args, M>& f) {
+  FieldTraits t{ArgField<Args, M>::kind, false, f.required, f.widens_int32};
+  if constexpr (requires { typename arg_field_detail::KindOf<M>::Element; }) {
+    t.int32 = std::is_same_v<typename arg_field_detail::KindOf<M>::Element, int32_t>;
+  }
+  return t;
+}
+
+// The field of Spec named `name`; a name that is no field is not a constant expression.
+template <class Spec>
+constexpr FieldTraits field_traits(std::string_view name) {
+  FieldTraits t{};
+  bool found = false;
+  std::apply([&](const auto&... f) { ((f.name == name ? (t = traits_of(f), found = true) : false), ...); },
+             Spec::fields());
+  if (!found) throw "a Python parameter names no field of the route";
+  return t;
+}
+
+template <ArgKind K>
+struct PyTypeOf {
+  using type = py::handle;
+};
+template <>
+struct PyTypeOf<ArgKind::int64> {
+  using type = int64_t;
+};
+template <>
+struct PyTypeOf<ArgKind::boolean> {
+  using type = bool;
+};
+template <>
+struct PyTypeOf<ArgKind::variant> {
+  using type = std::string;
+};
+
+template <class Spec, class Sig, std::size_t I, bool Width = Sig::params[I].width>
+struct ParamOf {
+  using type = typename PyTypeOf<field_traits<Spec>(Sig::params[I].field_name()).kind>::type;
+};
+template <class Spec, class Sig, std::size_t I>
+struct ParamOf<Spec, Sig, I, true> {
+  using type = std::optional<int64_t>;
+};
+template <class Spec, class Sig, std::size_t I>
+using ParamT = typename ParamOf<Spec, Sig, I>::type;
+
+template <class Sig, std::size_t I>
+auto py_arg() {
+  constexpr PyParam p = Sig::params[I];
+  py::arg a(p.name.data());
+  if constexpr (p.def == Default::required) return a;
+  else if constexpr (p.def == Default::none) return a = py::none();
+  else if constexpr (p.def == Default::integer) return a = p.integer;
+  else if constexpr (p.def == Default::boolean) return a = p.boolean;
+  else return a = std::string(p.text);
+}
+
+// ---- the source fill_args reads: the converted arguments of one call, by field name --------------
+class CallSource {
+ public:
+  ViewSource views;
+  std::optional<std::string> variant;
+
+  template <class T>
+  void add(std::string_view field, In<T> in, bool matrix) {
+    auto& store = inputs<T>();
+    store.emplace_back(std::string(field), std::move(in));
+    const In<T>& s = store.back().second;
+    if (!s.present) return;
+    if (matrix) views.set(field, s.mat());
+    else views.set(field, s.vec());
+  }
+  const In<int64_t>& in64(std::string_view field) const { return find(in64_, field); }
+  std::vector<int64_t> shape(std::string_view field) const {
+    for (const auto& [k, in] : in32_)
+      if (k == field) return in.shape;
+    return find(in64_, field).shape;
+  }
+  int64_t size(std::string_view field) const {
+    for (const auto& [k, in] : in32_)
+      if (k == field) return in.size;
+    return find(in64_, field).size;
+  }
+
+  std::vector<std::string> names() const {
+    std::vector<std::string> n = views.names();
+    if (variant) n.emplace_back("variant");
+    return n;
+  }
+  bool has(std::string_view k) const { return k == "variant" ? variant.has_value() : views.has(k); }
+  ValueKind kind(std::string_view k) const { return k == "variant" ? ValueKind::text : views.kind(k); }
+  int64_t scalar(std::string_view k) const { return views.scalar(k); }
+  bool flag(std::string_view k) const { return views.flag(k); }
+  std::string text(std::string_view) const { return *variant; }
+  template <class T>
+  Vec<T> vec(std::string_view k) const {
+    return views.vec<T>(k);
+  }
+  template <class T>
+  Mat<T> mat(std::string_view k) const {
+    return views.mat<T>(k);
+  }
+
+ private:
+  template <class T>
+  std::deque<std::pair<std::string, In<T>>>& inputs() {
+    if constexpr (std::is_same_v<T, int32_t>) return in32_;
+    else return in64_;
+  }
+  template <class T>
+  static const In<T>& find(const std::deque<std::pair<std::string, In<T>>>& store, std::string_view field) {
+    for (const auto& [k, in] : store)
+      if (k == field) return in;
+    throw InvalidState("binding", std::string(field), "no such input of the call");
+  }
+  std::deque<std::pair<std::string, In<int32_t>>> in32_;
+  std::deque<std::pair<std::string, In<int64_t>>> in64_;
+};
+
+// ---- one generic binding ---------------------------------------------------------------------
+template <class Spec, class Sig>
+struct Binding {
+  static constexpr std::size_t N = Sig::params.size();
+
+  template <std::size_t I>
+  static constexpr bool is_output() {
+    if constexpr (Sig::params[I].width) return false;
+    else return field_traits<Spec>(Sig::params[I].field_name()).output();
+  }
+  template <std::size_t... I>
+  static constexpr std::size_t count_outputs(std::index_sequence<I...>) {
+    return (std::size_t{is_output<I>()} + ...);
+  }
+  template <std::size_t... I>
+  static constexpr std::size_t first_output(std::index_sequence<I...>) {
+    std::size_t at = N;
+    ((is_output<I>() && at == N ? (at = I, true) : false), ...);
+    return at;
+  }
+  static constexpr std::size_t kOutputs = count_outputs(std::make_index_sequence<N>{});
+  static constexpr std::size_t kOut = first_output(std::make_index_sequence<N>{});
+  static_assert(kOutputs >= 1, "a route binding returns at least one output");
+  // One output: the call returns it; several: a dict of them by name (None where not made).
+  using Result = std::conditional_t<(kOutputs > 1), py::dict, py::array>;
+
+  struct Call {
+    CallSource src;
+    std::optional<int64_t> width;
+    std::array<py::handle, N> outs{};
+    std::array<py::object, N> made{};
+  };
+
+  template <std::size_t I, class A>
+  static void take(Call& c, const A& a) {
+    constexpr PyParam p = Sig::params[I];
+    if constexpr (p.width) {
+      c.width = a;
+    } else {
+      constexpr FieldTraits t = field_traits<Spec>(p.field_name());
+      constexpr std::string_view f = p.field_name();
+      if constexpr (t.kind == ArgKind::int64) c.src.views.set(f, static_cast<int64_t>(a));
+      else if constexpr (t.kind == ArgKind::boolean) c.src.views.set(f, static_cast<bool>(a));
+      else if constexpr (t.kind == ArgKind::variant) c.src.variant = std::string(a);
+      else if constexpr (!t.output()) {
+        constexpr int lo = t.matrix() ? 2 : (p.any_shape ? 0 : 1);
+        constexpr int hi = t.matrix() ? 2 : (p.any_shape ? 32 : 1);
+        if constexpr (t.int32) c.src.add(f, input<int32_t>(a, p.name.data(), lo, hi, false, !t.required), t.matrix());
+        else c.src.add(f, input<int64_t>(a, p.name.data(), lo, hi, t.widens || p.widen, !t.required), t.matrix());
+      } else if constexpr (p.def == Default::required) {
+        c.made[I] = put_out<I, std::conditional_t<t.int32, int32_t, int64_t>>(c, a);  // an in-place buffer, in order
+      } else {
+        c.outs[I] = py::handle(a);
+      }
+    }
+  }
+
+  template <std::size_t I>
+  static std::pair<std::vector<int64_t>, const char*> fresh_shape(const Call& c) {
+    constexpr PyParam p = Sig::params[I];
+    constexpr Fresh r = p.fresh;
+    if constexpr (r.rule == Fresh::Rule::like) {
+      return {c.src.shape(r.rows), p.name.data()};
+    } else if constexpr (r.rule == Fresh::Rule::batch) {
+      return {{c.src.size(r.rows) + lanes_past_batch_of(p.field_name())}, p.name.data()};
+    } else if constexpr (r.rule == Fresh::Rule::rows_by_scalar) {
+      return {{c.src.size(r.rows), c.src.scalar(r.cols)}, r.cols.data()};
+    } else if constexpr (r.rule == Fresh::Rule::rows_by_pages) {
+      const In<int64_t>& lens = c.src.in64(r.cols);
+      const int64_t rows = c.src.size(r.rows);
+      require_size(lens.size >= rows, r.cols.data(), lens.size, "needs one entry per batch row");
+      return {{rows, max_pages_of(lens, c.src.scalar("page_size"), 0)}, r.cols.data()};
+    } else {
+      return {{c.width.value_or(c.src.size(r.rows))}, r.cols.data()};
+    }
+  }
+  static constexpr int64_t lanes_past_batch_of(std::string_view name) {
+    int64_t n = 0;
+    std::apply([&](const auto&... f) { ((f.name == name ? (n = f.lanes_past_batch, true) : false), ...); },
+               Spec::fields());
+    return n;
+  }
+
+  template <std::size_t I, class T>
+  static py::array put_out(Call& c, py::handle obj) {
+    constexpr PyParam p = Sig::params[I];
+    constexpr Fresh r = p.fresh;
+    constexpr const char* name = p.name.data();
+    constexpr bool mat = field_traits<Spec>(p.field_name()).matrix();
+    constexpr int lo = mat ? 2 : (p.any_shape ? 0 : 1);
+    constexpr int hi = mat ? 2 : (p.any_shape ? 32 : 1);
+    if constexpr (r.rule == Fresh::Rule::tail) {
+      if (c.width) check_dim(*c.width, r.cols.data());
+    }
+    Out<T> o;
+    if (p.def == Default::required || !obj.is_none()) {
+      o = output<T>(as_ndarray(obj, name), name, lo, hi);
+    } else {
+      const auto [shape, size_name] = fresh_shape<I>(c);
+      o = output<T>(fresh<T>(shape, static_cast<T>(r.fill), size_name), name, lo, hi);
+    }
+    if constexpr (r.rule == Fresh::Rule::tail) {
+      const int64_t ids = c.src.size(r.rows);
+      const int64_t w = c.width.value_or(o.size);
+      require_size(w >= ids, r.cols.data(), w,
+                   "must be >= len(" + std::string(r.rows) + ") = " + std::to_string(ids));
+      require_size(o.size >= w, name, o.size, "shorter than " + std::string(r.cols) + " = " + std::to_string(w));
+      c.src.views.set(p.field_name(), Vec<T>{o.ptr, w});
+    } else if constexpr (mat) {
+      c.src.views.set(p.field_name(), o.mat());
+    } else {
+      c.src.views.set(p.field_name(), o.vec());
+    }
+    return o.arr;
+  }
+
+  // Output I of the call, unless it is not made: an output given with a partner input is made only
+  // when the partner is given; one sized `unless` a flag is not made fresh under that flag.
+  template <std::size_t I>
+  static void make_output(Call& c) {
+    if constexpr (is_output<I>() && Sig::params[I].def != Default::required) {
+      constexpr PyParam p = Sig::params[I];
+      constexpr std::string_view partner = field_partner(p.field_name());
+      if constexpr (!partner.empty()) {
+        if (!c.src.has(partner)) return;
+      }
+      if constexpr (!p.fresh.unless.empty()) {
+        if (c.outs[I].is_none() && c.src.flag(p.fresh.unless)) return;
+      }
+      using T = std::conditional_t<field_traits<Spec>(p.field_name()).int32, int32_t, int64_t>;
+      c.made[I] = put_out<I, T>(c, c.outs[I]);
+    }
+  }
+  static constexpr std::string_view field_partner(std::string_view name) {
+    std::string_view r{};
+    std::apply([&](const auto&... f) { ((f.name == name ? (r = f.partner, true) : false), ...); }, Spec::fields());
+    return r;
+  }
+  template <std::size_t I>
+  static void check_size_scalar(const Call& c) {
+    if constexpr (is_output<I>() && Sig::params[I].fresh.rule == Fresh::Rule::rows_by_scalar) {
+      check_dim(c.src.scalar(Sig::params[I].fresh.cols), Sig::params[I].fresh.cols.data());
+    }
+  }
+
+  // The route called with the Python arguments `a` (in the order of Sig::params).
+  template <class... A>
+  static Result call(const A&... a) {
+    static_assert(sizeof...(A) == N, "one argument per Python parameter");
+    return call_in_order(std::index_sequence_for<A...>{}, a...);
+  }
+
+ private:
+  template <std::size_t... I, class... A>
+  static Result call_in_order(std::index_sequence<I...>, const A&... a) {
+    Call c;
+    for (auto& h : c.outs) h = py::none();
+    (take<I>(c, a), ...);
+    if constexpr (Sig::page_size_first) {
+      const int64_t ps = c.src.scalar("page_size");
+      require(ps >= 1, "page_size", ps, "page size must be >= 1");
+    }
+    (check_size_scalar<I>(c), ...);
+    if constexpr (has_out_parameter<Spec>) {
+      static_assert(kOutputs == 1, "a route with an output type parameter has one output");
+      const py::handle obj = c.outs[kOut];
+      if (!obj.is_none() && is_dtype<int32_t>(as_ndarray(obj, Sig::params[kOut].name.data()))) {
+        const py::array out = put_out<kOut, int32_t>(c, obj);
+        Spec::run(fill_args_of<Spec, int32_t>(c.src));
+        return out;
+      }
+    }
+    (make_output<I>(c), ...);
+    Spec::run(fill_args<Spec>(c.src));
+    if constexpr (kOutputs == 1) {
+      return py::reinterpret_borrow<py::array>(c.made[kOut]);
+    } else {
+      py::dict d;
+      ((is_output<I>() ? (d[Sig::params[I].name.data()] = c.made[I] ? c.made[I] : py::object(py::none()), 0) : 0), ...);
+      return d;
+    }
+  }
+};
+
+// The generic binding of route R called from C++ (the aliases of module.cpp), arguments as in Python.
+template <Route R, class... A>
+auto call_route(const A&... a) {
+  return Binding<RouteSpec<R>, PyRoute<R>>::call(a...);
+}
+
+// How many parameters of Sig fill the field `field`.
+template <class Sig>
+constexpr int fills(std::string_view field) {
+  int n = 0;
+  for (const PyParam& p : Sig::params) n += !p.width && p.field_name() == field ? 1 : 0;
+  return n;
+}
+// Every field of Spec is filled by exactly one Python parameter.
+template <class Spec, class Sig>
+constexpr bool fills_every_field() {
+  return std::apply([](const auto&... f) { return ((fills<Sig>(f.name) == 1) && ...); }, Spec::fields());
+}
+
+template <class Spec, class Sig, std::size_t... I>
+void def_route(py::module_& m, std::index_sequence<I...>) {
+  static_assert(fills_every_field<Spec, Sig>(), "a PyRoute table fills every field of its route once");
+  auto f = [](ParamT<Spec, Sig, I>... a) { return Binding<Spec, Sig>::call(a...); };
+  if (Sig::doc.empty()) m.def(Spec::name.data(), f, py_arg<Sig, I>()...);
+  else m.def(Spec::name.data(), f, py_arg<Sig, I>()..., Sig::doc.data());
+}
+
+// Every route of the list, in list order; a route without a PyRoute table does not compile.
+inline void def_routes(py::module_& m) {
+  for_each_route([&](auto spec) {
+    using S = decltype(spec);
+    using Sig = PyRoute<S::id>;
+    static_assert(Sig::generic, "every route of the list needs a PyRoute table");
+    def_route<S, Sig>(m, std::make_index_sequence<Sig::params.size()>{});
+  });
+}
+
+// The fields of a route's field list, by name, in list order.
+inline std::vector<std::string> route_fields(Route r) {
+  return visit_route(r, [](auto spec) {
+    std::vector<std::string> v;
+    for (const FieldInfo& f : field_infos<decltype(spec)>()) v.emplace_back(f.name);
+    return v;
+  });
+}
+// The Python parameters of a route's binding, in order, each with the field it fills (None: the
+// width of a tail-lane output, no field).
+inline std::vector<std::pair<std::string, std::optional<std::string>>> route_parameters(Route r) {
+  return visit_route(r, [](auto spec) {
+    std::vector<std::pair<std::string, std::optional<std::string>>> v;
+    for (const PyParam& p : PyRoute<decltype(spec)::id>::params) {
+      v.emplace_back(std::string(p.name), p.width ? std::nullopt : std::optional<std::string>(p.field_name()));
+    }
+    return v;
+  });
+}
+
+}  // namespace kvaddr::python
