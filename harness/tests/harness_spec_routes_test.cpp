@@ -89,6 +89,24 @@ TEST(HarnessSpecRoutes, SwaTranslateAndItsTombstoneClamp) {
   EXPECT_EQ(r.first[0].actual, -ps + ids[0] % ps);
 }
 
+TEST(HarnessSpecRoutes, SwaTranslateTailPastTheIdsMustStayUntouched) {
+  const auto r = harness::check_swa_translate(
+      [](const SwaTranslateArgs<int64_t>& a) {
+        my_swa(a, true);
+        for (int64_t i = a.ids.size; i < a.out.size; ++i) a.out.data[i] = 0;  // clears the caller's tail
+      },
+      Options{.cases = 100, .seed = 11});
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.kind, "mismatch");
+  EXPECT_TRUE(r.behaves_like.empty()) << r.to_text();
+  ASSERT_EQ(r.first.size(), 1U) << r.to_text();  // one id, a tail of one lane
+  EXPECT_EQ(list_in(r.minimal_case, "ids").size(), 1U) << r.minimal_case;
+  EXPECT_NE(r.minimal_case.find("out 2 lanes"), std::string::npos) << r.minimal_case;
+  EXPECT_EQ(r.first[0].col, 1);
+  EXPECT_EQ(r.first[0].actual, 0);
+  EXPECT_LE(r.first[0].expected, -0x2A2A0000);  // the caller's value (the harness's sentinel) stays
+}
+
 // ---- dcp_read_translate ------------------------------------------------------------------------------
 void my_dcp_read(const DcpReadTranslateArgs& a, bool translate) {
   for (int64_t i = 0; i < a.ids.size; ++i) {
@@ -320,6 +338,24 @@ TEST(HarnessSpecRoutes, EagerFunnelWithoutTheDivisionIsCaughtPerLane) {
   EXPECT_GT(ps, 1);
   EXPECT_EQ(r.first[0].actual, r.first[0].expected * ps);
   EXPECT_NE(r.minimal_case.find("page_table [1, 1] (row stride 1)"), std::string::npos) << r.minimal_case;
+}
+
+TEST(HarnessSpecRoutes, EagerFunnelWriterOverTheRowStrideIsOutOfBounds) {
+  const auto r = harness::check_eager_funnel(
+      [](const EagerFunnelArgs& a) {
+        my_eager(a);
+        for (int64_t row = 0; row < a.out.rows; ++row)
+          for (int64_t c = a.out.cols; c < a.out.row_stride; ++c) a.out.data[row * a.out.row_stride + c] = 0;
+      },
+      Options{.cases = 100, .seed = 16});
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.kind, "out_of_bounds");
+  ASSERT_EQ(r.first.size(), 1U) << r.to_text();  // one row, one column, one padding column
+  EXPECT_EQ(r.first[0].region, "past_width");
+  EXPECT_EQ(r.first[0].row, 0);
+  EXPECT_EQ(r.first[0].col, 1);
+  EXPECT_EQ(r.first[0].actual, 0);
+  EXPECT_NE(r.minimal_case.find("[1, 2] (visible width 1)"), std::string::npos) << r.minimal_case;
 }
 
 TEST(HarnessSpecRoutes, CheckByRouteEnumeratorIsTheNamedCheck) {
