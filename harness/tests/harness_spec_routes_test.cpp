@@ -195,6 +195,59 @@ TEST(HarnessSpecRoutes, TransferIdsWriterBeforeTheOutputIsOutOfBounds) {
   EXPECT_EQ(list_in(r.minimal_case, "ids").size(), 1U) << r.minimal_case;  // any case does: one id is left
 }
 
+// Two passes over the ids: the physical page first, the offset from a second read of the ids. Right on
+// separate buffers; with out == ids (which the contract admits) the second read sees the page.
+void my_transfer_two_pass(const TransferIdsArgs& a) {
+  const int64_t ps = a.page_size;
+  for (int64_t i = 0; i < a.ids.size; ++i) {
+    const int64_t t = a.ids.data[i];
+    a.out.data[i] = t < 0 ? -1 : a.v2p.data[t / ps];
+  }
+  for (int64_t i = 0; i < a.ids.size; ++i) {
+    const int64_t t = a.ids.data[i], p = a.out.data[i];
+    a.out.data[i] = p < 0 ? 0 : std::max<int64_t>(p * ps + t % ps, 0);
+  }
+}
+
+TEST(HarnessSpecRoutes, TransferIdsTwoPassKernelFailsOnlyWhereOutAliasesIds) {
+  int64_t aliased = 0, calls = 0;
+  const auto r = harness::check_transfer_ids(
+      [&](const TransferIdsArgs& a) {
+        ++calls;
+        aliased += static_cast<const void*>(a.out.data) == static_cast<const void*>(a.ids.data) ? 1 : 0;
+        my_transfer_two_pass(a);
+      },
+      Options{.cases = 200, .seed = 13});
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.kind, "mismatch");
+  EXPECT_GT(aliased, 0);
+  EXPECT_LT(aliased, calls);
+  EXPECT_TRUE(r.behaves_like.empty()) << r.to_text();
+  EXPECT_EQ(scalar_in(r.minimal_case, "alias_out_ids"), 1) << r.minimal_case;
+  const std::vector<int64_t> ids = list_in(r.minimal_case, "ids"), v2p = list_in(r.minimal_case, "v2p");
+  ASSERT_EQ(ids.size(), 1U) << r.minimal_case;
+  EXPECT_EQ(list_in(r.minimal_case, "before"), ids) << r.minimal_case;  // the one buffer held the ids
+  const int64_t ps = scalar_in(r.minimal_case, "page_size");
+  const int64_t page = v2p[static_cast<std::size_t>(ids[0] / ps)];
+  ASSERT_EQ(r.first.size(), 1U) << r.to_text();
+  EXPECT_EQ(r.first[0].expected, kernel_id(v2p.data(), ps, 1, ids[0]));
+  EXPECT_EQ(r.first[0].actual, std::max<int64_t>(page * ps + page % ps, 0));
+  // the same kernel over separate buffers only: the cases without the alias pass
+  int64_t separate = 0;
+  const auto s = harness::check_transfer_ids(
+      [&](const TransferIdsArgs& a) {
+        if (static_cast<const void*>(a.out.data) == static_cast<const void*>(a.ids.data)) {
+          for (int64_t i = 0; i < a.ids.size; ++i) a.out.data[i] = kernel_id(a.v2p.data, a.page_size, 1, a.ids.data[i]);
+          return;
+        }
+        ++separate;
+        my_transfer_two_pass(a);
+      },
+      Options{.cases = 200, .seed = 13});
+  EXPECT_TRUE(s.ok) << s.to_text();
+  EXPECT_GT(separate, 100);
+}
+
 // ---- mamba_translate ---------------------------------------------------------------------------------
 void my_mamba(const MambaTranslateArgs& a, bool bound) {
   for (int64_t i = 0; i < a.slots.size; ++i) {
