@@ -96,6 +96,12 @@ TEST(HarnessGpu, IdRoutesPassInDeviceMemory) {
   EXPECT_TRUE(r.ok) << r.to_text();
   r = harness::check_mamba_translate([](const MambaTranslateArgs& a) { gpu::launch_mamba_translate(a, nullptr); }, o);
   EXPECT_TRUE(r.ok) << r.to_text();
+  r = harness::check_token_translate_i32(
+      [](const TokenTranslateArgs<std::int32_t>& a) { gpu::launch_token_translate(a, nullptr); }, o);
+  EXPECT_TRUE(r.ok) << r.to_text();
+  r = harness::check_swa_translate_i32(
+      [](const SwaTranslateArgs<std::int32_t>& a) { gpu::launch_swa_translate(a, nullptr); }, o);
+  EXPECT_TRUE(r.ok) << r.to_text();
 }
 
 TEST(HarnessGpu, FullPrefillAndEagerFunnelPassInDeviceMemory) {

@@ -411,6 +411,60 @@ TEST(HarnessSpecRoutes, EagerFunnelWriterOverTheRowStrideIsOutOfBounds) {
   EXPECT_NE(r.minimal_case.find("[1, 2] (visible width 1)"), std::string::npos) << r.minimal_case;
 }
 
+TEST(HarnessSpecRoutes, Int32OutForms) {
+  int64_t seen = 0;
+  const auto ok = harness::check_token_translate_i32(
+      [&seen](const TokenTranslateArgs<int32_t>& a) {
+        seen += a.out.size + 128;
+        for (int64_t i = 0; i < a.ids.size; ++i)
+          a.out.data[i] = static_cast<int32_t>(kernel_id(a.v2p.data, a.page_size, a.multiplier, a.ids.data[i]));
+      },
+      Options{.cases = 200, .seed = 17});
+  EXPECT_TRUE(ok.ok) << ok.to_text();
+  EXPECT_EQ(ok.cases, 200);
+  EXPECT_EQ(ok.lanes, seen);
+  const auto r = harness::check_token_translate_i32(
+      [](const TokenTranslateArgs<int32_t>& a) {  // the docstring formula: no v2p gather
+        for (int64_t i = 0; i < a.ids.size; ++i) {
+          const int64_t t = a.ids.data[i];
+          a.out.data[i] = static_cast<int32_t>(t < 0 ? 0 : (t / a.page_size) * a.page_size * a.multiplier + t % a.page_size);
+        }
+      },
+      Options{.cases = 50, .seed = 17});
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.route, "token_translate");
+  EXPECT_TRUE(names(r, "b17_doc_formula")) << r.to_text();
+  ASSERT_EQ(r.first.size(), 1U) << r.to_text();
+  const std::vector<int64_t> ids = list_in(r.minimal_case, "ids"), v2p = list_in(r.minimal_case, "v2p");
+  const int64_t ps = scalar_in(r.minimal_case, "page_size"), m = scalar_in(r.minimal_case, "multiplier");
+  ASSERT_EQ(ids.size(), 1U) << r.minimal_case;
+  EXPECT_EQ(r.first[0].expected, kernel_id(v2p.data(), ps, m, ids[0]));
+  EXPECT_EQ(r.first[0].actual, (ids[0] / ps) * ps * m + ids[0] % ps);
+  const auto w = harness::check_swa_translate_i32(
+      [](const SwaTranslateArgs<int32_t>& a) {
+        for (int64_t i = 0; i < a.ids.size; ++i)
+          a.out.data[i] = static_cast<int32_t>(kernel_id(a.swa_v2p.data, a.page_size, a.swa_multiplier, a.ids.data[i]));
+      },
+      Options{.cases = 100, .seed = 17});
+  EXPECT_TRUE(w.ok) << w.to_text();
+  EXPECT_EQ(w.cases, 100);
+}
+
+// Every route of the route list has its check by enumerator; a kernel that writes nothing fails each one.
+TEST(HarnessSpecRoutes, EveryRouteIsCheckedByItsEnumerator) {
+  int checked = 0;
+  for_each_route([&](auto spec) {
+    using S = decltype(spec);
+    const auto r = harness::check<S::id>([](const typename S::Args&) {}, Options{.cases = 20, .seed = 1});
+    EXPECT_FALSE(r.ok) << S::name;
+    EXPECT_EQ(r.kind, "mismatch") << S::name;
+    EXPECT_EQ(r.route, S::name);
+    EXPECT_GT(r.differing, 0) << S::name;
+    ++checked;
+  });
+  EXPECT_EQ(checked, kRouteCount);
+}
+
 TEST(HarnessSpecRoutes, CheckByRouteEnumeratorIsTheNamedCheck) {
   const auto a = harness::check<Route::transfer_ids>([](const TransferIdsArgs& x) { my_transfer(x, false); },
                                                      Options{.cases = 50, .seed = 13});

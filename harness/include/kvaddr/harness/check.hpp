@@ -68,6 +68,8 @@ using FlashmlaBlockTableKernel = std::function<void(const FlashmlaBlockTableArgs
 using DecodeMetadataKernel = std::function<void(const DecodeMetadataArgs&)>;
 using KvIndicesInplaceKernel = std::function<void(const KvIndicesInplaceArgs&)>;
 using SwaTranslateKernel = std::function<void(const SwaTranslateArgs<std::int64_t>&)>;
+using TokenTranslateKernel32 = std::function<void(const TokenTranslateArgs<std::int32_t>&)>;
+using SwaTranslateKernel32 = std::function<void(const SwaTranslateArgs<std::int32_t>&)>;
 using DcpReadTranslateKernel = std::function<void(const DcpReadTranslateArgs&)>;
 using TransferIdsKernel = std::function<void(const TransferIdsArgs&)>;
 using MambaTranslateKernel = std::function<void(const MambaTranslateArgs&)>;
@@ -99,6 +101,10 @@ Report check_swa_translate(const SwaTranslateKernel& kernel, const Options& opti
 Report check_dcp_read_translate(const DcpReadTranslateKernel& kernel, const Options& options = {});
 Report check_transfer_ids(const TransferIdsKernel& kernel, const Options& options = {});
 Report check_mamba_translate(const MambaTranslateKernel& kernel, const Options& options = {});
+// token_translate and swa_translate with int32 out (translate_kv_loc_for_kernel's int32 form): kernel ids
+// that fit int32 (no out == ids: the element types differ).
+Report check_token_translate_i32(const TokenTranslateKernel32& kernel, const Options& options = {});
+Report check_swa_translate_i32(const SwaTranslateKernel32& kernel, const Options& options = {});
 // out [rows >= B, stride >= max_pages] (out.cols = max_pages), prefix-only like canonical_page_table.
 Report check_full_prefill_table(const FullPrefillTableKernel& kernel, const Options& options = {});
 // page_table [rows, cols] of page-start tokens (row stride >= cols) -> out of the same shape (int64,
