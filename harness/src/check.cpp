@@ -1,5 +1,6 @@
 // The C++ harness (check.hpp): seeded cases, guarded output buffers, comparison with the host route,
-// greedy shrinking, variant naming. Mirrors python/kvaddr/harness.py for seven routes.
+// greedy shrinking, variant naming, for every route of the route list (the per-route parts: routes_impl.inc,
+// spec_routes.inc). Mirrors python/kvaddr/harness.py; its cases are its own.
 #include "kvaddr/harness/check.hpp"
 
 #include <algorithm>
