@@ -1,5 +1,6 @@
 // The C++ harness (check.hpp): seeded cases, guarded output buffers, comparison with the host route,
-// greedy shrinking, variant naming. Mirrors python/kvaddr/harness.py for seven routes.
+// greedy shrinking, variant naming, for every route of the route list (the per-route parts: routes_impl.inc,
+// spec_routes.inc). Mirrors python/kvaddr/harness.py; its cases are its own.
 #include "kvaddr/harness/check.hpp"
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <utility>
 
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "kvaddr/translate/variant.hpp"
@@ -84,8 +86,14 @@ struct Output {
   }
 };
 
+// A 2-D int64 input whose elements lie in Case::arr under the same name (row-major, row stride >= cols).
+struct MatIn {
+  int64_t rows = 0, cols = 0, stride = 0;
+};
+
 struct Case {
   std::map<std::string, I64s> arr;
+  std::map<std::string, MatIn> mats;
   std::map<std::string, std::vector<int32_t>> arr32;
   std::vector<int32_t> r2t;
   int64_t r2t_rows = 0, r2t_cols = 0;
@@ -255,6 +263,23 @@ bool buffers_equal(const Case& c, const Bufs& x, const Bufs& y) {
   return true;
 }
 
+// The variants (other than the claimed one) whose host route raises a kvaddr::Error on `c`, where the claimed
+// variant's does not: the names of a kernel that raises (b02_rank2_index_select at page_size 1).
+std::vector<std::string> name_raises(const RouteOps& ops, const Case& c, Variant claimed) {
+  std::vector<std::string> names;
+  std::vector<Variant> all(std::begin(kAllVariants), std::end(kAllVariants));
+  all.insert(all.end(), std::begin(kEdgeVariants), std::end(kEdgeVariants));
+  for (Variant v : all) {
+    if (v == claimed || !route_accepts(ops.route, v)) continue;
+    try {
+      (void)expected(ops, c, v);
+    } catch (const Error&) {
+      names.emplace_back(to_string(v));
+    }
+  }
+  return names;
+}
+
 std::vector<std::string> name_variants(const RouteOps& ops, const Case& c, const Bufs& actual, Variant claimed) {
   std::vector<std::string> names;
   const bool in_buffer_right = buffers_equal(c, expected(ops, c, claimed), actual);
@@ -298,6 +323,7 @@ std::string describe(const Case& c) {
   for (const auto& [k, v] : c.s) os << k << "=" << v << ", ";
   for (const auto& [k, v] : c.arr) list(os, k, v);
   for (const auto& [k, v] : c.arr32) list(os, k, v);
+  for (const auto& [k, m] : c.mats) os << k << " [" << m.rows << ", " << m.cols << "] (row stride " << m.stride << "), ";
   if (!c.r2t.empty()) os << "req_to_token [" << c.r2t_rows << ", " << c.r2t_cols << "], ";
   for (std::size_t j = 0; j < c.outs.size(); ++j) {
     const Output& o = c.outs[j];
@@ -317,6 +343,9 @@ template <class Call>
 Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
   Report r;
   r.route = std::string(to_string(ops.route));
+  if (!route_accepts(ops.route, opt.variant)) {
+    throw InvalidArgument("variant", std::string(to_string(opt.variant)), "not a variant of route " + r.route);
+  }
   std::unique_ptr<detail::Arena> mem = opt.memory == Memory::device ? detail::device_arena() : detail::host_arena();
   for (int64_t i = 0; i < opt.cases; ++i) {
     Rng rng(opt.seed, static_cast<std::uint64_t>(i));
@@ -338,11 +367,14 @@ Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
     r.case_index = i;
     const std::string kind = o.kind;
     const bool output_kind = kind == "mismatch" || kind == "out_of_bounds";
-    const std::vector<std::string> names0 = output_kind ? name_variants(ops, c, o.actual, opt.variant)
-                                                        : std::vector<std::string>{};
+    auto names_of = [&](const Case& cc, const Bufs& actual) {
+      return output_kind ? name_variants(ops, cc, actual, opt.variant)
+                         : (kind == "raised" ? name_raises(ops, cc, opt.variant) : std::vector<std::string>{});
+    };
+    const std::vector<std::string> names0 = names_of(c, o.actual);
     auto keeps_a_name = [&](const Case& cand, const Bufs& actual) {
       if (names0.empty()) return true;  // keep the catalogue name the original case had
-      for (const std::string& n : name_variants(ops, cand, actual, opt.variant))
+      for (const std::string& n : names_of(cand, actual))
         if (std::find(names0.begin(), names0.end(), n) != names0.end()) return true;
       return false;
     };
@@ -356,7 +388,7 @@ Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
           continue;
         }
         Outcome oc = run_case(cand, e, *mem, call);
-        if (oc.kind == kind && (!output_kind || keeps_a_name(cand, oc.actual))) {
+        if (oc.kind == kind && keeps_a_name(cand, oc.actual)) {
           c = std::move(cand);
           o = std::move(oc);
           ++r.shrink_steps;
@@ -371,7 +403,7 @@ Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
     r.first = o.first;
     r.differing = o.differing;
     r.minimal_case = describe(c);
-    if (output_kind) r.behaves_like = name_variants(ops, c, o.actual, opt.variant);
+    r.behaves_like = names_of(c, o.actual);
     break;
   }
   return r;
@@ -418,3 +450,4 @@ void lower_values(const Case& c, const char* key, int64_t step, std::vector<Case
 }  // namespace kvaddr::harness
 
 #include "routes_impl.inc"
+#include "spec_routes.inc"

@@ -67,6 +67,18 @@ using CanonicalPageTableKernel = std::function<void(const CanonicalPageTableArgs
 using FlashmlaBlockTableKernel = std::function<void(const FlashmlaBlockTableArgs&)>;
 using DecodeMetadataKernel = std::function<void(const DecodeMetadataArgs&)>;
 using KvIndicesInplaceKernel = std::function<void(const KvIndicesInplaceArgs&)>;
+using SwaTranslateKernel = std::function<void(const SwaTranslateArgs<std::int64_t>&)>;
+using TokenTranslateKernel32 = std::function<void(const TokenTranslateArgs<std::int32_t>&)>;
+using SwaTranslateKernel32 = std::function<void(const SwaTranslateArgs<std::int32_t>&)>;
+using DcpReadTranslateKernel = std::function<void(const DcpReadTranslateArgs&)>;
+using TransferIdsKernel = std::function<void(const TransferIdsArgs&)>;
+using MambaTranslateKernel = std::function<void(const MambaTranslateArgs&)>;
+using FullPrefillTableKernel = std::function<void(const FullPrefillTableArgs&)>;
+using EagerFunnelKernel = std::function<void(const EagerFunnelArgs&)>;
+// The kernel type of route R: a callable over its spec's Args struct (the int64-out form where the
+// output type is a parameter).
+template <Route R>
+using KernelOf = std::function<void(const typename RouteSpec<R>::Args&)>;
 
 Report check_token_translate(const TokenTranslateKernel& kernel, const Options& options = {});
 Report check_read_table(const ReadTableKernel& kernel, const Options& options = {});
@@ -81,5 +93,27 @@ Report check_decode_metadata(const DecodeMetadataKernel& kernel, const Options& 
 // kv_indices holds the virtual ids [0, kv_indptr[batch_size]) and a stale tail that must stay untouched;
 // kv_indptr may be longer than batch_size + 1 (padded graph rows); src is absent (in place).
 Report check_kv_indices_inplace(const KvIndicesInplaceKernel& kernel, const Options& options = {});
+// The id routes: ids (slots for mamba) [N] -> out [>= N]; lanes of out past N (a tail in some cases) stay
+// untouched. swa_translate: swa_v2p, swa_multiplier, int64 out; dcp_read_translate: ids widened by dcp_size;
+// transfer_ids: no multiplier; mamba_translate: int32 out, a raw gather of v2p[slot] (clamp in some cases; no
+// padding slots when clamp is false, where padding reads outside the table).
+Report check_swa_translate(const SwaTranslateKernel& kernel, const Options& options = {});
+Report check_dcp_read_translate(const DcpReadTranslateKernel& kernel, const Options& options = {});
+Report check_transfer_ids(const TransferIdsKernel& kernel, const Options& options = {});
+Report check_mamba_translate(const MambaTranslateKernel& kernel, const Options& options = {});
+// token_translate and swa_translate with int32 out (translate_kv_loc_for_kernel's int32 form): kernel ids
+// that fit int32 (no out == ids: the element types differ).
+Report check_token_translate_i32(const TokenTranslateKernel32& kernel, const Options& options = {});
+Report check_swa_translate_i32(const SwaTranslateKernel32& kernel, const Options& options = {});
+// out [rows >= B, stride >= max_pages] (out.cols = max_pages), prefix-only like canonical_page_table.
+Report check_full_prefill_table(const FullPrefillTableKernel& kernel, const Options& options = {});
+// page_table [rows, cols] of page-start tokens (row stride >= cols) -> out of the same shape (int64,
+// out.cols = cols, row stride >= cols).
+Report check_eager_funnel(const EagerFunnelKernel& kernel, const Options& options = {});
+
+// The check of route R by its enumerator: check<Route::write_loc>(kernel) is check_write_loc(kernel).
+// Defined for every route of the route list.
+template <Route R>
+Report check(const KernelOf<R>& kernel, const Options& options = {});
 
 }  // namespace kvaddr::harness
