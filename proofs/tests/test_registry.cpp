@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine.hpp"  // proofs/src: sweep(), dcp_sweep()
+#include "kvaddr/model/errors.hpp"
 #include "kvaddr/proofs/registry.hpp"
 
 namespace {
