@@ -16,6 +16,7 @@
 #include "kvaddr/kernels/bench.hpp"
 #include "kvaddr/kernels/device_gen.hpp"
 #include "kvaddr/kernels/launch.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 
 namespace kvaddr::gpu {
 namespace {
@@ -433,17 +434,10 @@ struct BenchSession::Impl {
       ReadTableArgs rt{dr2t, drows, dlens, 0, pages_per_row, dv2p, ps, M, {out, bs, pages_per_row, pages_per_row, 1}, false, Variant::production};
       work.push_back({"read_table" + suffix, shape, "<= 1.8x minimum-traffic time", table_bytes, false,
                       [rt](cudaStream_t s) { launch_read_table(rt, s); }});
-      DecodeMetadataArgs d;
-      d.seq_lens = dlens;
-      d.req_to_token = dr2t;
-      d.req_pool_indices = drows;
-      d.max_seq_pages = pages_per_row;
-      d.page_size = ps;
+      DecodeMetadataArgs d = decode_batch(dlens, dr2t, drows, pages_per_row, ps);
       d.v2p = dv2p;
       d.multiplier = M;
-      d.cache_seqlens = {zeros<i32>(bs), bs};
-      d.cu_seqlens_k = {zeros<i32>(bs + 1), bs + 1};
-      d.page_table = {out, bs, pages_per_row, pages_per_row, 1};
+      set_decode_outputs(d, {zeros<i32>(bs), bs}, {zeros<i32>(bs + 1), bs + 1}, {out, bs, pages_per_row, pages_per_row, 1});
       work.push_back({"decode_metadata" + suffix, shape + " (Era B remap)", "<= 1.8x minimum-traffic time",
                       table_bytes + 8.0 * 2 * double(bs), false, [d](cudaStream_t s) { launch_decode_metadata(d, s); }});
     }
