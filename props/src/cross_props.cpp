@@ -387,16 +387,7 @@ void prop_int32_no_wrap(Variant v) {
     for (i64 c = 0; c < n; ++c) want.data[uz(i * want.cols + c)] = narrow(entry(b.tok(b.req_pool_indices[uz(i)], c * ps)));
   }
   if (route == 3) {
-    CanonicalPageTableArgs a;
-    a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
-    a.req_pool_indices = cvec(b.req_pool_indices);
-    a.seq_lens = cvec(b.seq_lens);
-    a.v2p = cvec(t.v2p);
-    a.page_size = ps;
-    a.multiplier = M;
-    a.max_pages = b.max_pages;
-    a.out = out.view();
-    a.variant = for_route(Route::canonical_page_table, v);
+    const auto a = page_table_args<CanonicalPageTableArgs>(v, Route::canonical_page_table, b, t.v2p, ps, M, out.view());
     if (call_route("canonical_page_table", e, [&] { tr::canonical_page_table(a); })) same("canonical", out.data, want.data);
   } else if (route == 7) {
     FlashmlaBlockTableArgs a;

@@ -204,16 +204,7 @@ void page_table_case(Variant v, Route r, std::string_view name, Route_&& route, 
     }
   }
   (void)b04_shape;
-  Args a;
-  a.req_to_token = r2t_view(b);
-  a.req_pool_indices = cvec(b.req_pool_indices);
-  a.seq_lens = cvec(b.seq_lens);
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.max_pages = b.max_pages;
-  a.out = {out.data.data(), out.rows, out.cols, out.cols, 1};
-  a.variant = for_route(r, v);
+  const auto a = page_table_args<Args>(v, r, b, t.v2p, ps, M, {out.data.data(), out.rows, out.cols, out.cols, 1});
   if (call_route(name, e, [&] { route(a); })) same(std::string(name) + " out", out.data, want.data, out.cols);
 }
 
