@@ -19,6 +19,7 @@ namespace {
 using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 
+using test_support::lane_diff_is;
 using test_support::replay_calls;
 
 std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_slice_test_", name); }
@@ -66,9 +67,7 @@ TEST(ReplaySlice, PaddingMinusOneAtPs1ReadsVtwoPMinusOneThroughTheSlice) {
   EXPECT_EQ(c.lanes_differing, 1);
   ASSERT_EQ(c.diffs.size(), 1u);
   EXPECT_EQ(c.diffs[0].output, "page_table");
-  EXPECT_EQ(c.diffs[0].index, (I64{0, 0}));
-  EXPECT_EQ(c.diffs[0].expected, 0);
-  EXPECT_EQ(c.diffs[0].recorded, 200);
+  EXPECT_TRUE(lane_diff_is(c.diffs[0], {0, 0}, 0, 200));
   EXPECT_EQ(c.diffs[0].region, "");
   // The smallest matching variant; the composite pr33046_as_written is replayed as a claim below.
   EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b09_no_padding_guard"})) << to_text(r);
@@ -132,9 +131,7 @@ TEST(ReplaySlice, CanonicalTableTruncatingDivisionReadsVtwoPMinusOne) {
   const CallReport& c = r.calls[0];
   ASSERT_EQ(c.status, CallStatus::differs) << c.error;
   EXPECT_EQ(c.lanes_differing, 1);
-  EXPECT_EQ(c.diffs[0].index, (I64{0, 0}));
-  EXPECT_EQ(c.diffs[0].expected, 0);
-  EXPECT_EQ(c.diffs[0].recorded, 200);
+  EXPECT_TRUE(lane_diff_is(c.diffs[0], {0, 0}, 0, 200));
   EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b09_no_padding_guard"})) << to_text(r);
   ASSERT_EQ(c.broken_preconditions.size(), 1u);
   EXPECT_NE(c.broken_preconditions[0].find("row 0 column 0: padding token -17"), std::string::npos)
@@ -243,9 +240,7 @@ TEST(ReplayGuards, AWriteIntoAGuardIsADifferenceNamedByItsRegion) {
   ASSERT_EQ(c.diffs.size(), 2u);
   EXPECT_EQ(c.diffs[0].region, "guard before");
   EXPECT_EQ(c.diffs[0].flat, -1);
-  EXPECT_EQ(c.diffs[0].index, (I64{-1}));
-  EXPECT_EQ(c.diffs[0].expected, -9);
-  EXPECT_EQ(c.diffs[0].recorded, 42);
+  EXPECT_TRUE(lane_diff_is(c.diffs[0], {-1}, -9, 42));
   EXPECT_EQ(c.diffs[1].region, "guard after");
   EXPECT_EQ(c.diffs[1].flat, 2);
   EXPECT_EQ(c.diffs[1].recorded, 43);
