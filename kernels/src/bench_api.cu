@@ -12,9 +12,11 @@
 #include <vector>
 
 #include "device_compare.hpp"
+#include "kvaddr/gen/rng.hpp"
 #include "kvaddr/kernels/bench.hpp"
 #include "kvaddr/kernels/device_gen.hpp"
 #include "kvaddr/kernels/launch.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 
 namespace kvaddr::gpu {
 namespace {
@@ -26,15 +28,10 @@ void ck(cudaError_t e, const char* call) {
   if (e != cudaSuccess) throw CudaError(call, static_cast<int>(e), cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
+// Draws in [0, n) by reduction modulo n of the shared SplitMix64 stream (gen/rng.hpp).
 struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  i64 below(i64 n) { return static_cast<i64>(next() % static_cast<std::uint64_t>(n)); }
+  gen::SplitMix64 stream;
+  i64 below(i64 n) { return static_cast<i64>(stream.next() % static_cast<std::uint64_t>(n)); }
 };
 
 // v2p of `pages` virtual pages: v2p[0] = 0, a random permutation of [1, pages) elsewhere, sentinel -1.
@@ -206,14 +203,13 @@ struct BenchSession::Impl {
 
   template <class T>
   T* up(const std::vector<T>& h) {
-    void* p = nullptr;
-    ck(cudaMalloc(&p, std::max<std::size_t>(1, h.size() * sizeof(T))), "cudaMalloc");
-    bufs.push_back(p);
+    T* p = alloc<T>(static_cast<i64>(h.size()));
     if (!h.empty()) ck(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy");
-    return static_cast<T*>(p);
+    return p;
   }
-  // Uninitialised device buffer, for data a device_gen.hpp fill writes entirely (on `stream`; a
-  // zeros() memset runs on the legacy stream, which does not order with the non-blocking `stream`).
+  // Uninitialised device buffer (at least one element), for data a device_gen.hpp fill writes
+  // entirely (on `stream`; a zeros() memset runs on the legacy stream, which does not order with the
+  // non-blocking `stream`).
   template <class T>
   T* alloc(i64 n) {
     void* p = nullptr;
@@ -223,11 +219,9 @@ struct BenchSession::Impl {
   }
   template <class T>
   T* zeros(i64 n) {
-    void* p = nullptr;
-    ck(cudaMalloc(&p, static_cast<std::size_t>(std::max<i64>(1, n)) * sizeof(T)), "cudaMalloc");
-    bufs.push_back(p);
+    T* p = alloc<T>(n);
     ck(cudaMemset(p, 0, static_cast<std::size_t>(n) * sizeof(T)), "cudaMemset");
-    return static_cast<T*>(p);
+    return p;
   }
 
   // The other streaming token routes on the token_translate/ps64 data (ids in page-major runs of
@@ -309,7 +303,7 @@ struct BenchSession::Impl {
     ck(cudaEventCreate(&e1), "cudaEventCreate");
     ck(cudaMalloc(&scratch, static_cast<std::size_t>(scratch_bytes) + 64), "cudaMalloc");
     ck(cudaMemset(scratch, 0, static_cast<std::size_t>(scratch_bytes) + 64), "cudaMemset");
-    Rng r{12345};
+    Rng r{gen::SplitMix64(12345)};
     const i64 N = i64(1) << 24, M = 24;
 
     // token_translate ps = 64: 2^18-page table (L2-resident), ids in page-major runs of random pages.
@@ -440,17 +434,10 @@ struct BenchSession::Impl {
       ReadTableArgs rt{dr2t, drows, dlens, 0, pages_per_row, dv2p, ps, M, {out, bs, pages_per_row, pages_per_row, 1}, false, Variant::production};
       work.push_back({"read_table" + suffix, shape, "<= 1.8x minimum-traffic time", table_bytes, false,
                       [rt](cudaStream_t s) { launch_read_table(rt, s); }});
-      DecodeMetadataArgs d;
-      d.seq_lens = dlens;
-      d.req_to_token = dr2t;
-      d.req_pool_indices = drows;
-      d.max_seq_pages = pages_per_row;
-      d.page_size = ps;
+      DecodeMetadataArgs d = decode_batch(dlens, dr2t, drows, pages_per_row, ps);
       d.v2p = dv2p;
       d.multiplier = M;
-      d.cache_seqlens = {zeros<i32>(bs), bs};
-      d.cu_seqlens_k = {zeros<i32>(bs + 1), bs + 1};
-      d.page_table = {out, bs, pages_per_row, pages_per_row, 1};
+      set_decode_outputs(d, {zeros<i32>(bs), bs}, {zeros<i32>(bs + 1), bs + 1}, {out, bs, pages_per_row, pages_per_row, 1});
       work.push_back({"decode_metadata" + suffix, shape + " (Era B remap)", "<= 1.8x minimum-traffic time",
                       table_bytes + 8.0 * 2 * double(bs), false, [d](cudaStream_t s) { launch_decode_metadata(d, s); }});
     }

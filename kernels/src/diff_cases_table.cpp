@@ -12,12 +12,18 @@ namespace kvaddr::gpu::diffcase {
 // A page-table case with wide entries in production: the host must raise Overflow exactly when a
 // live lane's model entry is >= 2^31, and then leave the output bit-identical. Returns true when
 // the case ends here (Overflow raised, or a wrong outcome reported); a call that rightly did not
-// raise goes on as an ordinary case.
-template <class T, class Run, class AnyWide>
-bool overflow_case(Ctx& c, const Wide& w, std::vector<T>& out, const std::vector<T>& initial, Run&& run,
-                   AnyWide&& any_wide) {
+// raise goes on as an ordinary case. The live lanes are the columns [0, live(r)) of the rows
+// [0, rows); entry(r, col) is the model's entry of one.
+template <class T, class Run, class Live, class Entry>
+bool overflow_case(Ctx& c, const Wide& w, std::vector<T>& out, const std::vector<T>& initial, Run&& run, i64 rows,
+                   Live&& live, Entry&& entry) {
   if (!w.expect_overflow) return false;
-  const bool want = any_wide();
+  const bool want = [&] {
+    for (i64 r = 0; r < rows; ++r)
+      for (i64 col = 0; col < live(r); ++col)
+        if (entry(r, col) > std::numeric_limits<i32>::max()) return true;
+    return false;
+  }();
   c.geo.kv("expect_overflow", want);
   bool threw = false;
   try {
@@ -75,13 +81,7 @@ void case_canonical(Ctx& c, bool full_prefill) {
     return r < b.B ? lanes::table_columns<i64>(b.lens[sz(r)], ps, max_pages, Variant::production) : i64(0);
   };
   const auto entry = [&](i64 r, i64 col) { return model_entry(p, b.r2t[sz(b.rows[sz(r)] * b.C + col * ps)]); };
-  const auto any_wide = [&] {
-    for (i64 r = 0; r < b.B; ++r)
-      for (i64 col = 0; col < live(r); ++col)
-        if (entry(r, col) > std::numeric_limits<i32>::max()) return true;
-    return false;
-  };
-  if (overflow_case(c, wide, out, initial, [&] { run(Variant::production); }, any_wide)) return;
+  if (overflow_case(c, wide, out, initial, [&] { run(Variant::production); }, b.B, live, entry)) return;
   c.host_route(run);
   if (!c.host_only) {
   i32* d_out = c.dev.up(initial);
@@ -162,13 +162,7 @@ void case_read_table(Ctx& c) {
     return r < b.B ? lanes::table_columns<i64>(b.lens[sz(r)] + delta, ps, max_pages, Variant::production) : i64(0);
   };
   const auto entry = [&](i64 r, i64 col) { return model_entry(p, b.r2t[sz(b.rows[sz(r)] * b.C + col * ps)]); };
-  const auto any_wide = [&] {
-    for (i64 r = 0; r < b.B; ++r)
-      for (i64 col = 0; col < live(r); ++col)
-        if (entry(r, col) > std::numeric_limits<i32>::max()) return true;
-    return false;
-  };
-  if (overflow_case(c, wide, out, initial, [&] { run(Variant::production); }, any_wide)) return;
+  if (overflow_case(c, wide, out, initial, [&] { run(Variant::production); }, b.B, live, entry)) return;
   c.host_route(run);
   if (!c.host_only) {
   i32* d_out = c.dev.up(initial);
@@ -236,13 +230,9 @@ void case_flashmla(Ctx& c) {
   };
   const auto live = [&](i64 r) { return std::min<i64>(lanes::ceil_div<i64>(b.lens[sz(r)], ps), W); };
   const auto tok_at = [&](i64 r, i64 col) { return i64(b.r2t[sz(b.rows[sz(r)] * b.C + start[sz(r)] + col * ps)]); };
-  const auto any_wide = [&] {
-    for (i64 r = 0; r < b.B; ++r)
-      for (i64 col = 0; col < live(r); ++col)
-        if (model_entry(p, tok_at(r, col)) > std::numeric_limits<i32>::max()) return true;
-    return false;
-  };
-  if (overflow_case(c, wide, out, initial, [&] { run(Variant::production); }, any_wide)) return;
+  if (overflow_case(c, wide, out, initial, [&] { run(Variant::production); }, b.B, live,
+                    [&](i64 r, i64 col) { return model_entry(p, tok_at(r, col)); }))
+    return;
   c.host_route(run);
   if (!c.host_only) {
   i32* d_out = c.dev.up(initial);
@@ -445,13 +435,9 @@ void case_decode(Ctx& c) {
     }
     return;
   }
-  const auto any_wide = [&] {
-    for (i64 r = 0; r < b.B; ++r)
-      for (i64 col = 0; col < columns(r); ++col)
-        if (model_entry(p, tok_at(r, col)) > std::numeric_limits<i32>::max()) return true;
-    return false;
-  };
-  if (overflow_case(c, wide, pt, i_pt, [&] { run(Variant::production); }, any_wide)) return;
+  if (overflow_case(c, wide, pt, i_pt, [&] { run(Variant::production); }, b.B, columns,
+                    [&](i64 r, i64 col) { return model_entry(p, tok_at(r, col)); }))
+    return;
   c.host_route(run);
   h.variant = c.variant;
 

@@ -275,19 +275,13 @@ void launch_elementwise(const i64* in, i64 n, Out* out, Op op, cudaStream_t s, c
   launch_stream<Out>(in, n, out, n, op, s, name);
 }
 
-template <class DP>
+// One token id through a v2p: the token_translate lane, or the swa_translate lane when Swa.
+template <class DP, bool Swa>
 struct TokenOp {
   Gather g; DP ps; i64 stride; Variant v;
   __device__ i64 operator()(i64 t) const {
-    return L::token_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
-  }
-  __device__ i64 tail() const { return 0; }
-};
-template <class DP>
-struct SwaOp {
-  Gather g; DP ps; i64 stride; Variant v;
-  __device__ i64 operator()(i64 t) const {
-    return L::swa_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
+    if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
+    else return L::token_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
   }
   __device__ i64 tail() const { return 0; }
 };
@@ -628,24 +622,23 @@ __global__ void __launch_bounds__(kThreads) k_envelope_moves(EnvelopeMoveArgs a)
   }
 }
 
-template <class Out>
-void token_translate_impl(const TokenTranslateArgs<Out>& a, cudaStream_t s) {
+// token_translate and swa_translate: ids through v2p with stride page_size * multiplier.
+template <bool Swa, class Out, class Args>
+void token_like_impl(const Args& a, const i64* v2p, i64 multiplier, cudaStream_t s, const char* name) {
   validate(a);
-  const i64 stride = a.page_size * a.multiplier;
+  const i64 stride = a.page_size * multiplier;
   dispatch_div(a.page_size, [&](auto ps) {
-    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, TokenOp<decltype(ps)>{Gather{a.v2p.data}, ps, stride, a.variant},
-                            s, "token_translate");
+    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, TokenOp<decltype(ps), Swa>{Gather{v2p}, ps, stride, a.variant},
+                            s, name);
   });
 }
-
+template <class Out>
+void token_translate_impl(const TokenTranslateArgs<Out>& a, cudaStream_t s) {
+  token_like_impl<false, Out>(a, a.v2p.data, a.multiplier, s, "token_translate");
+}
 template <class Out>
 void swa_translate_impl(const SwaTranslateArgs<Out>& a, cudaStream_t s) {
-  validate(a);
-  const i64 stride = a.page_size * a.swa_multiplier;
-  dispatch_div(a.page_size, [&](auto ps) {
-    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, SwaOp<decltype(ps)>{Gather{a.swa_v2p.data}, ps, stride, a.variant},
-                            s, "swa_translate");
-  });
+  token_like_impl<true, Out>(a, a.swa_v2p.data, a.swa_multiplier, s, "swa_translate");
 }
 
 int log2_exact(i64 ps) {

@@ -34,20 +34,21 @@ void require_size(bool condition, std::string_view argument, std::int64_t value,
   if (!condition) throw BufferTooSmall(std::string(argument), std::to_string(value), std::string(reason));
 }
 
+namespace {
+[[noreturn]] void throw_overflow(std::int64_t a, std::string_view op, std::int64_t b, std::string_view argument,
+                                 std::string_view what) {
+  throw Overflow(std::string(argument), std::to_string(a) + std::string(op) + std::to_string(b), std::string(what));
+}
+}  // namespace
+
 std::int64_t checked_mul(std::int64_t a, std::int64_t b, std::string_view argument) {
   std::int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) {
-    throw Overflow(std::string(argument), std::to_string(a) + " * " + std::to_string(b),
-                   "product does not fit int64");
-  }
+  if (__builtin_mul_overflow(a, b, &r)) throw_overflow(a, " * ", b, argument, "product does not fit int64");
   return r;
 }
 std::int64_t checked_add(std::int64_t a, std::int64_t b, std::string_view argument) {
   std::int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) {
-    throw Overflow(std::string(argument), std::to_string(a) + " + " + std::to_string(b),
-                   "sum does not fit int64");
-  }
+  if (__builtin_add_overflow(a, b, &r)) throw_overflow(a, " + ", b, argument, "sum does not fit int64");
   return r;
 }
 std::int32_t checked_narrow32(std::int64_t v, std::string_view argument) {

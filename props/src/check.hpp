@@ -58,6 +58,16 @@ inline EagerFunnelArgs eager_funnel_args(Variant v, const std::vector<i64>& tabl
   return {cmat(table, rows, cols), cvec(v2p), ps, M, mmat(out, rows, cols), for_route(Route::eager_funnel, v)};
 }
 
+// A page-table route's arguments (canonical_page_table and full_prefill_table take the same fields)
+// over a generated batch (req_to_token rows x cols, req_pool_indices, seq_lens, max_pages), the
+// variant narrowed by for_route.
+template <class Args, class Batch>
+Args page_table_args(Variant v, Route r, const Batch& b, const std::vector<i64>& v2p, i64 ps, i64 M,
+                     Mat<std::int32_t> out) {
+  return {cmat(b.req_to_token, b.rows, b.cols), cvec(b.req_pool_indices), cvec(b.seq_lens), cvec(v2p), ps, M,
+          b.max_pages, out, for_route(r, v)};
+}
+
 // What the model says a route call must do: succeed, or reject with a typed error.
 struct Expect {
   bool oor = false;  // some live lane reads outside a table: OutOfRange

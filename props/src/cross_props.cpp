@@ -6,6 +6,7 @@
 #include "check.hpp"
 #include "gen.hpp"
 #include "kvaddr/model/formulas.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::props::detail {
@@ -162,18 +163,12 @@ void prop_decode_vs_tables(Variant v) {
   const i64 msp = b.max_pages;
   std::vector<i32> cache(uz(B)), cu(uz(B + 1));
   Table pt = make_table(B, msp, -55);
-  DecodeMetadataArgs a;
-  a.seq_lens = cvec(b.seq_lens);
-  a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
-  a.req_pool_indices = cvec(b.req_pool_indices);
-  a.max_seq_pages = msp;
+  DecodeMetadataArgs a = decode_batch(cvec(b.seq_lens), cmat(b.req_to_token, b.rows, b.cols), cvec(b.req_pool_indices),
+                                      msp, ps);
   a.seq_len_delta = b.delta;
-  a.page_size = ps;
   a.v2p = cvec(t.v2p);
   a.multiplier = M;
-  a.cache_seqlens = mvec(cache);
-  a.cu_seqlens_k = mvec(cu);
-  a.page_table = pt.view();
+  set_decode_outputs(a, mvec(cache), mvec(cu), pt.view());
   a.variant = for_route(Route::decode_metadata, v);
   must_run("decode_metadata", [&] { tr::decode_metadata(a); });
   g::Batch wide = b;
@@ -387,16 +382,7 @@ void prop_int32_no_wrap(Variant v) {
     for (i64 c = 0; c < n; ++c) want.data[uz(i * want.cols + c)] = narrow(entry(b.tok(b.req_pool_indices[uz(i)], c * ps)));
   }
   if (route == 3) {
-    CanonicalPageTableArgs a;
-    a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
-    a.req_pool_indices = cvec(b.req_pool_indices);
-    a.seq_lens = cvec(b.seq_lens);
-    a.v2p = cvec(t.v2p);
-    a.page_size = ps;
-    a.multiplier = M;
-    a.max_pages = b.max_pages;
-    a.out = out.view();
-    a.variant = for_route(Route::canonical_page_table, v);
+    const auto a = page_table_args<CanonicalPageTableArgs>(v, Route::canonical_page_table, b, t.v2p, ps, M, out.view());
     if (call_route("canonical_page_table", e, [&] { tr::canonical_page_table(a); })) same("canonical", out.data, want.data);
   } else if (route == 7) {
     FlashmlaBlockTableArgs a;
@@ -423,17 +409,11 @@ void prop_int32_no_wrap(Variant v) {
     if (call_route("read_table", e, [&] { tr::read_table(a); })) same("read_table", out.data, want.data);
   } else {
     std::vector<i32> cache(uz(B)), cu(uz(B + 1));
-    DecodeMetadataArgs a;
-    a.seq_lens = cvec(b.seq_lens);
-    a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
-    a.req_pool_indices = cvec(b.req_pool_indices);
-    a.max_seq_pages = b.max_pages;
-    a.page_size = ps;
+    DecodeMetadataArgs a = decode_batch(cvec(b.seq_lens), cmat(b.req_to_token, b.rows, b.cols),
+                                        cvec(b.req_pool_indices), b.max_pages, ps);
     a.v2p = cvec(t.v2p);
     a.multiplier = M;
-    a.cache_seqlens = mvec(cache);
-    a.cu_seqlens_k = mvec(cu);
-    a.page_table = out.view();
+    set_decode_outputs(a, mvec(cache), mvec(cu), out.view());
     a.variant = for_route(Route::decode_metadata, v);
     if (call_route("decode_metadata", e, [&] { tr::decode_metadata(a); })) same("decode page_table", out.data, want.data);
   }

@@ -109,6 +109,28 @@ Verdict break_required(Vec<T>& v, const std::string& name) {
 // Draws which view to break (-1: none) among `n` views.
 int which_view(int n) { return g::any<int>(0, 4) == 0 ? g::any<int>(0, n) : -1; }
 
+// Routes whose views are (input, v2p, out) and whose two scalars come first: the rank of the rule
+// the unbroken call fails (-1: a scalar; 9: none or a lane's contents; 1: v2p; 2: out too small;
+// 3: an aliasing rule), then at most one of the three views broken (which_view) when it comes no
+// later than that rule and the rule names another argument.
+template <class In>
+void break_input_v2p_out(Verdict& want, std::string_view scalar_a, std::string_view scalar_b, Vec<In>& input,
+                         const char* input_name, Vec<const i64>& v2p, Vec<i64>& out) {
+  const int rank = (want.arg == scalar_a || want.arg == scalar_b) ? -1
+                   : (want.ok || want.kind == ErrorKind::out_of_range) ? 9
+                   : want.arg == "v2p" ? 1
+                   : want.kind == ErrorKind::buffer_too_small ? 2 : 3;
+  const int k = which_view(3);
+  const char* const names[] = {input_name, "v2p", "out"};
+  if (k >= 0 && k <= rank && want.arg != names[k]) {
+    switch (k) {
+      case 0: want = break_view(input, input_name); break;
+      case 1: want = break_required(v2p, "v2p"); break;
+      default: want = break_view(out, "out"); break;
+    }
+  }
+}
+
 // ---- token_translate (§4.1): out aliases ids exactly or is disjoint; out disjoint from v2p -------
 void prop_token_layout(Variant) {
   constexpr i64 kPool = 40;
@@ -142,21 +164,7 @@ void prop_token_layout(Variant) {
     }
   }
   TokenTranslateArgs<i64> a{view<const i64>(pool, ids), view<const i64>(pool, v2p), ps, M, view<i64>(pool, out)};
-  {  // views: ids 0, v2p 1, out 2
-    const int rank = (want.arg == "page_size" || want.arg == "multiplier") ? -1
-                     : (want.ok || want.kind == ErrorKind::out_of_range) ? 9
-                     : want.arg == "v2p" ? 1
-                     : want.kind == ErrorKind::buffer_too_small ? 2 : 3;
-    const int k = which_view(3);
-    static const char* const names[] = {"ids", "v2p", "out"};
-    if (k >= 0 && k <= rank && want.arg != names[k]) {
-      switch (k) {
-        case 0: want = break_view(a.ids, "ids"); break;
-        case 1: want = break_required(a.v2p, "v2p"); break;
-        default: want = break_view(a.out, "out"); break;
-      }
-    }
-  }
+  break_input_v2p_out(want, "page_size", "multiplier", a.ids, "ids", a.v2p, a.out);
   const std::vector<i64> before = pool;
   if (!agrees("token_translate", want, pool, before, [&] { tr::token_translate(a); })) return;
   std::vector<i64> expect = before;
@@ -198,21 +206,7 @@ void prop_write_loc_layout(Variant) {
     }
   }
   WriteLocArgs a{view<const i64>(pool, loc), view<const i64>(pool, v2p), 1, 2, dcp, rank, view<i64>(pool, out)};
-  {  // views: loc 0, v2p 1, out 2
-    const int r = (want.arg == "dcp_size" || want.arg == "dcp_rank") ? -1
-                  : (want.ok || want.kind == ErrorKind::out_of_range) ? 9
-                  : want.arg == "v2p" ? 1
-                  : want.kind == ErrorKind::buffer_too_small ? 2 : 3;
-    const int k = which_view(3);
-    static const char* const names[] = {"loc", "v2p", "out"};
-    if (k >= 0 && k <= r && want.arg != names[k]) {
-      switch (k) {
-        case 0: want = break_view(a.loc, "loc"); break;
-        case 1: want = break_required(a.v2p, "v2p"); break;
-        default: want = break_view(a.out, "out"); break;
-      }
-    }
-  }
+  break_input_v2p_out(want, "dcp_size", "dcp_rank", a.loc, "loc", a.v2p, a.out);
   const std::vector<i64> before = pool;
   if (!agrees("write_loc", want, pool, before, [&] { tr::write_loc(a); })) return;
   std::vector<i64> expect = before;

@@ -27,6 +27,7 @@
 #include "check.hpp"
 #include "gen.hpp"
 #include "kvaddr/model/formulas.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::props::detail {
@@ -939,20 +940,13 @@ void prop_decode(Variant) {
       }
     }
   }
-  DecodeMetadataArgs a;
-  a.seq_lens = v_lens;
-  a.req_to_token = s_r2t;
+  DecodeMetadataArgs a = decode_batch(v_lens, s_r2t, v_rpi, s_msp, s_ps);
   a.kernel_page_table = kpt;
   a.swa_v2p = swa_v2p;
-  a.req_pool_indices = v_rpi;
-  a.max_seq_pages = s_msp;
-  a.page_size = s_ps;
   a.v2p = v2p;
   a.multiplier = s_m;
   a.skip_page_table = skip;
-  a.cache_seqlens = cache;
-  a.cu_seqlens_k = cu;
-  a.page_table = pt;
+  set_decode_outputs(a, cache, cu, pt);
   check_call("decode_metadata", want, pool, before, &exp, [&] { tr::decode_metadata(a); });
 }
 

@@ -8,6 +8,7 @@
 #include "check.hpp"
 #include "gen.hpp"
 #include "kvaddr/model/formulas.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
@@ -204,16 +205,7 @@ void page_table_case(Variant v, Route r, std::string_view name, Route_&& route, 
     }
   }
   (void)b04_shape;
-  Args a;
-  a.req_to_token = r2t_view(b);
-  a.req_pool_indices = cvec(b.req_pool_indices);
-  a.seq_lens = cvec(b.seq_lens);
-  a.v2p = cvec(t.v2p);
-  a.page_size = ps;
-  a.multiplier = M;
-  a.max_pages = b.max_pages;
-  a.out = {out.data.data(), out.rows, out.cols, out.cols, 1};
-  a.variant = for_route(r, v);
+  const auto a = page_table_args<Args>(v, r, b, t.v2p, ps, M, {out.data.data(), out.rows, out.cols, out.cols, 1});
   if (call_route(name, e, [&] { route(a); })) same(std::string(name) + " out", out.data, want.data, out.cols);
 }
 
@@ -355,22 +347,15 @@ void prop_decode_metadata(Variant v) {
       }
     }
   }
-  DecodeMetadataArgs a;
-  a.seq_lens = cvec(b.seq_lens);
-  a.req_to_token = r2t_view(b);
-  a.req_pool_indices = cvec(b.req_pool_indices);
-  a.max_seq_pages = msp;
+  DecodeMetadataArgs a = decode_batch(cvec(b.seq_lens), r2t_view(b), cvec(b.req_pool_indices), msp, ps);
   a.seq_len_delta = b.delta;
-  a.page_size = ps;
   if (era == 0) {
     a.v2p = cvec(t.v2p);
     a.multiplier = M;
   }
   if (era == 2) a.kernel_page_table = cmat(kpt, B, kpt_cols);
   a.skip_page_table = era == 3;
-  a.cache_seqlens = mvec(cache);
-  a.cu_seqlens_k = mvec(cu);
-  a.page_table = {pt.data.data(), pt.rows, pt.cols, pt.cols, 1};
+  set_decode_outputs(a, mvec(cache), mvec(cu), {pt.data.data(), pt.rows, pt.cols, pt.cols, 1});
   if (swa) {
     a.swa_v2p = cvec(swa_t.v2p);
     a.swa_multiplier = M_swa;

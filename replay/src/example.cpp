@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kvaddr/replay/npy.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::replay {
@@ -175,18 +176,11 @@ void write_example(const std::filesystem::path& dir) {
   {
     I32 cs_b(3, -5), cu_b(4, -5), pt_b(2 * 5, 33);
     I32 cs = cs_b, cu = cu_b, pt = pt_b;
-    DecodeMetadataArgs a;
-    a.seq_lens = cvec(seq);
-    a.req_to_token = R;
-    a.req_pool_indices = cvec(rows);
-    a.max_seq_pages = 4;
+    DecodeMetadataArgs a = decode_batch(cvec(seq), R, cvec(rows), 4, 2);
     a.seq_len_delta = 1;
-    a.page_size = 2;
     a.v2p = cvec(v2p);
     a.multiplier = 3;
-    a.cache_seqlens = mvec(cs);
-    a.cu_seqlens_k = mvec(cu);
-    a.page_table = mmat(pt, 2, 5);
+    set_decode_outputs(a, mvec(cs), mvec(cu), mmat(pt, 2, 5));
     translate::decode_metadata(a);
     rec.add({{"name", "fa3 normal_decode_set_metadata, Era B remap"},
              {"route", "decode_metadata"},

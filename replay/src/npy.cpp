@@ -43,24 +43,12 @@ class HeaderParser {
   std::vector<std::pair<std::string, HeaderValue>> parse_dict() {
     std::vector<std::pair<std::string, HeaderValue>> out;
     expect('{');
-    while (true) {
-      skip_ws();
-      if (peek() == '}') {
-        ++i_;
-        break;
-      }
+    parse_items('}', [&] {
       std::string key = parse_string();
       expect(':');
       HeaderValue v = parse_value();
       out.emplace_back(std::move(key), std::move(v));
-      skip_ws();
-      if (peek() == ',') {
-        ++i_;
-        continue;
-      }
-      expect('}');
-      break;
-    }
+    });
     skip_ws();
     if (i_ != s_.size()) fail("header: unexpected text after the dictionary");
     return out;
@@ -68,6 +56,26 @@ class HeaderParser {
 
  private:
   char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  // After the opening bracket: items separated by ',' up to `close` (an empty list and a trailing
+  // ',' are accepted); consumes `close`.
+  template <class Item>
+  void parse_items(char close, Item item) {
+    while (true) {
+      skip_ws();
+      if (peek() == close) {
+        ++i_;
+        return;
+      }
+      item();
+      skip_ws();
+      if (peek() == ',') {
+        ++i_;
+        continue;
+      }
+      expect(close);
+      return;
+    }
+  }
   void skip_ws() {
     while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
   }
@@ -125,22 +133,10 @@ class HeaderParser {
     } else if (c == '(') {
       v.kind = HeaderValue::Kind::tuple;
       ++i_;
-      while (true) {
-        skip_ws();
-        if (peek() == ')') {
-          ++i_;
-          break;
-        }
+      parse_items(')', [&] {
         if (v.ints.size() >= kMaxRank) fail("header: more than " + std::to_string(kMaxRank) + " dimensions");
         v.ints.push_back(parse_int());
-        skip_ws();
-        if (peek() == ',') {
-          ++i_;
-          continue;
-        }
-        expect(')');
-        break;
-      }
+      });
     } else {
       fail("header: unsupported value at offset " + std::to_string(i_) + " (structured dtypes are not supported)");
     }

@@ -1,6 +1,9 @@
 #pragma once
-// Shared by the replay tests: an empty recording directory and a replay of a manifest of calls
-// written into it.
+// Shared by the replay tests: an empty recording directory, a replay of a manifest of calls
+// written into it, and the check of one reported lane difference.
+#include <gtest/gtest.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -24,6 +27,18 @@ inline std::filesystem::path fresh_dir(const std::string& prefix, const std::str
 inline ReplayReport replay_calls(const std::filesystem::path& d, const std::vector<nlohmann::json>& calls) {
   std::ofstream(d / "manifest.json") << nlohmann::json{{"calls", calls}}.dump(2);
   return replay_dir(d);
+}
+
+// Whether the lane difference `d` is at `index`, with the claimed variant's value `expected` and the
+// recorded value `recorded`.
+inline ::testing::AssertionResult lane_diff_is(const LaneDiff& d, const std::vector<std::int64_t>& index,
+                                               std::int64_t expected, std::int64_t recorded) {
+  if (d.index == index && d.expected == expected && d.recorded == recorded) return ::testing::AssertionSuccess();
+  auto failure = ::testing::AssertionFailure() << d.output << " lane {";
+  for (std::size_t i = 0; i < d.index.size(); ++i) failure << (i ? ", " : "") << d.index[i];
+  failure << "}: expected " << d.expected << ", recorded " << d.recorded << "; wanted {";
+  for (std::size_t i = 0; i < index.size(); ++i) failure << (i ? ", " : "") << index[i];
+  return failure << "}: expected " << expected << ", recorded " << recorded;
 }
 
 }  // namespace kvaddr::replay::test_support

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <ostream>
 #include <string>
 
 #include "kvaddr/replay/npy.hpp"
@@ -130,35 +131,41 @@ std::string image(const std::string& dict, const std::string& data = "") {
   return out + h + data;
 }
 
-TEST(Npy, MalformedHeadersAreErrors) {
-  EXPECT_NE(error_of([] { parse_npy(image("{'descr': '<i8', 'shape': (1,), }")); }).find("needs 'descr'"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), 'x': 1}")); })
-                .find("unsupported value"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), 'x': True}")); })
-                .find("unknown key 'x'"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (-1,)}")); })
-                .find("non-negative integer"),
-            std::string::npos);
-  EXPECT_NE(error_of([] {
-              parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}"));
-            }).find("overflows"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (99999999999999999999,)}")); })
-                .find("does not fit int64"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (1,")); })
-                .find("header"),
-            std::string::npos);
-  EXPECT_NE(error_of([] { parse_npy(image("{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (1,)}")); })
-                .find("structured"),
-            std::string::npos);
-  // A huge declared shape with no data: rejected by the size check, nothing is allocated.
-  EXPECT_NE(error_of([] { parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (1000000000000,)}")); })
-                .find("data truncated"),
-            std::string::npos);
+// A malformed header dictionary and the part of the error that names the problem.
+struct MalformedHeader {
+  const char* name;
+  const char* dict;
+  const char* message;
+};
+const MalformedHeader kMalformedHeaders[] = {
+    {"MissingFortranOrder", "{'descr': '<i8', 'shape': (1,), }", "needs 'descr'"},
+    {"IntegerValue", "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), 'x': 1}", "unsupported value"},
+    {"UnknownKey", "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), 'x': True}", "unknown key 'x'"},
+    {"NegativeDimension", "{'descr': '<i8', 'fortran_order': False, 'shape': (-1,)}", "non-negative integer"},
+    {"ElementCountOverflows", "{'descr': '<i8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}",
+     "overflows"},
+    {"DimensionPastInt64", "{'descr': '<i8', 'fortran_order': False, 'shape': (99999999999999999999,)}",
+     "does not fit int64"},
+    {"UnclosedTuple", "{'descr': '<i8', 'fortran_order': False, 'shape': (1,", "header"},
+    {"StructuredDtype", "{'descr': [('a', '<i4')], 'fortran_order': False, 'shape': (1,)}", "structured"},
+    // A huge declared shape with no data: rejected by the size check, nothing is allocated.
+    {"HugeShapeWithoutData", "{'descr': '<i8', 'fortran_order': False, 'shape': (1000000000000,)}", "data truncated"},
+};
+
+void PrintTo(const MalformedHeader& m, std::ostream* os) { *os << m.dict; }
+
+class NpyMalformedHeader : public ::testing::TestWithParam<MalformedHeader> {};
+
+TEST_P(NpyMalformedHeader, IsAnErrorNamingTheProblem) {
+  const MalformedHeader& m = GetParam();
+  const std::string error = error_of([&] { parse_npy(image(m.dict)); });
+  EXPECT_NE(error.find(m.message), std::string::npos) << m.dict << ": " << error;
+}
+
+INSTANTIATE_TEST_SUITE_P(Npy, NpyMalformedHeader, ::testing::ValuesIn(kMalformedHeaders),
+                         [](const ::testing::TestParamInfo<MalformedHeader>& p) { return std::string(p.param.name); });
+
+TEST(Npy, HandWrittenHeaderWithDoubleQuotesParses) {
   // Well-formed hand-written header (double quotes, no trailing comma).
   std::string data(8, '\0');
   data[0] = 42;

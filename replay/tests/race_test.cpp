@@ -22,6 +22,7 @@ using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 using Writes = std::vector<RaceWrite>;
 
+using test_support::lane_diff_is;
 using test_support::replay_calls;
 
 std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_race_test_", name); }
@@ -111,9 +112,7 @@ TEST(ReplayRace, AThirdValueInAContestedLaneIsAMismatchListingTheRacingStores) {
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(cr.lanes_differing, 1);
   ASSERT_EQ(cr.diffs.size(), 1u);
-  EXPECT_EQ(cr.diffs[0].index, (I64{1, 0}));
-  EXPECT_EQ(cr.diffs[0].expected, 13);  // the host order: row 1 last
-  EXPECT_EQ(cr.diffs[0].recorded, 99);
+  EXPECT_TRUE(lane_diff_is(cr.diffs[0], {1, 0}, 13, 99));  // the host order: row 1 last
   EXPECT_EQ(cr.diffs[0].writes, (Writes{{0, 11}, {1, 13}}));
   ASSERT_EQ(cr.races.size(), 1u);  // the claimed variant's race, not consistent with the recording
   EXPECT_FALSE(cr.races[0].consistent);
@@ -268,10 +267,8 @@ TEST(ReplayGuardColumns, AWriteIntoAGuardColumnIsReportedByRegionAndCell) {
   EXPECT_EQ(c.lanes_differing, 2);
   ASSERT_EQ(c.diffs.size(), 2u);
   EXPECT_EQ(c.diffs[0].region, "guard column");
-  EXPECT_EQ(c.diffs[0].index, (I64{0, 2}));
   EXPECT_EQ(c.diffs[0].flat, 2);
-  EXPECT_EQ(c.diffs[0].expected, -9);
-  EXPECT_EQ(c.diffs[0].recorded, 12);
+  EXPECT_TRUE(lane_diff_is(c.diffs[0], {0, 2}, -9, 12));
   EXPECT_EQ(c.diffs[1].region, "guard column");
   EXPECT_EQ(c.diffs[1].index, (I64{1, 2}));
   EXPECT_EQ(c.diffs[1].recorded, 15);

@@ -19,6 +19,7 @@ namespace {
 using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 
+using test_support::lane_diff_is;
 using test_support::replay_calls;
 
 std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_slice_test_", name); }
@@ -29,12 +30,25 @@ const I64 kParent = {100, 200, 0, 5, 7, -1};
 
 // A decode_metadata call on one row of `len` tokens at page size ps, max_seq_pages 2, reading
 // v2p as {"file": parent, "offset": 2, "size": 4}; the recorded page_table is `table_after`.
-json decode_call(const std::filesystem::path& d, std::int64_t ps, const I64& r2t, std::int64_t len, const I64& table_after,
-                 json v2p_entry) {
+// A 32-token req_to_token row whose two ps = 16 page starts hold -17 and -1 (negative tokens).
+I64 negative_page_starts() {
+  I64 r2t(32, 0);
+  r2t[0] = -17;
+  r2t[16] = -1;
+  return r2t;
+}
+
+// One request's inputs in d: the parent v2p, req_to_token row `r2t`, row index 0 and length `len`.
+void write_one_request(const std::filesystem::path& d, const I64& r2t, std::int64_t len) {
   write_npy(d / "parent.v2p.npy", NpyDtype::int64, {6}, kParent);
   write_npy(d / "r2t.npy", NpyDtype::int32, {1, static_cast<std::int64_t>(r2t.size())}, r2t);
   write_npy(d / "rows.npy", NpyDtype::int64, {1}, {0});
   write_npy(d / "lens.npy", NpyDtype::int64, {1}, {len});
+}
+
+json decode_call(const std::filesystem::path& d, std::int64_t ps, const I64& r2t, std::int64_t len, const I64& table_after,
+                 json v2p_entry) {
+  write_one_request(d, r2t, len);
   write_npy(d / "cache.before.npy", NpyDtype::int32, {1}, {9});
   write_npy(d / "cache.after.npy", NpyDtype::int32, {1}, {len});
   write_npy(d / "cu.before.npy", NpyDtype::int32, {2}, {9, 9});
@@ -66,9 +80,7 @@ TEST(ReplaySlice, PaddingMinusOneAtPs1ReadsVtwoPMinusOneThroughTheSlice) {
   EXPECT_EQ(c.lanes_differing, 1);
   ASSERT_EQ(c.diffs.size(), 1u);
   EXPECT_EQ(c.diffs[0].output, "page_table");
-  EXPECT_EQ(c.diffs[0].index, (I64{0, 0}));
-  EXPECT_EQ(c.diffs[0].expected, 0);
-  EXPECT_EQ(c.diffs[0].recorded, 200);
+  EXPECT_TRUE(lane_diff_is(c.diffs[0], {0, 0}, 0, 200));
   EXPECT_EQ(c.diffs[0].region, "");
   // The smallest matching variant; the composite pr33046_as_written is replayed as a claim below.
   EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b09_no_padding_guard"})) << to_text(r);
@@ -78,9 +90,7 @@ TEST(ReplaySlice, PaddingMinusOneAtPs1ReadsVtwoPMinusOneThroughTheSlice) {
 TEST(ReplaySlice, MinusSeventeenAtPs16ReadsVtwoPMinusTwo) {
   // ps = 16: -17 >> 4 = -2 reads v2p[-2] = 100; -1 >> 4 = -1 reads v2p[-1] = 200.
   const auto d = fresh_dir("ps16");
-  I64 r2t(32, 0);
-  r2t[0] = -17;
-  r2t[16] = -1;
+  const I64 r2t = negative_page_starts();
   const ReplayReport r = replay_calls(d, {decode_call(d, 16, r2t, 32, {100, 200}, slice(2, 4))});
   const CallReport& c = r.calls[0];
   ASSERT_EQ(c.status, CallStatus::differs) << c.error;
@@ -114,13 +124,8 @@ TEST(ReplaySlice, CanonicalTableTruncatingDivisionReadsVtwoPMinusOne) {
   // canonical_page_table at ps = 16 divides toward zero: -17 / 16 = -1 reads v2p[-1] = 200, while
   // -1 / 16 = 0 reads v2p[0] = 0. Production guards the padding token: {0, 0}.
   const auto d = fresh_dir("canonical");
-  I64 r2t(32, 0);
-  r2t[0] = -17;
-  r2t[16] = -1;
-  write_npy(d / "parent.v2p.npy", NpyDtype::int64, {6}, kParent);
-  write_npy(d / "r2t.npy", NpyDtype::int32, {1, 32}, r2t);
-  write_npy(d / "rows.npy", NpyDtype::int64, {1}, {0});
-  write_npy(d / "lens.npy", NpyDtype::int64, {1}, {32});
+  const I64 r2t = negative_page_starts();
+  write_one_request(d, r2t, 32);
   write_npy(d / "out.before.npy", NpyDtype::int32, {1, 2}, {9, 9});
   write_npy(d / "out.after.npy", NpyDtype::int32, {1, 2}, {200, 0});
   const json call = {{"route", "canonical_page_table"},
@@ -132,9 +137,7 @@ TEST(ReplaySlice, CanonicalTableTruncatingDivisionReadsVtwoPMinusOne) {
   const CallReport& c = r.calls[0];
   ASSERT_EQ(c.status, CallStatus::differs) << c.error;
   EXPECT_EQ(c.lanes_differing, 1);
-  EXPECT_EQ(c.diffs[0].index, (I64{0, 0}));
-  EXPECT_EQ(c.diffs[0].expected, 0);
-  EXPECT_EQ(c.diffs[0].recorded, 200);
+  EXPECT_TRUE(lane_diff_is(c.diffs[0], {0, 0}, 0, 200));
   EXPECT_EQ(c.matching_variants, (std::vector<std::string>{"b09_no_padding_guard"})) << to_text(r);
   ASSERT_EQ(c.broken_preconditions.size(), 1u);
   EXPECT_NE(c.broken_preconditions[0].find("row 0 column 0: padding token -17"), std::string::npos)
@@ -146,9 +149,7 @@ TEST(ReplaySlice, TheComposedPr33046ClaimReplaysEqual) {
   // The same recording claimed as pr33046_as_written is equal; with one element before the view
   // (offset 1) v2p[-2] is outside the parent and the call is an error, not a crash.
   const auto d = fresh_dir("claim");
-  I64 r2t(32, 0);
-  r2t[0] = -17;
-  r2t[16] = -1;
+  const I64 r2t = negative_page_starts();
   json call = decode_call(d, 16, r2t, 32, {100, 200}, slice(2, 4));
   call["variant"] = "pr33046_as_written";
   write_npy(d / "short.v2p.npy", NpyDtype::int64, {5}, {200, 0, 5, 7, -1});
@@ -243,9 +244,7 @@ TEST(ReplayGuards, AWriteIntoAGuardIsADifferenceNamedByItsRegion) {
   ASSERT_EQ(c.diffs.size(), 2u);
   EXPECT_EQ(c.diffs[0].region, "guard before");
   EXPECT_EQ(c.diffs[0].flat, -1);
-  EXPECT_EQ(c.diffs[0].index, (I64{-1}));
-  EXPECT_EQ(c.diffs[0].expected, -9);
-  EXPECT_EQ(c.diffs[0].recorded, 42);
+  EXPECT_TRUE(lane_diff_is(c.diffs[0], {-1}, -9, 42));
   EXPECT_EQ(c.diffs[1].region, "guard after");
   EXPECT_EQ(c.diffs[1].flat, 2);
   EXPECT_EQ(c.diffs[1].recorded, 43);

@@ -15,18 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "kvaddr/gen/rng.hpp"
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
 
 namespace {
 
-struct SplitMix64 {
-  std::uint64_t s;
-  std::uint64_t next() {
-    std::uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
+// The shared SplitMix64 stream (gen/rng.hpp) with draws in [0, n) by reduction modulo n (0 for n = 0).
+struct Rng {
+  kvaddr::gen::SplitMix64 stream;
+  std::uint64_t next() { return stream.next(); }
   std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
 };
 
@@ -34,7 +32,7 @@ void run_one(const std::string& input) {
   LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
 }
 
-void mutate(std::string& s, const std::vector<std::string>& seeds, SplitMix64& rng, std::size_t max_len) {
+void mutate(std::string& s, const std::vector<std::string>& seeds, Rng& rng, std::size_t max_len) {
   static const unsigned char kInteresting[] = {0, 1, 0x7f, 0x80, 0xff, '0', '9', '-', ',', '(', ')', '{', '}',
                                                '[', ']', '"', '\'', ':', '\n', '\\'};
   const std::size_t steps = 1 + rng.below(4);
@@ -108,7 +106,7 @@ int main(int argc, char** argv) {
   }
   if (seeds.empty()) seeds.emplace_back();
   const auto start = std::chrono::steady_clock::now();
-  SplitMix64 rng{seed};
+  Rng rng{kvaddr::gen::SplitMix64(seed)};
   std::uint64_t done = 0;
   for (const auto& s : seeds) {
     run_one(s);

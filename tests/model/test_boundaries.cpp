@@ -16,13 +16,7 @@ using namespace kvaddr::model;
 using kvaddr::InvalidArgument;
 using kvaddr::InvalidState;
 
-namespace {
-bool has(const std::vector<InvariantViolation>& v, char which) {
-  for (const auto& x : v)
-    if (x.invariant == which) return true;
-  return false;
-}
-}  // namespace
+using kvaddr::model::testing::has;
 
 // v2p[0] = 0 is a binding like any other: physical page 0, not a tombstone.
 TEST(Boundaries, PinnedSinkIsBoundToPhysicalPageZero) {

@@ -16,11 +16,7 @@ using kvaddr::Overflow;
 
 namespace {
 std::vector<std::int64_t> vec(std::span<const std::int64_t> s) { return {s.begin(), s.end()}; }
-bool has(const std::vector<InvariantViolation>& v, char which) {
-  for (const auto& x : v)
-    if (x.invariant == which) return true;
-  return false;
-}
+using kvaddr::model::testing::has;
 }  // namespace
 
 TEST(PageTables, ClearedStateOwner) {

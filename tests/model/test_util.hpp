@@ -1,12 +1,23 @@
 #pragma once
-// Shared assertion for the model tests: the statement throws exactly the typed kvaddr error and the
+// Shared helpers for the model tests. EXPECT_KVADDR_ERROR: the statement throws exactly the typed kvaddr error and the
 // error names the argument (both in argument() and in what()).
 #include <gtest/gtest.h>
 
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/model/tables.hpp"
+
+namespace kvaddr::model::testing {
+// Whether `v` lists a violation of invariant `which`.
+inline bool has(const std::vector<InvariantViolation>& v, char which) {
+  for (const auto& x : v)
+    if (x.invariant == which) return true;
+  return false;
+}
+}  // namespace kvaddr::model::testing
 
 #define EXPECT_KVADDR_ERROR(stmt, ErrType, arg_name)                                                  \
   do {                                                                                                \

@@ -14,6 +14,7 @@
 
 #include "checked.hpp"
 #include "expect_error.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr {
@@ -170,17 +171,10 @@ TEST(AllOrNothing, ReadStream) {
 TEST(AllOrNothing, DecodeMetadataKeepsLengthsWhenThePageTableFails) {
   I32 cache(2, -7), cu(3, -7), table(2 * 4, -7), swa(2 * 4, -7);
   auto call = [&](const I64& rows, bool with_swa) {
-    DecodeMetadataArgs a;
-    a.seq_lens = cvec(kLens);
-    a.req_to_token = r2t();
-    a.req_pool_indices = cvec(rows);
-    a.max_seq_pages = 4;
-    a.page_size = 1;
+    DecodeMetadataArgs a = decode_batch(cvec(kLens), r2t(), cvec(rows), 4, 1);
     a.v2p = cvec(kV2p);
     a.multiplier = 2;
-    a.cache_seqlens = mvec(cache);
-    a.cu_seqlens_k = mvec(cu);
-    a.page_table = mmat(table, 2, 4);
+    set_decode_outputs(a, mvec(cache), mvec(cu), mmat(table, 2, 4));
     if (with_swa) {
       a.swa_v2p = cvec(kV2p);
       a.swa_page_table = mmat(swa, 2, 4);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "expect_error.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr {
@@ -195,17 +196,11 @@ DecodeMetadataArgs decode_args(const I64& lens, const I32& r2t, std::int64_t col
   static I64 rows;
   rows.assign(lens.size(), 0);
   for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::int64_t>(i);
-  DecodeMetadataArgs a;
-  a.seq_lens = cvec(lens);
-  a.req_to_token = cmat(r2t, static_cast<std::int64_t>(lens.size()), cols);
-  a.req_pool_indices = cvec(rows);
-  a.max_seq_pages = 2;
-  a.page_size = ps;
+  const auto batch = static_cast<std::int64_t>(lens.size());
+  DecodeMetadataArgs a = decode_batch(cvec(lens), cmat(r2t, batch, cols), cvec(rows), 2, ps);
   a.v2p = v2p_slice();
   a.multiplier = 1;
-  a.cache_seqlens = mvec(cache);
-  a.cu_seqlens_k = mvec(cu);
-  a.page_table = mmat(table, static_cast<std::int64_t>(lens.size()), 2);
+  set_decode_outputs(a, mvec(cache), mvec(cu), mmat(table, batch, 2));
   a.variant = v;
   return a;
 }

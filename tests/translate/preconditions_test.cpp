@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/preconditions.hpp"
 
 namespace kvaddr {
@@ -67,12 +68,7 @@ TEST(Preconditions, DecodeLengthsMustFitInt32) {
 TEST(Preconditions, DecodeNegativeTokenReadsBeforeV2pWithoutTheGuard) {
   const I64 lens = {2};
   I32 r2t = {0, 1, -1, 3};
-  DecodeMetadataArgs a;
-  a.seq_lens = cvec(lens);
-  a.req_to_token = cmat(r2t, 1, 4);
-  a.req_pool_indices = cvec(kRows);
-  a.max_seq_pages = 2;
-  a.page_size = 1;
+  DecodeMetadataArgs a = decode_batch(cvec(lens), cmat(r2t, 1, 4), cvec(kRows), 2, 1);
   a.v2p = cvec(kV2p);
   EXPECT_TRUE(broken_preconditions(a).empty());  // live columns 0, 1 hold 0 and 1
   r2t[1] = -1;

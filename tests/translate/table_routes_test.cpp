@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "expect_error.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr {
@@ -178,17 +179,10 @@ struct DecodeFixture {
   I32 cu = I32(3, 777);
   I32 table = I32(2 * 5, 777);
   DecodeMetadataArgs args() {
-    DecodeMetadataArgs a;
-    a.seq_lens = cvec(kSeq);
-    a.req_to_token = r2t();
-    a.req_pool_indices = cvec(kRows);
-    a.max_seq_pages = 4;
-    a.page_size = 2;
+    DecodeMetadataArgs a = decode_batch(cvec(kSeq), r2t(), cvec(kRows), 4, 2);
     a.v2p = cvec(kV2p);
     a.multiplier = 3;
-    a.cache_seqlens = mvec(cache);
-    a.cu_seqlens_k = mvec(cu);
-    a.page_table = mmat(table, 2, 5);
+    set_decode_outputs(a, mvec(cache), mvec(cu), mmat(table, 2, 5));
     return a;
   }
 };

@@ -10,6 +10,7 @@
 #include <random>
 #include <vector>
 
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr {
@@ -79,13 +80,7 @@ struct Grid {
 // decode_metadata over the grid's requests (lengths, req_to_token rows, ps, one page-table column a
 // page); the caller adds v2p / multiplier and the outputs.
 DecodeMetadataArgs decode_args(const Grid& g) {
-  DecodeMetadataArgs a;
-  a.seq_lens = cvec(g.seq);
-  a.req_to_token = g.req_to_token();
-  a.req_pool_indices = cvec(g.rows);
-  a.max_seq_pages = g.width();
-  a.page_size = g.ps;
-  return a;
+  return decode_batch(cvec(g.seq), g.req_to_token(), cvec(g.rows), g.width(), g.ps);
 }
 
 I32 flashmla(const Grid& g, bool with_v2p, std::int64_t m) {

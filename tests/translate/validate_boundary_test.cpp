@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "expect_error.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr {
@@ -304,17 +305,10 @@ struct DmFx {
   I64 lens = {4, 3}, rows = {1, 0}, v2p = {3, 2, 1, 0};
   std::int32_t* at(std::int64_t i) { return pool.data() + i; }
   DecodeMetadataArgs args() {
-    DecodeMetadataArgs a;
-    a.seq_lens = cvec(lens);
-    a.req_to_token = cmat(r2t, 2, 4);
-    a.req_pool_indices = cvec(rows);
-    a.max_seq_pages = 4;
-    a.page_size = 1;
+    DecodeMetadataArgs a = decode_batch(cvec(lens), cmat(r2t, 2, 4), cvec(rows), 4, 1);
     a.v2p = cvec(v2p);
     a.multiplier = 2;
-    a.cache_seqlens = {at(0), 2};
-    a.cu_seqlens_k = {at(2), 3};
-    a.page_table = {at(5), 2, 4, 4, 1};
+    set_decode_outputs(a, {at(0), 2}, {at(2), 3}, {at(5), 2, 4, 4, 1});
     return a;
   }
   static void run(const DecodeMetadataArgs& a) { tr::decode_metadata(a); }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "expect_error.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr {
@@ -141,15 +142,8 @@ const I64 kSeq = {3, 4};
 
 TEST(Validate, DecodeMetadataPageSizeNotPowerOfTwo) {
   I32 cache(2), cu(3), table(2 * 2);
-  DecodeMetadataArgs a;
-  a.seq_lens = cvec(kSeq);
-  a.req_to_token = cmat(kR2t, 2, 4);
-  a.req_pool_indices = cvec(kRows);
-  a.max_seq_pages = 2;
-  a.page_size = 3;
-  a.cache_seqlens = mvec(cache);
-  a.cu_seqlens_k = mvec(cu);
-  a.page_table = mmat(table, 2, 2);
+  DecodeMetadataArgs a = decode_batch(cvec(kSeq), cmat(kR2t, 2, 4), cvec(kRows), 2, 3);
+  set_decode_outputs(a, mvec(cache), mvec(cu), mmat(table, 2, 2));
   EXPECT_TRUE(throws_naming<InvalidArgument>([&] { translate::decode_metadata(a); }, "page_size"));
   a.page_size = 2;
   a.cu_seqlens_k = {cu.data(), 2};

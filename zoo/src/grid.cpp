@@ -11,6 +11,7 @@
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/model/pool.hpp"
 #include "kvaddr/translate/route_list.hpp"
+#include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::zoo {
@@ -229,17 +230,10 @@ void grid_case(RouteSpec<Route::decode_metadata>, Variant variant, const Grid& g
   std::vector<std::int32_t> cache(static_cast<std::size_t>(g.bs), kStale);
   std::vector<std::int32_t> cu(static_cast<std::size_t>(g.bs + 1), kStale);
   std::vector<std::int32_t> table(static_cast<std::size_t>(g.bs * W), kStale);
-  DecodeMetadataArgs a;
-  a.seq_lens = cvec(g.seq_lens);
-  a.req_to_token = g.rtt();
-  a.req_pool_indices = cvec(g.req_pool_indices);
-  a.max_seq_pages = W;
-  a.page_size = g.ps;
+  DecodeMetadataArgs a = decode_batch(cvec(g.seq_lens), g.rtt(), cvec(g.req_pool_indices), W, g.ps);
   a.v2p = v2p;
   a.multiplier = g.M;
-  a.cache_seqlens = mvec(cache);
-  a.cu_seqlens_k = mvec(cu);
-  a.page_table = mmat(table, g.bs, W);
+  set_decode_outputs(a, mvec(cache), mvec(cu), mmat(table, g.bs, W));
   a.variant = variant;
   translate::decode_metadata(a);
   std::int64_t sum = 0;

@@ -143,6 +143,12 @@ constexpr ProofKill kProofKills[] = {
     {"canonical_page_table", "grid_spill", "route.read_table.columns.grid_spill"},
     {"decode_metadata", "pr33046_as_written", "route.decode_metadata.pr33046_as_written"},
     {"flashmla_block_table", "flashmla_era_b_as_written", "route.flashmla_block_table.era_b_as_written"},
+    {"canonical_page_table", "e01_no_column_bound", "route.canonical_page_table.columns.e01"},
+    {"flashmla_block_table", "e09_floor_pages", "route.flashmla_block_table.columns.e09"},
+    {"read_table", "e02_minus_one_sentinel", "route.read_table.tail.e02"},
+    {"write_loc", "b06_stale_tail", "route.write_loc.tail.b06"},
+    {"write_loc", "e02_minus_one_sentinel", "route.write_loc.tail.e02"},
+    {"kv_indices_inplace", "b05_rebind_fresh", "route.kv_indices_inplace.in_place.b05"},
     // wiring rows: the arithmetic shape of the wiring bug
     {"backend_gate", "b03_detect_multiplier", "B03.detector.multiplier_gt_1"},
     {"full_prefill_table", "b04_prefill_graph_no_remap", "agree.full_prefill.b04"},
