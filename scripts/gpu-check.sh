@@ -2,9 +2,12 @@
 # The GPU leg of kvaddr, for a machine with an NVIDIA GPU (sm_90 by default) and the CUDA toolkit:
 # builds everything that the machine's packages allow, then runs the gpu tests, compute-sanitizer
 # (memcheck, initcheck, racecheck) over them, the B09 memcheck demonstration, `kvaddr verify`,
-# `kvaddr diff`, `kvaddr zoo` and `kvaddr bench`. Logs go to $OUT (default ./gpu-check-out).
+# `kvaddr diff`, `kvaddr zoo` and `kvaddr bench`, and where Python has torch + Triton + pybind11 the Triton peer
+# (bench/peer.py) and the Python GPU leg (harness/gpu_tests/python_gpu_leg.sh: GPU pytest, harness speed, the
+# campaign with CAMPAIGN_LANES lanes per subject). Logs go to $OUT (default ./gpu-check-out).
 #   ARCH=90 BUILD_DIR=build-gpu OUT=... scripts/gpu-check.sh [STAGE...]
-# Stages (default: all, in this order): build test run sanitize bench.
+# Stages (default: build test run sanitize bench, in this order): build, gpu (the gpu tests alone), test (the
+# gpu tests and the rest of the suite), sanitize, run, bench, peer, python.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -28,11 +31,18 @@ stages="${*:-build test run sanitize bench}"
 has() { [[ " $stages " == *" $1 "* ]]; }
 
 if has build; then
-step configure cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$ARCH"
+py_flags=()
+if python3 -c "import pybind11" >/dev/null 2>&1; then  # the Python module (kvaddr._core, kvaddr._gpu) for this python3
+  py_flags=(-DPython3_EXECUTABLE="$(command -v python3)" -Dpybind11_DIR="$(python3 -m pybind11 --cmakedir)")
+fi
+step configure cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$ARCH" \
+  -DBUILD_TESTING=ON "${py_flags[@]}"
 step build cmake --build "$BUILD_DIR" -j "$(nproc)" -- -k 0
 fi
-if has test; then
+if has test || has gpu; then
 step gpu-tests ctest --test-dir "$BUILD_DIR" -L gpu --output-on-failure
+fi
+if has test; then
 step all-tests ctest --test-dir "$BUILD_DIR" -j "$(nproc)" --output-on-failure -LE gpu
 fi
 if has sanitize; then
@@ -54,5 +64,12 @@ if "$BUILD_DIR/kvaddr" --help | grep -q " zoo"; then step zoo "$BUILD_DIR/kvaddr
 fi
 if has bench; then
 step bench "$BUILD_DIR/kvaddr" bench
+fi
+if has peer; then
+step peer env PYTHONPATH="$BUILD_DIR/python/package" PYTHONUNBUFFERED=1 python3 bench/peer.py
+fi
+if has python; then
+step python env B="$BUILD_DIR" OUT="$OUT/python" SKIP_N24=1 DEADLINE_S="${LEG_S:-200}" PYTEST_S="${PYTEST_S:-90}" \
+  harness/gpu_tests/python_gpu_leg.sh "${CAMPAIGN_LANES:-1e7}"
 fi
 exit $status
