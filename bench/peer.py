@@ -176,20 +176,27 @@ def workloads(gen):
             r2t, rows, lens, v2p, ps, M, per_row)
         common = dict(req_to_token=r2t, req_pool_indices=rows, seq_lens=lens, v2p=v2p, page_size=ps, multiplier=M,
                       max_pages=per_row)
-        out.append((f"canonical_page_table/{tag}", "canonical_page_table", T.canonical_page_table, common,
-                    {"out": tab}, lambda ref=ref: {"out": ref()}))
-        out.append((f"read_table/{tag}", "read_table", T.read_table, dict(common, seq_len_delta=0, zero_tail=False),
-                    {"out": tab}, lambda ref=ref: {"out": ref()}))
+        # two Triton peers each: 32-column programs, and upstream's 256-column grid blocks
+        for peer_name, canon, read in (("", T.canonical_page_table, T.read_table),
+                                       ("+grid256-peer", T.PEERS["canonical_page_table_grid256"][1],
+                                        T.PEERS["read_table_grid256"][1])):
+            out.append((f"canonical_page_table/{tag}{peer_name}", "canonical_page_table", canon, common,
+                        {"out": tab}, lambda ref=ref: {"out": ref()}))
+            out.append((f"read_table/{tag}{peer_name}", "read_table", read,
+                        dict(common, seq_len_delta=0, zero_tail=False), {"out": tab}, lambda ref=ref: {"out": ref()}))
 
         def ref_decode(ref=ref, lens=lens):
             return {"page_table": ref(), "cache_seqlens": lens.to(torch.int32),
                     "cu_seqlens_k": torch.cat([torch.zeros(1, dtype=torch.int64, device=DEV),
                                                torch.cumsum(lens, 0)]).to(torch.int32)}
-        out.append((f"decode_metadata/{tag}", "decode_metadata", T.decode_metadata,
-                    dict(seq_lens=lens, req_to_token=r2t, req_pool_indices=rows, v2p=v2p, max_seq_pages=per_row,
-                         page_size=ps, seq_len_delta=0, multiplier=M),
-                    {"page_table": tab, "cache_seqlens": lambda: torch.zeros(256, dtype=torch.int32, device=DEV),
-                     "cu_seqlens_k": lambda: torch.zeros(257, dtype=torch.int32, device=DEV)}, ref_decode))
+        # two Triton peers: prefix sums in a launch of their own (vector cumsum), and upstream's one fused launch
+        # whose program (0, 0) walks the batch serially (tests/harness_subjects/triton_kernels.py)
+        for peer_name, peer in (("", T.decode_metadata), ("+fused-upstream-peer", T.PEERS["decode_metadata_fused"][1])):
+            out.append((f"decode_metadata/{tag}{peer_name}", "decode_metadata", peer,
+                        dict(seq_lens=lens, req_to_token=r2t, req_pool_indices=rows, v2p=v2p, max_seq_pages=per_row,
+                             page_size=ps, seq_len_delta=0, multiplier=M),
+                        {"page_table": tab, "cache_seqlens": lambda: torch.zeros(256, dtype=torch.int32, device=DEV),
+                         "cu_seqlens_k": lambda: torch.zeros(257, dtype=torch.int32, device=DEV)}, ref_decode))
     return out
 
 

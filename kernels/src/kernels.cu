@@ -97,11 +97,30 @@ unsigned grid_elems(i64 n, int ilp, const void* kernel) {
 
 // The slice [lo, hi) of [0, n) owned by block `part` of `parts`: equal slices, rounded up to whole
 // warps (32 lanes) so that every warp's loads stay aligned.
+// One block owns everything without a division; slices that fit 31 bits divide in 32 bits (the
+// same quotient as the 64-bit division, a fraction of its instructions).
 __device__ __forceinline__ void block_slice(i64 n, i64 part, i64 parts, i64& lo, i64& hi) {
-  i64 per = (n + parts - 1) / parts;
+  if (parts == 1) {
+    lo = 0;
+    hi = n;
+    return;
+  }
+  i64 per = 0;
+  if (n >= 0 && n < (i64(1) << 31) && parts < (i64(1) << 31))
+    per = static_cast<i64>((static_cast<std::uint32_t>(n) + static_cast<std::uint32_t>(parts) - 1u) /
+                           static_cast<std::uint32_t>(parts));
+  else
+    per = (n + parts - 1) / parts;
   per = (per + 31) & ~i64(31);
   lo = part * per;
   hi = lo + per < n ? lo + per : n;
+}
+
+// block_slice's slice length of `parts` blocks over n lanes, computed on the host (the streaming kernels
+// take it as an argument instead of dividing in every thread).
+i64 slice_length(i64 n, i64 parts) {
+  const i64 per = ceil_div_host(n, parts);
+  return (per + 31) & ~i64(31);
 }
 
 // Streaming (evict-first) loads and stores for data touched once (ids, req_to_token, outputs), so
@@ -194,9 +213,14 @@ void dispatch_div2(i64 ps, i64 dcp, F&& f) {
 // MINB: the minimum resident blocks per SM asked of the register allocator (__launch_bounds__).
 template <class Out, class Op, int ILP, int MINB>
 __global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op,
-                                                           bool vec) {
+                                                           bool vec, i64 per) {
   i64 lo = 0, hi = 0;
-  block_slice(w, blockIdx.x, gridDim.x, lo, hi);
+  if (per > 0) {  // the slice length from the host (slice_length): block b owns [b * per, (b + 1) * per)
+    lo = i64(blockIdx.x) * per;
+    hi = lo + per < w ? lo + per : w;
+  } else {
+    block_slice(w, blockIdx.x, gridDim.x, lo, hi);
+  }
   i64 first_scalar = lo;
   if (vec) {
     const i64 mid = hi < n ? hi : n;
@@ -257,7 +281,9 @@ template <int ILP, int MINB, class Out, class Op>
 void launch_stream_ilp(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s) {
   const bool vec = vector_ok(in, out);
   const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, ILP, MINB>);
-  k_stream<Out, Op, ILP, MINB><<<grid_elems(w, vec ? 2 * ILP : ILP, k), kThreads, 0, s>>>(in, n, out, w, op, vec);
+  const unsigned grid = grid_elems(w, vec ? 2 * ILP : ILP, k);
+  const i64 per = g_shape.device_slice ? 0 : slice_length(w, grid);
+  k_stream<Out, Op, ILP, MINB><<<grid, kThreads, 0, s>>>(in, n, out, w, op, vec, per);
 }
 
 // Lanes [0, n) from `in`, [n, w) the tail value (w >= n; w == n for the elementwise routes).

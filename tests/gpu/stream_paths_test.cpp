@@ -55,6 +55,9 @@ const Shape kShapes[] = {
     {"hwdiv", gpu::LaunchShape{4, false, 4, false, 2, true, 0}},
     {"ilp8-resident", gpu::LaunchShape{8, true, 8, true, 0, true, 0}},
     {"minblocks8", gpu::LaunchShape{4, false, 4, false, 0, true, 8}},
+    {"device-slice", gpu::LaunchShape{4, false, 4, false, 0, true, 0, true}},
+    {"ilp4-resident-device-slice", gpu::LaunchShape{4, true, 4, true, 0, true, 0, true}},
+    {"ilp4-resident", gpu::LaunchShape{4, true, 4, true, 0, true, 0, false}},
 };
 
 struct ShapeGuard {

@@ -19,6 +19,14 @@ def test_production_subject_passes(route):
     assert rep.reference == ("cuda" if kvaddr.gpu.available() else "host"), str(rep)
 
 
+@pytest.mark.parametrize("name", sorted(T.PEERS))
+def test_performance_peer_passes(name):
+    # bench/peer.py's timings mean something only for a peer that computes the route's contract
+    route, kernel = T.PEERS[name]
+    kvaddr.assert_check(route, kernel, device="cuda", variant=T.CLAIMS.get(route, "production"), cases=60, seed=12,
+                        lanes=1 << 12)
+
+
 @pytest.mark.parametrize("name", sorted(T.PLANTED))
 def test_planted_subject_is_caught_and_named(name, tmp_path):
     route, kernel, claim, want = T.PLANTED[name]

@@ -332,6 +332,65 @@ def write_loc_constexpr(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, ou
                                                     dcp_rank, PAGE_SIZE=page_size, DCP_SIZE=dcp_size, BLOCK=1024)
 
 
+# ---- §4.5 in upstream's launch shape: one fused launch ----------------------------------------
+# The fa3 decode-metadata kernel as the spec describes upstream's structure: a single launch over the grid
+# (B, cdiv(max_seq_pages, BLOCK_COLS)); program (0, 0) first walks the batch serially, writing cache_seqlens[b]
+# and the running sum cu_seqlens_k[b] (cu_seqlens_k[B] = the total), then every program writes its column
+# chunk of the page table, bounded by the row's live page count (prefix-only) and remapped through v2p with the
+# padding guard and the sink clamp (the intended contract). decode_metadata above splits the prefix sums into
+# a launch of their own with a vector cumsum; this one is the performance peer of upstream's form.
+@triton.jit
+def _decode_fused(seq_ptr, r2t_ptr, r2t_s0, rows_ptr, rows_stride, v2p_ptr, cs_ptr, cu_ptr, pt_ptr, pt_s0, bs,
+                  max_seq_pages, delta, mult, LOG2PS: tl.constexpr, BLOCK_COLS: tl.constexpr):
+    b = tl.program_id(0)
+    chunk = tl.program_id(1)
+    if (b == 0) & (chunk == 0):
+        run = tl.sum(tl.zeros([2], tl.int32), axis=0)
+        for j in range(bs):
+            s = (tl.load(seq_ptr + j) + delta).to(tl.int32)
+            tl.store(cs_ptr + j, s)
+            tl.store(cu_ptr + j, run)
+            run += s
+        tl.store(cu_ptr + bs, run)
+    if b < bs:
+        c = chunk * BLOCK_COLS + tl.arange(0, BLOCK_COLS)
+        live = (tl.load(seq_ptr + b) + delta + (1 << LOG2PS) - 1) >> LOG2PS
+        mask = c < tl.minimum(live, max_seq_pages)
+        row = tl.load(rows_ptr + b * rows_stride).to(tl.int64)
+        tok = tl.load(r2t_ptr + row * r2t_s0 + (c.to(tl.int64) << LOG2PS), mask=mask, other=0)
+        page = tl.where(tok < 0, 0, tok >> LOG2PS)
+        e = tl.maximum(tl.load(v2p_ptr + page, mask=mask, other=0) * mult, 0)
+        tl.store(pt_ptr + b.to(tl.int64) * pt_s0 + c, e.to(tl.int32), mask=mask)
+
+
+def decode_metadata_fused(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta,
+                          multiplier, cache_seqlens, cu_seqlens_k, page_table):
+    """Upstream's launch parameters: BLOCK_COLS 256 and 8 warps at ps = 1, 128 and 4 warps otherwise; a (1, 1)
+    grid when there are no columns, so that program (0, 0) still writes the prefix sums."""
+    bs = seq_lens.numel()
+    if bs == 0:
+        cu_seqlens_k[0] = 0
+        return
+    block, warps = (256, 8) if page_size == 1 else (128, 4)
+    grid = (bs, _cdiv(max_seq_pages, block)) if max_seq_pages > 0 else (1, 1)
+    _decode_fused[grid](seq_lens, req_to_token, req_to_token.stride(0), req_pool_indices, req_pool_indices.stride(0),
+                        v2p, cache_seqlens, cu_seqlens_k, page_table, page_table.stride(0), bs, max_seq_pages,
+                        seq_len_delta, multiplier, LOG2PS=page_size.bit_length() - 1, BLOCK_COLS=block,
+                        num_warps=warps, num_stages=3)
+
+
+# The page tables in upstream's grid: 256-column blocks (§4.3 / §4.4's non-strided kernel); the PRODUCTION
+# canonical_page_table / read_table above use 32-column programs.
+def canonical_page_table_grid256(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out):
+    _table_launch(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out, block=256)
+
+
+def read_table_grid256(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, seq_len_delta,
+                       zero_tail, out):
+    _table_launch(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out, seq_len_delta,
+                  zero_tail, block=256)
+
+
 PRODUCTION = {
     "token_translate": translate_v2p,
     "canonical_page_table": canonical_page_table,
@@ -345,7 +404,10 @@ PRODUCTION = {
 }
 # Performance peers (bench/peer.py) that are not the PRODUCTION subject of their route.
 PEERS = {"write_loc_constexpr": ("write_loc", write_loc_constexpr),
-         "translate_v2p_constexpr": ("token_translate", translate_v2p_constexpr)}
+         "translate_v2p_constexpr": ("token_translate", translate_v2p_constexpr),
+         "decode_metadata_fused": ("decode_metadata", decode_metadata_fused),
+         "canonical_page_table_grid256": ("canonical_page_table", canonical_page_table_grid256),
+         "read_table_grid256": ("read_table", read_table_grid256)}
 # route -> (kernel, the variant check() claims, the catalogue variant the planted bug must be named as)
 PLANTED = {
     "translate_v2p_b17": ("token_translate", translate_v2p_b17, "production", "b17_doc_formula"),

@@ -63,6 +63,9 @@ struct LaunchShape {
   // Streaming kernels at 4 lanes per thread: 8 = compile them for 8 resident blocks per SM
   // (__launch_bounds__ minimum blocks: at most 32 registers); anything else: no such bound.
   int stream_min_blocks = 0;
+  // Streaming kernels: true = every thread computes its block's slice with a division on the device;
+  // false = the launcher passes the slice length (one host division per launch).
+  bool device_slice = false;
 };
 void set_launch_shape(const LaunchShape& shape);
 LaunchShape launch_shape();
