@@ -662,7 +662,8 @@ BenchReport run_bench(const BenchOptions& o) {
         {"@hwdiv", LaunchShape{4, false, 4, false, 2, true}},       // int64 division for every divisor
         {"@hwdiv-scalar-io", LaunchShape{4, false, 4, false, 2, false}},
         {"@minblocks8", LaunchShape{4, false, 4, false, 0, true, 8}},
-        {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 0, true}}};  // slice divided per thread
+        {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 0, true}},  // slice divided per thread
+        {"@unstaged", LaunchShape{4, false, 4, false, 0, true, 0, false, false}}};  // gathers lane by lane
     for (const auto& [tag, shape] : shapes) {
       set_launch_shape(shape);
       for (auto& w : s.work) {

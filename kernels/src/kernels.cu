@@ -40,6 +40,43 @@ struct Gather {
   KVADDR_HD i64 operator()(i64 i, bool mask) const { return mask ? table[i] : i64(0); }
 };
 
+// ---- staged evaluation of one-gather lanes ----
+// Every lane function calls its table gather at most once (lanes.hpp). Evaluated one lane after
+// another, each lane uses its gathered value before the next lane's gather is issued, so a thread
+// waits one table round trip per lane. staged_lanes evaluates K lanes in three passes: each lane
+// with a gather that only records (index, mask) and returns 0 (the result is dropped), then the K
+// masked table loads back to back, then each lane again with a gather that returns its loaded value;
+// the K round trips overlap. The values and the loads are those of K direct calls with Gather.
+struct GatherRecord {
+  i64 index = 0;
+  bool mask = false;
+};
+struct RecordingGather {
+  GatherRecord* rec;
+  __device__ i64 operator()(i64 i, bool mask) const {
+    rec->index = i;
+    rec->mask = mask;
+    return 0;
+  }
+};
+struct LoadedGather {
+  i64 value;
+  __device__ i64 operator()(i64, bool) const { return value; }
+};
+
+// lane(k, gather) evaluates lane k with `gather` (a lane that is off returns 0 without calling it).
+template <int K, class Lane>
+__device__ __forceinline__ void staged_lanes(const i64* table, const Lane& lane, i64 (&out)[K]) {
+  GatherRecord rec[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) (void)lane(k, RecordingGather{&rec[k]});
+  i64 loaded[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) loaded[k] = rec[k].mask ? table[rec[k].index] : i64(0);
+#pragma unroll
+  for (int k = 0; k < K; ++k) out[k] = lane(k, LoadedGather{loaded[k]});
+}
+
 i64 ceil_div_host(i64 n, i64 d) { return (n + d - 1) / d; }
 unsigned grid_1d(i64 lanes, i64 per_block) {
   i64 g = ceil_div_host(lanes, per_block);
@@ -213,7 +250,7 @@ void dispatch_div2(i64 ps, i64 dcp, F&& f) {
 // MINB: the minimum resident blocks per SM asked of the register allocator (__launch_bounds__).
 template <class Out, class Op, int ILP, int MINB>
 __global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op,
-                                                           bool vec, i64 per) {
+                                                           bool vec, i64 per, bool staged) {
   i64 lo = 0, hi = 0;
   if (per > 0) {  // the slice length from the host (slice_length): block b owns [b * per, (b + 1) * per)
     lo = i64(blockIdx.x) * per;
@@ -234,12 +271,28 @@ __global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict
         b[k] = 0;
         if (i < pend) ld_stream2(in + i, a[k], b[k]);
       }
+      if (staged) {
+        i64 y[2 * ILP];
+        staged_lanes<2 * ILP>(
+            op.g.table,
+            [&](int j, const auto& g) {
+              const i64 i = p + 2 * i64(j / 2) * kThreads;
+              return i < pend ? op.eval(j % 2 ? b[j / 2] : a[j / 2], g) : i64(0);
+            },
+            y);
 #pragma unroll
-      for (int k = 0; k < ILP; ++k) {
-        const i64 i = p + 2 * i64(k) * kThreads;
-        if (i < pend) {
-          a[k] = op(a[k]);
-          b[k] = op(b[k]);
+        for (int k = 0; k < ILP; ++k) {
+          a[k] = y[2 * k];
+          b[k] = y[2 * k + 1];
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < ILP; ++k) {
+          const i64 i = p + 2 * i64(k) * kThreads;
+          if (i < pend) {
+            a[k] = op(a[k]);
+            b[k] = op(b[k]);
+          }
         }
       }
 #pragma unroll
@@ -258,10 +311,26 @@ __global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict
       v[k] = i < hi && i < n ? ld_stream(in + i) : 0;
     }
     i64 r[ILP];
+    if (staged) {
+      staged_lanes<ILP>(
+          op.g.table,
+          [&](int k, const auto& g) {
+            const i64 i = base + k * kThreads;
+            return i < hi && i < n ? op.eval(v[k], g) : i64(0);
+          },
+          r);
 #pragma unroll
-    for (int k = 0; k < ILP; ++k) {
-      const i64 i = base + k * kThreads;
-      r[k] = i < hi ? (i < n ? op(v[k]) : op.tail()) : 0;
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = base + k * kThreads;
+        if (!(i < hi)) r[k] = 0;
+        else if (!(i < n)) r[k] = op.tail();
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = base + k * kThreads;
+        r[k] = i < hi ? (i < n ? op(v[k]) : op.tail()) : 0;
+      }
     }
 #pragma unroll
     for (int k = 0; k < ILP; ++k) {
@@ -283,7 +352,7 @@ void launch_stream_ilp(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_
   const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, ILP, MINB>);
   const unsigned grid = grid_elems(w, vec ? 2 * ILP : ILP, k);
   const i64 per = g_shape.device_slice ? 0 : slice_length(w, grid);
-  k_stream<Out, Op, ILP, MINB><<<grid, kThreads, 0, s>>>(in, n, out, w, op, vec, per);
+  k_stream<Out, Op, ILP, MINB><<<grid, kThreads, 0, s>>>(in, n, out, w, op, vec, per, g_shape.staged);
 }
 
 // Lanes [0, n) from `in`, [n, w) the tail value (w >= n; w == n for the elementwise routes).
@@ -305,38 +374,51 @@ void launch_elementwise(const i64* in, i64 n, Out* out, Op op, cudaStream_t s, c
 template <class DP, bool Swa>
 struct TokenOp {
   Gather g; DP ps; i64 stride; Variant v;
-  __device__ i64 operator()(i64 t) const {
-    if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
-    else return L::token_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
+  template <class G>
+  __device__ i64 eval(i64 t, const G& gather) const {
+    if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, gather, ps.get(), stride, v);
+    else return L::token_translate_lane<i64, typename DP::type>(t, gather, ps.get(), stride, v);
   }
+  __device__ i64 operator()(i64 t) const { return eval(t, g); }
   __device__ i64 tail() const { return 0; }
 };
 struct MambaOp {
   Gather g; bool clamp;
-  __device__ i64 operator()(i64 slot) const { return L::mamba_lane<i64>(slot, g, clamp); }
+  template <class G>
+  __device__ i64 eval(i64 slot, const G& gather) const { return L::mamba_lane<i64>(slot, gather, clamp); }
+  __device__ i64 operator()(i64 slot) const { return eval(slot, g); }
   __device__ i64 tail() const { return 0; }
 };
 template <class DP, class DD>
 struct DcpOp {
   Gather g; DP ps; i64 stride; DD dcp; Variant v;
-  __device__ i64 operator()(i64 w) const {
-    return L::dcp_read_lane<i64, typename DP::type, typename DD::type>(w, g, ps.get(), stride, dcp.get(), v);
+  template <class G>
+  __device__ i64 eval(i64 w, const G& gather) const {
+    return L::dcp_read_lane<i64, typename DP::type, typename DD::type>(w, gather, ps.get(), stride, dcp.get(), v);
   }
+  __device__ i64 operator()(i64 w) const { return eval(w, g); }
   __device__ i64 tail() const { return 0; }
 };
 template <class DP>
 struct TransferOp {
   Gather g; DP ps; Variant v;
-  __device__ i64 operator()(i64 t) const { return L::transfer_lane<i64, typename DP::type>(t, g, ps.get(), v); }
+  template <class G>
+  __device__ i64 eval(i64 t, const G& gather) const {
+    return L::transfer_lane<i64, typename DP::type>(t, gather, ps.get(), v);
+  }
+  __device__ i64 operator()(i64 t) const { return eval(t, g); }
   __device__ i64 tail() const { return 0; }
 };
 // write_loc: lanes [0, N) translated; the tail [N, out_width) gets `fill` (the sink 0; E02: -1).
 template <class DP, class DD>
 struct WriteLocOp {
   Gather g; DP ps; i64 stride; DD dcp; i64 rank; Variant v; i64 fill;
-  __device__ i64 operator()(i64 loc) const {
-    return L::write_loc_lane<i64, typename DP::type, typename DD::type>(loc, g, ps.get(), stride, dcp.get(), rank, v);
+  template <class G>
+  __device__ i64 eval(i64 loc, const G& gather) const {
+    return L::write_loc_lane<i64, typename DP::type, typename DD::type>(loc, gather, ps.get(), stride, dcp.get(), rank,
+                                                                         v);
   }
+  __device__ i64 operator()(i64 loc) const { return eval(loc, g); }
   __device__ i64 tail() const { return fill; }
 };
 
@@ -350,18 +432,48 @@ struct RowCtx {
   i64 row = 0;  // req_to_token row (or any per-row value the body needs)
 };
 
+// A body with `static constexpr bool kStaged = true` splits its lane into token(ctx, b, c) (the
+// req_to_token / page-table load) and entry(ctx, b, c, token, gather) (the one-gather lane), with
+// lane(ctx, b, c) == entry(ctx, b, c, token(ctx, b, c), Gather{table()}); row_slice then issues
+// the ILP token loads together and the ILP gathers together (staged_lanes) when `staged`.
+template <class B, class = void>
+struct StagedBody : std::false_type {};
+template <class B>
+struct StagedBody<B, std::void_t<decltype(B::kStaged)>> : std::bool_constant<B::kStaged> {};
+
 template <int ILP, class Body>
-__device__ __forceinline__ void row_slice(const Body& body, i64 b) {
+__device__ __forceinline__ void row_slice(const Body& body, i64 b, bool staged) {
   const auto ctx = body.row(b);
   const i64 n = ctx.n;
   i64 lo = 0, hi = 0;
   block_slice(n, blockIdx.x, gridDim.x, lo, hi);
   for (i64 c0 = lo + threadIdx.x; c0 < hi; c0 += kThreads * ILP) {
     i64 r[ILP];
+    bool direct = true;
+    if constexpr (StagedBody<Body>::value) {
+      if (staged) {
+        direct = false;
+        i64 tok[ILP];
 #pragma unroll
-    for (int k = 0; k < ILP; ++k) {
-      const i64 c = c0 + k * kThreads;
-      r[k] = c < hi ? body.lane(ctx, b, c) : 0;
+        for (int k = 0; k < ILP; ++k) {
+          const i64 c = c0 + k * kThreads;
+          tok[k] = c < hi ? body.token(ctx, b, c) : 0;
+        }
+        staged_lanes<ILP>(
+            body.table(),
+            [&](int k, const auto& g) {
+              const i64 c = c0 + k * kThreads;
+              return c < hi ? body.entry(ctx, b, c, tok[k], g) : i64(0);
+            },
+            r);
+      }
+    }
+    if (direct) {
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 c = c0 + k * kThreads;
+        r[k] = c < hi ? body.lane(ctx, b, c) : 0;
+      }
     }
 #pragma unroll
     for (int k = 0; k < ILP; ++k) {
@@ -372,8 +484,8 @@ __device__ __forceinline__ void row_slice(const Body& body, i64 b) {
 }
 
 template <class Body, int ILP>
-__global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows) {
-  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b);
+__global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows, bool staged) {
+  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b, staged);
 }
 
 template <class Body>
@@ -381,10 +493,12 @@ void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const
   if (rows <= 0) return;
   if (g_shape.lanes_per_thread >= kIlpWide) {
     const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpWide>);
-    k_rows<Body, kIlpWide><<<grid_rows(max_cols, rows, kIlpWide, g_shape.resident_grid, k), kThreads, 0, s>>>(body, rows);
+    k_rows<Body, kIlpWide><<<grid_rows(max_cols, rows, kIlpWide, g_shape.resident_grid, k), kThreads, 0, s>>>(body, rows,
+                                                                                                     g_shape.staged);
   } else {
     const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpNarrow>);
-    k_rows<Body, kIlpNarrow><<<grid_rows(max_cols, rows, kIlpNarrow, g_shape.resident_grid, k), kThreads, 0, s>>>(body, rows);
+    k_rows<Body, kIlpNarrow><<<grid_rows(max_cols, rows, kIlpNarrow, g_shape.resident_grid, k), kThreads, 0, s>>>(
+        body, rows, g_shape.staged);
   }
   check_launch(name);
 }
@@ -419,14 +533,20 @@ struct PrefixTableBody {
     return {Spec::columns(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, a.variant),
             batch_row<Spec>(a.req_pool_indices.data, b, a.variant)};
   }
-  __device__ i64 lane(const RowCtx& r, i64, i64 c) const {
-    const i64 ps = page_size<PS>(a.page_size);
-    const i64 tok = token_at(a.req_to_token, r.row, c * ps);
-    if constexpr (std::is_same_v<Args, FullPrefillTableArgs>)
-      return L::full_prefill_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
-    else
-      return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, a.variant);
+  static constexpr bool kStaged = true;
+  __device__ const i64* table() const { return a.v2p.data; }
+  __device__ i64 token(const RowCtx& r, i64, i64 c) const {
+    return token_at(a.req_to_token, r.row, c * page_size<PS>(a.page_size));
   }
+  template <class G>
+  __device__ i64 entry(const RowCtx&, i64, i64, i64 tok, const G& g) const {
+    const i64 ps = page_size<PS>(a.page_size);
+    if constexpr (std::is_same_v<Args, FullPrefillTableArgs>)
+      return L::full_prefill_entry_lane<i64>(tok, g, ps, a.multiplier, a.variant);
+    else
+      return L::page_entry_lane<i64>(tok, g, ps, a.multiplier, a.variant);
+  }
+  __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
   __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
 };
 
@@ -454,16 +574,21 @@ struct ReadTableBody {
     r.n = Spec::written_columns<i64>(r.live_n, a.max_pages, a.zero_tail);
     return r;
   }
-  __device__ i64 lane(const Ctx& r, i64, i64 c) const {
+  static constexpr bool kStaged = true;
+  __device__ const i64* table() const { return a.v2p.data; }
+  __device__ i64 token(const Ctx& r, i64, i64 c) const {
+    return c >= r.live_n ? 0 : token_at(a.req_to_token, r.row, c * page_size<PS>(a.page_size));
+  }
+  template <class G>
+  __device__ i64 entry(const Ctx& r, i64, i64 c, i64 tok, const G& g) const {
     // Zero tail (only reached when zero_tail); E02 fills the pad -1 instead of the sink 0.
     if (c >= r.live_n) return Spec::tail_fill<i64>(a.variant);
-    const i64 ps = page_size<PS>(a.page_size);
-    const i64 tok = token_at(a.req_to_token, r.row, c * ps);
     // Only B09 and era_b_unclamped act inside the entry lane (as the host route); the other
     // variants act on the loop.
     const Variant ev = Spec::entry_variant(a.variant);
-    return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, ps, a.multiplier, ev);
+    return L::page_entry_lane<i64>(tok, g, page_size<PS>(a.page_size), a.multiplier, ev);
   }
+  __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
   __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
 };
 
@@ -481,11 +606,17 @@ struct FlashmlaBody {
     r.start = (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0;
     return r;
   }
-  __device__ i64 lane(const Ctx& r, i64, i64 c) const {
-    const i64 tok = token_at(a.req_to_token, r.row, r.start + c * a.page_size);
-    if (!(a.v2p.data != nullptr)) return L::static_entry_lane<i64>(tok, a.page_size);
-    return L::page_entry_lane<i64>(tok, Gather{a.v2p.data}, a.page_size, a.multiplier, a.variant);
+  static constexpr bool kStaged = true;
+  __device__ const i64* table() const { return a.v2p.data; }
+  __device__ i64 token(const Ctx& r, i64, i64 c) const {
+    return token_at(a.req_to_token, r.row, r.start + c * a.page_size);
   }
+  template <class G>
+  __device__ i64 entry(const Ctx&, i64, i64, i64 tok, const G& g) const {
+    if (!(a.v2p.data != nullptr)) return L::static_entry_lane<i64>(tok, a.page_size);
+    return L::page_entry_lane<i64>(tok, g, a.page_size, a.multiplier, a.variant);
+  }
+  __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
   __device__ void store(i64 b, i64 c, i64 v) const {
     a.kv_indices.data[b * a.kv_indices.row_stride + c * a.kv_indices.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
   }
@@ -494,10 +625,16 @@ struct FlashmlaBody {
 struct EagerFunnelBody {
   EagerFunnelArgs a;
   __device__ RowCtx row(i64) const { return {a.page_table.cols, 0}; }
-  __device__ i64 lane(const RowCtx&, i64 b, i64 c) const {
-    const i64 tok = a.page_table.data[b * a.page_table.row_stride + c * a.page_table.col_stride];
-    return L::eager_funnel_lane<i64>(tok, Gather{a.v2p.data}, a.page_size, a.page_size * a.multiplier);
+  static constexpr bool kStaged = true;
+  __device__ const i64* table() const { return a.v2p.data; }
+  __device__ i64 token(const RowCtx&, i64 b, i64 c) const {
+    return a.page_table.data[b * a.page_table.row_stride + c * a.page_table.col_stride];
   }
+  template <class G>
+  __device__ i64 entry(const RowCtx&, i64, i64, i64 tok, const G& g) const {
+    return L::eager_funnel_lane<i64>(tok, g, a.page_size, a.page_size * a.multiplier);
+  }
+  __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
   __device__ void store(i64 b, i64 c, i64 v) const { a.out.data[b * a.out.row_stride + c * a.out.col_stride] = v; }
 };
 
@@ -571,6 +708,14 @@ struct DecodeBody {
     const i64 r = (!COPY || SWA) ? batch_row<Spec>(p.a.req_pool_indices.data, b, p.a.variant) : 0;
     return {n, r};
   }
+  // The Era-B remap without SWA is one token load and one gather: staged (row_slice).
+  static constexpr bool kStaged = REMAP && !COPY && !SWA;
+  __device__ const i64* table() const { return p.a.v2p.data; }
+  __device__ i64 token(const RowCtx& r, i64, i64 c) const { return token_at(p.a.req_to_token, r.row, c * ps()); }
+  template <class G>
+  __device__ i64 entry(const RowCtx&, i64, i64, i64 page_index, const G& g) const {
+    return L::decode_entry_lane<i64>(page_index, g, log2_ps(), p.a.multiplier, p.a.variant);
+  }
   __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const {
     const DecodeMetadataArgs& a = p.a;
     const i64 page_index = (!COPY || SWA) ? token_at(a.req_to_token, r.row, c * ps()) : 0;
@@ -582,7 +727,7 @@ struct DecodeBody {
     if constexpr (COPY) {
       return a.kernel_page_table.data[b * a.kernel_page_table.row_stride + c * a.kernel_page_table.col_stride];
     } else if constexpr (REMAP) {
-      return L::decode_entry_lane<i64>(page_index, Gather{a.v2p.data}, log2_ps(), a.multiplier, a.variant);
+      return entry(r, b, c, page_index, Gather{a.v2p.data});
     } else {
       return (log2_ps() == 0) ? page_index : L::kv_shr<i64>(page_index, log2_ps());  // static: the shift only
     }
@@ -594,13 +739,13 @@ struct DecodeBody {
 // sums, concurrently with the page-table rows, so that the scan (one more dependent DRAM access
 // plus the block-wide barriers) is not added to the critical path of a page-table block.
 template <class Body, int ILP>
-__global__ void __launch_bounds__(kThreads) k_decode_metadata(Body body, i64 rows) {
+__global__ void __launch_bounds__(kThreads) k_decode_metadata(Body body, i64 rows, bool staged) {
   const unsigned table_rows = gridDim.y - 1;
   if (blockIdx.y == table_rows) {
     if (blockIdx.x == 0) decode_prefix_sums(body.p);
     return;
   }
-  for (i64 b = blockIdx.y; b < rows; b += table_rows) row_slice<ILP>(body, b);
+  for (i64 b = blockIdx.y; b < rows; b += table_rows) row_slice<ILP>(body, b, staged);
 }
 
 // Grid of the page-table rows (capped one below the y limit) plus the prefix-sum row.
@@ -615,10 +760,10 @@ void launch_decode_body(const Body& body, i64 rows, cudaStream_t s) {
   const i64 cols = body.p.a.max_seq_pages;
   if (g_shape.decode_lanes_per_thread >= kIlpWide) {
     const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpWide>);
-    k_decode_metadata<Body, kIlpWide><<<decode_grid(cols, rows, kIlpWide, k), kThreads, 0, s>>>(body, rows);
+    k_decode_metadata<Body, kIlpWide><<<decode_grid(cols, rows, kIlpWide, k), kThreads, 0, s>>>(body, rows, g_shape.staged);
   } else {
     const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpNarrow>);
-    k_decode_metadata<Body, kIlpNarrow><<<decode_grid(cols, rows, kIlpNarrow, k), kThreads, 0, s>>>(body, rows);
+    k_decode_metadata<Body, kIlpNarrow><<<decode_grid(cols, rows, kIlpNarrow, k), kThreads, 0, s>>>(body, rows, g_shape.staged);
   }
 }
 

@@ -58,6 +58,8 @@ const Shape kShapes[] = {
     {"device-slice", gpu::LaunchShape{4, false, 4, false, 0, true, 0, true}},
     {"ilp4-resident-device-slice", gpu::LaunchShape{4, true, 4, true, 0, true, 0, true}},
     {"ilp4-resident", gpu::LaunchShape{4, true, 4, true, 0, true, 0, false}},
+    {"unstaged", gpu::LaunchShape{4, false, 4, false, 0, true, 0, false, false}},
+    {"ilp8-unstaged", gpu::LaunchShape{8, false, 8, false, 0, true, 0, false, false}},
 };
 
 struct ShapeGuard {

@@ -66,6 +66,9 @@ struct LaunchShape {
   // Streaming kernels: true = every thread computes its block's slice with a division on the device;
   // false = the launcher passes the slice length (one host division per launch).
   bool device_slice = false;
+  // Streaming and table kernels: true = a thread issues the table gathers of all its lanes before it
+  // uses any (staged_lanes in kernels.cu); false = lane by lane.
+  bool staged = true;
 };
 void set_launch_shape(const LaunchShape& shape);
 LaunchShape launch_shape();
