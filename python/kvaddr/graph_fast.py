@@ -34,6 +34,7 @@ V2P, IDS, LOC, PAGE_TABLE, R2T, ROWS, LENS = 1, 2, 3, 4, 5, 6, 7
 # one tag per recipe field, so that the arrays of one case are independent
 _TAGS = {"v2p": 1, "ids": 2, "loc": 3, "page_table": 4, "req_to_token": 5, "rows": 6, "lens": 7}
 BATCH = 256  # cases per host sync
+_M64 = (1 << 64) - 1  # the draws take the seed as an unsigned 64-bit word
 
 
 @dataclasses.dataclass
@@ -93,7 +94,7 @@ def plan(route, r):
 def host_values(d, seed, k):
     """Draw `d`'s values of case k of `seed` on the host (the values the device draws)."""
     rows, cols = d.rows_cols()
-    return _core.graph_draw(d.kind, d.tag, list(d.params), int(seed), int(k), rows, cols).reshape(d.shape).astype(
+    return _core.graph_draw(d.kind, d.tag, list(d.params), int(seed) & _M64, int(k), rows, cols).reshape(d.shape).astype(
         d.dtype)
 
 
@@ -141,7 +142,7 @@ class FastLoop:
         from .harness import Presented
 
         torch = fam.torch
-        self.torch, self.fam, self.route, self.seed = torch, fam, route, int(seed)
+        self.torch, self.fam, self.route, self.seed = torch, fam, route, int(seed) & _M64
         self.recipe0, self.case0, self.p = recipe0, case0, presented
         self.draws = plan(route, recipe0)
         if case0.alias:
@@ -197,7 +198,7 @@ class FastLoop:
 
     def recipe(self, k):
         """Case k's recipe, drawn on the host (the values the device drew for it)."""
-        return host_recipe(self.route, self.recipe0, self.draws, self.seed, k)
+        return host_recipe(self.route, self.recipe0, self.draws, self.seed, k)  # the seed as the device took it
 
     def _mirror(self, name):
         """The snapshot's view of input `name`, laid out as the presented view."""
