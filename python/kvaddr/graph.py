@@ -7,6 +7,10 @@ call is captured with torch.cuda.graph over the same buffers. Every later case r
 buffers, replays the graph and compares every lane. A kernel or wrapper that bakes capture-time values
 (a grid sized from the capture batch, a table copied at capture time, a buffer rebound outside the
 graph) fails here while it passes eagerly.
+
+Two loops run the later cases: the fast loop (kvaddr.graph_fast: values drawn, referenced and compared on the
+device in captured graphs around the user's, one host wait per batch) wherever it applies, and the slow loop
+below (redraw with numpy, build, host reference, copy in) for graph="slow" and the host / both references.
 """
 from __future__ import annotations
 
