@@ -132,7 +132,7 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
             return failed
 
         try:
-            return fast.run(rep, g, 1, cases, time_budget, t0, on_failure)
+            return fast.run(rep, g, 1, cases, time_budget, t0, on_failure, case_timeout)
         except Exception as e:  # noqa: BLE001 - a replay the CUDA runtime refuses is the kernel's finding
             from .harness import CaseResult
 
@@ -163,4 +163,6 @@ def _fast_loop(rep, fam, route, recipe0, case0, p, variant, seed):
         fast.capture()
     except graph_fast.Unsupported as e:
         return None, str(e)
+    except Exception as e:  # noqa: BLE001 - kvaddr's own graphs failed to capture: the slow loop runs, the note says why
+        return None, f"the fast loop's graphs could not be captured ({type(e).__name__}: {e})"
     return fast, ""

@@ -234,9 +234,10 @@ class FastLoop:
         self.counter.fill_(int(k))
         self._pre(int(self.torch.cuda.current_stream().cuda_stream))
 
-    def run(self, rep, user_graph, first, cases, time_budget, t0, on_failure):
-        """Cases first .. cases - 1; on_failure(k) handles a case with differing lanes and returns a failure
-        tuple (stop) or None (continue). Returns the failure tuple or None."""
+    def run(self, rep, user_graph, first, cases, time_budget, t0, on_failure, case_timeout=None):
+        """Cases first .. cases - 1; on_failure(k) handles a case with differing lanes (or a replay that took
+        longer than case_timeout on the GPU) and returns a failure tuple (stop) or None (continue). Returns the
+        failure tuple or None."""
         torch = self.torch
         self.counter.fill_(int(first))
         ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(BATCH)]
@@ -258,7 +259,7 @@ class FastLoop:
             times = [a.elapsed_time(b) / 1e3 for a, b in ev[:nb]]
             for j in range(nb):
                 kk = k + j
-                if counts[kk % BATCH]:
+                if counts[kk % BATCH] or (case_timeout is not None and times[j] > case_timeout):
                     failed = on_failure(kk)  # the eager re-run counts the case (and its kernel time)
                     if failed is not None:
                         return failed

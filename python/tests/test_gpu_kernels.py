@@ -283,3 +283,17 @@ def test_fast_loop_catches_a_write_into_an_input_under_capture():
 
     rep = kvaddr.check("write_loc", writes_v2p_in_graph, device="cuda", graph=True, cases=50, seed=1)
     assert not rep.ok and rep.failure.kind == "input_modified" and rep.failure.case_index == 1, str(rep)
+
+
+def test_fast_loop_reports_a_slow_replay_as_a_timeout():
+    base = G.kernel("token_translate")
+
+    def slow_in_graph(**kw):
+        base(**kw)
+        if torch.cuda.is_current_stream_capturing():
+            torch.cuda._sleep(2_000_000)  # about a millisecond of GPU time per replay
+
+    rep = kvaddr.check("token_translate", slow_in_graph, device="cuda", graph=True, cases=20, seed=1,
+                       case_timeout=2e-4)
+    assert not rep.ok and rep.graph_loop == "fast" and rep.failure.kind == "timeout", str(rep)
+    assert rep.failure.case_index == 1, str(rep)
