@@ -7,6 +7,10 @@ call is captured with torch.cuda.graph over the same buffers. Every later case r
 buffers, replays the graph and compares every lane. A kernel or wrapper that bakes capture-time values
 (a grid sized from the capture batch, a table copied at capture time, a buffer rebound outside the
 graph) fails here while it passes eagerly.
+
+Two loops run the later cases: the fast loop (kvaddr.graph_fast: values drawn, referenced and compared on the
+device in captured graphs around the user's, one host wait per batch) wherever it applies, and the slow loop
+below (redraw with numpy, build, host reference, copy in) for graph="slow" and the host / both references.
 """
 from __future__ import annotations
 
@@ -69,17 +73,30 @@ def _capture_recipe(route, seed, lanes, params):
     return r
 
 
-def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, case_timeout, t0):
-    from .harness import Presented, run_case, run_recipe
+GRAPH_LOOPS = ("auto", "fast", "slow")
 
-    if fam.name != "torch" or fam.device == "cpu":
-        raise ValueError("graph=True needs device='cuda' with torch tensors (torch.cuda.graph)")
-    torch = fam.torch
+
+def captured_recipe(route, seed, lanes, params):
+    """The recipe graph mode captures on: _capture_recipe without aliasing and with its lengths halved."""
     recipe0 = _capture_recipe(route, seed, lanes, params)
     recipe0["alias"] = False
     recipe0["overlap"] = 0  # no partially overlapping layout (validation rejects it)
     if "lens" in recipe0:  # captured on a short batch, replayed on longer ones (as engines capture)
         recipe0["lens"] = recipe0["lens"] // 2
+    return recipe0
+
+
+def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, case_timeout, t0,
+                    loop="auto"):
+    """Graph mode's campaign after the warm-up and the capture of case 0: the fast loop (kvaddr.graph_fast, no
+    per-case host work) where it applies and `loop` allows it, else the slow loop (each case redrawn, built and
+    referenced on the host, loaded into the captured buffers). rep.graph_loop says which one ran."""
+    from .harness import Presented, run_case, run_recipe
+
+    if fam.name != "torch" or fam.device == "cpu":
+        raise ValueError("graph=True needs device='cuda' with torch tensors (torch.cuda.graph)")
+    torch = fam.torch
+    recipe0 = captured_recipe(route, seed, lanes, params)
     case0 = C.build(route, recipe0)
     try:
         expected0 = reference(case0, variant)
@@ -103,6 +120,27 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
         from .harness import CaseResult
 
         return 0, recipe0, CaseResult("raised", f"capture failed: {type(e).__name__}: {e}")
+    fast, why = _fast_loop(rep, fam, route, recipe0, case0, p, variant, seed) if loop != "slow" else (None, "")
+    if fast is not None:
+        rep.graph_loop = "fast"
+
+        def on_failure(k):  # differing lanes in case k: rebuild it on the host and run it as the slow loop does
+            recipe = fast.recipe(k)
+            failed = run_recipe(rep, fam, None, k, recipe, variant, case_timeout, None, presented=p, launch=g.replay)
+            if failed is None:
+                rep.graph_unconfirmed += 1
+            return failed
+
+        try:
+            return fast.run(rep, g, 1, cases, time_budget, t0, on_failure, case_timeout)
+        except Exception as e:  # noqa: BLE001 - a replay the CUDA runtime refuses is the kernel's finding
+            from .harness import CaseResult
+
+            return 0, recipe0, CaseResult("raised", f"a graph replay failed after {rep.cases} checked cases: "
+                                                    f"{type(e).__name__}: {e}")
+    if loop == "fast":
+        raise ValueError(f"graph = 'fast': the fast graph loop cannot run this call ({why})")
+    rep.graph_loop, rep.graph_note = "slow", why
     for i in range(1, int(cases)):
         if time_budget is not None and time.perf_counter() - t0 > time_budget:
             break
@@ -112,3 +150,19 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
         if failed is not None:
             return failed
     return None
+
+
+def _fast_loop(rep, fam, route, recipe0, case0, p, variant, seed):
+    """(a captured kvaddr.graph_fast.FastLoop, "") or (None, why the slow loop runs instead)."""
+    from . import graph_fast
+
+    if rep.reference != "cuda":
+        return None, f"reference {rep.reference!r} (the fast loop's reference is kvaddr's CUDA kernel)"
+    try:
+        fast = graph_fast.FastLoop(fam, route, recipe0, case0, p, variant, seed)
+        fast.capture()
+    except graph_fast.Unsupported as e:
+        return None, str(e)
+    except Exception as e:  # noqa: BLE001 - kvaddr's own graphs failed to capture: the slow loop runs, the note says why
+        return None, f"the fast loop's graphs could not be captured ({type(e).__name__}: {e})"
+    return fast, ""

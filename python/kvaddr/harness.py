@@ -98,6 +98,11 @@ class Report:
     overflow: dict = dataclasses.field(default_factory=dict)  # cases past an int32 precondition (kvaddr.overflow)
     reference: str = "host"  # "cuda": kvaddr's CUDA kernels on the device; "host": the host routes; "both"
     huge: dict = dataclasses.field(default_factory=dict)  # the > 2^31-element device case (kvaddr.huge)
+    # graph mode: "fast" (kvaddr.graph_fast: drawn, referenced and compared on the device) or "slow" (each case
+    # built on the host); graph_note says why the slow loop ran where the fast one was allowed
+    graph_loop: str = ""
+    graph_note: str = ""
+    graph_unconfirmed: int = 0  # fast-loop cases with differing lanes that passed when re-run eagerly
 
     @property
     def ok(self):
@@ -115,7 +120,8 @@ class Report:
     def to_dict(self):
         """The report as plain JSON-able values (lanes as strings)."""
         d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "shard", "cases",
-                                             "rejected", "lanes", "seconds", "kernel_seconds", "ok", "reference")}
+                                             "rejected", "lanes", "seconds", "kernel_seconds", "ok", "reference",
+                                             "graph_loop", "graph_note", "graph_unconfirmed")}
         d["huge"] = dict(self.huge)
         d["rejections"] = dict(self.rejections)
         d["overflow"] = dict(self.overflow)
@@ -129,7 +135,8 @@ class Report:
 
     def __str__(self):
         head = (f"kvaddr.check {self.route} (variant {self.variant}, seed {self.seed}, {self.device}/{self.array}"
-                f"{', graph' if self.graph else ''}, reference {self.reference}): ")
+                f"{', graph' if self.graph else ''}{f' ({self.graph_loop} loop)' if self.graph_loop else ''}, "
+                f"reference {self.reference}): ")
         extra = []
         if self.rejections:
             extra.append(f"  {self.rejected} drawn cases the claimed contract rejects: "
@@ -466,6 +473,8 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     fam = family(device, array)
     rep = Report(route, int(seed), variant, device, fam.name, bool(graph), shard=shard,
                  reference=resolve_reference(reference, fam))
+    if graph not in (False, True, "fast", "slow"):
+        raise ValueError(f"graph = {graph!r}: must be False, True, 'fast' or 'slow'")
     if graph and shard[1] > 1:
         raise ValueError(f"shard = {shard!r}: graph mode captures on case 0 in every run and is not sharded")
     t_start = time.perf_counter()
@@ -473,7 +482,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         from .graph import run_graph_cases
 
         failing = run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
-                                  case_timeout, t_start)
+                                  case_timeout, t_start, graph if isinstance(graph, str) else "auto")
     else:
         failing = _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
                                    lanes_budget, case_timeout, t_start, shard, overflow)

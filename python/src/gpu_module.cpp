@@ -22,6 +22,7 @@
 
 #include "device_compare.hpp"  // kernels/src: detail::count_differences
 #include "errors.hpp"
+#include "graph_fast.hpp"
 #include "kvaddr/kernels/launch.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/contracts.hpp"
@@ -156,6 +157,53 @@ void synchronize(std::uintptr_t stream) {
   if (err != cudaSuccess) throw_cuda("cudaStreamSynchronize", err);
 }
 
+
+// ---- graph mode's fast loop (graph_fast.hpp) ---------------------------------------------------
+// draws: [(kind, tag, [p0..p3], ptr, rows, cols, row_stride, col_stride, bits)]
+void graph_draw(py::list draws, uint64_t seed, std::uintptr_t counter, std::uintptr_t stream) {
+  std::vector<graph_fast::DrawJob> jobs;
+  for (py::handle h : draws) {
+    auto t = py::reinterpret_borrow<py::tuple>(h);
+    if (t.size() != 9) throw InvalidArgument("draws", std::to_string(t.size()), "each draw is a 9-tuple");
+    graph_fast::DrawJob d;
+    d.job.kind = py::cast<int32_t>(t[0]);
+    d.job.tag = py::cast<int32_t>(t[1]);
+    const auto p = py::cast<std::vector<int64_t>>(t[2]);
+    if (p.size() > 4) throw InvalidArgument("params", std::to_string(p.size()), "at most 4 parameters");
+    for (std::size_t i = 0; i < p.size(); ++i) d.job.p[i] = p[i];
+    d.dst = {reinterpret_cast<void*>(py::cast<std::uintptr_t>(t[3])), py::cast<int64_t>(t[4]), py::cast<int64_t>(t[5]),
+             py::cast<int64_t>(t[6]), py::cast<int64_t>(t[7]), py::cast<int32_t>(t[8])};
+    jobs.push_back(d);
+  }
+  graph_fast::launch_draw(jobs.data(), static_cast<int>(jobs.size()), seed, reinterpret_cast<const int64_t*>(counter),
+                          as_stream(stream));
+}
+
+// copies: [(src, dst, bytes)]
+void graph_copy(py::list copies, std::uintptr_t stream) {
+  std::vector<graph_fast::CopyJob> jobs;
+  for (py::handle h : copies) {
+    auto t = py::reinterpret_borrow<py::tuple>(h);
+    jobs.push_back({reinterpret_cast<const void*>(py::cast<std::uintptr_t>(t[0])),
+                    reinterpret_cast<void*>(py::cast<std::uintptr_t>(t[1])), py::cast<int64_t>(t[2])});
+  }
+  graph_fast::launch_copies(jobs.data(), static_cast<int>(jobs.size()), as_stream(stream));
+}
+
+// pairs: [(a, b, n, bits)]
+void graph_compare(py::list pairs, std::uintptr_t counter, std::uintptr_t counts, int64_t slots,
+                   std::uintptr_t stream) {
+  std::vector<graph_fast::ComparePair> v;
+  for (py::handle h : pairs) {
+    auto t = py::reinterpret_borrow<py::tuple>(h);
+    v.push_back({reinterpret_cast<const void*>(py::cast<std::uintptr_t>(t[0])),
+                 reinterpret_cast<const void*>(py::cast<std::uintptr_t>(t[1])), py::cast<int64_t>(t[2]),
+                 py::cast<int32_t>(t[3])});
+  }
+  graph_fast::launch_compare(v.data(), static_cast<int>(v.size()), reinterpret_cast<const int64_t*>(counter),
+                             reinterpret_cast<int64_t*>(counts), slots, as_stream(stream));
+}
+
 // kvaddr's exception classes are those of kvaddr._core: errors.hpp's table is pointed at them.
 void adopt_core_exceptions(py::module_& m) {
   py::module_ core = py::module_::import("kvaddr._core");
@@ -211,4 +259,13 @@ PYBIND11_MODULE(_gpu, m) {
   m.def("count_differences", &g::count_differences, py::arg("a"), py::arg("b"), py::arg("n"), py::arg("bits"),
         py::arg("stream"), "(count, first index) of the elements where two device buffers differ; waits.");
   m.def("synchronize", &g::synchronize, py::arg("stream"));
+  m.def("graph_draw", &g::graph_draw, py::arg("draws"), py::arg("seed"), py::arg("counter"), py::arg("stream"),
+        "Graph mode's fast loop: draw case *counter's values into each target (one kernel, no sync).");
+  m.def("graph_copy", &g::graph_copy, py::arg("copies"), py::arg("stream"),
+        "Graph mode's fast loop: device-to-device copies of (src, dst, bytes) in one kernel.");
+  m.def("graph_compare", &g::graph_compare, py::arg("pairs"), py::arg("counter"), py::arg("counts"), py::arg("slots"),
+        py::arg("stream"), "Graph mode's fast loop: counts[*counter % slots] += differing elements of all pairs.");
+  m.def("graph_bump", [](std::uintptr_t counter, std::uintptr_t stream) {
+    kvaddr::python::graph_fast::launch_bump(reinterpret_cast<int64_t*>(counter), g::as_stream(stream));
+  }, py::arg("counter"), py::arg("stream"), "Graph mode's fast loop: *counter += 1 on the device.");
 }

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "kvaddr/kernels/graph_draw.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/model/geometry.hpp"
@@ -122,6 +123,27 @@ std::vector<std::string> broken_preconditions_of(const std::string& route_name, 
   DecodeMetadataArgs a = decode_inputs(lens, r2t, rows, max_pages, seq_len_delta, page_size, v2p);
   if (kernel_page_table) a.kernel_page_table = {&kpt_marker, 1, 1, 1, 1};
   return broken_preconditions(a);
+}
+
+
+// Graph mode's fast-loop draw on the host (kvaddr/kernels/graph_draw.hpp; the device draws the same values):
+// the [rows, cols] int64 values of one job of case k.
+py::array_t<int64_t> graph_draw_host(int kind, int tag, const std::vector<int64_t>& params, uint64_t seed, int64_t k,
+                                     int64_t rows, int64_t cols) {
+  require(kind >= graph_draw::kV2p && kind <= graph_draw::kLens, "kind", kind, "must be a graph_draw kind (1..7)");
+  require(params.size() <= 4, "params", static_cast<int64_t>(params.size()), "at most 4 parameters");
+  require(rows >= 0, "rows", rows, "must be >= 0");
+  require(cols >= 0, "cols", cols, "must be >= 0");
+  require(k >= 0, "k", k, "a case index must be >= 0");
+  graph_draw::Job j;
+  j.kind = kind;
+  j.tag = tag;
+  for (std::size_t i = 0; i < params.size(); ++i) j.p[i] = params[i];
+  py::array_t<int64_t> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
+  auto v = a.mutable_unchecked<2>();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c) v(r, c) = graph_draw::value(j, seed, k, r, c);
+  return a;
 }
 
 }  // namespace kvaddr::python
@@ -302,6 +324,9 @@ PYBIND11_MODULE(_core, m) {
     return call_route<Route::token_translate>(virt, v2p, page_size, page_stride / page_size, out, std::string("production"));
   }, py::arg("virt"), py::arg("v2p"), py::arg("page_size"), py::arg("page_stride"), py::arg("out") = none,
      "Fused translate_v2p(virt, v2p, page_size, page_stride, out).");
+  m.def("graph_draw", &graph_draw_host, py::arg("kind"), py::arg("tag"), py::arg("params"), py::arg("seed"), py::arg("k"),
+        py::arg("rows"), py::arg("cols"),
+        "Graph mode's fast-loop draw of one array of case k on the host (int64 [rows, cols]; the device draws the same).");
   m.def("read_stream", &read_stream, py::arg("table"), py::arg("indptr"), py::arg("page_size"),
         py::arg("kv_start_idx") = none, py::arg("out") = none, "§4.4 packed CSR stream over a built table.");
   m.def("write_loc_to_kernel_ids", [](py::handle loc, py::handle v2p, int64_t page_size, int64_t stride,

@@ -166,3 +166,134 @@ def test_count_differences_exact():
     assert e.value.argument == "b"
     with pytest.raises(kvaddr.InvalidArgument):
         G.count_differences(a[::2], b[::2])
+
+
+# ---- graph mode's fast loop (kvaddr.graph_fast) ---------------------------------------------------
+def _stream():
+    return int(torch.cuda.current_stream().cuda_stream)
+
+
+@pytest.mark.parametrize("kind, params, rows, cols, bits", [
+    (1, [300, 0, 0], 1, 301, 64), (1, [300, 2, 7], 1, 301, 64), (2, [40, 16, 0, 1], 1, 5000, 64),
+    (2, [40, 1, 1, 1], 1, 777, 64), (2, [40, 5, 2, 4], 1, 999, 32), (3, [40, 16, 4], 1, 4096, 64),
+    (4, [40, 16], 33, 17, 64), (5, [90, 7, 10000], 19, 130, 32), (6, [1000], 1, 257, 64), (7, [77], 1, 300, 64)])
+@pytest.mark.parametrize("strided", [False, True])
+def test_device_draw_equals_host_draw(kind, params, rows, cols, bits, strided):
+    from kvaddr import _core
+
+    dt = torch.int32 if bits == 32 else torch.int64
+    pad = 3 if strided else 0
+    if rows == 1:  # a 1-D target: every other element of a longer buffer when strided
+        backing = torch.full(((2 if strided else 1) * cols,), -7777, dtype=dt, device="cuda")
+        view = backing[::2] if strided else backing
+        rs, cs = 0, view.stride(0)
+    else:
+        backing = torch.full((rows, cols + pad), -7777, dtype=dt, device="cuda")
+        view = backing[:, :cols]
+        rs, cs = view.stride()
+    for k in (0, 1, 12345):
+        counter = torch.tensor([k], dtype=torch.int64, device="cuda")
+        G._gpu.graph_draw([(kind, 3, params, view.data_ptr(), rows, cols, rs, cs, bits)], 99, counter.data_ptr(),
+                          _stream())
+        torch.cuda.synchronize()
+        want = _core.graph_draw(kind, 3, params, 99, k, rows, cols).astype(np.int32 if bits == 32 else np.int64)
+        assert np.array_equal(view.cpu().numpy().reshape(rows, cols), want), k
+        if strided:
+            rest = backing[1::2] if rows == 1 else backing[:, cols:]
+            assert bool((rest == -7777).all())
+
+
+@pytest.mark.parametrize("route", kvaddr.HARNESS_ROUTES)
+def test_fast_loop_pre_graph_work_equals_the_host_case(route):
+    # the fast loop's reset + draw + CUDA reference for case k equal the host-built case k: every input backing,
+    # every output backing before the call, and the expected backings = the host route's outputs
+    from kvaddr import cases as C
+    from kvaddr import graph, graph_fast
+    from kvaddr.arrays import family
+    from kvaddr.conventions import reference
+    from kvaddr.harness import Presented, guarded
+
+    fam = family("cuda", None)
+    for seed in (1, 2):
+        r0 = graph.captured_recipe(route, seed, 1 << 10, None)
+        case0 = C.build(route, r0)
+        p = Presented(fam, case0)
+        fast = graph_fast.FastLoop(fam, route, r0, case0, p, "production", seed)
+        for k in (1, 7, 500):
+            fast.draw_now(k)
+            torch.cuda.synchronize()
+            case = C.build(route, fast.recipe(k))
+            host = Presented(fam, case)
+            for n in host.in_backing:
+                assert torch.equal(p.in_backing[n], host.in_backing[n]), (seed, k, n)
+                assert torch.equal(fast.snap[n], host.in_backing[n]), (seed, k, n)
+            exp = reference(case, "production")
+            for n in case.outputs:
+                assert np.array_equal(p.out_backing[n].cpu().numpy(), guarded(case.outputs[n])), (seed, k, n)
+                assert np.array_equal(fast.exp[n].cpu().numpy(), guarded(exp[n])), (seed, k, n)
+
+
+@pytest.mark.parametrize("route", kvaddr.HARNESS_ROUTES)
+def test_fast_loop_checks_kvaddr_kernels(route):
+    rep = kvaddr.check(route, G.kernel(route), device="cuda", graph=True, cases=700, seed=3, lanes=64)
+    assert rep.ok and rep.graph_loop == "fast" and rep.cases == 700 and rep.graph_unconfirmed == 0, str(rep)
+    assert "(fast loop)" in str(rep) and rep.to_dict()["graph_loop"] == "fast"
+    assert 0 < rep.kernel_seconds < rep.seconds
+
+
+def test_slow_loop_on_request_and_for_the_host_reference():
+    rep = kvaddr.check("read_table", G.kernel("read_table"), device="cuda", graph="slow", cases=30, seed=3)
+    assert rep.ok and rep.graph_loop == "slow" and rep.cases == 30, str(rep)
+    rep = kvaddr.check("read_table", G.kernel("read_table"), device="cuda", graph=True, cases=30, seed=3,
+                       reference="host")
+    assert rep.ok and rep.graph_loop == "slow" and "reference 'host'" in rep.graph_note, str(rep)
+    with pytest.raises(ValueError, match="fast graph loop cannot run"):
+        kvaddr.check("read_table", G.kernel("read_table"), device="cuda", graph="fast", cases=3, reference="host")
+
+
+class _BakedV2p:
+    """A wrapper that copies v2p on its eager call and reads that copy under capture (a table baked into the
+    graph)."""
+
+    def __init__(self):
+        self.k, self.v2p = G.kernel("token_translate"), None
+
+    def __call__(self, virt, v2p, page_size, page_stride, out):
+        if not torch.cuda.is_current_stream_capturing():
+            self.v2p = v2p.clone()
+        self.k(virt=virt, v2p=self.v2p, page_size=page_size, page_stride=page_stride, out=out)
+
+
+def test_fast_loop_catches_a_baked_table_with_the_full_report(tmp_path):
+    rep = kvaddr.check("token_translate", _BakedV2p(), device="cuda", graph=True, cases=300, seed=3,
+                       replay_dir=tmp_path)
+    f = rep.failure
+    assert not rep.ok and rep.graph_loop == "fast" and f.kind == "mismatch" and f.case_index > 0, str(rep)
+    assert f.first and f.replay_dir and "assert_replay" in f.snippet
+    assert rep.cases == f.case_index + 1  # cases 0 .. case_index ran, the last one failed
+
+
+def test_fast_loop_catches_a_write_into_an_input_under_capture():
+    base = G.kernel("write_loc")
+
+    def writes_v2p_in_graph(**kw):
+        base(**kw)
+        if torch.cuda.is_current_stream_capturing():
+            kw["v2p"][0] += 1
+
+    rep = kvaddr.check("write_loc", writes_v2p_in_graph, device="cuda", graph=True, cases=50, seed=1)
+    assert not rep.ok and rep.failure.kind == "input_modified" and rep.failure.case_index == 1, str(rep)
+
+
+def test_fast_loop_reports_a_slow_replay_as_a_timeout():
+    base = G.kernel("token_translate")
+
+    def slow_in_graph(**kw):
+        base(**kw)
+        if torch.cuda.is_current_stream_capturing():
+            torch.cuda._sleep(2_000_000)  # about a millisecond of GPU time per replay
+
+    rep = kvaddr.check("token_translate", slow_in_graph, device="cuda", graph=True, cases=20, seed=1,
+                       case_timeout=2e-4)
+    assert not rep.ok and rep.graph_loop == "fast" and rep.failure.kind == "timeout", str(rep)
+    assert rep.failure.case_index == 1, str(rep)

@@ -19,3 +19,5 @@ def test_speed_script_reports_every_route_it_is_given():
         assert r["cases"] >= 1 and r["lanes"] > 0 and r["harness_seconds"] > 0
         # lanes / harness seconds (harness_seconds is rounded to the millisecond in the report)
         assert abs(r["lanes_per_second"] * r["harness_seconds"] / r["lanes"] - 1) < 0.05
+        # all-in time per case (the kernel included) is at least the harness time per case
+        assert r["us_per_case_all"] >= r["us_per_case"] > 0 and r["graph_loop"] == ""
