@@ -67,7 +67,7 @@ struct LaunchShape {
   // false = the launcher passes the slice length (one host division per launch).
   bool device_slice = false;
   // Streaming and table kernels: true = a thread issues the table gathers of all its lanes before it
-  // uses any (staged_lanes in kernels.cu); false = lane by lane.
+  // uses any (staged_lanes, kernels/src/kernel_common.cuh); false = lane by lane.
   bool staged = true;
 };
 void set_launch_shape(const LaunchShape& shape);

@@ -1,0 +1,241 @@
+#pragma once
+// Device helpers shared by the kernel translation units (kernels_stream.cu, kernels_rows.cu): launch
+// constants and grids, the masked gather and staged gathers, block slices, streaming loads / stores and
+// the divisor dispatch. Internal to kvaddr_kernels (nvcc only).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+
+#include "kvaddr/kernels/launch.hpp"
+#include "kvaddr/translate/fast_div.hpp"
+#include "kvaddr/translate/lanes.hpp"
+#include "kvaddr/translate/validate.hpp"
+
+namespace kvaddr::gpu::detail {
+
+using i64 = std::int64_t;
+using i32 = std::int32_t;
+namespace L = kvaddr::lanes;
+
+constexpr int kThreads = 256;
+constexpr int kIlpWide = 8;        // independent lanes per thread (loads in flight): decode default
+constexpr int kIlpNarrow = 4;      // elementwise and table kernels default
+constexpr i64 kMaxGridY = 65535;
+constexpr i64 kMaxGridX = 1 << 20;
+
+inline void check(cudaError_t e, const char* call) {
+  if (e != cudaSuccess) throw CudaError(call, static_cast<int>(e), cudaGetErrorName(e), cudaGetErrorString(e));
+}
+inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+
+// Masked load with fill 0, no bounds check (Triton's tl.load(ptr + i, mask, other=0)).
+struct Gather {
+  const i64* table;
+  KVADDR_HD i64 operator()(i64 i, bool mask) const { return mask ? table[i] : i64(0); }
+};
+
+// ---- staged evaluation of one-gather lanes ----
+// Every lane function calls its table gather at most once (lanes.hpp). Evaluated one lane after
+// another, each lane uses its gathered value before the next lane's gather is issued, so a thread
+// waits one table round trip per lane. staged_lanes evaluates K lanes in three passes: each lane
+// with a gather that only records (index, mask) and returns 0 (the result is dropped), then the K
+// masked table loads back to back, then each lane again with a gather that returns its loaded value;
+// the K round trips overlap. The values and the loads are those of K direct calls with Gather.
+struct GatherRecord {
+  i64 index = 0;
+  bool mask = false;
+};
+struct RecordingGather {
+  GatherRecord* rec;
+  __device__ i64 operator()(i64 i, bool mask) const {
+    rec->index = i;
+    rec->mask = mask;
+    return 0;
+  }
+};
+struct LoadedGather {
+  i64 value;
+  __device__ i64 operator()(i64, bool) const { return value; }
+};
+
+// lane(k, gather) evaluates lane k with `gather` (a lane that is off returns 0 without calling it).
+template <int K, class Lane>
+__device__ __forceinline__ void staged_lanes(const i64* table, const Lane& lane, i64 (&out)[K]) {
+  GatherRecord rec[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) (void)lane(k, RecordingGather{&rec[k]});
+  i64 loaded[K];
+#pragma unroll
+  for (int k = 0; k < K; ++k) loaded[k] = rec[k].mask ? table[rec[k].index] : i64(0);
+#pragma unroll
+  for (int k = 0; k < K; ++k) out[k] = lane(k, LoadedGather{loaded[k]});
+}
+
+inline i64 ceil_div_host(i64 n, i64 d) { return (n + d - 1) / d; }
+inline unsigned grid_1d(i64 lanes, i64 per_block) {
+  i64 g = ceil_div_host(lanes, per_block);
+  if (g < 1) g = 1;
+  if (g > kMaxGridX) g = kMaxGridX;
+  return static_cast<unsigned>(g);
+}
+extern LaunchShape g_shape;  // process-wide (set_launch_shape; defined in kernels.cu)
+
+// Blocks of `kernel` (kThreads each) resident on the whole device at once, cached per kernel.
+inline i64 resident_blocks(const void* kernel) {
+  static std::mutex mu;
+  static std::unordered_map<const void*, i64> cache;
+  const std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(kernel);
+  if (it != cache.end()) return it->second;
+  int dev = 0, sms = 1, per_sm = 1;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+  if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0) != cudaSuccess) {
+    (void)cudaGetLastError();
+    per_sm = 2048 / kThreads;  // full occupancy (the query only fails where launching would)
+  }
+  const i64 r = i64(sms) * (per_sm < 1 ? 1 : per_sm);
+  cache.emplace(kernel, r);
+  return r;
+}
+
+// Row-kernel grid: columns on x, rows on y. Wide shape: at most one resident wave (gx * gy <=
+// resident blocks, gx >= 1), every block then owns an equal slice of its rows' columns, so no
+// partial last wave; narrow (previous) shape: one block per kThreads * ILP columns.
+inline dim3 grid_rows(i64 cols, i64 rows, int ilp, bool resident, const void* kernel) {
+  i64 gx = ceil_div_host(cols, i64(kThreads) * ilp);
+  if (gx < 1) gx = 1;
+  if (gx > 4096) gx = 4096;
+  i64 gy = rows < 1 ? 1 : (rows > kMaxGridY ? kMaxGridY : rows);
+  if (resident) {
+    const i64 res = resident_blocks(kernel);
+    const i64 fit = res / gy;
+    if (fit >= 1 && fit < gx) gx = fit;
+    if (fit < 1) gx = 1;
+  }
+  return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1);
+}
+inline unsigned grid_elems(i64 n, int ilp, const void* kernel) {
+  i64 g = ceil_div_host(n, i64(kThreads) * ilp);
+  if (g < 1) g = 1;
+  if (g_shape.resident_grid) {
+    const i64 res = resident_blocks(kernel);
+    if (g > res) g = res;
+  }
+  if (g > kMaxGridX) g = kMaxGridX;
+  return static_cast<unsigned>(g);
+}
+
+// The slice [lo, hi) of [0, n) owned by block `part` of `parts`: equal slices, rounded up to whole
+// warps (32 lanes) so that every warp's loads stay aligned.
+// One block owns everything without a division; slices that fit 31 bits divide in 32 bits (the
+// same quotient as the 64-bit division, a fraction of its instructions).
+__device__ __forceinline__ void block_slice(i64 n, i64 part, i64 parts, i64& lo, i64& hi) {
+  if (parts == 1) {
+    lo = 0;
+    hi = n;
+    return;
+  }
+  i64 per = 0;
+  if (n >= 0 && n < (i64(1) << 31) && parts < (i64(1) << 31))
+    per = static_cast<i64>((static_cast<std::uint32_t>(n) + static_cast<std::uint32_t>(parts) - 1u) /
+                           static_cast<std::uint32_t>(parts));
+  else
+    per = (n + parts - 1) / parts;
+  per = (per + 31) & ~i64(31);
+  lo = part * per;
+  hi = lo + per < n ? lo + per : n;
+}
+
+// block_slice's slice length of `parts` blocks over n lanes, computed on the host (the streaming kernels
+// take it as an argument instead of dividing in every thread).
+inline i64 slice_length(i64 n, i64 parts) {
+  const i64 per = ceil_div_host(n, parts);
+  return (per + 31) & ~i64(31);
+}
+
+// Streaming (evict-first) loads and stores for data touched once (ids, req_to_token, outputs), so
+// the L2 keeps the gathered tables. Cache hints only: values are unchanged.
+__device__ __forceinline__ i64 ld_stream(const i64* p) { return __ldcs(reinterpret_cast<const long long*>(p)); }
+__device__ __forceinline__ i64 ld_stream(const i32* p) { return __ldcs(p); }
+__device__ __forceinline__ void st_stream(i64* p, i64 v) { __stcs(reinterpret_cast<long long*>(p), static_cast<long long>(v)); }
+__device__ __forceinline__ void st_stream(i32* p, i32 v) { __stcs(p, v); }
+
+// 16-byte accesses of two consecutive lanes (int64 in; int64 or int32 out), evict-first.
+__device__ __forceinline__ void ld_stream2(const i64* p, i64& a, i64& b) {
+  const longlong2 v = __ldcs(reinterpret_cast<const longlong2*>(p));
+  a = v.x;
+  b = v.y;
+}
+__device__ __forceinline__ void st_stream2(i64* p, i64 a, i64 b) {
+  __stcs(reinterpret_cast<longlong2*>(p), make_longlong2(static_cast<long long>(a), static_cast<long long>(b)));
+}
+__device__ __forceinline__ void st_stream2(i32* p, i64 a, i64 b) {
+  __stcs(reinterpret_cast<int2*>(p), make_int2(static_cast<i32>(a), static_cast<i32>(b)));
+}
+
+// Page sizes that get a compile-time specialisation (division by a constant); 0 = run time.
+template <i64 PS>
+__device__ __forceinline__ i64 page_size(i64 runtime) { return PS != 0 ? PS : runtime; }
+
+template <class F>
+void dispatch_ps(i64 ps, F&& f) {
+  if (ps == 1) f(std::integral_constant<i64, 1>{});
+  else if (ps == 64) f(std::integral_constant<i64, 64>{});
+  else f(std::integral_constant<i64, 0>{});
+}
+
+// Divisor arguments of the token lanes (lanes.hpp, divisor_arg): a compile-time constant, a run-time
+// int64 (the hardware-less 64-bit division subroutine), or a FastDivisor (shift for powers of two,
+// multiply-high otherwise). `type` is the lane's divisor type D, get() its argument.
+template <i64 N>
+struct FixedDiv {
+  using type = i64;
+  __device__ static constexpr i64 get() { return N; }
+};
+struct HwDiv {
+  using type = i64;
+  i64 d;
+  __device__ i64 get() const { return d; }
+};
+struct FastDiv {
+  using type = FastDivisor;
+  FastDivisor d;
+  __device__ const FastDivisor& get() const { return d; }
+};
+
+// The divisor values with a compile-time specialisation (FixedDiv); pick(v, f) calls f with the
+// FixedDiv of v when v is in the set, else with a FastDiv of v.
+template <i64... Ns>
+struct DivSet {
+  template <class F>
+  static void pick(i64 v, F&& f) {
+    bool done = false;
+    ((!done && v == Ns ? (f(FixedDiv<Ns>{}), done = true) : false), ...);
+    if (!done) f(FastDiv{FastDivisor::of(v)});
+  }
+};
+using PageSizes = DivSet<1, 16, 32, 64, 128>;  // the common page sizes
+using DcpSizes = DivSet<1, 2>;                 // the common DCP sizes
+
+// LaunchShape::division: 0 = FixedDiv for the values of PageSizes / DcpSizes, FastDiv otherwise;
+// 1 = FastDiv always; 2 = run-time int64 division always.
+template <class F>
+void dispatch_div(i64 ps, F&& f) {
+  if (g_shape.division == 2) return f(HwDiv{ps});
+  if (g_shape.division == 1) return f(FastDiv{FastDivisor::of(ps)});
+  PageSizes::pick(ps, f);
+}
+// Two divisors (ps, dcp_size) under the same mode.
+template <class F>
+void dispatch_div2(i64 ps, i64 dcp, F&& f) {
+  if (g_shape.division == 2) return f(HwDiv{ps}, HwDiv{dcp});
+  if (g_shape.division == 1) return f(FastDiv{FastDivisor::of(ps)}, FastDiv{FastDivisor::of(dcp)});
+  PageSizes::pick(ps, [&](auto p) { DcpSizes::pick(dcp, [&](auto d) { f(p, d); }); });
+}
+
+}  // namespace kvaddr::gpu::detail

@@ -1,0 +1,472 @@
+// CUDA kernels of the row-shaped routes (page tables, read stream, decode metadata, eager funnel) and
+// of kv_indices_inplace and the envelope moves.
+#include "kernel_common.cuh"
+
+namespace kvaddr::gpu {
+using namespace detail;
+namespace {
+
+// ---- table routes: rows on grid.y (strided); block x owns an equal slice of the row's columns,
+// written in passes of ILP columns per thread ----
+// Body::row(b) -> RowCtx (the row's per-batch loads, issued together so that they are not a chain
+// of dependent DRAM accesses: .n = number of columns of row b to write, plus whatever the lanes
+// need, e.g. the req_to_token row); Body::lane(ctx, b, c) -> value; Body::store(b, c, value).
+struct RowCtx {
+  i64 n = 0;    // columns to write
+  i64 row = 0;  // req_to_token row (or any per-row value the body needs)
+};
+
+// A body with `static constexpr bool kStaged = true` splits its lane into token(ctx, b, c) (the
+// req_to_token / page-table load) and entry(ctx, b, c, token, gather) (the one-gather lane), with
+// lane(ctx, b, c) == entry(ctx, b, c, token(ctx, b, c), Gather{table()}); row_slice then issues
+// the ILP token loads together and the ILP gathers together (staged_lanes) when `staged`.
+template <class B, class = void>
+struct StagedBody : std::false_type {};
+template <class B>
+struct StagedBody<B, std::void_t<decltype(B::kStaged)>> : std::bool_constant<B::kStaged> {};
+
+template <int ILP, class Body>
+__device__ __forceinline__ void row_slice(const Body& body, i64 b, bool staged) {
+  const auto ctx = body.row(b);
+  const i64 n = ctx.n;
+  i64 lo = 0, hi = 0;
+  block_slice(n, blockIdx.x, gridDim.x, lo, hi);
+  for (i64 c0 = lo + threadIdx.x; c0 < hi; c0 += kThreads * ILP) {
+    i64 r[ILP];
+    bool direct = true;
+    if constexpr (StagedBody<Body>::value) {
+      if (staged) {
+        direct = false;
+        i64 tok[ILP];
+#pragma unroll
+        for (int k = 0; k < ILP; ++k) {
+          const i64 c = c0 + k * kThreads;
+          tok[k] = c < hi ? body.token(ctx, b, c) : 0;
+        }
+        staged_lanes<ILP>(
+            body.table(),
+            [&](int k, const auto& g) {
+              const i64 c = c0 + k * kThreads;
+              return c < hi ? body.entry(ctx, b, c, tok[k], g) : i64(0);
+            },
+            r);
+      }
+    }
+    if (direct) {
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 c = c0 + k * kThreads;
+        r[k] = c < hi ? body.lane(ctx, b, c) : 0;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) {
+      const i64 c = c0 + k * kThreads;
+      if (c < hi) body.store(b, c, r[k]);
+    }
+  }
+}
+
+template <class Body, int ILP>
+__global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows, bool staged) {
+  for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b, staged);
+}
+
+template <class Body>
+void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const char* name) {
+  if (rows <= 0) return;
+  if (g_shape.lanes_per_thread >= kIlpWide) {
+    const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpWide>);
+    k_rows<Body, kIlpWide><<<grid_rows(max_cols, rows, kIlpWide, g_shape.resident_grid, k), kThreads, 0, s>>>(body, rows,
+                                                                                                     g_shape.staged);
+  } else {
+    const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpNarrow>);
+    k_rows<Body, kIlpNarrow><<<grid_rows(max_cols, rows, kIlpNarrow, g_shape.resident_grid, k), kThreads, 0, s>>>(
+        body, rows, g_shape.staged);
+  }
+  check_launch(name);
+}
+
+// The req_to_token row of batch lane b, as route Spec chooses it (Spec::row): rows[b]; E10 plants
+// the batch position b itself.
+template <class Spec>
+__device__ __forceinline__ i64 batch_row(const i64* rows, i64 b, Variant v) {
+  return Spec::row(b, [rows](i64 lane) { return rows[lane]; }, v);
+}
+
+// Page-start token of column c of a req_to_token row (int32 ids widened to int64).
+__device__ __forceinline__ i64 token_at(const Mat<const i32>& m, i64 row, i64 col) {
+  return ld_stream(m.data + row * m.row_stride + col * m.col_stride);
+}
+
+// Table entry c of row b, narrowed to the int32 the kernels store (streaming store).
+__device__ __forceinline__ void store_entry(const Mat<i32>& m, i64 b, i64 c, i64 v) {
+  st_stream(m.data + b * m.row_stride + c * m.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
+}
+
+// §4.3 canonical_page_table and §4.11 full_prefill_table (identical argument fields): one
+// prefix-only body; only the entry lane differs. E01 drops the max_pages bound (columns up to
+// n_pages, at flat addresses like the host route), E10 reads row b; full prefill's one variant,
+// B04, acts in its lane only, so the shared row arithmetic is its production one.
+template <i64 PS, class Args>
+struct PrefixTableBody {
+  using Spec = std::conditional_t<std::is_same_v<Args, FullPrefillTableArgs>, RouteSpec<Route::full_prefill_table>,
+                                  RouteSpec<Route::canonical_page_table>>;
+  Args a;
+  __device__ RowCtx row(i64 b) const {
+    return {Spec::columns(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, a.variant),
+            batch_row<Spec>(a.req_pool_indices.data, b, a.variant)};
+  }
+  static constexpr bool kStaged = true;
+  __device__ const i64* table() const { return a.v2p.data; }
+  __device__ i64 token(const RowCtx& r, i64, i64 c) const {
+    return token_at(a.req_to_token, r.row, c * page_size<PS>(a.page_size));
+  }
+  template <class G>
+  __device__ i64 entry(const RowCtx&, i64, i64, i64 tok, const G& g) const {
+    const i64 ps = page_size<PS>(a.page_size);
+    if constexpr (std::is_same_v<Args, FullPrefillTableArgs>)
+      return L::full_prefill_entry_lane<i64>(tok, g, ps, a.multiplier, a.variant);
+    else
+      return L::page_entry_lane<i64>(tok, g, ps, a.multiplier, a.variant);
+  }
+  __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
+  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
+};
+
+// read_table: live prefix [0, n) gets entries; with zero_tail, [n, max_pages) and rows [B, rows)
+// get the sink 0. Columns are written as long as c < max(n, tail end).
+template <i64 PS>
+struct ReadTableBody {
+  using Spec = RouteSpec<Route::read_table>;
+  ReadTableArgs a;
+  i64 batch;
+  __device__ i64 live(i64 b) const {
+    if (b >= batch) return 0;
+    return Spec::columns<i64>(a.seq_lens.data[b] + a.seq_len_delta, page_size<PS>(a.page_size), a.max_pages,
+                              a.variant);
+  }
+  // n: columns written (the live prefix, or max_pages with zero_tail); live_n: the live prefix;
+  // row: the req_to_token row (0 for the padded rows [batch, rows), which only get the tail).
+  struct Ctx : RowCtx {
+    i64 live_n = 0;
+  };
+  __device__ Ctx row(i64 b) const {
+    Ctx r;
+    r.live_n = live(b);
+    r.row = b < batch ? batch_row<Spec>(a.row_ids.data, b, a.variant) : 0;
+    r.n = Spec::written_columns<i64>(r.live_n, a.max_pages, a.zero_tail);
+    return r;
+  }
+  static constexpr bool kStaged = true;
+  __device__ const i64* table() const { return a.v2p.data; }
+  __device__ i64 token(const Ctx& r, i64, i64 c) const {
+    return c >= r.live_n ? 0 : token_at(a.req_to_token, r.row, c * page_size<PS>(a.page_size));
+  }
+  template <class G>
+  __device__ i64 entry(const Ctx& r, i64, i64 c, i64 tok, const G& g) const {
+    // Zero tail (only reached when zero_tail); E02 fills the pad -1 instead of the sink 0.
+    if (c >= r.live_n) return Spec::tail_fill<i64>(a.variant);
+    // Only B09 and era_b_unclamped act inside the entry lane (as the host route); the other
+    // variants act on the loop.
+    const Variant ev = Spec::entry_variant(a.variant);
+    return L::page_entry_lane<i64>(tok, g, page_size<PS>(a.page_size), a.multiplier, ev);
+  }
+  __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
+  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
+};
+
+struct FlashmlaBody {
+  using Spec = RouteSpec<Route::flashmla_block_table>;
+  FlashmlaBlockTableArgs a;
+  struct Ctx : RowCtx {
+    i64 start = 0;
+  };
+  __device__ Ctx row(i64 b) const {
+    Ctx r;
+    const i64 n = Spec::pages<i64>(a.page_kernel_lens.data[b], a.page_size, a.variant);  // E09: floor
+    r.n = Spec::columns(n, a.kv_indices.cols);  // never past the table width
+    r.row = batch_row<Spec>(a.req_pool_indices.data, b, a.variant);
+    r.start = (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0;
+    return r;
+  }
+  static constexpr bool kStaged = true;
+  __device__ const i64* table() const { return a.v2p.data; }
+  __device__ i64 token(const Ctx& r, i64, i64 c) const {
+    return token_at(a.req_to_token, r.row, r.start + c * a.page_size);
+  }
+  template <class G>
+  __device__ i64 entry(const Ctx&, i64, i64, i64 tok, const G& g) const {
+    if (!(a.v2p.data != nullptr)) return L::static_entry_lane<i64>(tok, a.page_size);
+    return L::page_entry_lane<i64>(tok, g, a.page_size, a.multiplier, a.variant);
+  }
+  __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
+  __device__ void store(i64 b, i64 c, i64 v) const {
+    a.kv_indices.data[b * a.kv_indices.row_stride + c * a.kv_indices.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
+  }
+};
+
+struct EagerFunnelBody {
+  EagerFunnelArgs a;
+  __device__ RowCtx row(i64) const { return {a.page_table.cols, 0}; }
+  static constexpr bool kStaged = true;
+  __device__ const i64* table() const { return a.v2p.data; }
+  __device__ i64 token(const RowCtx&, i64 b, i64 c) const {
+    return a.page_table.data[b * a.page_table.row_stride + c * a.page_table.col_stride];
+  }
+  template <class G>
+  __device__ i64 entry(const RowCtx&, i64, i64, i64 tok, const G& g) const {
+    return L::eager_funnel_lane<i64>(tok, g, a.page_size, a.page_size * a.multiplier);
+  }
+  __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
+  __device__ void store(i64 b, i64 c, i64 v) const { a.out.data[b * a.out.row_stride + c * a.out.col_stride] = v; }
+};
+
+struct ReadStreamBody {
+  ReadStreamArgs a;
+  // row: the row's first kv position (kv_start_idx, or 0)
+  __device__ RowCtx row(i64 b) const {
+    return {static_cast<i64>(a.indptr.data[b + 1]) - a.indptr.data[b],
+            (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0};
+  }
+  __device__ i64 lane(const RowCtx& r, i64 b, i64 j) const {
+    const i64 pos = r.row + j;
+    const i64 col = L::kv_div<i64>(pos, a.page_size);
+    const i64 entry = a.table.data[b * a.table.row_stride + col * a.table.col_stride];
+    return L::stream_lane<i64>(entry, pos, a.page_size);
+  }
+  __device__ void store(i64 b, i64 j, i64 v) const {
+    a.stream.data[a.indptr.data[b] + j] = static_cast<i32>(L::kv_narrow32<i64>(v));
+  }
+};
+
+// ---- decode_metadata -----------------------------------------------------------------------------
+struct DecodeParams {
+  DecodeMetadataArgs a;
+  int log2_ps;
+};
+
+// Block x = 0 of the last grid row writes cache_seqlens and the exclusive prefix sums cu_seqlens_k[0..B] (int32, the
+// kernel's own accumulator width), by a block-wide scan over chunks of kThreads rows.
+__device__ void decode_prefix_sums(const DecodeParams& p) {
+  __shared__ i32 scan[kThreads];
+  __shared__ i32 carry;
+  const i64 B = p.a.seq_lens.size;
+  if (threadIdx.x == 0) carry = 0;
+  __syncthreads();
+  for (i64 base = 0; base < B; base += kThreads) {
+    const i64 b = base + threadIdx.x;
+    const i32 len = b < B ? static_cast<i32>(L::kv_narrow32<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta)) : 0;
+    if (b < B) p.a.cache_seqlens.data[b] = len;
+    scan[threadIdx.x] = len;
+    __syncthreads();
+    for (int off = 1; off < kThreads; off <<= 1) {  // Hillis-Steele inclusive scan
+      const i32 add = threadIdx.x >= static_cast<unsigned>(off) ? scan[threadIdx.x - off] : 0;
+      __syncthreads();
+      scan[threadIdx.x] = static_cast<i32>(static_cast<std::uint32_t>(scan[threadIdx.x]) + static_cast<std::uint32_t>(add));
+      __syncthreads();
+    }
+    const i32 c0 = carry;
+    if (b < B) p.a.cu_seqlens_k.data[b + 1] = static_cast<i32>(static_cast<std::uint32_t>(c0) + static_cast<std::uint32_t>(scan[threadIdx.x]));
+    __syncthreads();
+    if (threadIdx.x == kThreads - 1) carry = static_cast<i32>(static_cast<std::uint32_t>(c0) + static_cast<std::uint32_t>(scan[kThreads - 1]));
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) p.a.cu_seqlens_k.data[0] = 0;
+}
+
+// The page-table path of one decode_metadata launch, fixed at compile time so that each kernel
+// carries only its own loads (one kernel with every path needed 79 registers at 4 lanes per
+// thread): COPY = Era C (copy kernel_page_table), SWA = also write the SWA table, REMAP = Era B
+// v2p (otherwise the static shift), LOG2 = log2(ps) when known at compile time, else -1.
+template <bool COPY, bool SWA, bool REMAP, int LOG2>
+struct DecodeBody {
+  using Spec = RouteSpec<Route::decode_metadata>;
+  DecodeParams p;
+  __device__ int log2_ps() const { return LOG2 >= 0 ? LOG2 : p.log2_ps; }
+  __device__ i64 ps() const { return LOG2 >= 0 ? (i64(1) << LOG2) : p.a.page_size; }
+  __device__ RowCtx row(i64 b) const {
+    if (p.a.skip_page_table) return {0, 0};
+    const i64 n = Spec::columns<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta, ps(), log2_ps(), p.a.max_seq_pages);
+    // Era C without SWA reads no req_to_token row.
+    const i64 r = (!COPY || SWA) ? batch_row<Spec>(p.a.req_pool_indices.data, b, p.a.variant) : 0;
+    return {n, r};
+  }
+  // The Era-B remap without SWA is one token load and one gather: staged (row_slice).
+  static constexpr bool kStaged = REMAP && !COPY && !SWA;
+  __device__ const i64* table() const { return p.a.v2p.data; }
+  __device__ i64 token(const RowCtx& r, i64, i64 c) const { return token_at(p.a.req_to_token, r.row, c * ps()); }
+  template <class G>
+  __device__ i64 entry(const RowCtx&, i64, i64, i64 page_index, const G& g) const {
+    return L::decode_entry_lane<i64>(page_index, g, log2_ps(), p.a.multiplier, p.a.variant);
+  }
+  __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const {
+    const DecodeMetadataArgs& a = p.a;
+    const i64 page_index = (!COPY || SWA) ? token_at(a.req_to_token, r.row, c * ps()) : 0;
+    if constexpr (SWA) {
+      a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] = static_cast<i32>(
+          L::kv_narrow32<i64>(L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, log2_ps(),
+                                                        a.swa_multiplier, Variant{})));
+    }
+    if constexpr (COPY) {
+      return a.kernel_page_table.data[b * a.kernel_page_table.row_stride + c * a.kernel_page_table.col_stride];
+    } else if constexpr (REMAP) {
+      return entry(r, b, c, page_index, Gather{a.v2p.data});
+    } else {
+      return (log2_ps() == 0) ? page_index : L::kv_shr<i64>(page_index, log2_ps());  // static: the shift only
+    }
+  }
+  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(p.a.page_table, b, c, v); }
+};
+
+// The grid has one extra row of blocks (y = gridDim.y - 1): its block x = 0 writes the prefix
+// sums, concurrently with the page-table rows, so that the scan (one more dependent DRAM access
+// plus the block-wide barriers) is not added to the critical path of a page-table block.
+template <class Body, int ILP>
+__global__ void __launch_bounds__(kThreads) k_decode_metadata(Body body, i64 rows, bool staged) {
+  const unsigned table_rows = gridDim.y - 1;
+  if (blockIdx.y == table_rows) {
+    if (blockIdx.x == 0) decode_prefix_sums(body.p);
+    return;
+  }
+  for (i64 b = blockIdx.y; b < rows; b += table_rows) row_slice<ILP>(body, b, staged);
+}
+
+// Grid of the page-table rows (capped one below the y limit) plus the prefix-sum row.
+dim3 decode_grid(i64 cols, i64 rows, int ilp, const void* kernel) {
+  dim3 g = grid_rows(cols, rows < kMaxGridY ? rows : kMaxGridY - 1, ilp, g_shape.decode_resident_grid, kernel);
+  g.y += 1;
+  return g;
+}
+
+template <class Body>
+void launch_decode_body(const Body& body, i64 rows, cudaStream_t s) {
+  const i64 cols = body.p.a.max_seq_pages;
+  if (g_shape.decode_lanes_per_thread >= kIlpWide) {
+    const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpWide>);
+    k_decode_metadata<Body, kIlpWide><<<decode_grid(cols, rows, kIlpWide, k), kThreads, 0, s>>>(body, rows, g_shape.staged);
+  } else {
+    const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpNarrow>);
+    k_decode_metadata<Body, kIlpNarrow><<<decode_grid(cols, rows, kIlpNarrow, k), kThreads, 0, s>>>(body, rows, g_shape.staged);
+  }
+}
+
+// ---- kv_indices_inplace: fixed grid, n read on the device, grid-stride over [0, n) ---------------
+constexpr unsigned kInplaceBlocks = 1024;
+__global__ void __launch_bounds__(kThreads) k_kv_indices_inplace(KvIndicesInplaceArgs a) {
+  i64 n = a.kv_indptr.data[a.batch_size];
+  if (n > a.kv_indices.size) n = a.kv_indices.size;  // never past the buffer (the host route rejects it)
+  if ((a.src.data != nullptr) && n > a.src.size) n = a.src.size;
+  const i32* src = (a.src.data != nullptr) ? a.src.data : a.kv_indices.data;
+  const Gather g{a.v2p.data};
+  const i64 stride = a.page_size * a.multiplier;
+  for (i64 i = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x; i < n; i += static_cast<i64>(gridDim.x) * kThreads) {
+    const i64 t = src[i];
+    a.kv_indices.data[i] = static_cast<i32>(L::kv_narrow32<i64>(L::token_translate_lane<i64>(t, g, a.page_size, stride, Variant{})));
+  }
+}
+
+// ---- envelope moves: page of the first token of each page-major run -------------------------------
+__global__ void __launch_bounds__(kThreads) k_envelope_moves(EnvelopeMoveArgs a) {
+  // grid_1d caps the grid at kMaxGridX blocks: the grid-stride loop covers runs past kMaxGridX * kThreads.
+  const i64 runs = a.dst_tokens.size / a.page_size;
+  const i64 step = static_cast<i64>(gridDim.x) * kThreads;
+  for (i64 r = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x; r < runs; r += step) {
+    a.dst_pages.data[r] = L::run_page_lane<i64>(a.dst_tokens.data[r * a.page_size], a.page_size);
+    a.src_pages.data[r] = L::run_page_lane<i64>(a.src_tokens.data[r * a.page_size], a.page_size);
+  }
+}
+
+int log2_exact(i64 ps) {
+  int l = 0;
+  while ((i64(1) << l) < ps) ++l;
+  return l;
+}
+
+}  // namespace
+
+void launch_flashmla_block_table(const FlashmlaBlockTableArgs& a, cudaStream_t s) {
+  validate(a);
+  launch_rows(FlashmlaBody{a}, a.req_pool_indices.size, a.kv_indices.cols, s, "flashmla_block_table");
+}
+
+// canonical_page_table and full_prefill_table: one launcher over PrefixTableBody.
+template <class Args>
+void launch_prefix_table(const Args& a, cudaStream_t s, const char* name) {
+  validate(a);
+  dispatch_ps(a.page_size, [&](auto ps_c) {
+    launch_rows(PrefixTableBody<decltype(ps_c)::value, Args>{a}, a.req_pool_indices.size, a.max_pages, s, name);
+  });
+}
+
+void launch_canonical_page_table(const CanonicalPageTableArgs& a, cudaStream_t s) {
+  launch_prefix_table(a, s, "canonical_page_table");
+}
+
+void launch_read_table(const ReadTableArgs& a, cudaStream_t s) {
+  validate(a);
+  const i64 batch = a.row_ids.size;
+  const i64 rows = a.zero_tail ? a.out.rows : batch;
+  // B10 drops the max_pages bound: columns then run to n_pages, which the grid-stride loop covers.
+  const i64 cols = has(a.variant, Behaviour::b10_no_max_pages_bound) ? a.out.cols : a.max_pages;
+  dispatch_ps(a.page_size, [&](auto ps_c) {
+    launch_rows(ReadTableBody<decltype(ps_c)::value>{a, batch}, rows, cols, s, "read_table");
+  });
+}
+
+void launch_read_stream(const ReadStreamArgs& a, cudaStream_t s) {
+  validate(a);
+  const i64 batch = a.indptr.size - 1;
+  launch_rows(ReadStreamBody{a}, batch, a.table.cols * a.page_size, s, "read_stream");
+}
+
+void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
+  validate(a);
+  const DecodeParams p{a, log2_exact(a.page_size)};
+  const i64 rows = a.seq_lens.size;
+  if (rows == 0) return;  // an empty batch launches nothing: cu_seqlens_k[0] keeps its old value
+  const bool copy = a.kernel_page_table.data != nullptr, swa = a.swa_v2p.data != nullptr, remap = a.v2p.data != nullptr;
+  if (copy && swa) launch_decode_body(DecodeBody<true, true, false, -1>{p}, rows, s);
+  else if (copy) launch_decode_body(DecodeBody<true, false, false, -1>{p}, rows, s);
+  else if (swa && remap) launch_decode_body(DecodeBody<false, true, true, -1>{p}, rows, s);
+  else if (swa) launch_decode_body(DecodeBody<false, true, false, -1>{p}, rows, s);
+  else if (!remap) launch_decode_body(DecodeBody<false, false, false, -1>{p}, rows, s);
+  else if (p.log2_ps == 0) launch_decode_body(DecodeBody<false, false, true, 0>{p}, rows, s);  // the benchmarked
+  else if (p.log2_ps == 6) launch_decode_body(DecodeBody<false, false, true, 6>{p}, rows, s);  // Era B shapes
+  else launch_decode_body(DecodeBody<false, false, true, -1>{p}, rows, s);
+  check_launch("decode_metadata");
+}
+
+void launch_eager_funnel(const EagerFunnelArgs& a, cudaStream_t s) {
+  validate(a);
+  if (has(a.variant, Behaviour::b02_rank2_index_select) && a.page_size == 1) {
+    // Same failure as the host route: the rank-2 table reaches a 1-D-only index_select.
+    throw InvalidArgument("page_table", "rank 2 [" + std::to_string(a.page_table.rows) + ", " +
+                                            std::to_string(a.page_table.cols) + "]",
+                          "index_select at page_size 1 accepts only a 1-D index (bug B02)");
+  }
+  launch_rows(EagerFunnelBody{a}, a.page_table.rows, a.page_table.cols, s, "eager_funnel");
+}
+
+void launch_kv_indices_inplace(const KvIndicesInplaceArgs& a, cudaStream_t s) {
+  validate(a);
+  // B05: the result went to a fresh tensor; the bound buffer keeps its virtual ids. A launcher
+  // cannot allocate, so the planted variant writes nothing at all (the observable effect).
+  if (RouteSpec<Route::kv_indices_inplace>::rebinds_fresh(a.variant)) return;
+  k_kv_indices_inplace<<<kInplaceBlocks, kThreads, 0, s>>>(a);
+  check_launch("kv_indices_inplace");
+}
+
+void launch_full_prefill_table(const FullPrefillTableArgs& a, cudaStream_t s) {
+  launch_prefix_table(a, s, "full_prefill_table");
+}
+
+void launch_envelope_moves(const EnvelopeMoveArgs& a, cudaStream_t s) {
+  validate(a);
+  const i64 runs = a.dst_tokens.size / a.page_size;
+  if (runs <= 0) return;
+  k_envelope_moves<<<grid_1d(runs, kThreads), kThreads, 0, s>>>(a);
+  check_launch("envelope_moves");
+}
+
+}  // namespace kvaddr::gpu

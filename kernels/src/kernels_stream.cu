@@ -1,0 +1,254 @@
+// CUDA kernels of the streaming routes (token_translate, swa_translate, write_loc, mamba_translate,
+// dcp_read_translate, transfer_ids): one lane function of kvaddr/translate/lanes.hpp per output lane.
+#include "kernel_common.cuh"
+
+namespace kvaddr::gpu {
+using namespace detail;
+namespace {
+
+// ---- streaming routes: lane i < n reads in[i] and writes out[i]; lanes [n, w) get op.tail() ----
+// (aliasing-safe: each lane's input is read by the thread that writes its output, before it writes).
+// Op::operator()(i64 value) -> i64 runs the lane function. Block blockIdx.x owns the slice [lo, hi)
+// of [0, w) (block_slice, warp-aligned so lo is even). With `vec` (in 16-byte aligned, out aligned to
+// two elements), the whole pairs of input lanes of the slice move as 16-byte loads and 16- or 8-byte
+// stores, ILP pairs per thread per pass; the rest of the slice (an odd last input lane, tail lanes)
+// and every lane without `vec` take the scalar path, ILP lanes per thread per pass.
+// MINB: the minimum resident blocks per SM asked of the register allocator (__launch_bounds__).
+template <class Out, class Op, int ILP, int MINB>
+__global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op,
+                                                           bool vec, i64 per, bool staged) {
+  i64 lo = 0, hi = 0;
+  if (per > 0) {  // the slice length from the host (slice_length): block b owns [b * per, (b + 1) * per)
+    lo = i64(blockIdx.x) * per;
+    hi = lo + per < w ? lo + per : w;
+  } else {
+    block_slice(w, blockIdx.x, gridDim.x, lo, hi);
+  }
+  i64 first_scalar = lo;
+  if (vec) {
+    const i64 mid = hi < n ? hi : n;
+    const i64 pend = mid > lo ? lo + ((mid - lo) & ~i64(1)) : lo;  // end of the whole input pairs
+    for (i64 p = lo + 2 * i64(threadIdx.x); p < pend; p += 2 * i64(kThreads) * ILP) {
+      i64 a[ILP], b[ILP];
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = p + 2 * i64(k) * kThreads;
+        a[k] = 0;
+        b[k] = 0;
+        if (i < pend) ld_stream2(in + i, a[k], b[k]);
+      }
+      if (staged) {
+        i64 y[2 * ILP];
+        staged_lanes<2 * ILP>(
+            op.g.table,
+            [&](int j, const auto& g) {
+              const i64 i = p + 2 * i64(j / 2) * kThreads;
+              return i < pend ? op.eval(j % 2 ? b[j / 2] : a[j / 2], g) : i64(0);
+            },
+            y);
+#pragma unroll
+        for (int k = 0; k < ILP; ++k) {
+          a[k] = y[2 * k];
+          b[k] = y[2 * k + 1];
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < ILP; ++k) {
+          const i64 i = p + 2 * i64(k) * kThreads;
+          if (i < pend) {
+            a[k] = op(a[k]);
+            b[k] = op(b[k]);
+          }
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = p + 2 * i64(k) * kThreads;
+        if (i < pend) st_stream2(out + i, a[k], b[k]);
+      }
+    }
+    first_scalar = pend;
+  }
+  for (i64 base = first_scalar + threadIdx.x; base < hi; base += kThreads * ILP) {
+    i64 v[ILP];
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) {
+      const i64 i = base + k * kThreads;
+      v[k] = i < hi && i < n ? ld_stream(in + i) : 0;
+    }
+    i64 r[ILP];
+    if (staged) {
+      staged_lanes<ILP>(
+          op.g.table,
+          [&](int k, const auto& g) {
+            const i64 i = base + k * kThreads;
+            return i < hi && i < n ? op.eval(v[k], g) : i64(0);
+          },
+          r);
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = base + k * kThreads;
+        if (!(i < hi)) r[k] = 0;
+        else if (!(i < n)) r[k] = op.tail();
+      }
+    } else {
+#pragma unroll
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = base + k * kThreads;
+        r[k] = i < hi ? (i < n ? op(v[k]) : op.tail()) : 0;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < ILP; ++k) {
+      const i64 i = base + k * kThreads;
+      if (i < hi) st_stream(out + i, static_cast<Out>(r[k]));
+    }
+  }
+}
+
+template <class Out>
+bool vector_ok(const i64* in, const Out* out) {
+  return g_shape.vector_io && reinterpret_cast<std::uintptr_t>(in) % 16 == 0 &&
+         reinterpret_cast<std::uintptr_t>(out) % (2 * sizeof(Out)) == 0;
+}
+
+template <int ILP, int MINB, class Out, class Op>
+void launch_stream_ilp(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s) {
+  const bool vec = vector_ok(in, out);
+  const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, ILP, MINB>);
+  const unsigned grid = grid_elems(w, vec ? 2 * ILP : ILP, k);
+  const i64 per = g_shape.device_slice ? 0 : slice_length(w, grid);
+  k_stream<Out, Op, ILP, MINB><<<grid, kThreads, 0, s>>>(in, n, out, w, op, vec, per, g_shape.staged);
+}
+
+// Lanes [0, n) from `in`, [n, w) the tail value (w >= n; w == n for the elementwise routes).
+template <class Out, class Op>
+void launch_stream(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s, const char* name) {
+  if (w <= 0) return;
+  if (g_shape.lanes_per_thread >= kIlpWide) launch_stream_ilp<kIlpWide, 1>(in, n, out, w, op, s);
+  else if (g_shape.stream_min_blocks >= 8) launch_stream_ilp<kIlpNarrow, 8>(in, n, out, w, op, s);
+  else launch_stream_ilp<kIlpNarrow, 1>(in, n, out, w, op, s);
+  check_launch(name);
+}
+
+template <class Out, class Op>
+void launch_elementwise(const i64* in, i64 n, Out* out, Op op, cudaStream_t s, const char* name) {
+  launch_stream<Out>(in, n, out, n, op, s, name);
+}
+
+// One token id through a v2p: the token_translate lane, or the swa_translate lane when Swa.
+template <class DP, bool Swa>
+struct TokenOp {
+  Gather g; DP ps; i64 stride; Variant v;
+  template <class G>
+  __device__ i64 eval(i64 t, const G& gather) const {
+    if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, gather, ps.get(), stride, v);
+    else return L::token_translate_lane<i64, typename DP::type>(t, gather, ps.get(), stride, v);
+  }
+  __device__ i64 operator()(i64 t) const { return eval(t, g); }
+  __device__ i64 tail() const { return 0; }
+};
+struct MambaOp {
+  Gather g; bool clamp;
+  template <class G>
+  __device__ i64 eval(i64 slot, const G& gather) const { return L::mamba_lane<i64>(slot, gather, clamp); }
+  __device__ i64 operator()(i64 slot) const { return eval(slot, g); }
+  __device__ i64 tail() const { return 0; }
+};
+template <class DP, class DD>
+struct DcpOp {
+  Gather g; DP ps; i64 stride; DD dcp; Variant v;
+  template <class G>
+  __device__ i64 eval(i64 w, const G& gather) const {
+    return L::dcp_read_lane<i64, typename DP::type, typename DD::type>(w, gather, ps.get(), stride, dcp.get(), v);
+  }
+  __device__ i64 operator()(i64 w) const { return eval(w, g); }
+  __device__ i64 tail() const { return 0; }
+};
+template <class DP>
+struct TransferOp {
+  Gather g; DP ps; Variant v;
+  template <class G>
+  __device__ i64 eval(i64 t, const G& gather) const {
+    return L::transfer_lane<i64, typename DP::type>(t, gather, ps.get(), v);
+  }
+  __device__ i64 operator()(i64 t) const { return eval(t, g); }
+  __device__ i64 tail() const { return 0; }
+};
+// write_loc: lanes [0, N) translated; the tail [N, out_width) gets `fill` (the sink 0; E02: -1).
+template <class DP, class DD>
+struct WriteLocOp {
+  Gather g; DP ps; i64 stride; DD dcp; i64 rank; Variant v; i64 fill;
+  template <class G>
+  __device__ i64 eval(i64 loc, const G& gather) const {
+    return L::write_loc_lane<i64, typename DP::type, typename DD::type>(loc, gather, ps.get(), stride, dcp.get(), rank,
+                                                                         v);
+  }
+  __device__ i64 operator()(i64 loc) const { return eval(loc, g); }
+  __device__ i64 tail() const { return fill; }
+};
+
+// token_translate and swa_translate: ids through v2p with stride page_size * multiplier.
+template <bool Swa, class Out, class Args>
+void token_like_impl(const Args& a, const i64* v2p, i64 multiplier, cudaStream_t s, const char* name) {
+  validate(a);
+  const i64 stride = a.page_size * multiplier;
+  dispatch_div(a.page_size, [&](auto ps) {
+    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, TokenOp<decltype(ps), Swa>{Gather{v2p}, ps, stride, a.variant},
+                            s, name);
+  });
+}
+template <class Out>
+void token_translate_impl(const TokenTranslateArgs<Out>& a, cudaStream_t s) {
+  token_like_impl<false, Out>(a, a.v2p.data, a.multiplier, s, "token_translate");
+}
+template <class Out>
+void swa_translate_impl(const SwaTranslateArgs<Out>& a, cudaStream_t s) {
+  token_like_impl<true, Out>(a, a.swa_v2p.data, a.swa_multiplier, s, "swa_translate");
+}
+
+}  // namespace
+
+void launch_token_translate(const TokenTranslateArgs<i64>& a, cudaStream_t s) { token_translate_impl(a, s); }
+void launch_token_translate(const TokenTranslateArgs<i32>& a, cudaStream_t s) { token_translate_impl(a, s); }
+void launch_swa_translate(const SwaTranslateArgs<i64>& a, cudaStream_t s) { swa_translate_impl(a, s); }
+void launch_swa_translate(const SwaTranslateArgs<i32>& a, cudaStream_t s) { swa_translate_impl(a, s); }
+
+void launch_write_loc(const WriteLocArgs& a, cudaStream_t s) {
+  validate(a);
+  using Spec = RouteSpec<Route::write_loc>;
+  const i64 n = a.loc.size;
+  const i64 w = Spec::keeps_tail(a.variant) ? n : (a.out.size > n ? a.out.size : n);  // B06: no tail writes
+  const i64 fill = Spec::tail_fill<i64>(a.variant);  // E02: pad -1 instead of the sink
+  dispatch_div2(a.page_size, a.dcp_size, [&](auto ps, auto dcp) {
+    launch_stream<i64>(a.loc.data, n, a.out.data, w,
+                       WriteLocOp<decltype(ps), decltype(dcp)>{Gather{a.v2p.data}, ps, a.page_size * a.multiplier, dcp,
+                                                               a.dcp_rank, a.variant, fill},
+                       s, "write_loc");
+  });
+}
+
+void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s) {
+  validate(a);
+  launch_elementwise<i32>(a.slots.data, a.slots.size, a.out.data, MambaOp{Gather{a.v2p.data}, a.clamp}, s, "mamba_translate");
+}
+
+void launch_dcp_read_translate(const DcpReadTranslateArgs& a, cudaStream_t s) {
+  validate(a);
+  dispatch_div2(a.page_size, a.dcp_size, [&](auto ps, auto dcp) {
+    launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data,
+                            DcpOp<decltype(ps), decltype(dcp)>{Gather{a.v2p.data}, ps, a.page_size * a.multiplier, dcp,
+                                                               a.variant},
+                            s, "dcp_read_translate");
+  });
+}
+
+void launch_transfer_ids(const TransferIdsArgs& a, cudaStream_t s) {
+  validate(a);
+  dispatch_div(a.page_size, [&](auto ps) {
+    launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data, TransferOp<decltype(ps)>{Gather{a.v2p.data}, ps, a.variant},
+                            s, "transfer_ids");
+  });
+}
+
+}  // namespace kvaddr::gpu
