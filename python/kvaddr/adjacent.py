@@ -223,10 +223,25 @@ def _classify(case, spans, outs, names, total, p):
         buf = case.outputs[member]
         idx = tuple(int(i) for i in np.unravel_index(elem, buf.shape))
         region = "past_width" if member in case.widths and idx[1] >= case.widths[member] else "out"
-        return ("output", member, elem, member, region, idx, "")
+        near = _window(case, outs, p, member)  # a lane next to another output: a hint, the lane is this output's
+        hint = "" if near is None else f"{near[1]}[{'+' if near[2] == 'after' else ''}{near[3]}]"
+        return ("output", member, elem, member, region, idx, hint)
     # a lane of an input: in the window of the nearest output, or a write into the input itself
+    best = _window(case, outs, p)
+    if best is None:
+        return ("input", member, elem, member, "input", _index(case, member, elem), "")
+    _, n, side, off = best
+    return ("output", member, elem, n, f"neighbour_{side}", (off,),
+            f"{member}[{', '.join(str(i) for i in _index(case, member, elem))}]")
+
+
+def _window(case, outs, p, exclude=None):
+    """(distance, output, "before" / "after", element offset) of the nearest output (other than `exclude`)
+    whose window of GUARD elements holds int32 lane p, or None."""
     best = None
     for n, lo, hi in outs:
+        if n == exclude:
+            continue
         u = _arr(case, n).itemsize // 4
         if lo - C.GUARD * u <= p < lo:
             d, side, off = lo - p, "before", -((lo - p + u - 1) // u)
@@ -236,11 +251,7 @@ def _classify(case, spans, outs, names, total, p):
             continue
         if best is None or d < best[0]:
             best = (d, n, side, off)
-    if best is None:
-        return ("input", member, elem, member, "input", _index(case, member, elem), "")
-    _, n, side, off = best
-    return ("output", member, elem, n, f"neighbour_{side}", (off,),
-            f"{member}[{', '.join(str(i) for i in _index(case, member, elem))}]")
+    return best
 
 
 def _index(case, name, elem):
@@ -268,14 +279,19 @@ def attach(case, recipe):
     return case
 
 
-def draw(route, rng, recipe):
+def draw(route, rng, recipe, mode=True):
     """(names, shared) or None for a recipe just drawn: an admitted layout in about ADMITTED_P of the cases
     whose recipe has no aliasing layout, a rejected one in about REJECTED_P (drawn last, from the case's own
-    generator, so that every earlier draw of the case is unchanged)."""
+    generator, so that every earlier draw of the case is unchanged). mode False: None; "always": an admitted
+    layout whenever one fits."""
     u = rng.random()
     k = int(rng.integers(0, 1 << 20))
-    if recipe.get("alias") or recipe.get("overlap"):
+    if mode not in (True, False, "always"):
+        raise ValueError(f"params['adjacent'] = {mode!r}: must be True, False or 'always'")
+    if not mode or recipe.get("alias") or recipe.get("overlap"):
         return None
+    if mode == "always":
+        u = 0.0
     if u < ADMITTED_P:
         pool = tuple((names, 0) for names in ADMITTED.get(route, ()))
     elif u < ADMITTED_P + REJECTED_P:

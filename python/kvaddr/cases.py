@@ -402,11 +402,11 @@ def draw_recipe(route, rng, lanes, params=None):
         r = draw_eager_recipe(rng, lanes, params)
     else:
         raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
-    # adjacent slices of one allocation (kvaddr.adjacent), drawn after everything else; params
-    # {"adjacent": False} turns them off
+    # adjacent slices of one allocation (kvaddr.adjacent), drawn after everything else; params "adjacent":
+    # False never, "always" an admitted layout in every case that admits one
     from . import adjacent
 
-    got = adjacent.draw(route, rng, r) if params.get("adjacent", True) else None
+    got = adjacent.draw(route, rng, r, params.get("adjacent", True))
     r["adjacent"] = None if got is None else got[0]
     if got is not None and got[1]:
         r["overlap"] = got[1]  # the shared int32 lanes of a rejected layout (adjacent.REJECTED routes)

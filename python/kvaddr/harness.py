@@ -49,7 +49,8 @@ class Lane:
     neighbour: str = ""
 
     def __str__(self):
-        where = {"out": "", "past_width": " (past the visible width)", "guard_before": " (guard before the buffer)",
+        near = f" (also {self.neighbour} of the output adjacent to it in one allocation)" if self.neighbour else ""
+        where = {"out": near, "past_width": " (past the visible width)" + near, "guard_before": " (guard before the buffer)",
                  "guard_after": " (guard after the buffer)", "input": " (input)",
                  "neighbour_before": f" (before the buffer, in the adjacent {self.neighbour})",
                  "neighbour_after": f" (past the buffer, in the adjacent {self.neighbour})"}[self.region]
@@ -399,10 +400,11 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
     if result.differing:
         result.first = result.first[:8]
         result.kind = "out_of_bounds" if oob else "mismatch"
-        if oob and any(lane.neighbour for lane in result.first):
-            near = sorted({(lane.output, lane.neighbour.split("[")[0]) for lane in result.first if lane.neighbour})
-            result.detail = "; ".join(f"a store outside {o} landed in {n}, the argument adjacent to it in one "
-                                      f"allocation" for o, n in near)
+        into = sorted({(lane.output, lane.neighbour.split("[")[0]) for lane in result.first
+                       if lane.region.startswith("neighbour_")})
+        if into:
+            result.detail = "; ".join(f"a store outside {o} landed in {n}, the input adjacent to it in one allocation "
+                                      f"(or the kernel wrote into {n} there)" for o, n in into)
         return result
     if changed:
         result.kind, result.detail = "input_modified", f"the kernel wrote into its input {changed[0]}"
@@ -605,6 +607,8 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
     steps = 0
     if shrink and not graph and result.kind not in ("timeout",):
         names0 = set(_names(C.build(route, recipe), result, variant))
+        # a store that landed in an adjacent argument keeps landing in one (the minimal case shows the layout)
+        neighbour0 = _neighbours(result)
 
         def still_fails(r):
             case = C.build(route, r)
@@ -614,6 +618,8 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
                 return None
             res = run_case(fam, kernel, case, exp, case_timeout=case_timeout)
             if res.kind != result.kind:
+                return None
+            if neighbour0 and not _neighbours(res):
                 return None
             if names0 and not names0.intersection(_names(case, res, variant)):
                 return None  # keep the catalogue name the original case had
@@ -630,6 +636,11 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
         snippet = pytest_snippet(out_dir, route, seed, index, graph)
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
                    named, out_dir, snippet, broken_preconditions(case))
+
+
+def _neighbours(result):
+    """The adjacent arguments a result's first lanes landed in (kvaddr.adjacent), as a set of names."""
+    return {lane.neighbour.split("[")[0] for lane in result.first if lane.region.startswith("neighbour_")}
 
 
 def _names(case, result, variant):
