@@ -26,10 +26,10 @@ def reads_31_bits(route, kernel=None):
 
     def truncating(**kw):
         lim = H.LIMIT
-        flat = kw["req_to_token"].view(-1)  # the huge table is contiguous
-        n = flat.numel() - lim
-        if n <= 0:
+        n = kw["req_to_token"].numel() - lim
+        if n <= 0:  # nothing past 2^31 (an ordinary case, possibly strided)
             return base(**kw)
+        flat = kw["req_to_token"].view(-1)  # the huge table is contiguous
         saved = flat[lim:].clone()
         flat[lim:] = flat[:n]
         try:

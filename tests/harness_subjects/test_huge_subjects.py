@@ -1,6 +1,8 @@
 """GPU pytest: the huge (> 2^31 elements) cases of kvaddr.check for the routes added to kvaddr.huge, with kvaddr's
 own kernels (pass) and planted int32-offset subjects (caught at the first lane past 2^31); adjacent layouts on
 the device. Skips without torch, a CUDA device or kvaddr._gpu."""
+import json
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -21,13 +23,21 @@ def _first_past(rep):
     return rep.huge["first_past"]
 
 
+def _log(tag, rep):
+    """One line per huge run (pytest -s shows them; docs/harness.md quotes them)."""
+    h = {k: rep.huge.get(k) for k in ("kind", "seconds", "kernel_seconds", "lanes", "first_past", "first", "scalars")}
+    print(f"\nHUGE {rep.route} {tag}: {json.dumps(h)}")
+
+
 @pytest.mark.parametrize("route", TABLES)
 def test_huge_table_case_passes_and_catches_31_bit_reads(route):
     out = {"flashmla_block_table": "kv_indices", "decode_metadata": "page_table"}.get(route, "out")
     rep = kvaddr.check(route, G.kernel(route), device="cuda", cases=1, seed=4, huge=True)
+    _log("kvaddr", rep)
     assert rep.ok and rep.huge["ran"] and rep.huge["kind"] == "ok", str(rep)
     assert rep.huge["shapes"]["req_to_token"] == list(H.HUGE_TABLE) and _first_past(rep) == f"{out}[1, 0]"
     rep = kvaddr.check(route, S.reads_31_bits(route), device="cuda", cases=1, seed=4, huge=True)
+    _log("reads_31_bits", rep)
     assert not rep.ok and rep.failure.kind == "mismatch", str(rep)
     lane = rep.failure.first[0]
     assert (lane.output, lane.index) == (out, (1, 0)), str(rep)  # the first lane whose read passes 2^31
@@ -38,8 +48,10 @@ def test_huge_table_case_passes_and_catches_31_bit_reads(route):
 @pytest.mark.parametrize("route", ["mamba_translate", "eager_funnel"])
 def test_huge_streamed_case_passes_and_catches_an_int32_grid(route):
     rep = kvaddr.check(route, G.kernel(route), device="cuda", cases=1, seed=4, huge=True)
+    _log("kvaddr", rep)
     assert rep.ok and rep.huge["ran"] and rep.huge["kind"] == "ok", str(rep)
     rep = kvaddr.check(route, S.stops_at_2_31(route), device="cuda", cases=1, seed=4, huge=True)
+    _log("stops_at_2_31", rep)
     assert not rep.ok and rep.failure.kind == "mismatch", str(rep)
     lane = rep.failure.first[0]
     want = (1 << 31,) if route == "mamba_translate" else ((1 << 31) // H.HUGE_EAGER[1], 0)
