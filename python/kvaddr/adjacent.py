@@ -158,12 +158,12 @@ def attribute(case, expected, got, limit=8):
     """Compare two backings (host int32 arrays) and attribute every differing lane.
 
     Returns (lanes, differing, out_of_bounds, inputs_changed): `lanes` the first `limit` differing output and
-    window elements and the first `limit` written input elements, as kvaddr.harness.Lane in backing order, the number of differing elements that are output or window lanes, whether any of them lies
-    outside the outputs' visible lanes, and the inputs with a changed lane outside every output's window."""
+    window elements and the first `limit` written input elements, as kvaddr.harness.Lane in backing order;
+    the number of differing elements that are output, window or guard lanes; whether any of them lies
+    outside the outputs' visible lanes; the inputs with a changed lane outside every output's window."""
     from .harness import Lane
 
-    spans, total = layout(case)
-    names = [s[0] for s in spans]
+    spans, _ = layout(case)
     outs = [s for s in spans if s[0] in case.outputs]
     diff = np.flatnonzero(expected != got)
     lanes, seen = [], set()
@@ -171,7 +171,7 @@ def attribute(case, expected, got, limit=8):
     changed = []
     for p in diff:
         p = int(p)
-        kind, member, elem, name, region, index, neighbour = _classify(case, spans, outs, names, total, p)
+        kind, member, elem, name, region, index, neighbour = _classify(case, spans, outs, p)
         if (member, elem) in seen:
             continue
         seen.add((member, elem))
@@ -203,7 +203,7 @@ def _element(case, spans, member, elem, expected, got, p, a):
     return int(expected[k:k + u].view(a.dtype)[0]), int(got[k:k + u].view(a.dtype)[0])
 
 
-def _classify(case, spans, outs, names, total, p):
+def _classify(case, spans, outs, p):
     """(kind, member, element, lane name, region, index, neighbour) of int32 lane p of the backing.
 
     A guard lane is named after the member next to it (guard_before: index g - GUARD for guard element g, as
