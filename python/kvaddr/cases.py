@@ -60,6 +60,10 @@ class Case:
     # input and is wider; offset > 0: a partial overlap, which validation rejects). The output's before-buffer
     # holds the input's values there.
     alias: tuple = ()
+    # (names, shared): the arguments `names` (inputs and outputs, in order) presented as consecutive slices of
+    # one allocation, each starting `shared` int32 lanes before the previous one's end (0: touching, admitted;
+    # > 0: a partial overlap validation rejects). kvaddr.adjacent has the layout and the comparison.
+    adjacent: tuple = ()
 
     def sizes(self):
         """Summary sizes used in reports: rows, lanes, pages, largest id."""
@@ -387,19 +391,38 @@ def build_table(route, r):
 def draw_recipe(route, rng, lanes, params=None):
     params = params or {}
     if route in TOKEN_ROUTES:
-        return draw_token_recipe(route, rng, lanes, params)
-    if route == "write_loc":
-        return draw_write_loc_recipe(rng, lanes, params)
-    if route == "kv_indices_inplace":
-        return draw_kv_indices_recipe(rng, lanes, params)
-    if route in TABLE_ROUTES:
-        return draw_table_recipe(route, rng, lanes, params)
-    if route == "eager_funnel":
-        return draw_eager_recipe(rng, lanes, params)
-    raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
+        r = draw_token_recipe(route, rng, lanes, params)
+    elif route == "write_loc":
+        r = draw_write_loc_recipe(rng, lanes, params)
+    elif route == "kv_indices_inplace":
+        r = draw_kv_indices_recipe(rng, lanes, params)
+    elif route in TABLE_ROUTES:
+        r = draw_table_recipe(route, rng, lanes, params)
+    elif route == "eager_funnel":
+        r = draw_eager_recipe(rng, lanes, params)
+    else:
+        raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
+    # adjacent slices of one allocation (kvaddr.adjacent), drawn after everything else; params "adjacent":
+    # False never, "always" an admitted layout in every case that admits one
+    from . import adjacent
+
+    got = adjacent.draw(route, rng, r, params.get("adjacent", True))
+    r["adjacent"] = None if got is None else got[0]
+    if got is not None and got[1]:
+        r["overlap"] = got[1]  # the shared int32 lanes of a rejected layout (adjacent.REJECTED routes)
+    return r
 
 
 def build(route, recipe):
+    case = _build(route, recipe)
+    if recipe.get("adjacent"):
+        from .adjacent import attach
+
+        case = attach(case, recipe)
+    return case
+
+
+def _build(route, recipe):
     if route in TOKEN_ROUTES:
         return build_token(route, recipe)
     if route == "write_loc":

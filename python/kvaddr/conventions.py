@@ -72,12 +72,22 @@ def reference(case, variant="production", table_guards=False):
     Raises kvaddr.Error when the route's contract rejects the call under that variant. With
     `table_guards` the v2p tables are views into the guarded parents the harness hands the kernel
     (cases.guarded_table), so a load outside the table reads what the kernel read there; without
-    it such a load is an OutOfRange (the contract does not admit the case)."""
+    it such a load is an OutOfRange (the contract does not admit the case). A case with an adjacent layout
+    (case.adjacent) runs on views of one host allocation laid out as the kernel gets it (kvaddr.adjacent), so
+    validation sees the same touching or overlapping spans and a load past a grouped table reads its
+    neighbour, as on the device."""
     route = case.route
     outs = {k: v.copy() for k, v in case.outputs.items()}
     kw = {k: v for k, v in case.inputs.items() if v is not None}
+    grouped = ()
+    if case.adjacent:  # the arguments laid out as the kernel gets them: slices of one host allocation
+        from . import adjacent
+
+        grouped = adjacent.members(case)
+        for k, v in adjacent.views(None, adjacent.host_backing(case), case).items():
+            (outs if k in outs else kw)[k] = v
     for k in GUARDED_TABLES if table_guards else ():
-        if k in kw and kw[k].ndim == 1:
+        if k in kw and kw[k].ndim == 1 and k not in grouped:
             kw[k] = guarded_table(kw[k])[1]
     if case.alias:  # the input as the very elements of the output buffer the kernel gets (alias_view)
         kw[case.alias[1]] = alias_view(outs[case.alias[0]], case)
@@ -88,10 +98,9 @@ def reference(case, variant="production", table_guards=False):
         raise _core.InvalidArgument(f"variant = {variant}: mamba_translate has no variants")
     if route in ("decode_metadata", "kv_indices_inplace"):
         getattr(_core, route)(**kw, **outs)
-        return outs
-    name = next(iter(outs))
-    getattr(_core, route)(**kw, out=outs[name])
-    return outs
+    else:
+        getattr(_core, route)(**kw, out=outs[next(iter(outs))])
+    return {k: v.copy() for k, v in outs.items()} if grouped else outs
 
 
 # The host binding's name for an output whose kernel argument is named differently.

@@ -2,13 +2,15 @@
 variant)) run on device copies of the case's inputs into a device copy of every guarded output allocation
 (the same sentinels, and for aliased layouts the same input values), then every lane of every allocation
 (guards included) and every input compared on the device (torch: count_nonzero per allocation and one wait for
-all counts; CuPy: kvaddr.gpu.count_differences). Nothing is copied to the host unless something differs; then
+all counts; CuPy: kvaddr.gpu.count_differences); an adjacent layout (kvaddr.adjacent) is one allocation,
+copied and compared whole. Nothing is copied to the host unless something differs; then
 the host path of kvaddr.harness builds the report.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import adjacent
 from . import cases as C
 from . import gpu
 from .conventions import alias_view, kernel_kwargs
@@ -63,14 +65,20 @@ class DeviceExpected:
 
     def __init__(self, fam, case, presented, variant):
         self.fam, self.case = fam, case
-        self.backing = {name: clone(fam, presented.out_backing[name]) for name in case.outputs}
-        outs = {name: self.backing[name][C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
+        # an adjacent layout: one copy of the whole backing, the reference run on views of it (kvaddr.adjacent)
+        self.group = clone(fam, presented.group) if case.adjacent else None
+        grouped = adjacent.views(fam, self.group, case) if case.adjacent else {}
+        self.backing = {name: clone(fam, presented.out_backing[name]) for name in case.outputs if name not in grouped}
+        outs = {name: grouped[name] if name in grouped else
+                self.backing[name][C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
                 for name, buf in case.outputs.items()}
         self.pristine = {}  # input name -> device copy taken before the kernel (what is compared afterwards)
         ins = {}
         for name, arr in case.inputs.items():
             if arr is None:
                 ins[name] = None
+            elif name in grouped:
+                ins[name] = grouped[name]
             elif case.alias and case.alias[1] == name:
                 ins[name] = alias_view(outs[case.alias[0]], case)
             elif name in case.strided:
@@ -86,21 +94,26 @@ class DeviceExpected:
 
     def host(self):
         """{output: the expected buffer (no guards)} as host numpy arrays."""
-        return {name: self.fam.get(self.backing[name])[C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
+        grouped = adjacent.views(None, self.fam.get(self.group), self.case) if self.case.adjacent else {}
+        return {name: grouped[name].copy() if name in grouped else
+                self.fam.get(self.backing[name])[C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
                 for name, buf in self.case.outputs.items()}
 
     def compare(self, presented):
         """(whether any lane of any output allocation differs, the first input in the case's order the kernel
         changed or None), all compared on the device with one wait for the counts."""
-        outs = list(self.case.outputs)
+        outs = list(self.backing)
         ins = [n for n in self.case.inputs if n in self.pristine]
         pairs = [(self.backing[n], presented.out_backing[n]) for n in outs]
+        if self.group is not None:  # the adjacent layout's backing (outputs and inputs): counted as an output
+            pairs.append((self.group, presented.group))
+        k = len(pairs)
         for n in ins:
             now = presented.ins[n] if n in self.case.strided else presented.in_backing[n]
             pairs.append((self.pristine[n], now))
         counts = _counts(self.fam, pairs)
-        modified = next((n for n, c in zip(ins, counts[len(outs):]) if c), None)
-        return any(counts[:len(outs)]), modified
+        modified = next((n for n, c in zip(ins, counts[k:]) if c), None)
+        return any(counts[:k]), modified
 
 
 def _counts(fam, pairs):

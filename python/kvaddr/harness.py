@@ -21,6 +21,7 @@ import numpy as np
 
 from . import _core
 from . import cases as C
+from . import adjacent
 from . import races
 from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
@@ -38,13 +39,21 @@ FAILURE_KINDS = ("mismatch", "out_of_bounds", "raised", "bad_return", "timeout",
 class Lane:
     output: str
     index: tuple  # index in the output buffer (for guard lanes: offset from the buffer's first / last lane)
-    region: str  # "out", "past_width" (a column past the visible width), "guard_before", "guard_after"
+    # "out", "past_width" (a column past the visible width), "guard_before", "guard_after"; in an adjacent layout
+    # (kvaddr.adjacent) also "neighbour_before" / "neighbour_after" (a lane of the argument next to the output in
+    # the same allocation, `neighbour` names it; index as for the guards) and "input" (a written lane of the
+    # input `output` away from every output)
+    region: str
     expected: int
     actual: int
+    neighbour: str = ""
 
     def __str__(self):
-        where = {"out": "", "past_width": " (past the visible width)", "guard_before": " (guard before the buffer)",
-                 "guard_after": " (guard after the buffer)"}[self.region]
+        near = f" (also {self.neighbour} of the output adjacent to it in one allocation)" if self.neighbour else ""
+        where = {"out": near, "past_width": " (past the visible width)" + near, "guard_before": " (guard before the buffer)",
+                 "guard_after": " (guard after the buffer)", "input": " (input)",
+                 "neighbour_before": f" (before the buffer, in the adjacent {self.neighbour})",
+                 "neighbour_after": f" (past the buffer, in the adjacent {self.neighbour})"}[self.region]
         idx = ", ".join(str(i) for i in self.index)
         return f"{self.output}[{idx}]{where}: expected {self.expected}, got {self.actual}"
 
@@ -184,6 +193,8 @@ def describe(case):
     if case.alias:
         at = f" at element {case.alias[2]}" if len(case.alias) > 2 and case.alias[2] else ""
         parts.append(f"{case.alias[0]} aliases {case.alias[1]}{at}")
+    if case.adjacent:
+        parts.append(adjacent.describe(case))
     return ", ".join(parts)
 
 
@@ -201,12 +212,21 @@ class Presented:
     def __init__(self, fam, case):
         self.fam, self.case = fam, case
         self.out_backing, self.outs, self.in_backing, self.ins = {}, {}, {}, {}
+        # an adjacent layout: one backing for its members (outputs and inputs), views by name
+        self.group = fam.put(adjacent.host_backing(case)) if case.adjacent else None
+        grouped = adjacent.views(fam, self.group, case) if case.adjacent else {}
         for name, buf in case.outputs.items():
+            if name in grouped:
+                v = grouped[name]
+                self.outs[name] = v[:, :case.widths[name]] if name in case.widths else v
+                continue
             self.out_backing[name] = fam.put(guarded(buf))
             self.outs[name] = self._out_view(name)
         for name, arr in case.inputs.items():
             if arr is None:
                 self.ins[name] = None
+            elif name in grouped:
+                self.ins[name] = grouped[name]
             elif case.alias and case.alias[1] == name:
                 self.ins[name] = alias_view(self.outs[case.alias[0]], case)
             elif name in case.strided:
@@ -233,9 +253,14 @@ class Presented:
     def load(self, case):
         """Write `case` (same shapes) into the same device buffers (graph mode)."""
         self.case = case
+        if self.group is not None:
+            self.fam.copy_into(self.group, adjacent.host_backing(case))
         for name, buf in case.outputs.items():
-            self.fam.copy_into(self.out_backing[name], guarded(buf))
+            if name in self.out_backing:
+                self.fam.copy_into(self.out_backing[name], guarded(buf))
         for name, arr in case.inputs.items():
+            if arr is None or name in adjacent.members(case):
+                continue
             if name in case.strided:
                 self.fam.copy_into(self.in_backing[name], self._spread(arr))
             elif name in C.GUARDED_TABLES and arr.ndim == 1:
@@ -360,7 +385,13 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
                 return result
         expected = dev.host()  # something differs (or fresh arrays came back): the host path reports it
     oob = False
+    grouped = adjacent.members(case)
+    changed = []
+    if grouped:
+        oob, changed = _compare_group(fam, case, p, expected, result)
     for name, buf in case.outputs.items():
+        if name in grouped:
+            continue
         got = fam.get(p.out_backing[name])
         if name in result.returned:
             view = got[C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
@@ -376,6 +407,15 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
     if result.differing:
         result.first = result.first[:8]
         result.kind = "out_of_bounds" if oob else "mismatch"
+        into = sorted({(lane.output, lane.neighbour.split("[")[0]) for lane in result.first
+                       if lane.region.startswith("neighbour_")})
+        if into:
+            result.detail = "; ".join(f"a store outside {o} landed in {n}, the input adjacent to it in one allocation "
+                                      f"(or the kernel wrote into {n} there)" for o, n in into)
+        return result
+    if changed:
+        result.kind, result.detail = "input_modified", f"the kernel wrote into its input {changed[0]}"
+        result.first = [lane for lane in result.group_lanes if lane.region == "input"][:8]
         return result
     for name, arr in case.inputs.items():
         if arr is None or name not in p.in_backing:
@@ -389,6 +429,26 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
             result.kind, result.detail = "input_modified", f"the kernel wrote into its input {name}"
             return result
     return result
+
+
+def _compare_group(fam, case, p, expected, result):
+    """The whole backing of an adjacent layout against the expected one (the expected outputs and the inputs'
+    values in the same layout): fills result.actual for the grouped outputs (kernel-returned arrays written in
+    first) and the differing lanes; returns (out_of_bounds, inputs written away from every output)."""
+    got = fam.get(p.group)
+    mine = adjacent.views(None, got, case)
+    for name in adjacent.members(case):
+        if name in result.returned:
+            v = mine[name]
+            (v[:, :case.widths[name]] if name in case.widths else v)[...] = result.returned[name]
+        if name in case.outputs:
+            result.actual[name] = mine[name].copy()
+    exp = adjacent.host_backing(case, outputs=expected)
+    lanes, count, oob, changed = adjacent.attribute(case, exp, got)
+    result.group_lanes = lanes
+    result.differing += count
+    result.first += [lane for lane in lanes if lane.region != "input"]
+    return oob, changed
 
 
 def _outside(name, case, diff):
@@ -556,6 +616,8 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
     steps = 0
     if shrink and not graph and result.kind not in ("timeout",):
         names0 = set(_names(C.build(route, recipe), result, variant))
+        # a store that landed in an adjacent argument keeps landing in one (the minimal case shows the layout)
+        neighbour0 = _neighbours(result)
 
         def still_fails(r):
             case = C.build(route, r)
@@ -565,6 +627,8 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
                 return None
             res = run_case(fam, kernel, case, exp, case_timeout=case_timeout)
             if res.kind != result.kind:
+                return None
+            if neighbour0 and not _neighbours(res):
                 return None
             if names0 and not names0.intersection(_names(case, res, variant)):
                 return None  # keep the catalogue name the original case had
@@ -581,6 +645,11 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
         snippet = pytest_snippet(out_dir, route, seed, index, graph)
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
                    named, out_dir, snippet, broken_preconditions(case))
+
+
+def _neighbours(result):
+    """The adjacent arguments a result's first lanes landed in (kvaddr.adjacent), as a set of names."""
+    return {lane.neighbour.split("[")[0] for lane in result.first if lane.region.startswith("neighbour_")}
 
 
 def _names(case, result, variant):

@@ -42,7 +42,8 @@ def _part(case, variant, table_guards, row0, b0, b1, zero_tail, prefill):
     if case.route == "read_table":
         scalars["zero_tail"] = zero_tail
     buf = np.array(prefill, copy=True)
-    sub = dataclasses.replace(case, scalars=scalars, inputs=ins, outputs={"out": buf[row0:]})
+    # one program's part on separate buffers (an adjacent layout of the whole call does not carry over to a part)
+    sub = dataclasses.replace(case, scalars=scalars, inputs=ins, outputs={"out": buf[row0:]}, adjacent=())
     buf[row0:] = reference(sub, variant, table_guards)["out"]
     return buf
 

@@ -2,7 +2,8 @@
 
 A directory holds manifest.json + one .npy per array (readable by `kvaddr replay DIR` and
 kvaddr.replay), plus harness.json with what the manifest format has no key for: the visible width of
-each padded output, the strided inputs, aliasing, and the failure that was found.
+each padded output, the strided inputs, aliasing, adjacent slices of one allocation (kvaddr.adjacent; also
+named in the manifest's note), and the failure that was found.
 """
 from __future__ import annotations
 
@@ -35,8 +36,15 @@ def write_case(root, case, result, variant, seed, index, name=None, graph=False)
     call = {"route": case.route, "name": name or f"kvaddr.check {case.route} seed {seed} case {index}",
             "variant": variant, "scalars": scalars, "inputs": inputs, "outputs": outputs,
             "note": f"kvaddr.check: {result.kind}" + (f" ({result.detail})" if result.detail else "")}
+    if case.adjacent:  # the manifest has no key for a shared allocation: the layout is in the note and harness.json
+        from .adjacent import describe as layout
+
+        call["note"] += f"; layout: {layout(case)} (harness.json \"adjacent\"; replayed from separate buffers by " \
+                        "kvaddr replay)"
     (d / "manifest.json").write_text(json.dumps({"format": "kvaddr-replay", "version": 1, "calls": [call]}, indent=2))
-    side = {"widths": case.widths, "strided": list(case.strided), "alias": list(case.alias), "kind": result.kind,
+    side = {"widths": case.widths, "strided": list(case.strided), "alias": list(case.alias),
+            "adjacent": [list(case.adjacent[0]), int(case.adjacent[1])] if case.adjacent else [],
+            "kind": result.kind,
             "detail": result.detail, "seed": int(seed), "case": int(index), "variant": variant, "graph": bool(graph),
             "first_lanes": [str(lane) for lane in result.first]}
     (d / "harness.json").write_text(json.dumps(side, indent=2))
@@ -53,8 +61,10 @@ def load_case(directory):
     if call["route"] == "flashmla_block_table":
         inputs.setdefault("kv_start_idx", None)
     outputs = {k: np.load(d / f["before"]) for k, f in call["outputs"].items()}
+    adj = side.get("adjacent") or ()
     case = Case(call["route"], dict(call.get("scalars", {})), inputs, outputs, dict(side.get("widths", {})),
-                tuple(side.get("strided", ())), tuple(side.get("alias", ())))
+                tuple(side.get("strided", ())), tuple(side.get("alias", ())),
+                (tuple(adj[0]), int(adj[1])) if adj else ())
     return case, call.get("variant", "production")
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from .cases import TOKEN_ROUTES
 
 _FLAGS = {"strided": False, "r2t_strided": False, "alias": False, "overlap": 0, "rank2": False, "pad": 0,
+          "adjacent": None,
           "extra_rows": 0, "tail": 0,
           "seq_len_delta": 0, "kv_start_idx": None, "zero_tail": False}
 

@@ -297,3 +297,14 @@ def canonical_grid_spill(req_to_token, req_pool_indices, seq_lens, v2p, page_siz
             k = off + b * rs + c
             if k < flat.size:
                 flat[k] = i32(max(int(v2p[0 if tok < 0 else tok // page_size]) * multiplier, 0))
+
+
+def decode_metadata_oob(**kw):
+    """Correct metadata, then one int32 store just past the end of cache_seqlens (through its allocation): in a
+    workspace where cu_seqlens_k follows, it lands on cu_seqlens_k[0]."""
+    decode_metadata(**kw)
+    cs = kw["cache_seqlens"]
+    flat, off = _flat(cs)
+    k = (cs.__array_interface__["data"][0] + cs.nbytes - flat.__array_interface__["data"][0]) // flat.itemsize
+    if k < flat.size:
+        flat[k] = 12345

@@ -20,6 +20,11 @@ def draws(route, n=N):
     return _cache[route]
 
 
+def admitted_layout(c):
+    """Not a rejected overlap of one allocation (those raise InvalidArgument before any other check)."""
+    return not (c.adjacent and c.adjacent[1])
+
+
 def count(route, pred):
     return sum(bool(pred(c)) for c in draws(route))
 
@@ -123,7 +128,7 @@ def test_odd_and_non_power_of_two_page_sizes(route):
 
 def test_cu_seqlens_overflow_is_drawn_and_is_an_overflow_case():
     long = [c for c in draws("decode_metadata") if int(c.inputs["seq_lens"].sum()) + c.scalars["seq_len_delta"]
-            * c.inputs["seq_lens"].size > 2**31 - 1]
+            * c.inputs["seq_lens"].size > 2**31 - 1 and admitted_layout(c)]
     assert len(long) >= N // 25
     for c in long:
         assert np.all(c.inputs["seq_lens"] + c.scalars["seq_len_delta"] <= 2**31 - 1)  # each length fits int32
@@ -139,7 +144,7 @@ def test_cu_seqlens_overflow_is_drawn_and_is_an_overflow_case():
 def test_table_entries_past_int32_are_drawn(route, out):
     variant = "era_b_unclamped" if route == "flashmla_block_table" else "production"
     big = []
-    for c in draws(route):
+    for c in filter(admitted_layout, draws(route)):
         try:
             reference(c, variant)
         except kvaddr.Overflow as e:
