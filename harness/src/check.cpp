@@ -426,7 +426,9 @@ void validate_options(const RouteOps& ops, const Options& opt) {
 #ifndef KVADDR_HARNESS_WITH_CUDA
     throw InvalidArgument("graph", "true", "kvaddr was built without CUDA: graph mode needs CUDA graphs");
 #endif
-    if (opt.memory != Memory::device) throw InvalidArgument("graph", "true", "graph mode needs Memory::device");
+    if (opt.memory != Memory::device && !(opt.memory == Memory::host && detail::graph_emulated_on_host())) {
+      throw InvalidArgument("graph", "true", "graph mode needs Memory::device");
+    }
     if (!opt.from_replay.empty()) {
       throw InvalidArgument("graph", "true", "from_replay runs one recorded case eagerly; leave graph false");
     }
@@ -615,15 +617,18 @@ std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options
   if (!o0.kind.empty()) return Failure{0, std::move(c0), std::move(o0), opt.variant};
   for (const auto& b : exp0) r.lanes += static_cast<int64_t>(b.size());
   reload(mem, c0, p);
+  const bool emulated = opt.memory == Memory::host;  // detail::emulate_graph_on_host: the call is the "graph"
   try {
-    mem.begin_capture();
-    try {
-      call(c0, p);
-    } catch (...) {
-      mem.abort_capture();
-      throw;
+    if (!emulated) {
+      mem.begin_capture();
+      try {
+        call(c0, p);
+      } catch (...) {
+        mem.abort_capture();
+        throw;
+      }
+      mem.end_capture();
     }
-    mem.end_capture();
   } catch (const std::exception& e) {
     Outcome oc;
     oc.kind = "raised";
@@ -640,7 +645,13 @@ std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options
       note_rejected(r, e);
       continue;
     }
-    Outcome o = run_case(c, exp, mem, [&](const Case&, const Presented&) { mem.launch_graph(); }, &p);
+    Outcome o = run_case(
+        c, exp, mem,
+        [&](const Case&, const Presented&) {
+          if (emulated) call(c0, p);
+          else mem.launch_graph();
+        },
+        &p);
     ++r.cases;
     if (o.kind.empty()) {
       for (const auto& b : exp) r.lanes += static_cast<int64_t>(b.size());

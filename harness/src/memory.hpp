@@ -25,6 +25,11 @@ class Arena {
 };
 
 std::unique_ptr<Arena> host_arena();
+// For the harness's own host tests of graph mode: while set (on this thread), graph = true also runs in host
+// memory, where the "graph" is the kernel's capture call (case 0's struct: the same pointers and scalars)
+// called again for every later case, as a replay would launch it. Not part of the public API.
+void emulate_graph_on_host(bool on);
+bool graph_emulated_on_host();
 std::unique_ptr<Arena> device_arena();  // throws InvalidArgument("memory", "device", ...) without CUDA
 
 }  // namespace kvaddr::harness::detail
