@@ -543,6 +543,14 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
       for (const Output& out : c.outs) after.push_back(guarded(out.before));
     }
     r.replay_dir = write_replay(ops, c, after, claimed, opt, f.index, r);
+    const bool i32_form = (ops.route == Route::token_translate || ops.route == Route::swa_translate) && c.outs[0].i32;
+    std::ostringstream t;
+    t << "TEST(KvaddrRegression, " << r.route << "_seed" << opt.seed << "_case" << f.index << ") {\n"
+      << "  const auto r = kvaddr::harness::check_" << r.route << (i32_form ? "_i32" : "")
+      << "(my_kernel, {" << (opt.memory == Memory::device ? ".memory = kvaddr::harness::Memory::device, " : "")
+      << ".from_replay = \"" << r.replay_dir << "\"});\n"
+      << "  EXPECT_TRUE(r.ok) << r.to_text();\n}\n";
+    r.snippet = t.str();
   }
 }
 

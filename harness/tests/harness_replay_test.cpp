@@ -54,6 +54,10 @@ void expect_replayable(Variant planted, std::uint64_t seed) {
   EXPECT_TRUE(fs::is_regular_file(dir / "manifest.json"));
   EXPECT_TRUE(fs::is_regular_file(dir / "cxx_case.json"));
   EXPECT_NE(r.to_text().find("replay: " + dir.string()), std::string::npos) << r.to_text();
+  EXPECT_NE(r.snippet.find("kvaddr::harness::check_" + std::string(S::name) + "(my_kernel, {.from_replay = \"" +
+                           dir.string() + "\"})"),
+            std::string::npos)
+      << r.snippet;
 
   // kvaddr's replay re-runs the host route on the recorded before buffers: the kernel's output differs from
   // production exactly where the harness said, and the planted variant reproduces it.
@@ -186,6 +190,14 @@ TEST(HarnessReplay, FromReplayNeedsARecordingOfTheSameRouteAndForm) {
   ASSERT_FALSE(r.replay_dir.empty());
   EXPECT_EQ(argument_of([&] { harness::check_transfer_ids(kIdentity, Options{.from_replay = r.replay_dir}); }),
             "from_replay");  // another route
+  const Report r32 = harness::check_token_translate_i32(
+      [](const TokenTranslateArgs<std::int32_t>& a) {
+        auto b = a;
+        b.variant = Variant::b17_doc_formula;
+        RouteSpec<Route::token_translate>::run(b);
+      },
+      Options{.cases = 30, .seed = 99, .replay_dir = root.string(), .overflow_fraction = 0.0});
+  EXPECT_NE(r32.snippet.find("check_token_translate_i32(my_kernel"), std::string::npos) << r32.snippet;
   EXPECT_EQ(argument_of([&] {
               harness::check_token_translate_i32([](const TokenTranslateArgs<std::int32_t>&) {},
                                                  Options{.from_replay = r.replay_dir});

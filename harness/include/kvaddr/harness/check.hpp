@@ -101,6 +101,7 @@ struct Report {
   std::vector<std::string> behaves_like;  // variants whose host output equals the kernel's
   std::string minimal_case;               // the shrunk case, as text
   std::string replay_dir;                 // the directory written for the failure ("" when none)
+  std::string snippet;                    // with replay_dir: a GoogleTest case that re-runs a kernel on it
   bool graph = false;                     // the cases ran as replays of one captured CUDA graph
   std::string variant;                    // the variant the failure was compared with (claimed or its wrap)
   // Drawn cases the claimed contract rejects, by reason: the error class and the argument it names
