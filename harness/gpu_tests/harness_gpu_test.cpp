@@ -1,15 +1,22 @@
 // The C++ harness in device memory, with kvaddr's own CUDA launchers as the kernel under test
 // for every route the harness checks (production passes; forced catalogue variants are caught and named).
+// Graph mode: every launcher passes on graph replays; a column bound baked at capture is caught only there.
 // Skips without a GPU.
 #include <gtest/gtest.h>
 
+#include <cuda_runtime.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "kvaddr/harness/check.hpp"
 #include "kvaddr/kernels/launch.hpp"
+#include "kvaddr/replay/replay.hpp"
 
 namespace {
 using namespace kvaddr;
@@ -160,4 +167,115 @@ TEST(HarnessGpu, ForcedPrefillNoRemapIsNamedOnTheDevice) {
       << r.to_text();
 }
 
+}  // namespace
+
+namespace {
+// ---- graph mode --------------------------------------------------------------------------------------
+namespace graph_mode {
+using namespace kvaddr;
+
+cudaStream_t harness_stream() { return static_cast<cudaStream_t>(harness::stream()); }
+
+TEST(HarnessGpuGraph, ProductionLaunchersPassOnGraphReplaysForEveryRoute) {
+  KVADDR_REQUIRE_GPU();
+  const harness::Options o{.cases = 40, .seed = 21, .memory = harness::Memory::device, .graph = true};
+  std::vector<harness::Report> rs;
+  rs.push_back(harness::check_token_translate(
+      [](const TokenTranslateArgs<std::int64_t>& a) { gpu::launch_token_translate(a, harness_stream()); }, o));
+  rs.push_back(harness::check_token_translate_i32(
+      [](const TokenTranslateArgs<std::int32_t>& a) { gpu::launch_token_translate(a, harness_stream()); }, o));
+  rs.push_back(harness::check_swa_translate(
+      [](const SwaTranslateArgs<std::int64_t>& a) { gpu::launch_swa_translate(a, harness_stream()); }, o));
+  rs.push_back(harness::check_swa_translate_i32(
+      [](const SwaTranslateArgs<std::int32_t>& a) { gpu::launch_swa_translate(a, harness_stream()); }, o));
+  rs.push_back(harness::check_dcp_read_translate(
+      [](const DcpReadTranslateArgs& a) { gpu::launch_dcp_read_translate(a, harness_stream()); }, o));
+  rs.push_back(harness::check_transfer_ids([](const TransferIdsArgs& a) { gpu::launch_transfer_ids(a, harness_stream()); }, o));
+  rs.push_back(
+      harness::check_mamba_translate([](const MambaTranslateArgs& a) { gpu::launch_mamba_translate(a, harness_stream()); }, o));
+  rs.push_back(harness::check_write_loc([](const WriteLocArgs& a) { gpu::launch_write_loc(a, harness_stream()); }, o));
+  rs.push_back(harness::check_read_table([](const ReadTableArgs& a) { gpu::launch_read_table(a, harness_stream()); }, o));
+  rs.push_back(harness::check_canonical_page_table(
+      [](const CanonicalPageTableArgs& a) { gpu::launch_canonical_page_table(a, harness_stream()); }, o));
+  rs.push_back(harness::check_full_prefill_table(
+      [](const FullPrefillTableArgs& a) { gpu::launch_full_prefill_table(a, harness_stream()); }, o));
+  rs.push_back(harness::check_flashmla_block_table(
+      [](const FlashmlaBlockTableArgs& a) { gpu::launch_flashmla_block_table(a, harness_stream()); }, o));
+  rs.push_back(
+      harness::check_decode_metadata([](const DecodeMetadataArgs& a) { gpu::launch_decode_metadata(a, harness_stream()); }, o));
+  rs.push_back(harness::check_kv_indices_inplace(
+      [](const KvIndicesInplaceArgs& a) { gpu::launch_kv_indices_inplace(a, harness_stream()); }, o));
+  rs.push_back(harness::check_eager_funnel([](const EagerFunnelArgs& a) { gpu::launch_eager_funnel(a, harness_stream()); }, o));
+  for (const auto& r : rs) {
+    std::cout << r.to_text() << "\n";
+    EXPECT_TRUE(r.ok) << r.to_text();
+    EXPECT_TRUE(r.graph);
+    EXPECT_GE(r.cases, 20) << r.to_text();  // replays of the one captured graph, after the warm-up case
+  }
+}
+
+// A launcher that bounds its column loop by the longest row it saw on the host: each eager call reads seq_lens
+// back and is right; under capture it cannot, and keeps the warm-up batch's bound in the graph.
+harness::CanonicalPageTableKernel baking_launcher(std::int64_t* baked) {
+  return [baked](const CanonicalPageTableArgs& a) {
+    cudaStream_t s = harness_stream();
+    cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+    if (s != nullptr) {
+      ASSERT_EQ(cudaStreamIsCapturing(s, &st), cudaSuccess);
+    }
+    if (st == cudaStreamCaptureStatusNone) {
+      std::vector<std::int64_t> lens(static_cast<std::size_t>(a.seq_lens.size));
+      if (!lens.empty()) {
+        ASSERT_EQ(cudaMemcpy(lens.data(), a.seq_lens.data, lens.size() * sizeof(std::int64_t), cudaMemcpyDeviceToHost),
+                  cudaSuccess);
+      }
+      *baked = 1;
+      for (std::int64_t l : lens) *baked = std::max(*baked, (l + a.page_size - 1) / a.page_size);
+    }
+    CanonicalPageTableArgs b = a;
+    b.max_pages = std::min(a.max_pages, *baked);
+    gpu::launch_canonical_page_table(b, s);
+  };
+}
+
+TEST(HarnessGpuGraph, AColumnBoundBakedAtCaptureIsCaughtOnlyByGraphReplays) {
+  KVADDR_REQUIRE_GPU();
+  std::int64_t baked = 0;
+  const harness::Report eager = harness::check_canonical_page_table(
+      baking_launcher(&baked), {.cases = 100, .seed = 21, .memory = harness::Memory::device});
+  EXPECT_TRUE(eager.ok) << eager.to_text();
+  const auto root = std::filesystem::temp_directory_path() / ("kvaddr_harness_graph_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  const harness::Report g = harness::check_canonical_page_table(
+      baking_launcher(&baked),
+      {.cases = 100, .seed = 21, .memory = harness::Memory::device, .replay_dir = root.string(), .graph = true});
+  std::cout << g.to_text() << "\nbaked bound " << baked << "\n";
+  ASSERT_FALSE(g.ok) << g.to_text();
+  EXPECT_TRUE(g.graph);
+  EXPECT_EQ(g.kind, "mismatch") << g.to_text();
+  EXPECT_GE(g.case_index, 1);  // a replay, not the warm-up
+  EXPECT_EQ(g.shrink_steps, 0);
+  ASSERT_FALSE(g.first.empty());
+  EXPECT_GE(g.first[0].col, baked) << g.to_text();  // a column past the captured bound was left unwritten
+  // the replay directory reproduces it on the host, and the production launcher passes on it
+  const replay::ReplayReport rep = replay::replay_dir(g.replay_dir);
+  ASSERT_EQ(rep.calls.size(), 1U);
+  EXPECT_EQ(rep.calls[0].status, replay::CallStatus::differs) << replay::to_text(rep);
+  const harness::Report again = harness::check_canonical_page_table(
+      [](const CanonicalPageTableArgs& a) { gpu::launch_canonical_page_table(a, nullptr); },
+      {.memory = harness::Memory::device, .from_replay = g.replay_dir});
+  EXPECT_TRUE(again.ok) << again.to_text();
+  std::filesystem::remove_all(root);
+}
+
+TEST(HarnessGpuGraph, ALaunchOutsideTheHarnessStreamFailsTheGraphCheck) {
+  KVADDR_REQUIRE_GPU();
+  const harness::Report r = harness::check_write_loc([](const WriteLocArgs& a) { gpu::launch_write_loc(a, nullptr); },
+                                                     {.cases = 20, .seed = 23, .memory = harness::Memory::device,
+                                                      .graph = true});
+  std::cout << r.to_text() << "\n";
+  EXPECT_FALSE(r.ok) << r.to_text();  // the capture breaks (or captures nothing): never a silent pass
+}
+
+}  // namespace graph_mode
 }  // namespace

@@ -7,12 +7,18 @@
 #include <cmath>
 #include <cstring>
 #include <exception>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/replay/npy.hpp"
 #include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
@@ -118,6 +124,11 @@ struct RouteOps {
   Case (*draw)(Rng&, int64_t);
   void (*reference)(const Case&, Variant, Bufs& outs);  // outs start as the befores; may throw
   std::vector<Case> (*shrinks)(const Case&);
+  std::vector<FieldInfo> (*fields)();  // the route's arguments (the form the kernel receives)
+  // Graph mode: new values at the shapes and scalars of the capture case (outputs back to their sentinels).
+  Case (*redraw)(const Case&, Rng&);
+  // Makes a drawn case one past an int32 precondition (nullptr: the route has no int32_wrap variant).
+  void (*overflow)(Case&, Rng&);
 };
 
 // Presented arrays: arena copies of every input and the guarded outputs.
@@ -163,6 +174,24 @@ Presented present(detail::Arena& m, const Case& c) {
   return p;
 }
 
+// Graph mode: the arrays of `c` (the shapes of the case `p` was presented for) written into p's buffers.
+void reload(detail::Arena& m, const Case& c, const Presented& p) {
+  for (const auto& [k, v] : c.arr)
+    if (!v.empty()) m.put(const_cast<int64_t*>(p.arr.at(k)), v.data(), v.size() * sizeof(int64_t));
+  for (const auto& [k, v] : c.arr32)
+    if (!v.empty()) m.put(const_cast<int32_t*>(p.arr32.at(k)), v.data(), v.size() * sizeof(int32_t));
+  if (!c.r2t.empty()) m.put(const_cast<int32_t*>(p.r2t), c.r2t.data(), c.r2t.size() * sizeof(int32_t));
+  for (std::size_t j = 0; j < c.outs.size(); ++j) {
+    const I64s flat = guarded(c.outs[j].before);
+    if (c.outs[j].i32) {
+      const auto v = narrow<int32_t>(flat);
+      m.put(p.out_flat[j], v.data(), v.size() * sizeof(int32_t));
+    } else {
+      m.put(p.out_flat[j], flat.data(), flat.size() * sizeof(int64_t));
+    }
+  }
+}
+
 I64s download(detail::Arena& m, const void* flat, std::size_t n, bool i32) {
   if (i32) {
     std::vector<int32_t> v(n);
@@ -191,10 +220,14 @@ struct Outcome {
   int64_t differing = 0;
 };
 
+// Runs `call` on case `c` presented in `m` (into the buffers of `fixed` in graph mode) and compares.
 template <class Call>
-Outcome run_case(const Case& c, const Bufs& exp, detail::Arena& m, const Call& call) {
+Outcome run_case(const Case& c, const Bufs& exp, detail::Arena& m, const Call& call, const Presented* fixed = nullptr) {
   Outcome o;
-  const Presented p = present(m, c);
+  Presented fresh;
+  if (fixed != nullptr) reload(m, c, *fixed);
+  else fresh = present(m, c);
+  const Presented& p = fixed != nullptr ? *fixed : fresh;
   try {
     call(c, p);
     m.sync();
@@ -339,73 +372,336 @@ std::string describe(const Case& c) {
   return os.str();
 }
 
-template <class Call>
-Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
-  Report r;
-  r.route = std::string(to_string(ops.route));
+}  // namespace
+}  // namespace kvaddr::harness
+
+#include "record.inc"
+namespace kvaddr::harness {
+namespace {
+
+// A failing case found by check_route, before shrinking.
+struct Failure {
+  int64_t index = -1;
+  Case c;
+  Outcome o;
+  Variant variant;  // the variant it was compared with (the claimed one, or its wrap for an overflow case)
+};
+
+std::string reason_of(const Error& e) {
+  static constexpr std::pair<ErrorKind, const char*> kNames[] = {
+      {ErrorKind::invalid_argument, "InvalidArgument"}, {ErrorKind::out_of_range, "OutOfRange"},
+      {ErrorKind::overflow, "Overflow"},                {ErrorKind::buffer_too_small, "BufferTooSmall"},
+      {ErrorKind::invalid_state, "InvalidState"},       {ErrorKind::io, "IoError"},
+      {ErrorKind::format, "FormatError"}};
+  std::string cls = "Error";
+  for (const auto& [k, n] : kNames)
+    if (e.kind() == k) cls = n;
+  return cls + "(" + e.argument() + ")";
+}
+
+void note_rejected(Report& r, const Error& e) {
+  ++r.rejected;
+  ++r.rejections[reason_of(e)];
+}
+
+void validate_options(const RouteOps& ops, const Options& opt) {
+  const std::string route(to_string(ops.route));
   if (!route_accepts(ops.route, opt.variant)) {
-    throw InvalidArgument("variant", std::string(to_string(opt.variant)), "not a variant of route " + r.route);
+    throw InvalidArgument("variant", std::string(to_string(opt.variant)), "not a variant of route " + route);
   }
-  std::unique_ptr<detail::Arena> mem = opt.memory == Memory::device ? detail::device_arena() : detail::host_arena();
+  if (opt.cases < 0) throw InvalidArgument("cases", std::to_string(opt.cases), "must be >= 0");
+  if (opt.max_lanes < 1) throw InvalidArgument("max_lanes", std::to_string(opt.max_lanes), "must be >= 1");
+  if (opt.overflow != OverflowPolicy::observe && opt.overflow != OverflowPolicy::wrap &&
+      opt.overflow != OverflowPolicy::skip) {
+    throw InvalidArgument("overflow", std::to_string(static_cast<int>(opt.overflow)), "must be observe, wrap or skip");
+  }
+  if (!(opt.overflow_fraction >= 0.0 && opt.overflow_fraction <= 1.0)) {
+    throw InvalidArgument("overflow_fraction", std::to_string(opt.overflow_fraction), "must lie in [0, 1]");
+  }
+  if (!opt.replay_dir.empty() && std::filesystem::exists(opt.replay_dir) &&
+      !std::filesystem::is_directory(opt.replay_dir)) {
+    throw InvalidArgument("replay_dir", opt.replay_dir, "exists and is not a directory");
+  }
+  if (opt.graph) {
+#ifndef KVADDR_HARNESS_WITH_CUDA
+    throw InvalidArgument("graph", "true", "kvaddr was built without CUDA: graph mode needs CUDA graphs");
+#endif
+    if (opt.memory != Memory::device && !(opt.memory == Memory::host && detail::graph_emulated_on_host())) {
+      throw InvalidArgument("graph", "true", "graph mode needs Memory::device");
+    }
+    if (!opt.from_replay.empty()) {
+      throw InvalidArgument("graph", "true", "from_replay runs one recorded case eagerly; leave graph false");
+    }
+  }
+  if (!opt.from_replay.empty() && !std::filesystem::is_directory(opt.from_replay)) {
+    throw InvalidArgument("from_replay", opt.from_replay, "is not a directory");
+  }
+}
+
+// Case i of the seed: the route's draw, made an overflow case in a share opt.overflow_fraction of the cases
+// (decided on a stream of its own, so that the draw itself is the same whatever the fraction).
+Case draw_case(const RouteOps& ops, const Options& opt, int64_t i) {
+  Rng rng(opt.seed, static_cast<std::uint64_t>(i));
+  Case c = ops.draw(rng, opt.max_lanes);
+  if (ops.overflow != nullptr && opt.overflow_fraction > 0.0) {
+    Rng orng(opt.seed ^ 0x6F766572666C6F77ULL, static_cast<std::uint64_t>(i));
+    if (orng.unit() < opt.overflow_fraction) ops.overflow(c, orng);
+  }
+  return c;
+}
+
+// An overflow case (the claimed reference raised Overflow `e`): run under opt.overflow; returns a failure in
+// wrap mode when the kernel differs from the wrap variant.
+template <class Call>
+std::optional<Failure> overflow_case(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& mem,
+                                     const Call& call, int64_t index, Case c, const Overflow& e) {
+  if (opt.overflow == OverflowPolicy::skip) return std::nullopt;
+  const Variant wrap = opt.variant | Variant::int32_wrap;
+  if (!route_accepts(ops.route, wrap)) return std::nullopt;
+  Bufs exp;
+  try {
+    exp = expected(ops, c, wrap);
+  } catch (const Error&) {
+    return std::nullopt;  // outside the wrap variant's contract too
+  }
+  Outcome o = run_case(c, exp, mem, call);
+  OverflowSummary& s = r.overflow;
+  ++s.cases;
+  s.variant = std::string(to_string(wrap, ops.route));
+  if (o.kind.empty()) {
+    ++s.behaves_like_wrap;
+    for (const auto& b : exp) s.lanes += static_cast<int64_t>(b.size());
+    return std::nullopt;
+  }
+  if (opt.overflow == OverflowPolicy::wrap) return Failure{index, std::move(c), std::move(o), wrap};
+  ++(o.kind == "raised" ? s.raised : s.differs);
+  if (s.first.empty()) {
+    std::ostringstream os;
+    os << "case " << index << " (" << e.what() << "): " << o.kind << ": ";
+    if (!o.detail.empty()) os << o.detail;
+    else if (!o.first.empty())
+      os << o.first[0].output << "[" << (o.first[0].matrix ? std::to_string(o.first[0].row) + ", " : "")
+         << o.first[0].col << "] expected " << o.first[0].expected << ", got " << o.first[0].actual;
+    s.first = os.str();
+  }
+  return std::nullopt;
+}
+
+// Shrinks (unless `shrink` is false), names and records failure `f` into `r`.
+template <class Call>
+void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& mem, const Call& call, Failure f,
+             bool shrink) {
+  r.ok = false;
+  r.case_index = f.index;
+  const Variant claimed = f.variant;
+  r.variant = std::string(to_string(claimed, ops.route));
+  Case& c = f.c;
+  Outcome& o = f.o;
+  const std::string kind = o.kind;
+  const bool output_kind = kind == "mismatch" || kind == "out_of_bounds";
+  auto names_of = [&](const Case& cc, const Bufs& actual) {
+    return output_kind ? name_variants(ops, cc, actual, claimed)
+                       : (kind == "raised" ? name_raises(ops, cc, claimed) : std::vector<std::string>{});
+  };
+  const std::vector<std::string> names0 = names_of(c, o.actual);
+  auto keeps_a_name = [&](const Case& cand, const Bufs& actual) {
+    if (names0.empty()) return true;  // keep the catalogue name the original case had
+    for (const std::string& n : names_of(cand, actual))
+      if (std::find(names0.begin(), names0.end(), n) != names0.end()) return true;
+    return false;
+  };
+  for (int64_t step = 0; shrink && step < 2000; ++step) {
+    bool moved = false;
+    for (Case& cand : ops.shrinks(c)) {
+      Bufs e;
+      try {
+        e = expected(ops, cand, claimed);
+      } catch (const Error&) {
+        continue;
+      }
+      Outcome oc = run_case(cand, e, mem, call);
+      if (oc.kind == kind && keeps_a_name(cand, oc.actual)) {
+        c = std::move(cand);
+        o = std::move(oc);
+        ++r.shrink_steps;
+        moved = true;
+        break;
+      }
+    }
+    if (!moved) break;
+  }
+  r.kind = o.kind;
+  r.detail = o.detail;
+  r.first = o.first;
+  r.differing = o.differing;
+  r.minimal_case = describe(c);
+  r.behaves_like = names_of(c, o.actual);
+  if (!opt.replay_dir.empty()) {
+    Bufs after = o.actual;
+    if (after.size() != c.outs.size()) {  // a kernel that raised: the buffers as they were before the call
+      after.clear();
+      for (const Output& out : c.outs) after.push_back(guarded(out.before));
+    }
+    r.replay_dir = write_replay(ops, c, after, claimed, opt, f.index, r);
+    const bool i32_form = (ops.route == Route::token_translate || ops.route == Route::swa_translate) && c.outs[0].i32;
+    std::ostringstream t;
+    t << "TEST(KvaddrRegression, " << r.route << "_seed" << opt.seed << "_case" << f.index << ") {\n"
+      << "  const auto r = kvaddr::harness::check_" << r.route << (i32_form ? "_i32" : "")
+      << "(my_kernel, {" << (opt.memory == Memory::device ? ".memory = kvaddr::harness::Memory::device, " : "")
+      << ".from_replay = \"" << r.replay_dir << "\"});\n"
+      << "  EXPECT_TRUE(r.ok) << r.to_text();\n}\n";
+    r.snippet = t.str();
+  }
+}
+
+// The eager cases: each drawn, presented afresh, called, compared.
+template <class Call>
+std::optional<Failure> eager_cases(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& mem,
+                                   const Call& call) {
   for (int64_t i = 0; i < opt.cases; ++i) {
-    Rng rng(opt.seed, static_cast<std::uint64_t>(i));
-    Case c = ops.draw(rng, opt.max_lanes);
+    Case c = draw_case(ops, opt, i);
     Bufs exp;
     try {
       exp = expected(ops, c, opt.variant);
-    } catch (const Error&) {
-      ++r.rejected;
+    } catch (const Overflow& e) {
+      note_rejected(r, e);
+      if (auto f = overflow_case(r, ops, opt, mem, call, i, std::move(c), e)) return f;
+      continue;
+    } catch (const Error& e) {
+      note_rejected(r, e);
       continue;
     }
-    Outcome o = run_case(c, exp, *mem, call);
+    Outcome o = run_case(c, exp, mem, call);
     ++r.cases;
     if (o.kind.empty()) {
       for (const auto& b : exp) r.lanes += static_cast<int64_t>(b.size());
       continue;
     }
-    r.ok = false;
-    r.case_index = i;
-    const std::string kind = o.kind;
-    const bool output_kind = kind == "mismatch" || kind == "out_of_bounds";
-    auto names_of = [&](const Case& cc, const Bufs& actual) {
-      return output_kind ? name_variants(ops, cc, actual, opt.variant)
-                         : (kind == "raised" ? name_raises(ops, cc, opt.variant) : std::vector<std::string>{});
-    };
-    const std::vector<std::string> names0 = names_of(c, o.actual);
-    auto keeps_a_name = [&](const Case& cand, const Bufs& actual) {
-      if (names0.empty()) return true;  // keep the catalogue name the original case had
-      for (const std::string& n : names_of(cand, actual))
-        if (std::find(names0.begin(), names0.end(), n) != names0.end()) return true;
-      return false;
-    };
-    for (int64_t step = 0; opt.shrink && step < 2000; ++step) {
-      bool moved = false;
-      for (Case& cand : ops.shrinks(c)) {
-        Bufs e;
-        try {
-          e = expected(ops, cand, opt.variant);
-        } catch (const Error&) {
-          continue;
-        }
-        Outcome oc = run_case(cand, e, *mem, call);
-        if (oc.kind == kind && keeps_a_name(cand, oc.actual)) {
-          c = std::move(cand);
-          o = std::move(oc);
-          ++r.shrink_steps;
-          moved = true;
-          break;
-        }
-      }
-      if (!moved) break;
-    }
-    r.kind = o.kind;
-    r.detail = o.detail;
-    r.first = o.first;
-    r.differing = o.differing;
-    r.minimal_case = describe(c);
-    r.behaves_like = names_of(c, o.actual);
-    break;
+    return Failure{i, std::move(c), std::move(o), opt.variant};
   }
+  return std::nullopt;
+}
+
+// Sets the stream the kernel is told to launch on (stream()) for the lifetime of the guard.
+thread_local void* g_stream = nullptr;
+struct StreamGuard {
+  explicit StreamGuard(void* s) : saved(g_stream) { g_stream = s; }
+  ~StreamGuard() { g_stream = saved; }
+  StreamGuard(const StreamGuard&) = delete;
+  StreamGuard& operator=(const StreamGuard&) = delete;
+  void* saved;
+};
+
+// Graph mode: the capture case (the first of case 0, then draws 10^6 + 1, ... that the contract admits, without
+// the out == ids alias, the tables' lengths halved), an eager warm-up call on it, one capture of the call over its buffers, then every later
+// case redrawn at its shapes, loaded into the same buffers and compared after a replay of the graph.
+template <class Call>
+std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& mem,
+                                   const Call& call) {
+  if (opt.cases == 0) return std::nullopt;
+  Case c0;
+  Bufs exp0;
+  bool found = false;
+  for (int64_t j = 0; j < 64 && !found; ++j) {
+    Rng rng(opt.seed, static_cast<std::uint64_t>(j == 0 ? 0 : 1000000 + j));
+    c0 = ops.draw(rng, opt.max_lanes);
+    if (c0.s.erase("alias_out_ids") > 0) c0.outs[0].refill();
+    if (c0.arr.count("seq_lens"))  // a short batch, as engines capture: later cases may be longer
+      for (auto& l : c0.arr.at("seq_lens")) l /= 2;
+    try {
+      exp0 = expected(ops, c0, opt.variant);
+      found = true;
+    } catch (const Error&) {
+    }
+  }
+  if (!found) {
+    throw InvalidArgument("seed", std::to_string(opt.seed),
+                          "graph mode found no capture case inside the contract in 64 draws; pick another seed");
+  }
+  const Presented p = present(mem, c0);
+  const StreamGuard guard(mem.stream());
+  Outcome o0 = run_case(c0, exp0, mem, call, &p);  // the warm-up call
+  ++r.cases;
+  if (!o0.kind.empty()) return Failure{0, std::move(c0), std::move(o0), opt.variant};
+  for (const auto& b : exp0) r.lanes += static_cast<int64_t>(b.size());
+  reload(mem, c0, p);
+  const bool emulated = opt.memory == Memory::host;  // detail::emulate_graph_on_host: the call is the "graph"
+  try {
+    if (!emulated) {
+      mem.begin_capture();
+      try {
+        call(c0, p);
+      } catch (...) {
+        mem.abort_capture();
+        throw;
+      }
+      mem.end_capture();
+    }
+  } catch (const std::exception& e) {
+    Outcome oc;
+    oc.kind = "raised";
+    oc.detail = std::string("capture failed: ") + e.what();
+    return Failure{0, std::move(c0), std::move(oc), opt.variant};
+  }
+  for (int64_t i = 1; i < opt.cases; ++i) {
+    Rng rng(opt.seed, static_cast<std::uint64_t>(i));
+    Case c = ops.redraw(c0, rng);
+    Bufs exp;
+    try {
+      exp = expected(ops, c, opt.variant);
+    } catch (const Error& e) {
+      note_rejected(r, e);
+      continue;
+    }
+    Outcome o = run_case(
+        c, exp, mem,
+        [&](const Case&, const Presented&) {
+          if (emulated) call(c0, p);
+          else mem.launch_graph();
+        },
+        &p);
+    ++r.cases;
+    if (o.kind.empty()) {
+      for (const auto& b : exp) r.lanes += static_cast<int64_t>(b.size());
+      continue;
+    }
+    return Failure{i, std::move(c), std::move(o), opt.variant};
+  }
+  return std::nullopt;
+}
+
+template <class Call>
+Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
+  Report r;
+  r.route = std::string(to_string(ops.route));
+  validate_options(ops, opt);
+  r.graph = opt.graph;
+  std::unique_ptr<detail::Arena> mem = opt.memory == Memory::device ? detail::device_arena() : detail::host_arena();
+  std::optional<Failure> failed;
+  if (!opt.from_replay.empty()) {
+    auto [c, v] = load_replay(ops, opt.from_replay);
+    Bufs exp;
+    try {
+      exp = expected(ops, c, v);
+    } catch (const Error& e) {
+      note_rejected(r, e);
+      return r;
+    }
+    Outcome o = run_case(c, exp, *mem, call);
+    ++r.cases;
+    if (o.kind.empty()) {
+      for (const auto& b : exp) r.lanes += static_cast<int64_t>(b.size());
+    } else {
+      failed = Failure{0, std::move(c), std::move(o), v};
+    }
+    Options plain = opt;
+    plain.replay_dir.clear();  // the case is already recorded
+    if (failed) explain(r, ops, plain, *mem, call, std::move(*failed), false);
+    return r;
+  }
+  failed = opt.graph ? graph_cases(r, ops, opt, *mem, call) : eager_cases(r, ops, opt, *mem, call);
+  // graph failures are not shrunk: the shapes are those of the captured graph
+  if (failed) explain(r, ops, opt, *mem, call, std::move(*failed), opt.shrink && !opt.graph);
   return r;
 }
 

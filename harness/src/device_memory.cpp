@@ -1,5 +1,7 @@
 // Device arena of the C++ harness: cudaMalloc'ed arrays, copies with cudaMemcpy, sync with
-// cudaDeviceSynchronize. Compiled only when CUDA is found (harness/CMakeLists.txt).
+// cudaDeviceSynchronize; in graph mode a blocking stream of its own, stream capture on it (thread-local
+// mode: a synchronous call of this thread during the capture breaks it) and one instantiated graph.
+// Compiled only when CUDA is found (harness/CMakeLists.txt).
 #include <cuda_runtime.h>
 
 #include <string>
@@ -25,6 +27,11 @@ class DeviceArena final : public Arena {
     }
   }
   ~DeviceArena() override {
+    if (exec_ != nullptr) (void)cudaGraphExecDestroy(exec_);
+    if (stream_ != nullptr) {
+      (void)cudaStreamSynchronize(stream_);
+      (void)cudaStreamDestroy(stream_);
+    }
     for (void* p : blocks_) (void)cudaFree(p);
   }
   void* alloc(std::size_t bytes) override {
@@ -41,8 +48,40 @@ class DeviceArena final : public Arena {
   }
   void sync() override { cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
+  void* stream() override {
+    if (stream_ == nullptr) cuda_check(cudaStreamCreate(&stream_), "cudaStreamCreate");
+    return stream_;
+  }
+  void begin_capture() override {
+    stream();
+    cuda_check(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  }
+  void end_capture() override {
+    cudaGraph_t g = nullptr;
+    const cudaError_t e = cudaStreamEndCapture(stream_, &g);
+    if (e != cudaSuccess) {
+      if (g != nullptr) (void)cudaGraphDestroy(g);
+      (void)cudaGetLastError();
+      cuda_check(e, "cudaStreamEndCapture");
+    }
+    const cudaError_t ie = cudaGraphInstantiate(&exec_, g, 0);
+    (void)cudaGraphDestroy(g);
+    cuda_check(ie, "cudaGraphInstantiate");
+  }
+  void abort_capture() override {
+    cudaGraph_t g = nullptr;
+    if (cudaStreamEndCapture(stream_, &g) == cudaSuccess && g != nullptr) (void)cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+  }
+  void launch_graph() override {
+    cuda_check(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
+    cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  }
+
  private:
   std::vector<void*> blocks_;
+  cudaStream_t stream_ = nullptr;
+  cudaGraphExec_t exec_ = nullptr;
 };
 
 }  // namespace

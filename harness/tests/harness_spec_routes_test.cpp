@@ -421,8 +421,14 @@ TEST(HarnessSpecRoutes, Int32OutForms) {
       },
       Options{.cases = 200, .seed = 17});
   EXPECT_TRUE(ok.ok) << ok.to_text();
-  EXPECT_EQ(ok.cases, 200);
-  EXPECT_EQ(ok.lanes, seen);
+  // every drawn case runs: in the contract, or past int32 (kernel ids >= 2^31), where the int32 cast wraps
+  EXPECT_EQ(ok.cases + ok.rejected, 200);
+  EXPECT_GT(ok.overflow.cases, 0);
+  EXPECT_EQ(ok.overflow.cases, ok.rejected);
+  EXPECT_EQ(ok.rejections.at("Overflow(out)"), ok.rejected) << ok.to_text();
+  EXPECT_EQ(ok.overflow.behaves_like_wrap, ok.overflow.cases);
+  EXPECT_EQ(ok.overflow.variant, "int32_wrap");
+  EXPECT_EQ(ok.lanes + ok.overflow.lanes, seen);
   const auto r = harness::check_token_translate_i32(
       [](const TokenTranslateArgs<int32_t>& a) {  // the docstring formula: no v2p gather
         for (int64_t i = 0; i < a.ids.size; ++i) {

@@ -13,8 +13,14 @@
 // harness synchronises the device after the call; Memory::host gives host pointers. Device memory
 // needs a build with CUDA (otherwise InvalidArgument "memory"). Cases come from a SplitMix64 stream of
 // (seed, case index); they are not the Python harness's cases.
+//
+// Launch on stream() (a cudaStream_t): it is the harness's capture stream in graph mode and nullptr (the
+// legacy default stream) otherwise, so one launcher serves both modes:
+//
+//   [](const kvaddr::ReadTableArgs& a) { my_launch(a, static_cast<cudaStream_t>(kvaddr::harness::stream())); }
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,6 +30,17 @@ namespace kvaddr::harness {
 
 enum class Memory { host, device };
 
+// What happens to a case past an int32 precondition (the claimed host route raises Overflow: a table entry
+// v2p[p] * M >= 2^31 stored into an int32 table, prefix sums cu_seqlens_k past 2^31 - 1), on the routes that
+// have an int32_wrap variant (read_table, canonical_page_table, flashmla_block_table, decode_metadata, the
+// int32 form of token_translate):
+//   observe: the kernel runs and is compared with the claimed variant plus int32_wrap (the low 32 bits, what an
+//            int32 store keeps); Report::overflow counts how it behaved, and none of these cases is a failure.
+//   wrap:    the same comparison, but a differing case is a failure, shrunk and named against the wrap variant.
+//   skip:    not run.
+// Every such case is counted in Report::rejected and Report::rejections as well.
+enum class OverflowPolicy { observe, wrap, skip };
+
 struct Options {
   std::int64_t cases = 100;
   std::uint64_t seed = 0;
@@ -31,6 +48,32 @@ struct Options {
   Variant variant = Variant::production;  // the behaviour the kernel claims
   Memory memory = Memory::host;
   bool shrink = true;
+  // Non-empty: the failing minimal case is written as a replay directory (docs/replay.md) under this root,
+  // <root>/<route>-seed<seed>-case<index>/ (created; existing files of that directory are overwritten), readable
+  // by `kvaddr replay DIR` and kvaddr::replay::replay_dir. Must not name an existing non-directory.
+  std::string replay_dir = {};
+  OverflowPolicy overflow = OverflowPolicy::observe;
+  // The share of cases drawn past an int32 precondition on the routes with an int32_wrap variant, in [0, 1].
+  double overflow_fraction = 0.1;
+  // Memory::device only: the kernel is called eagerly once on case 0 (the capture case: no overflow, no
+  // alias), then captured once into a CUDA graph (stream capture on the harness's stream(), which the kernel
+  // must launch on); every later case writes new values at case 0's shapes and scalars into the same device
+  // buffers, replays the graph and compares every lane. Not shrunk. Needs CUDA (InvalidArgument "graph").
+  bool graph = false;
+  // Non-empty: no cases are drawn; the kernel runs on the one case recorded in this replay directory (written
+  // by the harness through replay_dir, for the same route and output type) and is compared as in a check.
+  std::string from_replay = {};
+};
+
+// The cases past an int32 precondition that were run (OverflowPolicy observe / wrap).
+struct OverflowSummary {
+  std::int64_t cases = 0;
+  std::int64_t behaves_like_wrap = 0;  // equal to the claimed variant plus int32_wrap on every lane
+  std::int64_t raised = 0;
+  std::int64_t differs = 0;
+  std::int64_t lanes = 0;  // checked lanes of the cases that wrapped
+  std::string variant;     // the wrap variant they were compared with
+  std::string first;       // the first case that did not wrap: "case I (reason): kind: detail"
 };
 
 struct Lane {
@@ -57,8 +100,20 @@ struct Report {
   std::vector<Lane> first;                // up to 8
   std::vector<std::string> behaves_like;  // variants whose host output equals the kernel's
   std::string minimal_case;               // the shrunk case, as text
+  std::string replay_dir;                 // the directory written for the failure ("" when none)
+  std::string snippet;                    // with replay_dir: a GoogleTest case that re-runs a kernel on it
+  bool graph = false;                     // the cases ran as replays of one captured CUDA graph
+  std::string variant;                    // the variant the failure was compared with (claimed or its wrap)
+  // Drawn cases the claimed contract rejects, by reason: the error class and the argument it names
+  // ("Overflow(page_table)").
+  std::map<std::string, std::int64_t> rejections;
+  OverflowSummary overflow;
   std::string to_text() const;
 };
+
+// The stream a kernel under check launches on, as a cudaStream_t: the harness's capture stream while a graph
+// check calls the kernel (warm-up and capture), nullptr otherwise. Only meaningful inside the callable.
+void* stream();
 
 using TokenTranslateKernel = std::function<void(const TokenTranslateArgs<std::int64_t>&)>;
 using ReadTableKernel = std::function<void(const ReadTableArgs&)>;
