@@ -84,7 +84,8 @@ class NewRouteReplay : public ::testing::Test {
 };
 
 TEST_F(NewRouteReplay, IsLoadedFromItsFieldList) {
-  replay::load::Call c(call(), dir_, false);
+  const nlohmann::json j = call();  // the Call refers to it
+  replay::load::Call c(j, dir_, false);
   const replay::load::Prepared p = replay::load::prep_ids<TransferIdsCopy>(c);
   ASSERT_EQ(p.outputs.size(), 1u);
   EXPECT_EQ(p.outputs[0].name, "out");
@@ -98,7 +99,7 @@ TEST_F(NewRouteReplay, IsLoadedFromItsFieldList) {
 }
 
 TEST_F(NewRouteReplay, AsksForItsFieldsByName) {
-  nlohmann::json j = call();
+  nlohmann::json j = call();  // the Call refers to it
   j["inputs"].erase("v2p");
   replay::load::Call c(j, dir_, false);
   try {
@@ -109,14 +110,28 @@ TEST_F(NewRouteReplay, AsksForItsFieldsByName) {
   }
 }
 
-// Dropping a route from a consumer's coverage fails the list-wide checks: with the grid case of
-// one listed route replaced by a check that fails, the zoo grid of that route is no longer clean.
+// Dropping a route from a consumer's coverage fails the list-wide check (RouteList.
+// EveryRouteRunsOnTheZooGrid asks for compared lanes): a listed route run with its grid_case
+// dropped compares nothing, or fails with a case that does not suit it; a per-id route needs none.
+struct DroppedGridCases {
+  template <class S>
+  void operator()(S, Variant, const zoo::grid_detail::Grid&, zoo::grid_detail::Diff&) const {}
+};
+
 TEST(NewRoute, AListedRouteWithoutItsGridCaseFailsTheGridCheck) {
   zoo::GridOptions o;
   o.page_size = 32;
-  EXPECT_NE(zoo::grid_detail::check_spec_on_grid<RouteSpec<Route::eager_funnel>>(Variant::production, o, NoGridCases{}),
-            "");
-  EXPECT_EQ(zoo::check_route_on_grid(Route::eager_funnel, Variant::production, o), "");
+  using Eager = RouteSpec<Route::eager_funnel>;
+  EXPECT_EQ(zoo::grid_detail::run_spec_on_grid<Eager>(Variant::production, o, DroppedGridCases{}).compared, 0);
+  EXPECT_NE(zoo::grid_detail::check_spec_on_grid<Eager>(Variant::production, o, NoGridCases{}), "");
+  const zoo::GridRun listed = zoo::run_route_on_grid(Route::eager_funnel, Variant::production, o);
+  EXPECT_EQ(listed.mismatch, "");
+  EXPECT_EQ(listed.compared, 5 * (2048 / 32));  // every lane of the [bs, max_ctx / ps] table
+  // The copy: its ids are the grid's live tokens and one padding id, each compared once.
+  std::int64_t live = 0;
+  for (const std::int64_t len : {32, 33, 96, 7 * 32 - 3, 1}) live += len;
+  EXPECT_EQ(zoo::grid_detail::run_spec_on_grid<TransferIdsCopy>(Variant::production, o, DroppedGridCases{}).compared,
+            live + 1);
 }
 
 }  // namespace

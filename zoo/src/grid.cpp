@@ -275,10 +275,12 @@ bool has_int64_output(Route route) {
   });
 }
 
+GridRun run_route_on_grid(Route route, Variant variant, const GridOptions& options) {
+  return visit_route(route, [&](auto spec) { return run_spec_on_grid<decltype(spec)>(variant, options, GridCases{}); });
+}
+
 std::string check_route_on_grid(Route route, Variant variant, const GridOptions& options) {
-  return visit_route(route, [&](auto spec) {
-    return check_spec_on_grid<decltype(spec)>(variant, options, GridCases{});
-  });
+  return run_route_on_grid(route, variant, options).mismatch;
 }
 
 std::string check_simulator_readback(std::uint64_t seed) {

@@ -47,19 +47,22 @@ std::vector<std::int64_t> live_tokens(const Grid& g);
 
 inline constexpr std::int32_t kStale = 777;  // sentinel of lanes a route must leave untouched
 
-// Collects the first mismatch.
+// Collects the first mismatch and counts the lanes compared.
 class Diff {
  public:
   explicit Diff(std::string where) : where_(std::move(where)) {}
   void eq(const std::string& what, std::int64_t got, std::int64_t want) {
+    ++compared_;
     if (!first_.empty() || got == want) return;
     first_ = fmt::format("{}: {} = {}, model expects {}", where_, what, got, want);
   }
   const std::string& result() const { return first_; }
+  std::int64_t compared() const { return compared_; }
 
  private:
   std::string where_;
   std::string first_;
+  std::int64_t compared_ = 0;
 };
 
 // The inputs of a per-id route on the grid: the live tokens and one padding id over the grid's
@@ -125,20 +128,25 @@ void per_id_case(Variant variant, const Grid& g, Diff& diff) {
   }
 }
 
-// Runs the spec S (with `variant`) on the grid; "" or the first mismatch, or the error raised.
-// `grid_case` is the overload set of the routes of other shapes.
+// Runs the spec S (with `variant`) on the grid: "" or the first mismatch, or the error raised,
+// and the lanes compared. `grid_case` is the overload set of the routes of other shapes.
 template <class S, class Cases>
-std::string check_spec_on_grid(Variant variant, const GridOptions& options, Cases&& grid_case) {
+GridRun run_spec_on_grid(Variant variant, const GridOptions& options, Cases&& grid_case) {
+  Diff diff(fmt::format("{}[{}] ps={} M={}", S::name, to_string(variant), options.page_size, options.multiplier));
   try {
     const Grid g = make_grid(options);
-    Diff diff(fmt::format("{}[{}] ps={} M={}", S::name, to_string(variant), g.ps, g.M));
     if constexpr (is_per_id_route<S>) per_id_case<S>(variant, g, diff);
     else grid_case(S{}, variant, g, diff);
-    return diff.result();
+    return {diff.result(), diff.compared()};
   } catch (const kvaddr::Error& e) {
-    return fmt::format("{}[{}] ps={}: raised {} ({})", S::name, to_string(variant), options.page_size,
-                       to_string(e.kind()), e.what());
+    return {fmt::format("{}[{}] ps={}: raised {} ({})", S::name, to_string(variant), options.page_size,
+                        to_string(e.kind()), e.what()),
+            diff.compared()};
   }
+}
+template <class S, class Cases>
+std::string check_spec_on_grid(Variant variant, const GridOptions& options, Cases&& grid_case) {
+  return run_spec_on_grid<S>(variant, options, grid_case).mismatch;
 }
 
 }  // namespace kvaddr::zoo::grid_detail
