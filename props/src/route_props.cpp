@@ -4,9 +4,11 @@
 // guard rows and columns past the region the route may write.
 #include <algorithm>
 #include <bit>
+#include <span>
 
 #include "check.hpp"
 #include "gen.hpp"
+#include "per_id_props.hpp"
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/fill_args.hpp"
@@ -20,35 +22,6 @@ namespace tr = kvaddr::translate;
 using model::VirtualPage;
 using model::VirtualToken;
 
-// Runs the per-id route S on `ids` with the table and scalars in `src` (by the spec's field names)
-// and compares its output with `want`. With `alias` (int64 outputs only) the output buffer starts
-// as a copy of the ids and is also the ids view: the route translates in place.
-template <class S, class Out>
-void per_id_case(const Expect& e, Variant v, ViewSource src, const std::vector<i64>& ids, std::vector<Out>& out,
-                 bool alias, const std::vector<Out>& want) {
-  const std::string_view ids_name = field_infos<S>().front().name;
-  src.set(ids_name, cvec(ids));
-  if constexpr (std::is_same_v<Out, i64>) {
-    if (alias) {
-      out = ids;
-      src.set(ids_name, Vec<const i64>{out.data(), static_cast<i64>(out.size())});
-    }
-  }
-  src.set("out", mvec(out));
-  auto run = [&] {
-    if constexpr (has_out_parameter<S>) {
-      auto a = fill_args_of<S, Out>(src);
-      a.variant = for_route(S::id, v);
-      S::template run<Out>(a);
-    } else {
-      auto a = fill_args<S>(src);
-      a.variant = for_route(S::id, v);
-      S::run(a);
-    }
-  };
-  if (call_route(S::name, e, run)) same(std::string(S::name) + " out", out, want);
-}
-
 i64 kernel_lane(Expect& e, const std::vector<i64>& v2p, i64 ps, i64 M, i64 t) {
   return model_lane(e, [&] { return model::kernel_id(v2p, ps, M, VirtualToken(t)).value; }).value_or(0);
 }
@@ -57,47 +30,23 @@ i64 entry_lane(Expect& e, const std::vector<i64>& v2p, i64 ps, i64 M, i64 tok) {
   const i64 page = tok < 0 ? 0 : model::floor_div(tok, ps);
   return model_lane(e, [&] { return model::block_entry(v2p, M, VirtualPage(page)); }).value_or(0);
 }
-i32 narrow(Expect& e, i64 v) {
-  if (!fits32(v)) {
-    e.ovf = true;
-    return 0;
-  }
-  return static_cast<i32>(v);
-}
-
 // ---- §4.1 token_translate, §4.9 swa_translate ------------------------------------------------
-// Route S (output element type Out) on `ids` over the table named `table` with multiplier `mult`
-// (its spec names); lane(e, id) is the model's lane (narrowed for an int32 output).
-template <class S, class Out, class Lane>
-void out_typed_case(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids, bool alias,
-                    std::string_view table, std::string_view mult, Lane&& lane) {
-  Expect e;
-  const Out stale = static_cast<Out>(*g::stale_value());
-  std::vector<Out> want(ids.size(), stale);
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    const i64 d = lane(e, ids[i]);
-    if constexpr (sizeof(Out) == 4) {
-      want[i] = narrow(e, d);
-    } else {
-      want[i] = d;
-    }
-  }
-  std::vector<Out> out(ids.size(), stale);
+// Route S on `ids` over the table named `table` with multiplier `mult` (its spec names), with an
+// int32 output, or an int64 one with or without the in-place alias.
+template <class S>
+void out_typed_route(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids,
+                     std::string_view table, std::string_view mult) {
   ViewSource src;
   src.set(table, cvec(t.v2p));
   src.set("page_size", ps);
   src.set(mult, M);
-  per_id_case<S>(e, v, src, ids, out, alias, want);
-}
-
-// Either output type (int64 with or without the in-place alias, or int32).
-template <class S, class Lane>
-void out_typed_route(Variant v, const g::Tables& t, i64 ps, i64 M, const std::vector<i64>& ids,
-                     std::string_view table, std::string_view mult, Lane&& lane) {
   if (g::coin()) {
-    out_typed_case<S, i32>(v, t, ps, M, ids, false, table, mult, lane);
+    std::vector<i32> out(ids.size(), static_cast<i32>(*g::stale_value()));
+    per_id_case<S>(v, src, ids, out, false);
   } else {
-    out_typed_case<S, i64>(v, t, ps, M, ids, g::coin(), table, mult, lane);
+    const bool alias = g::coin();
+    std::vector<i64> out(ids.size(), *g::stale_value());
+    per_id_case<S>(v, src, ids, out, alias);
   }
 }
 
@@ -107,8 +56,7 @@ void prop_token_translate(Variant v) {
   // 1 in 6: huge physical page ids (int64 rows past 2^31; int32 outputs must reject them).
   const auto t = g::any<int>(0, 6) == 5 ? *g::wide_tables() : *g::tables();
   const auto ids = *g::tokens(t, ps, true);
-  out_typed_route<RouteSpec<Route::token_translate>>(
-      v, t, ps, M, ids, "v2p", "multiplier", [&](Expect& e, i64 id) { return kernel_lane(e, t.v2p, ps, M, id); });
+  out_typed_route<RouteSpec<Route::token_translate>>(v, t, ps, M, ids, "v2p", "multiplier");
 }
 
 void prop_swa_translate(Variant v) {
@@ -117,9 +65,7 @@ void prop_swa_translate(Variant v) {
   const i64 M = g::elem<i64>({1, 2, 4, 6, 20});
   const auto t = *g::tables(40, true);  // non-owner: sized by the owner's id space (B12 fix)
   const auto ids = *g::tokens(t, ps, true);
-  out_typed_route<RouteSpec<Route::swa_translate>>(v, t, ps, M, ids, "swa_v2p", "swa_multiplier", [&](Expect& e, i64 id) {
-    return model_lane(e, [&] { return model::swa_id(t.v2p, ps, M, VirtualToken(id)).value; }).value_or(0);
-  });
+  out_typed_route<RouteSpec<Route::swa_translate>>(v, t, ps, M, ids, "swa_v2p", "swa_multiplier");
 }
 
 // Output matrix with guard rows / columns, pre-filled with a stale value.
@@ -463,7 +409,7 @@ void prop_write_loc(Variant v) { write_loc_case(v, false); }
 void prop_write_loc_unpinned(Variant v) { write_loc_case(v, true); }
 
 // ---- §4.10 mamba_translate -------------------------------------------------------------------
-void prop_mamba(Variant) {
+void prop_mamba(Variant v) {
   const auto t = *g::tables(40, false);
   const bool clamp = g::coin();
   // Mamba slot ids: live, tombstoned, sentinel; padding ids are excluded (spec §7 Q3: no padding
@@ -471,16 +417,10 @@ void prop_mamba(Variant) {
   std::vector<i64> slots;
   for (i64 x : *g::tokens(t, 1, true)) slots.push_back(x < 0 ? 0 : x);
   std::vector<i32> out(slots.size(), static_cast<i32>(*g::stale_value()));
-  Expect e;
-  std::vector<i32> want(slots.size());
-  for (std::size_t i = 0; i < slots.size(); ++i)
-    want[i] = narrow(e, model_lane(e, [&] { return model::mamba_slot(t.v2p, slots[i], clamp); }).value_or(0));
-  MambaTranslateArgs a;
-  a.slots = cvec(slots);
-  a.v2p = cvec(t.v2p);
-  a.clamp = clamp;
-  a.out = mvec(out);
-  if (call_route("mamba_translate", e, [&] { tr::mamba_translate(a); })) same("mamba out", out, want);
+  ViewSource src;
+  src.set("v2p", cvec(t.v2p));
+  src.set("clamp", clamp);
+  per_id_case<RouteSpec<Route::mamba_translate>>(v, src, slots, out, false);
 }
 
 // ---- §4.12 dcp_read_translate ----------------------------------------------------------------
@@ -491,16 +431,12 @@ void prop_dcp_read(Variant v) {
   const i64 dcp = g::elem<i64>({1, 2, 3, 4, 8, 14, 16});
   const auto ids = widen(*g::tokens(t, ps, true), dcp);
   std::vector<i64> out(ids.size(), *g::stale_value());
-  Expect e;
-  std::vector<i64> want(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    want[i] = ids[i] < 0 ? 0 : kernel_lane(e, t.v2p, ps, M, model::floor_div(ids[i], dcp));
   ViewSource src;
   src.set("v2p", cvec(t.v2p));
   src.set("page_size", ps);
   src.set("multiplier", M);
   src.set("dcp_size", dcp);
-  per_id_case<RouteSpec<Route::dcp_read_translate>>(e, v, src, ids, out, g::coin(), want);
+  per_id_case<RouteSpec<Route::dcp_read_translate>>(v, src, ids, out, g::coin());
 }
 
 // ---- §4.13 transfer_ids + envelope moves ------------------------------------------------------
@@ -509,14 +445,10 @@ void prop_transfer(Variant v) {
   const auto t = *g::tables();
   const auto ids = *g::tokens(t, ps, true);
   std::vector<i64> out(ids.size(), *g::stale_value());
-  Expect e;
-  std::vector<i64> want(ids.size());
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    want[i] = model_lane(e, [&] { return model::phys(t.v2p, ps, VirtualToken(ids[i])).value; }).value_or(0);
   ViewSource src;
   src.set("v2p", cvec(t.v2p));
   src.set("page_size", ps);
-  per_id_case<RouteSpec<Route::transfer_ids>>(e, v, src, ids, out, g::coin(), want);
+  per_id_case<RouteSpec<Route::transfer_ids>>(v, src, ids, out, g::coin());
 
   // move_kv_cache: page-major runs of ps physical tokens -> whole-envelope page moves.
   const i64 runs = g::any<i64>(0, 5);
@@ -578,6 +510,16 @@ void register_route_properties(std::vector<PropertyDef>& out) {
                  prop_dcp_read});
   out.push_back({{"transfer_ids_vs_model", "§4.13 phys(t) and envelope run pages", {V::b16_virtual_as_physical}, {R::transfer_ids}},
                  prop_transfer});
+  // A per-id route of the list without a property above gets the one of its field list.
+  for_each_route([&](auto spec) {
+    using S = decltype(spec);
+    if constexpr (is_per_id_route<S>) {
+      const bool has_own = std::any_of(out.begin(), out.end(), [](const PropertyDef& d) {
+        return std::find(d.info.routes.begin(), d.info.routes.end(), S::id) != d.info.routes.end();
+      });
+      if (!has_own) out.push_back(per_id_property<S>());
+    }
+  });
 }
 
 }  // namespace kvaddr::props::detail

@@ -1,8 +1,8 @@
 #pragma once
 // Private to the pybind11 module: the Python bindings of the host routes, one generic binding per
-// route, registered by a loop over the route list (translate/route_list.hpp). Each route's PyRoute
-// table gives what only Python has: the signature (keyword names in order, defaults) and how a
-// fresh output is sized. The parameter types, dtypes, int32 widening, which arrays may be None and
+// route, registered by a loop over the route list (translate/route_list.hpp). A per-id route's
+// signature is its field list in order; any other route's PyRoute table gives what only Python has:
+// the signature (keyword names in order, defaults) and how a fresh output is sized. The parameter types, dtypes, int32 widening, which arrays may be None and
 // which output goes with which input come from the route's field list (RouteSpec::fields); the call
 // is fill_args + Spec::run over a source of the converted Python arguments.
 #include <pybind11/numpy.h>
@@ -96,26 +96,50 @@ constexpr PyParam width(std::string_view n) { return none(n).with(&PyParam::widt
 constexpr PyParam per_id(std::string_view n) { return req(n).of_any_shape(); }
 constexpr PyParam per_id_out(std::string_view ids) { return none("out").of_any_shape().sized(like(ids)); }
 
-// A route's Python binding: a PyRoute table for every route of the list (a route without one does
-// not compile).
-template <Route R>
-struct PyRoute {
-  static constexpr bool generic = false;
-};
+// The Python signature of a per-id route read off its field list, in field order: the ids (the
+// first 1-D input, any shape) and the other arrays and required scalars as required parameters, an
+// optional scalar with its argument struct's default, the output `out` sized like the ids (any
+// shape), the variant.
+template <class Spec>
+constexpr std::string_view ids_field() {
+  std::string_view n{};
+  std::apply([&](const auto&... f) { ((n.empty() && f.kind == ArgKind::vec_in ? (n = f.name, true) : false), ...); },
+             Spec::fields());
+  return n;
+}
+template <class Spec, class F>
+constexpr PyParam field_param(const F& f) {
+  constexpr typename Spec::Args defaults{};
+  if constexpr (F::kind == ArgKind::variant) return variant_param();
+  else if constexpr (F::kind == ArgKind::vec_out) return per_id_out(ids_field<Spec>()).fills(f.name);
+  else if constexpr (F::kind == ArgKind::int64) return f.required ? req(f.name) : integer(f.name, defaults.*(f.member));
+  else if constexpr (F::kind == ArgKind::boolean) return f.required ? req(f.name) : flag(f.name, defaults.*(f.member));
+  else if (f.name == ids_field<Spec>()) return per_id(f.name);
+  else return f.required ? req(f.name) : none(f.name);
+}
 
 struct GenericRoute {
   static constexpr bool generic = true;
   static constexpr bool page_size_first = false;  // page_size >= 1 checked before the outputs
-  static constexpr std::string_view doc{};
+};
+struct NoTable {
+  static constexpr bool generic = false;
+};
+template <class Spec>
+struct FieldOrderRoute : GenericRoute {
+  static constexpr auto params = std::apply(
+      [](const auto&... f) { return std::array<PyParam, sizeof...(f)>{field_param<Spec>(f)...}; }, Spec::fields());
 };
 
+// A route's Python binding: a per-id route's signature is its field list (FieldOrderRoute) unless
+// it has a PyRoute table of its own; a route of another shape needs one (it does not compile
+// without). The docstring is the spec's `doc`.
+template <Route R>
+struct PyRoute : std::conditional_t<is_per_id_route<RouteSpec<R>>, FieldOrderRoute<RouteSpec<R>>, NoTable> {};
+
 template <>
-struct PyRoute<Route::token_translate> : GenericRoute {
-  static constexpr std::array params{per_id("ids"), req("v2p"), req("page_size"), integer("multiplier", 1),
-                                     per_id_out("ids"), variant_param()};
+struct PyRoute<Route::token_translate> : FieldOrderRoute<RouteSpec<Route::token_translate>> {
   static constexpr bool page_size_first = true;
-  static constexpr std::string_view doc =
-      "§4.1: out[i] = 0 if t < 0 else max(v2p[t // ps]*ps*M + t % ps, 0). out int64 (or int32), same size.";
 };
 template <>
 struct PyRoute<Route::flashmla_block_table> : GenericRoute {
@@ -124,9 +148,6 @@ struct PyRoute<Route::flashmla_block_table> : GenericRoute {
       integer("page_size", 64), integer("multiplier", 1),
       none("out").fills("kv_indices").sized(rows_by_pages("req_pool_indices", "page_kernel_lens", -1)), variant_param()};
   static constexpr bool page_size_first = true;
-  static constexpr std::string_view doc =
-      "§4.2 (kv_indices): lanes c < ceil(len/ps) get v2p[tok // ps]*M (clamped in production); others untouched. "
-      "out=None: a fresh [B, max pages] int32 table of -1.";
 };
 template <>
 struct PyRoute<Route::canonical_page_table> : GenericRoute {
@@ -134,7 +155,6 @@ struct PyRoute<Route::canonical_page_table> : GenericRoute {
                                      req("page_size"), integer("multiplier", 1), req("max_pages"),
                                      none("out").sized(rows_by_scalar("req_pool_indices", "max_pages")),
                                      variant_param()};
-  static constexpr std::string_view doc = "§4.3, prefix-only; out int32 [>= B, >= max_pages].";
 };
 template <>
 struct PyRoute<Route::read_table> : GenericRoute {
@@ -143,7 +163,6 @@ struct PyRoute<Route::read_table> : GenericRoute {
                                      integer("seq_len_delta", 0), flag("zero_tail", false),
                                      none("out").sized(rows_by_scalar("req_pool_indices", "max_pages")),
                                      variant_param()};
-  static constexpr std::string_view doc = "§4.4 build_kv_read_table; req_pool_indices are the row ids.";
 };
 template <>
 struct PyRoute<Route::decode_metadata> : GenericRoute {
@@ -155,8 +174,6 @@ struct PyRoute<Route::decode_metadata> : GenericRoute {
       none("cache_seqlens").sized(batch("seq_lens")), none("cu_seqlens_k").sized(batch("seq_lens")),
       none("page_table").sized(table.unless_flag("skip_page_table")), none("swa_page_table").sized(table),
       variant_param()};
-  static constexpr std::string_view doc =
-      "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.";
 };
 template <>
 struct PyRoute<Route::eager_funnel> : GenericRoute {
@@ -167,38 +184,21 @@ template <>
 struct PyRoute<Route::kv_indices_inplace> : GenericRoute {
   static constexpr std::array params{req("kv_indices"), req("kv_indptr"), req("batch_size"), req("v2p"),
                                      req("page_size"), integer("multiplier", 1), none("src"), variant_param()};
-  static constexpr std::string_view doc =
-      "§4.7: kv_indices[:kv_indptr[bs]] translated in place; returns kv_indices.";
 };
 template <>
 struct PyRoute<Route::write_loc> : GenericRoute {
   static constexpr std::array params{req("loc"), req("v2p"), req("page_size"), integer("multiplier", 1),
                                      integer("dcp_size", 1), integer("dcp_rank", 0),
                                      none("out").sized(tail("loc", "out_width")), width("out_width"), variant_param()};
-  static constexpr std::string_view doc = "§4.8 write_loc_to_kernel_ids; lanes [N, out_width) zeroed.";
 };
-template <>
-struct PyRoute<Route::swa_translate> : GenericRoute {
-  static constexpr std::array params{per_id("ids"), req("swa_v2p"), req("page_size"), integer("swa_multiplier", 1),
-                                     per_id_out("ids"), variant_param()};
-};
+// mamba_translate's slots and out are 1-D in Python (no any-shape ids), and it has no variant.
 template <>
 struct PyRoute<Route::mamba_translate> : GenericRoute {
   static constexpr std::array params{req("slots"), req("v2p"), flag("clamp", false), none("out").sized(like("slots"))};
-  static constexpr std::string_view doc = "§4.10 int32(v2p[v]); raw gather (clamp: spec §7 Q3).";
 };
 template <>
 struct PyRoute<Route::full_prefill_table> : GenericRoute {
   static constexpr std::array params = PyRoute<Route::canonical_page_table>::params;
-};
-template <>
-struct PyRoute<Route::dcp_read_translate> : GenericRoute {
-  static constexpr std::array params{per_id("ids"), req("v2p"), req("page_size"), integer("multiplier", 1),
-                                     integer("dcp_size", 1), per_id_out("ids"), variant_param()};
-};
-template <>
-struct PyRoute<Route::transfer_ids> : GenericRoute {
-  static constexpr std::array params{per_id("ids"), req("v2p"), req("page_size"), per_id_out("ids"), variant_param()};
 };
 
 // ---- the field a parameter fills -----------------------------------------------------------------
@@ -539,8 +539,8 @@ template <class Spec, class Sig, std::size_t... I>
 void def_route(py::module_& m, std::index_sequence<I...>) {
   static_assert(fills_every_field<Spec, Sig>(), "a PyRoute table fills every field of its route once");
   auto f = [](ParamT<Spec, Sig, I>... a) { return Binding<Spec, Sig>::call(a...); };
-  if (Sig::doc.empty()) m.def(Spec::name.data(), f, py_arg<Sig, I>()...);
-  else m.def(Spec::name.data(), f, py_arg<Sig, I>()..., Sig::doc.data());
+  if constexpr (requires { Spec::doc; }) m.def(Spec::name.data(), f, py_arg<Sig, I>()..., Spec::doc.data());
+  else m.def(Spec::name.data(), f, py_arg<Sig, I>()...);
 }
 
 // Every route of the list, in list order; a route without a PyRoute table does not compile.

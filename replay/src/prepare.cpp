@@ -1,6 +1,8 @@
 // Per-route preparation of a replayed call: see prepare.hpp.
 #include "prepare.hpp"
 
+#include "prepare_fields.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -14,137 +16,6 @@
 #include "kvaddr/translate/validate.hpp"
 
 namespace kvaddr::replay::load {
-
-
-// ---- the route's fields ------------------------------------------------------------------------
-namespace {
-
-template <class S>
-constexpr int count_kind(ArgKind k) {
-  return std::apply([k](const auto&... f) { return (0 + ... + int{f.kind == k}); }, S::fields());
-}
-template <class S>
-constexpr bool any_tail_lanes() {
-  return std::apply([](const auto&... f) { return (false || ... || f.wider_than_ids); }, S::fields());
-}
-template <class S>
-constexpr bool has_field(std::string_view name) {
-  return std::apply([name](const auto&... f) { return (false || ... || (f.name == name)); }, S::fields());
-}
-
-// A per-id route: one id input, one table, scalars, one output lane per id.
-template <class S>
-constexpr bool per_id_shape = count_kind<S>(ArgKind::vec_in) == 2 && count_kind<S>(ArgKind::vec_out) == 1 &&
-                              count_kind<S>(ArgKind::mat_in) == 0 && count_kind<S>(ArgKind::mat_out) == 0 &&
-                              !any_tail_lanes<S>();
-// A page-table route: req_to_token in, one int32 table out.
-template <class S>
-constexpr bool table_shape = count_kind<S>(ArgKind::mat_in) == 1 && count_kind<S>(ArgKind::mat_out) == 1 &&
-                             count_kind<S>(ArgKind::vec_out) == 0 && has_field<S>("req_to_token");
-
-// The integer and flag arguments of S from the call's scalars, in field order: a required one
-// must be given, an optional one defaults to the argument struct's initialiser.
-template <class S>
-ViewSource read_scalars(Call& c) {
-  ViewSource src;
-  const typename S::Args defaults{};
-  auto one = [&](const auto& f) {
-    constexpr ArgKind k = std::remove_cvref_t<decltype(f)>::kind;
-    const std::string name(f.name);
-    if constexpr (k == ArgKind::int64) {
-      src.set(f.name, f.required ? c.integer(name) : c.integer(name, defaults.*(f.member)));
-    } else if constexpr (k == ArgKind::boolean) {
-      src.set(f.name, c.flag(name, defaults.*(f.member)));
-    }
-  };
-  std::apply([&](const auto&... f) { (one(f), ...); }, S::fields());
-  return src;
-}
-
-// Runs S on the Args filled from `src` under variant v (Out: the output element type of a route
-// whose output type is a parameter).
-template <class S, class Out = std::int64_t>
-void run_filled(const ViewSource& src, Variant v) {
-  if constexpr (has_out_parameter<S>) {
-    auto a = fill_args_of<S, Out>(src);
-    set_variant(a, v);
-    S::template run<Out>(a);
-  } else {
-    auto a = fill_args<S>(src);
-    set_variant(a, v);
-    S::run(a);
-  }
-}
-
-// The reference model of a per-id route at one id (model/, independent of translate/).
-namespace m = kvaddr::model;
-std::int64_t id_model(RouteSpec<Route::token_translate>, const I64& t, const ViewSource& s, std::int64_t id) {
-  return m::kernel_id(t, s.scalar("page_size"), s.scalar("multiplier"), m::VirtualToken(id)).value;
-}
-std::int64_t id_model(RouteSpec<Route::swa_translate>, const I64& t, const ViewSource& s, std::int64_t id) {
-  return m::swa_id(t, s.scalar("page_size"), s.scalar("swa_multiplier"), m::VirtualToken(id)).value;
-}
-std::int64_t id_model(RouteSpec<Route::mamba_translate>, const I64& t, const ViewSource& s, std::int64_t id) {
-  return m::mamba_slot(t, id, s.flag("clamp"));
-}
-std::int64_t id_model(RouteSpec<Route::dcp_read_translate>, const I64& t, const ViewSource& s, std::int64_t id) {
-  const auto tok = m::VirtualToken(m::floor_div(id, s.scalar("dcp_size")));
-  return id < 0 ? 0 : m::kernel_id(t, s.scalar("page_size"), s.scalar("multiplier"), tok).value;
-}
-std::int64_t id_model(RouteSpec<Route::transfer_ids>, const I64& t, const ViewSource& s, std::int64_t id) {
-  return m::phys(t, s.scalar("page_size"), m::VirtualToken(id)).value;
-}
-
-}  // namespace
-
-// ---- per-route preparation -------------------------------------------------------------------
-// A per-id route over (ids, table) with an int32 / int64 out: the ids may be int32 (widened) and
-// of rank 1 or 2; the output's dtype picks the element type of a route whose output type is a parameter.
-template <class S>
-Prepared prep_ids(Call& c) {
-  const auto fields = field_infos<S>();
-  std::vector<const FieldInfo*> in;
-  const FieldInfo* out_field = nullptr;
-  for (const FieldInfo& f : fields) {
-    if (f.kind == ArgKind::vec_in) in.push_back(&f);
-    if (f.kind == ArgKind::vec_out) out_field = &f;
-  }
-  const std::string ids_name(in[0]->name), table_name(in[1]->name), out_name(out_field->name);
-  Arr ids = c.input(ids_name, in[0]->widens_int32 ? Want::widen : Want::i64, 1, 2);
-  Arr table = c.input(table_name, Want::i64, 1, 1);
-  const Want out_want = has_out_parameter<S> ? Want::i32_or_i64 : (out_field->int32 ? Want::i32 : Want::i64);
-  Output out = c.output(out_name, out_want, 1, 2);
-  if (static_cast<std::int64_t>(out.before.size()) < ids.size()) {
-    bad(fmt::format("out has {} lanes but {} has {}", out.before.size(), ids.name, ids.size()));
-  }
-  const ViewSource scalars = read_scalars<S>(c);
-  const bool o32 = out.dtype == NpyDtype::int32;
-  Prepared p;
-  p.outputs.push_back(out);
-  if constexpr (requires(const I64& t) { id_model(S{}, t, scalars, std::int64_t{0}); }) {
-    p.model = [ids = ids.v, table = table.v, before = out.before, scalars] {
-      I64 o = before;
-      for (std::size_t i = 0; i < ids.size(); ++i) o[i] = id_model(S{}, table, scalars, ids[i]);
-      return std::vector<I64>{o};
-    };
-  }
-  p.run = [ids = ids.v, table, before = out.before, o32, scalars, ids_name, table_name, out_name](Variant v) {
-    ViewSource src = scalars;
-    src.set(ids_name, view(ids));
-    src.set(table_name, sview(table));
-    if (o32) {
-      I32 o = narrow_copy(before);
-      src.set(out_name, mvec_of(o));
-      run_filled<S, std::int32_t>(src, v);
-      return std::vector<I64>{widen(o)};
-    }
-    I64 o = before;
-    src.set(out_name, mvec_of(o));
-    run_filled<S, std::int64_t>(src, v);
-    return std::vector<I64>{o};
-  };
-  return p;
-}
 
 Prepared prep_write_loc(Call& c) {
   Arr loc = c.input("loc", Want::widen, 1, 1);
@@ -278,7 +149,7 @@ Prepared prep_table(Call& c, const Claim& claim) {
     if (has_delta) src.set("seq_len_delta", delta);
     if (has_zero_tail) src.set("zero_tail", fill_tail);
     src.set(out_name, O);
-    run_filled<S>(src, v);
+    fields_detail::run_filled<S>(src, v);
   };
   const std::int64_t batch = rows.size();
   p.run = [part, before = out.before, batch, zero_tail](Variant v) {
@@ -472,8 +343,8 @@ Prepared prepare_own(RouteSpec<Route::decode_metadata>, Call& c) { return prep_d
 // (it does not compile without one).
 template <class S>
 Prepared prepare_spec(Call& c, const Claim& claim) {
-  if constexpr (per_id_shape<S>) return prep_ids<S>(c);
-  else if constexpr (table_shape<S>) return prep_table<S>(c, claim);
+  if constexpr (is_per_id_route<S>) return prep_ids<S>(c);
+  else if constexpr (is_table_route<S>) return prep_table<S>(c, claim);
   else return prepare_own(S{}, c);
 }
 }  // namespace

@@ -13,36 +13,9 @@
 #include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
+#include "grid_cases.hpp"
 
-namespace kvaddr::zoo {
-
-namespace {
-
-using model::KernelId;
-using model::VirtualToken;
-
-constexpr std::int32_t kStale = 777;  // sentinel of lanes a route must leave untouched
-
-// The spec §5.2 batch recipe: bs 5, seq lens [ps, ps+1, 3ps, 7ps-3, 1], max_ctx 2048, 512 pages,
-// a random non-identity v2p with v2p[0] = 0 and the trailing sentinel. Unless upstream_exact, the
-// §5.8 gaps are closed: non-contiguous req_pool_indices, a tombstone inside request 3's live
-// prefix, and a padding row (request 4's only token is -1).
-struct Grid {
-  std::int64_t ps = 1, M = 1, bs = 5, rows = 8, max_ctx = 2048, num_pages = 512;
-  std::vector<std::int64_t> seq_lens, req_pool_indices, v2p;
-  std::vector<std::int32_t> req_to_token;  // [rows, max_ctx]
-
-  std::int32_t tok(std::int64_t b, std::int64_t pos) const {
-    return req_to_token[static_cast<std::size_t>(req_pool_indices[static_cast<std::size_t>(b)] * max_ctx + pos)];
-  }
-  std::int64_t seq(std::int64_t b) const { return seq_lens[static_cast<std::size_t>(b)]; }
-  Mat<const std::int32_t> rtt() const { return {req_to_token.data(), rows, max_ctx, max_ctx, 1}; }
-  std::int64_t width() const { return max_ctx / ps; }
-
-  // Model expectations.
-  std::int64_t d(std::int64_t t) const { return model::kernel_id(v2p, ps, M, VirtualToken(t)).value; }
-  std::int64_t entry(std::int64_t page_start_token) const { return d(page_start_token) / ps; }
-};
+namespace kvaddr::zoo::grid_detail {
 
 Grid make_grid(const GridOptions& o) {
   Grid g;
@@ -77,21 +50,6 @@ Grid make_grid(const GridOptions& o) {
   return g;
 }
 
-// Collects the first mismatch.
-class Diff {
- public:
-  explicit Diff(std::string where) : where_(std::move(where)) {}
-  void eq(const std::string& what, std::int64_t got, std::int64_t want) {
-    if (!first_.empty() || got == want) return;
-    first_ = fmt::format("{}: {} = {}, model expects {}", where_, what, got, want);
-  }
-  const std::string& result() const { return first_; }
-
- private:
-  std::string where_;
-  std::string first_;
-};
-
 std::vector<std::int64_t> live_tokens(const Grid& g) {
   std::vector<std::int64_t> ids;
   for (std::int64_t b = 0; b < g.bs; ++b)
@@ -99,21 +57,18 @@ std::vector<std::int64_t> live_tokens(const Grid& g) {
   return ids;
 }
 
-// One grid case per route (an overload per RouteSpec): a route of the list without one does not
-// compile.
-void grid_case(RouteSpec<Route::token_translate>, Variant variant, const Grid& g, Diff& diff) {
-  const auto v2p = cvec(g.v2p);
-  auto ids = live_tokens(g);
-  ids.push_back(-1);
-  std::vector<std::int64_t> out(ids.size(), kStale);
-  translate::token_translate<std::int64_t>({cvec(ids), v2p, g.ps, g.M, mvec(out), variant});
-  for (std::size_t i = 0; i < ids.size(); ++i) diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], g.d(ids[i]));
-  // aliasing: out == ids
-  auto alias = ids;
-  translate::token_translate<std::int64_t>({cvec(alias), v2p, g.ps, g.M, mvec(alias), variant});
-  for (std::size_t i = 0; i < ids.size(); ++i) diff.eq(fmt::format("aliased out[{}]", i), alias[i], g.d(ids[i]));
-}
+}  // namespace kvaddr::zoo::grid_detail
 
+namespace kvaddr::zoo {
+
+namespace {
+
+using namespace grid_detail;
+using model::KernelId;
+using model::VirtualToken;
+
+// The grid case of each route that is not a per-id route (grid_cases.hpp runs those from the
+// field list): one overload per RouteSpec, so a route of another shape without one does not compile.
 void grid_case(RouteSpec<Route::flashmla_block_table>, Variant variant, const Grid& g, Diff& diff) {
   const auto v2p = cvec(g.v2p);
   const std::int64_t W = g.width();
@@ -300,59 +255,13 @@ void grid_case(RouteSpec<Route::write_loc>, Variant variant, const Grid& g, Diff
   }
 }
 
-void grid_case(RouteSpec<Route::swa_translate>, Variant variant, const Grid& g, Diff& diff) {
-  // SWA side: a non-owner table sized by the owner's id space, with slid-out pages.
-  std::vector<std::int64_t> swa(g.v2p.size(), -1);
-  swa[0] = 0;
-  for (std::size_t p = 1; p + 1 < swa.size(); ++p) swa[p] = (p % 3 == 0) ? -1 : static_cast<std::int64_t>((p * 7) % 500 + 1);
-  const std::int64_t m_swa = 2;
-  auto ids = live_tokens(g);
-  ids.push_back(-1);
-  std::vector<std::int64_t> out(ids.size(), kStale);
-  translate::swa_translate<std::int64_t>({cvec(ids), cvec(swa), g.ps, m_swa, mvec(out), variant});
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], model::swa_id(swa, g.ps, m_swa, VirtualToken(ids[i])).value);
-}
-
-void grid_case(RouteSpec<Route::mamba_translate>, Variant /*variant*/, const Grid& /*g*/, Diff& diff) {
-  std::vector<std::int64_t> table(65, -1);
-  table[0] = 0;
-  for (std::size_t v = 1; v < 64; ++v) table[v] = (v == 9) ? -1 : static_cast<std::int64_t>(64 - v);
-  std::vector<std::int64_t> slots;
-  for (std::int64_t v = 0; v < 64; ++v) slots.push_back(v);
-  std::vector<std::int32_t> out(slots.size(), kStale);
-  translate::mamba_translate({cvec(slots), cvec(table), false, mvec(out)});
-  for (std::size_t i = 0; i < slots.size(); ++i)
-    diff.eq(fmt::format("out[{}]", i), out[i], model::mamba_slot(table, slots[i], false));
-}
-
-void grid_case(RouteSpec<Route::dcp_read_translate>, Variant variant, const Grid& g, Diff& diff) {
-  const auto v2p = cvec(g.v2p);
-  const std::int64_t dcp = 2;
-  std::vector<std::int64_t> ids;
-  for (auto t : live_tokens(g)) ids.push_back(t < 0 ? t : t * dcp + 1);
-  ids.push_back(-1);
-  std::vector<std::int64_t> out(ids.size(), kStale);
-  translate::dcp_read_translate({cvec(ids), v2p, g.ps, g.M, dcp, mvec(out), variant});
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    diff.eq(fmt::format("out[{}] (w={})", i, ids[i]), out[i], g.d(ids[i] < 0 ? -1 : ids[i] / dcp));
-}
-
-void grid_case(RouteSpec<Route::transfer_ids>, Variant variant, const Grid& g, Diff& diff) {
-  const auto v2p = cvec(g.v2p);
-  auto ids = live_tokens(g);
-  ids.push_back(-1);
-  std::vector<std::int64_t> out(ids.size(), kStale);
-  translate::transfer_ids({cvec(ids), v2p, g.ps, mvec(out), variant});
-  for (std::size_t i = 0; i < ids.size(); ++i)
-    diff.eq(fmt::format("out[{}] (t={})", i, ids[i]), out[i], model::phys(g.v2p, g.ps, VirtualToken(ids[i])).value);
-}
-
-std::string run(Route route, Variant variant, const Grid& g) {
-  Diff diff(fmt::format("{}[{}] ps={} M={}", to_string(route), to_string(variant), g.ps, g.M));
-  visit_route(route, [&](auto spec) { grid_case(spec, variant, g, diff); });
-  return diff.result();
-}
+// The overload set of grid_case, as one callable.
+struct GridCases {
+  template <class S>
+  void operator()(S spec, Variant variant, const Grid& g, Diff& diff) const {
+    grid_case(spec, variant, g, diff);
+  }
+};
 
 }  // namespace
 
@@ -366,13 +275,12 @@ bool has_int64_output(Route route) {
   });
 }
 
+GridRun run_route_on_grid(Route route, Variant variant, const GridOptions& options) {
+  return visit_route(route, [&](auto spec) { return run_spec_on_grid<decltype(spec)>(variant, options, GridCases{}); });
+}
+
 std::string check_route_on_grid(Route route, Variant variant, const GridOptions& options) {
-  try {
-    return run(route, variant, make_grid(options));
-  } catch (const kvaddr::Error& e) {
-    return fmt::format("{}[{}] ps={}: raised {} ({})", to_string(route), to_string(variant), options.page_size,
-                       to_string(e.kind()), e.what());
-  }
+  return run_route_on_grid(route, variant, options).mismatch;
 }
 
 std::string check_simulator_readback(std::uint64_t seed) {

@@ -15,6 +15,7 @@
 //
 // Errors (InvalidArgument naming the field): a required field the source lacks, a key that is not
 // a field of the route, a key whose kind is not the field's.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -170,6 +171,56 @@ bool field_needed(const FieldInfo& f, Given&& given) {
 // Whether the spec's output element type is a parameter (ArgsOf<Out>, fields_of<Out>()).
 template <class Spec>
 inline constexpr bool has_out_parameter = requires { typename Spec::template ArgsOf<std::int32_t>; };
+
+// ---- the shape of a route, read off its field list ---------------------------------------------
+// How many fields of Spec are of kind k; whether one has a tail of lanes; whether one is named `name`.
+template <class Spec>
+constexpr int count_fields_of_kind(ArgKind k) {
+  return std::apply([k](const auto&... f) { return (0 + ... + int{f.kind == k}); }, Spec::fields());
+}
+template <class Spec>
+constexpr bool any_tail_lanes() {
+  return std::apply([](const auto&... f) { return (false || ... || f.wider_than_ids); }, Spec::fields());
+}
+template <class Spec>
+constexpr bool has_field(std::string_view name) {
+  return std::apply([name](const auto&... f) { return (false || ... || (f.name == name)); }, Spec::fields());
+}
+
+// A per-id route: one id input, one table, scalars, one output lane per id (the inputs in that
+// order: the ids are the first 1-D input, the table the second).
+template <class Spec>
+inline constexpr bool is_per_id_route =
+    count_fields_of_kind<Spec>(ArgKind::vec_in) == 2 && count_fields_of_kind<Spec>(ArgKind::vec_out) == 1 &&
+    count_fields_of_kind<Spec>(ArgKind::mat_in) == 0 && count_fields_of_kind<Spec>(ArgKind::mat_out) == 0 &&
+    !any_tail_lanes<Spec>();
+// A page-table route: req_to_token in, one int32 table out.
+template <class Spec>
+inline constexpr bool is_table_route = count_fields_of_kind<Spec>(ArgKind::mat_in) == 1 &&
+                                       count_fields_of_kind<Spec>(ArgKind::mat_out) == 1 &&
+                                       count_fields_of_kind<Spec>(ArgKind::vec_out) == 0 && has_field<Spec>("req_to_token");
+
+namespace fill_args_detail {
+template <ArgKind K, std::size_t N, class Tuple, std::size_t I = 0>
+constexpr auto nth_of_kind() {
+  if constexpr (I == std::tuple_size_v<Tuple>) {
+    return std::type_identity<void>{};
+  } else {
+    using F = std::tuple_element_t<I, Tuple>;
+    if constexpr (F::kind == K && N == 0) return std::type_identity<typename F::Member>{};
+    else if constexpr (F::kind == K) return nth_of_kind<K, N - 1, Tuple, I + 1>();
+    else return nth_of_kind<K, N, Tuple, I + 1>();
+  }
+}
+}  // namespace fill_args_detail
+
+// The member type of the N-th field of kind K of Spec (void if there is none), and the element
+// type of an array field (Vec<const int64_t> -> int64_t).
+template <class Spec, ArgKind K, std::size_t N = 0>
+using field_member_t =
+    typename decltype(fill_args_detail::nth_of_kind<K, N, std::remove_cvref_t<decltype(Spec::fields())>>())::type;
+template <class View>
+using element_t = std::remove_const_t<std::remove_pointer_t<decltype(View{}.data)>>;
 
 // Sets the variant of `a` to v (an Args without a variant, mamba_translate's, is left as it is).
 template <class A>

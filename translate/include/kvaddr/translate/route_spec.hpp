@@ -3,6 +3,17 @@
 // specialisation per route (kvaddr/translate/routes/<name>.hpp): its stable name, its argument
 // struct and its fields (fields(): one ArgField per member, by spec / manifest name), the catalogue
 // behaviours it accepts as variants. route_list.hpp lists them all.
+//
+// Optional members, read by the checks where a spec has them:
+//   doc                           the Python binding's docstring;
+//   grid_sample(sample)           the zoo grid's inputs of a per-id route (one id input, one table,
+//                                 one output lane per id) where they differ from the default (the
+//                                 grid's live tokens and a padding id over its v2p): other ids,
+//                                 another table, scalars, the in-place run (`alias`).
+// and, host only, beside the spec (model/ is C++20; nvcc reads the spec headers as C++17):
+//   id_model(RouteSpec<R>, table, s, id)   the model's lane of one id of a per-id route
+//                                 (model/formulas.hpp), the call's scalars in `s` by field name:
+//                                 the reference of replay, the zoo grid and the properties.
 #include <cstdint>
 #include <string_view>
 #include <tuple>

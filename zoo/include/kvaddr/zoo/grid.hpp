@@ -1,5 +1,4 @@
 #pragma once
-// (Moved from cli/src/grid.hpp so the bug zoo can run the same grid; cli/ re-exports it.)
 // Host checks of `kvaddr verify`: the upstream example grid of spec §5 (with the gaps of §5.8
 // closed: a tombstone inside a live prefix, a padding row, non-contiguous req_pool_indices),
 // every route compared with model/ lane by lane, untouched lanes included; and the same grid run
@@ -28,6 +27,13 @@ bool has_int64_output(Route route);
 // written lane equals the model and every untouched lane kept its sentinel; otherwise the first
 // mismatch (or the error the route raised), as a short replayable description.
 std::string check_route_on_grid(Route route, Variant variant, const GridOptions& options);
+
+// The same, with the number of lanes the route's grid case compared (0 for a route without one).
+struct GridRun {
+  std::string mismatch;
+  std::int64_t compared = 0;
+};
+GridRun run_route_on_grid(Route route, Variant variant, const GridOptions& options);
 
 // Page sizes at which a route is exercised (decode_metadata needs powers of two).
 std::vector<std::int64_t> grid_page_sizes(Route route);

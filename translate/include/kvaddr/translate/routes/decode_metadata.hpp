@@ -30,6 +30,8 @@ KVADDR_ROUTE_SPEC(decode_metadata, DecodeMetadataArgs, : spec_rules::PoolRowOrBa
     if (field != "req_to_token" && field != "req_pool_indices") return false;
     return !given("skip_page_table") && (!given("kernel_page_table") || given("swa_v2p"));
   }
+  static constexpr std::string_view doc =
+      "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.";
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::era_b_unclamped, Behaviour::b09_no_padding_guard, Behaviour::e10_batch_index_rows,
                   Behaviour::int32_wrap);

@@ -15,6 +15,9 @@ KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs, : spec_rules::Po
                       optional_arg("multiplier", &A::multiplier), required_arg("kv_indices", &A::kv_indices),
                       optional_arg("variant", &A::variant)};
   }
+  static constexpr std::string_view doc =
+      "§4.2 (kv_indices): lanes c < ceil(len/ps) get v2p[tok // ps]*M (clamped in production); others untouched. "
+      "out=None: a fresh [B, max pages] int32 table of -1.";
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::era_b_unclamped, Behaviour::b09_no_padding_guard, Behaviour::e09_floor_pages,
                   Behaviour::e10_batch_index_rows, Behaviour::int32_wrap);

@@ -14,6 +14,7 @@ KVADDR_ROUTE_SPEC(kv_indices_inplace, KvIndicesInplaceArgs)
                       optional_arg("multiplier", &A::multiplier), optional_arg("variant", &A::variant)};
   }
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b05_rebind_fresh; }
+  static constexpr std::string_view doc = "§4.7: kv_indices[:kv_indptr[bs]] translated in place; returns kv_indices.";
 
   // B05: the results go to a fresh buffer; the bound kv_indices keeps its virtual ids (untouched).
   KVADDR_HD static constexpr bool rebinds_fresh(Variant v) { return has(v, Behaviour::b05_rebind_fresh); }

@@ -1,6 +1,14 @@
 #pragma once
 // Route spec of swa_translate (spec §4.9): token_translate over the SWA map, int32 or int64 out.
+#include <cstddef>
+#include <vector>
+
 #include "kvaddr/translate/route_spec.hpp"
+#if !defined(__CUDACC__)  // id_model: host checks only (model/ is C++20, nvcc reads this header as C++17)
+#include <span>
+
+#include "kvaddr/model/formulas.hpp"
+#endif
 
 namespace kvaddr {
 
@@ -13,7 +21,25 @@ KVADDR_ROUTE_SPEC_OUT(swa_translate, SwaTranslateArgs)
                       required_arg("out", &A::out), optional_arg("variant", &A::variant)};
   }
   static constexpr auto fields() { return fields_of<std::int64_t>(); }
+  // The zoo grid's SWA side: a non-owner table sized by the owner's id space (the grid's v2p), with
+  // slid-out pages (every third), M_swa = 2.
+  template <class Sample>
+  static void grid_sample(Sample& s) {
+    std::vector<std::int64_t> swa(s.table.size(), -1);
+    swa[0] = 0;
+    for (std::size_t p = 1; p + 1 < swa.size(); ++p) swa[p] = (p % 3 == 0) ? -1 : static_cast<std::int64_t>((p * 7) % 500 + 1);
+    s.table = swa;
+    s.scalars.set("swa_multiplier", std::int64_t{2});
+  }
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b11_swa_no_clamp; }
 };
+
+#if !defined(__CUDACC__)
+// The model's lane of id `id` over `table` (model/formulas.hpp), the call's scalars in `s` by field name.
+template <class Src>
+std::int64_t id_model(RouteSpec<Route::swa_translate>, std::span<const std::int64_t> table, const Src& s, std::int64_t id) {
+  return model::swa_id(table, s.scalar("page_size"), s.scalar("swa_multiplier"), model::VirtualToken(id)).value;
+}
+#endif
 
 }  // namespace kvaddr

@@ -1,6 +1,11 @@
 #pragma once
 // Route spec of token_translate (spec §4.1): the output element type (int32 or int64) is a parameter.
 #include "kvaddr/translate/route_spec.hpp"
+#if !defined(__CUDACC__)  // id_model: host checks only (model/ is C++20, nvcc reads this header as C++17)
+#include <span>
+
+#include "kvaddr/model/formulas.hpp"
+#endif
 
 namespace kvaddr {
 
@@ -14,9 +19,24 @@ KVADDR_ROUTE_SPEC_OUT(token_translate, TokenTranslateArgs)
                       optional_arg("variant", &A::variant)};
   }
   static constexpr auto fields() { return fields_of<std::int64_t>(); }
+  static constexpr std::string_view doc =
+      "§4.1: out[i] = 0 if t < 0 else max(v2p[t // ps]*ps*M + t % ps, 0). out int64 (or int32), same size.";
+  // The zoo grid also runs the route in place (out == ids).
+  template <class Sample>
+  static void grid_sample(Sample& s) {
+    s.alias = true;
+  }
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::b17_doc_formula, Behaviour::e03_int32_offset, Behaviour::int32_wrap);
   }
 };
+
+#if !defined(__CUDACC__)
+// The model's lane of id `id` over `table` (model/formulas.hpp), the call's scalars in `s` by field name.
+template <class Src>
+std::int64_t id_model(RouteSpec<Route::token_translate>, std::span<const std::int64_t> table, const Src& s, std::int64_t id) {
+  return model::kernel_id(table, s.scalar("page_size"), s.scalar("multiplier"), model::VirtualToken(id)).value;
+}
+#endif
 
 }  // namespace kvaddr

@@ -1,6 +1,11 @@
 #pragma once
 // Route spec of transfer_ids (spec §4.13): physical token ids, no multiplier.
 #include "kvaddr/translate/route_spec.hpp"
+#if !defined(__CUDACC__)  // id_model: host checks only (model/ is C++20, nvcc reads this header as C++17)
+#include <span>
+
+#include "kvaddr/model/formulas.hpp"
+#endif
 
 namespace kvaddr {
 
@@ -11,5 +16,13 @@ KVADDR_ROUTE_SPEC(transfer_ids, TransferIdsArgs)
   }
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b16_virtual_as_physical; }
 };
+
+#if !defined(__CUDACC__)
+// The model's lane of id `id` over `table` (model/formulas.hpp), the call's scalars in `s` by field name.
+template <class Src>
+std::int64_t id_model(RouteSpec<Route::transfer_ids>, std::span<const std::int64_t> table, const Src& s, std::int64_t id) {
+  return model::phys(table, s.scalar("page_size"), model::VirtualToken(id)).value;
+}
+#endif
 
 }  // namespace kvaddr

@@ -14,6 +14,7 @@ KVADDR_ROUTE_SPEC(write_loc, WriteLocArgs)
                       optional_arg("dcp_rank", &A::dcp_rank), required_arg("out", &A::out).with_tail_lanes(),
                       optional_arg("variant", &A::variant)};
   }
+  static constexpr std::string_view doc = "§4.8 write_loc_to_kernel_ids; lanes [N, out_width) zeroed.";
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::b06_stale_tail, Behaviour::e02_minus_one_sentinel, Behaviour::e03_int32_offset);
   }
