@@ -16,7 +16,7 @@ namespace {
 // MINB: the minimum resident blocks per SM asked of the register allocator (__launch_bounds__).
 template <class Out, class Op, int ILP, int MINB>
 __global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op,
-                                                           bool vec, i64 per, bool staged) {
+                                                           bool vec, i64 per) {
   i64 lo = 0, hi = 0;
   if (per > 0) {  // the slice length from the host (slice_length): block b owns [b * per, (b + 1) * per)
     lo = i64(blockIdx.x) * per;
@@ -37,28 +37,12 @@ __global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict
         b[k] = 0;
         if (i < pend) ld_stream2(in + i, a[k], b[k]);
       }
-      if (staged) {
-        i64 y[2 * ILP];
-        staged_lanes<2 * ILP>(
-            op.g.table,
-            [&](int j, const auto& g) {
-              const i64 i = p + 2 * i64(j / 2) * kThreads;
-              return i < pend ? op.eval(j % 2 ? b[j / 2] : a[j / 2], g) : i64(0);
-            },
-            y);
 #pragma unroll
-        for (int k = 0; k < ILP; ++k) {
-          a[k] = y[2 * k];
-          b[k] = y[2 * k + 1];
-        }
-      } else {
-#pragma unroll
-        for (int k = 0; k < ILP; ++k) {
-          const i64 i = p + 2 * i64(k) * kThreads;
-          if (i < pend) {
-            a[k] = op(a[k]);
-            b[k] = op(b[k]);
-          }
+      for (int k = 0; k < ILP; ++k) {
+        const i64 i = p + 2 * i64(k) * kThreads;
+        if (i < pend) {
+          a[k] = op(a[k]);
+          b[k] = op(b[k]);
         }
       }
 #pragma unroll
@@ -77,26 +61,10 @@ __global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict
       v[k] = i < hi && i < n ? ld_stream(in + i) : 0;
     }
     i64 r[ILP];
-    if (staged) {
-      staged_lanes<ILP>(
-          op.g.table,
-          [&](int k, const auto& g) {
-            const i64 i = base + k * kThreads;
-            return i < hi && i < n ? op.eval(v[k], g) : i64(0);
-          },
-          r);
 #pragma unroll
-      for (int k = 0; k < ILP; ++k) {
-        const i64 i = base + k * kThreads;
-        if (!(i < hi)) r[k] = 0;
-        else if (!(i < n)) r[k] = op.tail();
-      }
-    } else {
-#pragma unroll
-      for (int k = 0; k < ILP; ++k) {
-        const i64 i = base + k * kThreads;
-        r[k] = i < hi ? (i < n ? op(v[k]) : op.tail()) : 0;
-      }
+    for (int k = 0; k < ILP; ++k) {
+      const i64 i = base + k * kThreads;
+      r[k] = i < hi ? (i < n ? op(v[k]) : op.tail()) : 0;
     }
 #pragma unroll
     for (int k = 0; k < ILP; ++k) {
@@ -118,7 +86,7 @@ void launch_stream_ilp(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_
   const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, ILP, MINB>);
   const unsigned grid = grid_elems(w, vec ? 2 * ILP : ILP, k);
   const i64 per = g_shape.device_slice ? 0 : slice_length(w, grid);
-  k_stream<Out, Op, ILP, MINB><<<grid, kThreads, 0, s>>>(in, n, out, w, op, vec, per, g_shape.staged);
+  k_stream<Out, Op, ILP, MINB><<<grid, kThreads, 0, s>>>(in, n, out, w, op, vec, per);
 }
 
 // Lanes [0, n) from `in`, [n, w) the tail value (w >= n; w == n for the elementwise routes).
@@ -140,51 +108,41 @@ void launch_elementwise(const i64* in, i64 n, Out* out, Op op, cudaStream_t s, c
 template <class DP, bool Swa>
 struct TokenOp {
   Gather g; DP ps; i64 stride; Variant v;
-  template <class G>
-  __device__ i64 eval(i64 t, const G& gather) const {
-    if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, gather, ps.get(), stride, v);
-    else return L::token_translate_lane<i64, typename DP::type>(t, gather, ps.get(), stride, v);
+  __device__ i64 operator()(i64 t) const {
+    if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
+    else return L::token_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
   }
-  __device__ i64 operator()(i64 t) const { return eval(t, g); }
   __device__ i64 tail() const { return 0; }
 };
 struct MambaOp {
   Gather g; bool clamp;
-  template <class G>
-  __device__ i64 eval(i64 slot, const G& gather) const { return L::mamba_lane<i64>(slot, gather, clamp); }
-  __device__ i64 operator()(i64 slot) const { return eval(slot, g); }
+  __device__ i64 operator()(i64 slot) const { return L::mamba_lane<i64>(slot, g, clamp); }
   __device__ i64 tail() const { return 0; }
 };
 template <class DP, class DD>
 struct DcpOp {
   Gather g; DP ps; i64 stride; DD dcp; Variant v;
-  template <class G>
-  __device__ i64 eval(i64 w, const G& gather) const {
-    return L::dcp_read_lane<i64, typename DP::type, typename DD::type>(w, gather, ps.get(), stride, dcp.get(), v);
+  __device__ i64 operator()(i64 w) const {
+    return L::dcp_read_lane<i64, typename DP::type, typename DD::type>(w, g, ps.get(), stride, dcp.get(), v);
   }
-  __device__ i64 operator()(i64 w) const { return eval(w, g); }
   __device__ i64 tail() const { return 0; }
 };
 template <class DP>
 struct TransferOp {
   Gather g; DP ps; Variant v;
-  template <class G>
-  __device__ i64 eval(i64 t, const G& gather) const {
-    return L::transfer_lane<i64, typename DP::type>(t, gather, ps.get(), v);
+  __device__ i64 operator()(i64 t) const {
+    return L::transfer_lane<i64, typename DP::type>(t, g, ps.get(), v);
   }
-  __device__ i64 operator()(i64 t) const { return eval(t, g); }
   __device__ i64 tail() const { return 0; }
 };
 // write_loc: lanes [0, N) translated; the tail [N, out_width) gets `fill` (the sink 0; E02: -1).
 template <class DP, class DD>
 struct WriteLocOp {
   Gather g; DP ps; i64 stride; DD dcp; i64 rank; Variant v; i64 fill;
-  template <class G>
-  __device__ i64 eval(i64 loc, const G& gather) const {
-    return L::write_loc_lane<i64, typename DP::type, typename DD::type>(loc, gather, ps.get(), stride, dcp.get(), rank,
+  __device__ i64 operator()(i64 loc) const {
+    return L::write_loc_lane<i64, typename DP::type, typename DD::type>(loc, g, ps.get(), stride, dcp.get(), rank,
                                                                          v);
   }
-  __device__ i64 operator()(i64 loc) const { return eval(loc, g); }
   __device__ i64 tail() const { return fill; }
 };
 

@@ -81,6 +81,9 @@ def captured_recipe(route, seed, lanes, params):
     recipe0 = _capture_recipe(route, seed, lanes, params)
     recipe0["alias"] = False
     recipe0["overlap"] = 0  # no partially overlapping layout (validation rejects it)
+    if (params or {}).get("adjacent") != "always":
+        # separate allocations unless asked: an adjacent layout (kvaddr.adjacent) runs in the slow loop only
+        recipe0["adjacent"] = None
     if "lens" in recipe0:  # captured on a short batch, replayed on longer ones (as engines capture)
         recipe0["lens"] = recipe0["lens"] // 2
     return recipe0

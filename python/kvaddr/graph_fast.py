@@ -147,6 +147,8 @@ class FastLoop:
         self.draws = plan(route, recipe0)
         if case0.alias:
             raise Unsupported("an aliased layout")
+        if case0.adjacent:
+            raise Unsupported("an adjacent layout (arguments sliced from one allocation)")
         g = gpu._gpu
         if g is None or not hasattr(g, "graph_draw"):
             raise Unsupported("kvaddr._gpu has no fast-loop kernels")

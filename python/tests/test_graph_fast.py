@@ -183,3 +183,18 @@ def test_graph_argument_is_checked():
         kvaddr.check("token_translate", lambda **kw: None, graph="fastest", cases=2)
     with pytest.raises(ValueError, match="graph=True needs device='cuda'"):
         kvaddr.check("token_translate", lambda **kw: None, graph="fast", cases=2)
+
+
+@pytest.mark.parametrize("route", C.ROUTES)
+def test_captured_recipe_has_separate_allocations_unless_asked(route):
+    # the fast loop runs on separate allocations: graph mode's captured case drops an adjacent layout unless the
+    # caller forces one (params adjacent="always"), which then runs in the slow loop
+    seen_dropped = 0
+    for seed in range(40):
+        free = C.draw_recipe(route, C.rng_for(seed, 0), 1 << 10, {"long_rows": False, "big_entries": False})
+        r0 = graph.captured_recipe(route, seed, 1 << 10, None)
+        assert not r0.get("adjacent") and not C.build(route, r0).adjacent
+        seen_dropped += bool(free.get("adjacent"))
+    assert seen_dropped > 0  # the eager draw of the same seeds does give adjacent layouts
+    forced = [graph.captured_recipe(route, s, 1 << 10, {"adjacent": "always"}) for s in range(8)]
+    assert any(r.get("adjacent") for r in forced)

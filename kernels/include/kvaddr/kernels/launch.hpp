@@ -66,8 +66,9 @@ struct LaunchShape {
   // Streaming kernels: true = every thread computes its block's slice with a division on the device;
   // false = the launcher passes the slice length (one host division per launch).
   bool device_slice = false;
-  // Streaming and table kernels: true = a thread issues the table gathers of all its lanes before it
-  // uses any (staged_lanes, kernels/src/kernel_common.cuh); false = lane by lane.
+  // Table kernels: true = a thread issues the req_to_token loads of all its columns together, then
+  // their table gathers together (staged_lanes, kernels/src/kernel_common.cuh); false = column by
+  // column. (The streaming kernels evaluate lane by lane: a staged form measured slower there.)
   bool staged = true;
 };
 void set_launch_shape(const LaunchShape& shape);
