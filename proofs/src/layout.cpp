@@ -182,8 +182,7 @@ Outcome dense_views(bool pad, const RunOptions& opt) {
       q.require(P >= Sym(0) && P < N && o >= Sym(0) && o < ps);
       const Sym live = lps + (P * LB + o);  // view row of the live id in view l
       const Sym block = P * LB + lps;       // layer l's block of page P
-      q.show("P", P);
-      q.show("o", o);
+      q.show({{"P", P}, {"o", o}});
       q.ensure("live_row_in_own_layer_block", live >= block && live + Sym(1) <= block + ps);
     }
     return check(q, opt.timeout_ms);
@@ -236,8 +235,7 @@ Outcome reserved_floor(bool era_c, const RunOptions& opt) {
     q.require(env_f >= ef && env_p >= ep);  // ps >= 1 (scale lemma)
     q.require(sym::implies(peer_mamba, psp == Sym(1)));
     for (const char* n : {"ps_full", "entry_full", "ps_peer", "entry_peer"}) q.show(n, var(n));
-    q.show("peer_is_mamba", Sym(z3::ite(peer_mamba_e, ctx.int_val(1), ctx.int_val(0))));
-    q.show("floor", floor);
+    q.show({{"peer_is_mamba", Sym(z3::ite(peer_mamba_e, ctx.int_val(1), ctx.int_val(0)))}, {"floor", floor}});
     q.ensure("page0_envelopes_inside_floor", env_f <= floor && env_p <= floor);
     return check(q, opt.timeout_ms);
   };

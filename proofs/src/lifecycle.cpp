@@ -106,8 +106,7 @@ Outcome replicated_route(bool rewrite_all, const RunOptions& opt) {
     q.header = "dcp_size=" + std::to_string(dcp) + " sub_pool=state (replicated)";
     q.require(t >= Sym(0) && t < Sym(kTwo31));
     const Sym in = rewrite_all ? kv_div(t, Sym(dcp)) : t;
-    q.show("t", t);
-    q.show("route_input", in);
+    q.show({{"t", t}, {"route_input", in}});
     q.ensure("replicated_ids_unchanged", in == t);
     return check(q, opt.timeout_ms);
   });
@@ -124,8 +123,7 @@ Outcome own_page_size(bool min_block, const RunOptions& opt) {
     q.require(pos >= Sym(0) && pos < Sym(kTwo31) && r >= Sym(1) && r <= Sym(8));
     const Sym ps_swa = Sym(ps_full) * r;
     const Sym used = min_block ? Sym(ps_full) : ps_swa;  // min(ps_full, ps_swa) = ps_full
-    q.show("pos", pos);
-    q.show("swa_ratio", r);
+    q.show({{"pos", pos}, {"swa_ratio", r}});
     q.ensure("column_uses_own_page_size", floor_div(pos, used) == floor_div(pos, ps_swa));
     return check(q, opt.timeout_ms);
   });
@@ -166,8 +164,7 @@ Outcome nonneg_product_lemma(const RunOptions& opt) {
   Query q;
   q.header = "lemma=nonneg_product";
   q.require(a >= Sym(0) && b >= Sym(0));
-  q.show("a", a);
-  q.show("b", b);
+  q.show({{"a", a}, {"b", b}});
   q.ensure("nonneg", a * b >= Sym(0));
   return check(q, opt.timeout_ms);
 }
