@@ -9,8 +9,8 @@
 #include <rapidcheck.h>
 
 #include "stateful_sim.hpp"
+#include "table_args.hpp"
 #include "kvaddr/model/formulas.hpp"
-#include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/routes.hpp"
 
@@ -155,34 +155,24 @@ void readback_full(const SimModel& m, Sim& s) {
   };
   const Mat<const i32> r2t_view = cmat(r2t, R, C);
   const i64 Bm = std::max<i64>(B, 1);
-  // A page-table route over the batch, its arguments by manifest name: the pool and the batch's
-  // rows here, the lengths under `lens_key`, `max_key` (when the route has one) and the Bm x maxp
-  // table `out` under `out_key`; the table is then checked against the pool.
-  auto table_route = [&](auto spec, std::string_view lens_key, std::string_view max_key, std::string_view out_key,
-                         std::vector<i32>& out, ViewSource src = {}) {
+  const TableBatch batch{r2t_view, cvec(rows), cvec(lens), maxp};
+  // A page-table route over the batch (its arguments by manifest name, table_args) into the Bm x maxp
+  // table `out`, which is then checked against the pool.
+  auto table_route = [&](auto spec, std::vector<i32>& out, ViewSource extra = {}) {
     using Spec = decltype(spec);
-    src.set("req_to_token", r2t_view);
-    src.set("req_pool_indices", cvec(rows));
-    src.set(lens_key, cvec(lens));
-    if (!max_key.empty()) src.set(max_key, maxp);
-    src.set("v2p", cvec(v2p));
-    src.set("page_size", ps);
-    src.set("multiplier", M);
-    src.set(out_key, Mat<i32>{out.data(), Bm, maxp, maxp, 1});
-    auto a = fill_args<Spec>(src);
-    set_variant(a, for_route(Spec::id, v));
+    const auto a = table_args<Spec>(v, batch, v2p, ps, M, {out.data(), Bm, maxp, maxp, 1}, extra);
     route(Spec::name, [&] { Spec::run(a); });
     check_table(Spec::name, out, maxp);
   };
   {
     std::vector<i32> t(uz(Bm * maxp), -9);
-    table_route(RouteSpec<Route::canonical_page_table>{}, "seq_lens", "max_pages", "out", t);
+    table_route(RouteSpec<Route::canonical_page_table>{}, t);
     std::vector<i32> f(t.size(), -1);
-    table_route(RouteSpec<Route::flashmla_block_table>{}, "page_kernel_lens", "", "kv_indices", f);
+    table_route(RouteSpec<Route::flashmla_block_table>{}, f);
     std::vector<i32> fp(t.size(), -9);
-    table_route(RouteSpec<Route::full_prefill_table>{}, "seq_lens", "max_pages", "out", fp);
+    table_route(RouteSpec<Route::full_prefill_table>{}, fp);
     std::vector<i32> rt(t.size(), -9);
-    table_route(RouteSpec<Route::read_table>{}, "seq_lens", "max_pages", "out", rt);
+    table_route(RouteSpec<Route::read_table>{}, rt);
 
     std::vector<i32> indptr(1, 0);
     for (i64 b = 0; b < B; ++b) indptr.push_back(static_cast<i32>(indptr.back() + lens[uz(b)]));
@@ -223,7 +213,7 @@ void readback_full(const SimModel& m, Sim& s) {
       ViewSource extra;
       extra.set("cache_seqlens", mvec(cache));
       extra.set("cu_seqlens_k", mvec(cu));
-      table_route(RouteSpec<Route::decode_metadata>{}, "seq_lens", "max_seq_pages", "page_table", pt, extra);
+      table_route(RouteSpec<Route::decode_metadata>{}, pt, extra);
     }
   }
 }
