@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kvaddr/translate/mutation.hpp"
+#include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "kvaddr/zoo/grid.hpp"
 #include "kvaddr/zoo/zoo.hpp"
@@ -27,67 +28,53 @@ using Clock = std::chrono::steady_clock;
 
 struct UnitDef {
   int unit;
-  std::string_view name;
+  std::string name;
   Route grid_route;  // the grid case that runs this unit
-  std::vector<std::string_view> properties;
+  std::vector<std::string> properties;
 };
 
 const std::vector<UnitDef>& units() {
-  static const std::vector<UnitDef> u = {
-      {mut::unit_of(Route::token_translate), "token_translate", Route::token_translate,
-       {"token_translate_vs_model", "token_vs_page_entry", "write_loc_vs_token_translate", "int32_no_silent_wrap", "stateful_pool"}},
-      {mut::unit_of(Route::flashmla_block_table), "flashmla_block_table", Route::flashmla_block_table,
-       {"flashmla_block_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "kv_indices_vs_block_table", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::canonical_page_table), "canonical_page_table", Route::canonical_page_table,
-       {"canonical_page_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "eager_funnel_vs_canonical", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::read_table), "read_table", Route::read_table,
-       {"read_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "read_stream_vs_table", "int32_no_silent_wrap"}},
-      {mut::kUnitReadStream, "read_table.stream", Route::read_table, {"read_stream_vs_model", "read_stream_vs_table", "int32_no_silent_wrap", "read_stream_rejects_invalid"}},
-      {mut::unit_of(Route::decode_metadata), "decode_metadata", Route::decode_metadata,
-       {"decode_metadata_vs_model", "decode_vs_canonical_vs_flashmla", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::eager_funnel), "eager_funnel", Route::eager_funnel, {"eager_funnel_vs_model", "eager_funnel_vs_canonical"}},
-      {mut::unit_of(Route::kv_indices_inplace), "kv_indices_inplace", Route::kv_indices_inplace,
-       {"kv_indices_inplace_vs_model", "kv_indices_vs_block_table", "int32_no_silent_wrap", "kv_indices_inplace_rejects_invalid"}},
-      {mut::unit_of(Route::write_loc), "write_loc", Route::write_loc, {"write_loc_vs_model", "write_loc_loc0_unpinned", "write_loc_vs_token_translate"}},
-      {mut::unit_of(Route::swa_translate), "swa_translate", Route::swa_translate, {"swa_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::mamba_translate), "mamba_translate", Route::mamba_translate, {"mamba_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::full_prefill_table), "full_prefill_table", Route::full_prefill_table, {"full_prefill_table_vs_model", "stateful_pool"}},
-      {mut::unit_of(Route::dcp_read_translate), "dcp_read_translate", Route::dcp_read_translate, {"dcp_read_translate_vs_model", "stateful_pool"}},
-      {mut::unit_of(Route::transfer_ids), "transfer_ids", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
-      {mut::kUnitEnvelopeMoves, "transfer_ids.envelope_moves", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
-      // The validation rules of each route (validate.cpp and the routes' content preconditions):
-      // rule_skip mutants, checked by the same grid and properties plus the invalid-input ones.
-      {mut::validation_unit(mut::unit_of(Route::token_translate)), "validate.token_translate", Route::token_translate,
-       {"token_translate_rejects_invalid", "token_translate_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::flashmla_block_table)), "validate.flashmla_block_table",
-       Route::flashmla_block_table, {"flashmla_block_table_rejects_invalid", "flashmla_block_table_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::canonical_page_table)), "validate.canonical_page_table",
-       Route::canonical_page_table, {"canonical_page_table_rejects_invalid", "canonical_page_table_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::read_table)), "validate.read_table", Route::read_table,
-       {"read_table_rejects_invalid", "read_table_vs_model"}},
-      {mut::validation_unit(mut::kUnitReadStream), "validate.read_table.stream", Route::read_table,
-       {"read_stream_rejects_invalid", "read_stream_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::decode_metadata)), "validate.decode_metadata", Route::decode_metadata,
-       {"decode_metadata_rejects_invalid", "decode_metadata_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::eager_funnel)), "validate.eager_funnel", Route::eager_funnel,
-       {"eager_funnel_rejects_invalid", "eager_funnel_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::kv_indices_inplace)), "validate.kv_indices_inplace",
-       Route::kv_indices_inplace, {"kv_indices_inplace_rejects_invalid", "kv_indices_inplace_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::write_loc)), "validate.write_loc", Route::write_loc,
-       {"write_loc_rejects_invalid", "write_loc_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::swa_translate)), "validate.swa_translate", Route::swa_translate,
-       {"swa_translate_rejects_invalid", "swa_translate_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::mamba_translate)), "validate.mamba_translate", Route::mamba_translate,
-       {"mamba_translate_rejects_invalid", "mamba_translate_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::full_prefill_table)), "validate.full_prefill_table",
-       Route::full_prefill_table, {"full_prefill_table_rejects_invalid", "full_prefill_table_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::dcp_read_translate)), "validate.dcp_read_translate",
-       Route::dcp_read_translate, {"dcp_read_translate_rejects_invalid", "dcp_read_translate_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::transfer_ids)), "validate.transfer_ids", Route::transfer_ids,
-       {"transfer_ids_rejects_invalid", "transfer_ids_vs_model"}},
-      {mut::validation_unit(mut::kUnitEnvelopeMoves), "validate.transfer_ids.envelope_moves", Route::transfer_ids,
-       {"envelope_moves_rejects_invalid", "transfer_ids_vs_model"}},
-  };
+  static const std::vector<UnitDef> u = [] {
+    std::vector<UnitDef> v = {
+        {mut::unit_of(Route::token_translate), "token_translate", Route::token_translate,
+         {"token_translate_vs_model", "token_vs_page_entry", "write_loc_vs_token_translate", "int32_no_silent_wrap", "stateful_pool"}},
+        {mut::unit_of(Route::flashmla_block_table), "flashmla_block_table", Route::flashmla_block_table,
+         {"flashmla_block_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "kv_indices_vs_block_table", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::canonical_page_table), "canonical_page_table", Route::canonical_page_table,
+         {"canonical_page_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "eager_funnel_vs_canonical", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::read_table), "read_table", Route::read_table,
+         {"read_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "read_stream_vs_table", "int32_no_silent_wrap"}},
+        {mut::kUnitReadStream, "read_table.stream", Route::read_table, {"read_stream_vs_model", "read_stream_vs_table", "int32_no_silent_wrap", "read_stream_rejects_invalid"}},
+        {mut::unit_of(Route::decode_metadata), "decode_metadata", Route::decode_metadata,
+         {"decode_metadata_vs_model", "decode_vs_canonical_vs_flashmla", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::eager_funnel), "eager_funnel", Route::eager_funnel, {"eager_funnel_vs_model", "eager_funnel_vs_canonical"}},
+        {mut::unit_of(Route::kv_indices_inplace), "kv_indices_inplace", Route::kv_indices_inplace,
+         {"kv_indices_inplace_vs_model", "kv_indices_vs_block_table", "int32_no_silent_wrap", "kv_indices_inplace_rejects_invalid"}},
+        {mut::unit_of(Route::write_loc), "write_loc", Route::write_loc, {"write_loc_vs_model", "write_loc_loc0_unpinned", "write_loc_vs_token_translate"}},
+        {mut::unit_of(Route::swa_translate), "swa_translate", Route::swa_translate, {"swa_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::mamba_translate), "mamba_translate", Route::mamba_translate, {"mamba_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::full_prefill_table), "full_prefill_table", Route::full_prefill_table, {"full_prefill_table_vs_model", "stateful_pool"}},
+        {mut::unit_of(Route::dcp_read_translate), "dcp_read_translate", Route::dcp_read_translate, {"dcp_read_translate_vs_model", "stateful_pool"}},
+        {mut::unit_of(Route::transfer_ids), "transfer_ids", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
+        {mut::kUnitEnvelopeMoves, "transfer_ids.envelope_moves", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
+    };
+    // The validation rules of each route (validate.cpp and the routes' content preconditions):
+    // rule_skip mutants, checked by the same grid and properties plus the invalid-input ones.
+    for (Route r : kAllRoutes) {
+      const std::string name(to_string(r));
+      v.push_back({mut::validation_unit(mut::unit_of(r)), "validate." + name, r,
+                   {name + "_rejects_invalid", name + "_vs_model"}});
+      if (r == Route::read_table) {
+        v.push_back({mut::validation_unit(mut::kUnitReadStream), "validate.read_table.stream", r,
+                     {"read_stream_rejects_invalid", "read_stream_vs_model"}});
+      }
+      if (r == Route::transfer_ids) {
+        v.push_back({mut::validation_unit(mut::kUnitEnvelopeMoves), "validate.transfer_ids.envelope_moves", r,
+                     {"envelope_moves_rejects_invalid", "transfer_ids_vs_model"}});
+      }
+    }
+    return v;
+  }();
   return u;
 }
 
