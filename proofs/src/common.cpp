@@ -11,6 +11,12 @@ Def make(ObligationInfo info, RunFn run) {
   return d;
 }
 
+void add_flag_pair(std::vector<Def>& out, ObligationInfo on, ObligationInfo off,
+                   Outcome (*check)(bool, const RunOptions&)) {
+  out.push_back(make(std::move(on), [check](const RunOptions& o) { return check(true, o); }));
+  out.push_back(make(std::move(off), [check](const RunOptions& o) { return check(false, o); }));
+}
+
 Def variant_of(const Def& d, std::string name, std::string spec, RunFn run, Verdict expected) {
   Def v = d;
   v.info.name = std::move(name);

@@ -40,6 +40,10 @@ using RunFn = std::function<Outcome(const RunOptions&)>;
 // A registry entry of the given description and check (domain_full left empty).
 Def make(ObligationInfo info, RunFn run);
 
+// Two obligations checked by one query builder: `on` runs check(true, o), then `off` check(false, o).
+void add_flag_pair(std::vector<Def>& out, ObligationInfo on, ObligationInfo off,
+                   Outcome (*check)(bool, const RunOptions&));
+
 // Another check of the statement of `d` (a bug variant of the same obligation): a copy of `d`
 // named `name` under `spec`, expected `expected`, that runs `run`.
 Def variant_of(const Def& d, std::string name, std::string spec, RunFn run, Verdict expected = Verdict::refuted);
