@@ -13,6 +13,7 @@
 #include "check.hpp"
 #include "gen.hpp"
 #include "kvaddr/translate/routes.hpp"
+#include "kvaddr/translate/validate.hpp"
 
 namespace kvaddr::props::detail {
 namespace {
@@ -442,25 +443,20 @@ void register_invalid_route_properties(std::vector<PropertyDef>& out);  // inval
 
 void register_invalid_properties(std::vector<PropertyDef>& out) {
   register_invalid_route_properties(out);
-  out.push_back({{"token_translate_rejects_invalid",
-                  "§4.1 invalid scalars and aliased slices of one allocation: typed error naming the argument, nothing "
-                  "written; valid layouts (exact alias, touching) translate",
-                  {}, {Route::token_translate}},
-                 prop_token_layout});
-  out.push_back({{"write_loc_rejects_invalid",
-                  "§4.8 dcp_size / dcp_rank out of range, prefix alias admitted, partial overlap rejected, nothing written",
-                  {}, {Route::write_loc}},
-                 prop_write_loc_layout});
-  out.push_back({{"kv_indices_inplace_rejects_invalid",
-                  "§4.7 batch_size, kv_indptr length and end, src exact alias or disjoint, kv_indices overlapping "
-                  "kv_indptr: typed error, nothing written; in place and via src translate",
-                  {}, {Route::kv_indices_inplace}},
-                 prop_kv_indices_layout});
-  out.push_back({{"read_table_rejects_invalid",
-                  "§4.4 out strides (col_stride 0 / 2, overlapping rows), short shape, out overlapping req_to_token, "
-                  "req_to_token too narrow, bad row ids / lengths: typed error, nothing written",
-                  {}, {Route::read_table}},
-                 prop_read_table_layout});
+  const auto add_route = [&](Route r, void (*body)(Variant), std::string what) {
+    out.push_back({{std::string(to_string(r)) + "_rejects_invalid", std::move(what), {}, {r}}, body});
+  };
+  add_route(Route::token_translate, prop_token_layout,
+            "§4.1 invalid scalars and aliased slices of one allocation: typed error naming the argument, nothing "
+            "written; valid layouts (exact alias, touching) translate");
+  add_route(Route::write_loc, prop_write_loc_layout,
+            "§4.8 dcp_size / dcp_rank out of range, prefix alias admitted, partial overlap rejected, nothing written");
+  add_route(Route::kv_indices_inplace, prop_kv_indices_layout,
+            "§4.7 batch_size, kv_indptr length and end, src exact alias or disjoint, kv_indices overlapping "
+            "kv_indptr: typed error, nothing written; in place and via src translate");
+  add_route(Route::read_table, prop_read_table_layout,
+            "§4.4 out strides (col_stride 0 / 2, overlapping rows), short shape, out overlapping req_to_token, "
+            "req_to_token too narrow, bad row ids / lengths: typed error, nothing written");
   out.push_back({{"read_stream_rejects_invalid",
                   "§4.4 negative or decreasing indptr, short stream or table, stream overlapping its inputs: typed "
                   "error, nothing written",
