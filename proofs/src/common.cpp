@@ -4,11 +4,26 @@
 
 namespace kvaddr::proofs {
 
-Def make(ObligationInfo info, std::function<Outcome(const RunOptions&)> run) {
+Def make(ObligationInfo info, RunFn run) {
   Def d;
   d.info = std::move(info);
   d.run = std::move(run);
   return d;
+}
+
+void add_flag_pair(std::vector<Def>& out, ObligationInfo on, ObligationInfo off,
+                   Outcome (*check)(bool, const RunOptions&)) {
+  out.push_back(make(std::move(on), [check](const RunOptions& o) { return check(true, o); }));
+  out.push_back(make(std::move(off), [check](const RunOptions& o) { return check(false, o); }));
+}
+
+Def variant_of(const Def& d, std::string name, std::string spec, RunFn run, Verdict expected) {
+  Def v = d;
+  v.info.name = std::move(name);
+  v.info.spec = std::move(spec);
+  v.info.expected = expected;
+  v.run = std::move(run);
+  return v;
 }
 
 std::string_view variant_name(Variant v) { return kvaddr::to_string(v); }
@@ -46,10 +61,7 @@ void SymPool::constrain(Query& q, bool pinned) const {
 }
 
 void SymPool::show(Query& q) const {
-  q.show("ps", ps);
-  q.show("M", M);
-  q.show("num_pages", N);
-  q.show("num_virtual_ids", NV);
+  q.show({{"ps", ps}, {"M", M}, {"num_pages", N}, {"num_virtual_ids", NV}});
 }
 
 SymBool admitted_token(const SymPool& p, const Sym& tok) {

@@ -1,5 +1,6 @@
 #pragma once
 // Shared pieces of the obligation files: the symbolic pool of spec §1-§2 and the registry entry.
+#include <array>
 #include <functional>
 #include <string>
 #include <utility>
@@ -22,14 +23,30 @@ using sym::implies;
 // A fresh symbolic integer named n.
 inline Sym var(const std::string& n) { return Sym::var(n); }
 
+// Fresh symbolic integers, one per name, created in the order given.
+template <class... Names>
+std::array<Sym, sizeof...(Names)> vars(const Names&... names) {
+  return {Sym::var(std::string(names))...};
+}
+
 struct Def {
   ObligationInfo info;
   std::function<Outcome(const RunOptions&)> run;
   std::string domain_full;  // domain under RunOptions::full_sweep (empty: same as info.domain)
 };
 
+using RunFn = std::function<Outcome(const RunOptions&)>;
+
 // A registry entry of the given description and check (domain_full left empty).
-Def make(ObligationInfo info, std::function<Outcome(const RunOptions&)> run);
+Def make(ObligationInfo info, RunFn run);
+
+// Two obligations checked by one query builder: `on` runs check(true, o), then `off` check(false, o).
+void add_flag_pair(std::vector<Def>& out, ObligationInfo on, ObligationInfo off,
+                   Outcome (*check)(bool, const RunOptions&));
+
+// Another check of the statement of `d` (a bug variant of the same obligation): a copy of `d`
+// named `name` under `spec`, expected `expected`, that runs `run`.
+Def variant_of(const Def& d, std::string name, std::string spec, RunFn run, Verdict expected = Verdict::refuted);
 
 // Registration (one function per obligation file).
 void add_identity_obligations(std::vector<Def>& out);

@@ -2,6 +2,7 @@
 // Query runner: one solver call per query, three verdicts, counterexample rendering.
 #include <chrono>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,10 @@ struct Query {
   std::vector<std::pair<std::string, sym::SymBool>> concl;  // all must hold; labels name a failure
 
   void show(std::string name, const sym::Sym& v) { shown.emplace_back(std::move(name), v); }
+  // Several scalars at once, printed in the order given.
+  void show(std::initializer_list<std::pair<std::string, sym::Sym>> named) {
+    for (const auto& [name, v] : named) shown.emplace_back(name, v);
+  }
   void require(const sym::SymBool& b) { pre.push_back(b); }
   void ensure(std::string label, const sym::SymBool& b) { concl.emplace_back(std::move(label), b); }
 };

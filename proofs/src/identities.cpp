@@ -39,8 +39,7 @@ Outcome i1_bv(const RunOptions& o) {
     q.header = "identity=I1 width=int64 ps=" + std::to_string(psv);
     q.require(Q >= Sym(0) && Q < Sym(std::int64_t{1} << 43) && off >= Sym(0) && off < ps);
     const Sym x = Q * ps + off;
-    q.show("PM", Q);
-    q.show("o", off);
+    q.show({{"PM", Q}, {"o", off}});
     q.ensure("int64_exact", SymBool(env.no_overflow()));
     q.ensure("shift", sym::kv_shr(x, k) == Q);
     q.ensure("mask", x - sym::kv_shr(x, k) * ps == off);
@@ -153,8 +152,7 @@ Outcome i4(const RunOptions& o) {
   q.require(P1 >= Sym(0) && P2 >= Sym(0));                 // both live
   q.require(implies(p1 != p2, P1 != P2));                   // v2p is injective on live pages (§4.14 a)
   p.show(q);
-  q.show("t", L.t);
-  q.show("t2", t2);
+  q.show({{"t", L.t}, {"t2", t2}});
   q.tables.push_back(&p.v2p);
   q.ensure("injective", d1 != d2);
   q.ensure("range", d1 >= Sym(0) && d1 < p.N * p.stride());
@@ -192,9 +190,7 @@ Outcome i7(Variant flashmla, const RunOptions& o) {
   p.constrain(q);
   q.require(admitted_token(p, L.t));
   p.show(q);
-  q.show("tok", L.t);
-  q.show("eager", eager);
-  q.show("entry", entry);
+  q.show({{"tok", L.t}, {"eager", eager}, {"entry", entry}});
   q.tables.push_back(&p.v2p);
   q.ensure("eager_equals_entry", eager == entry);
   return check(q, o.timeout_ms);
@@ -222,11 +218,7 @@ Outcome i8(Bound kind, std::int64_t bound, bool with_rows, const RunOptions& o) 
   q.require(admitted_token(p, L.t) && pos >= Sym(0) && pos < Sym(kTwo31));
   q.require(p.v2p.loaded_entries([&](const Sym& i, const Sym& v) { return p.entry_ok(i, v, true); }));
   p.show(q);
-  q.show("n_rows", rows);
-  q.show("max_id", max_id);
-  q.show("t", L.t);
-  q.show("d", d);
-  q.show("int32(d)", sym::kv_narrow32(d));
+  q.show({{"n_rows", rows}, {"max_id", max_id}, {"t", L.t}, {"d", d}, {"int32(d)", sym::kv_narrow32(d)}});
   q.tables.push_back(&p.v2p);
   q.ensure("int64_exact", exact);
   q.ensure("token_id_fits_int32", sym::kv_narrow32(d) == d);
@@ -272,9 +264,7 @@ Outcome e03(bool elem, bool width32, const RunOptions& o) {
   const SymBool exact(env.no_overflow());
   const Sym narrow = sym::kv_narrow32(sym::kv_narrow32(a) * sym::kv_narrow32(b));
   const Sym off = width32 ? narrow : wide;
-  q.show(elem ? "d" : "row", a);
-  q.show(elem ? "D" : "row_stride", b);
-  q.show("offset", off);
+  q.show({{elem ? "d" : "row", a}, {elem ? "D" : "row_stride", b}, {"offset", off}});
   q.ensure("int64_exact", exact);
   q.ensure("offset_is_exact_product", off == wide);
   q.ensure("offset_nonnegative", off >= Sym(0));
@@ -293,8 +283,7 @@ Outcome agree_block_token(const RunOptions& o) {
   p.constrain(q);
   q.require(page >= Sym(0) && page < p.NV && off >= Sym(0) && off < p.ps && p.v2p.at(page) >= Sym(0));
   p.show(q);
-  q.show("p", page);
-  q.show("o", off);
+  q.show({{"p", page}, {"o", off}});
   q.tables.push_back(&p.v2p);
   q.ensure("entry_times_ps_plus_o", entry * p.ps + off == d);
   return check(q, o.timeout_ms);
@@ -317,9 +306,7 @@ Outcome agree_fa3(const RunOptions& o) {
     p.constrain(q);
     q.require(admitted_token(p, tok) && len >= Sym(0) && len < Sym(kTwo31) && max_pages >= Sym(1));
     p.show(q);
-    q.show("tok", tok);
-    q.show("len", len);
-    q.show("max_pages", max_pages);
+    q.show({{"tok", tok}, {"len", len}, {"max_pages", max_pages}});
     q.tables.push_back(&p.v2p);
     q.ensure("entries_agree", fa3 == canon);
     q.ensure("columns_agree", lanes::decode_columns(len, p.ps, k, max_pages) ==
@@ -399,9 +386,7 @@ Outcome pair(Pair which, Variant v, const RunOptions& o) {
   q.header = "agreement route=" + route + " variant=" + std::string(variant_name(v));
   p.constrain(q);
   p.show(q);
-  q.show("t", L.t);
-  q.show("got", got);
-  q.show("want", want);
+  q.show({{"t", L.t}, {"got", got}, {"want", want}});
   q.tables.push_back(&p.v2p);
   q.ensure("equal", got == want);
   return check(q, o.timeout_ms);
@@ -424,10 +409,8 @@ Outcome b03(bool multiplier_detector, const RunOptions& o) {
   p.constrain(q);
   q.require(L.t >= Sym(0) && L.t < p.NV * p.ps && p.N == p.NV);
   p.show(q);
-  q.show("has_v2p", Sym(z3::ite(has_v2p_e, L.ctx.int_val(1), L.ctx.int_val(0))));
-  q.show("tok", L.t);
-  q.show("entry_used", used);
-  q.show("entry_translated", translated);
+  q.show({{"has_v2p", Sym(z3::ite(has_v2p_e, L.ctx.int_val(1), L.ctx.int_val(0)))}, {"tok", L.t}, {"entry_used", used},
+          {"entry_translated", translated}});
   q.tables.push_back(&p.v2p);
   q.ensure("unified_rank_translates", implies(has_v2p, used == translated));
   return check(q, o.timeout_ms);
@@ -441,8 +424,7 @@ Outcome i9(const RunOptions& o) {
   Query q;
   q.header = "identity=I9";
   q.require(t >= Sym(0) && ps >= Sym(1));
-  q.show("t", t);
-  q.show("ps", ps);
+  q.show({{"t", t}, {"ps", ps}});
   q.ensure("div", sym::kv_div(t, ps) == sym::floor_div(t, ps));
   q.ensure("mod", sym::kv_rem(t, ps) == sym::floor_mod(t, ps));
   return check(q, o.timeout_ms);

@@ -182,8 +182,7 @@ Outcome dense_views(bool pad, const RunOptions& opt) {
       q.require(P >= Sym(0) && P < N && o >= Sym(0) && o < ps);
       const Sym live = lps + (P * LB + o);  // view row of the live id in view l
       const Sym block = P * LB + lps;       // layer l's block of page P
-      q.show("P", P);
-      q.show("o", o);
+      q.show({{"P", P}, {"o", o}});
       q.ensure("live_row_in_own_layer_block", live >= block && live + Sym(1) <= block + ps);
     }
     return check(q, opt.timeout_ms);
@@ -236,8 +235,7 @@ Outcome reserved_floor(bool era_c, const RunOptions& opt) {
     q.require(env_f >= ef && env_p >= ep);  // ps >= 1 (scale lemma)
     q.require(sym::implies(peer_mamba, psp == Sym(1)));
     for (const char* n : {"ps_full", "entry_full", "ps_peer", "entry_peer"}) q.show(n, var(n));
-    q.show("peer_is_mamba", Sym(z3::ite(peer_mamba_e, ctx.int_val(1), ctx.int_val(0))));
-    q.show("floor", floor);
+    q.show({{"peer_is_mamba", Sym(z3::ite(peer_mamba_e, ctx.int_val(1), ctx.int_val(0)))}, {"floor", floor}});
     q.ensure("page0_envelopes_inside_floor", env_f <= floor && env_p <= floor);
     return check(q, opt.timeout_ms);
   };
@@ -313,28 +311,28 @@ void add_layout_obligations(std::vector<Def>& out) {
                       "row byte intervals are disjoint and inside their page envelope",
                       "unbounded integers, all symbolic", proved},
                      mha_rows));
-  out.push_back(make({"layout.dense_views_in_buffer", "§3.3 tail pad",
-                      "ps, L, D, N >= 1; 0 <= l < L, 0 <= d < N*L*ps; live d = P*ps*L + o",
-                      "every view row lies in total + ps*entry; a live row stays in layer l's block of page P",
-                      "unbounded integers, all symbolic", proved},
-                     [](const RunOptions& o) { return dense_views(true, o); }));
-  out.push_back(make({"layout.dense_views_in_buffer.no_tail_pad", "§3.3 (test_missing_tail_pad_fails_loud)",
-                      "as layout.dense_views_in_buffer without the tail pad", "every view row lies in total",
-                      "unbounded integers, all symbolic", refuted},
-                     [](const RunOptions& o) { return dense_views(false, o); }));
+  add_flag_pair(out,
+                {"layout.dense_views_in_buffer", "§3.3 tail pad",
+                 "ps, L, D, N >= 1; 0 <= l < L, 0 <= d < N*L*ps; live d = P*ps*L + o",
+                 "every view row lies in total + ps*entry; a live row stays in layer l's block of page P",
+                 "unbounded integers, all symbolic", proved},
+                {"layout.dense_views_in_buffer.no_tail_pad", "§3.3 (test_missing_tail_pad_fails_loud)",
+                 "as layout.dense_views_in_buffer without the tail pad", "every view row lies in total",
+                 "unbounded integers, all symbolic", refuted},
+                dense_views);
   out.push_back(make({"layout.dense_mha", "§3.3 MHA dense (#34602)", "k_row = v_row = R; 0 <= l < L, 0 <= o < ps",
                       "(2l*ps + d)*R = byte_K(P, l, o) and ((2l+1)*ps + d)*R = byte_V(P, l, o)",
                       "unbounded integers, all symbolic", proved},
                      dense_mha));
-  out.push_back(make({"layout.reserved_floor.era_c", "§3.4, B18 fix",
-                      "two sub-pools (full ps_f, entry_f; peer ps_p, entry_p, Mamba => ps_p = 1), ps <= 2^16",
-                      "page-0 envelopes inside the floor; first live page of each sub-pool past both envelopes",
-                      "unbounded integers, all symbolic", proved},
-                     [](const RunOptions& o) { return reserved_floor(true, o); }));
-  out.push_back(make({"layout.reserved_floor.era_a_b18", "§3.4, §6 B18", "as era_c with floor = max entry (Era A)",
-                      "as era_c (fails: at ps > 1 the page-0 envelope exceeds the floor)",
-                      "unbounded integers, all symbolic", refuted},
-                     [](const RunOptions& o) { return reserved_floor(false, o); }));
+  add_flag_pair(out,
+                {"layout.reserved_floor.era_c", "§3.4, B18 fix",
+                 "two sub-pools (full ps_f, entry_f; peer ps_p, entry_p, Mamba => ps_p = 1), ps <= 2^16",
+                 "page-0 envelopes inside the floor; first live page of each sub-pool past both envelopes",
+                 "unbounded integers, all symbolic", proved},
+                {"layout.reserved_floor.era_a_b18", "§3.4, §6 B18", "as era_c with floor = max entry (Era A)",
+                 "as era_c (fails: at ps > 1 the page-0 envelope exceeds the floor)", "unbounded integers, all symbolic",
+                 refuted},
+                reserved_floor);
   out.push_back(make({"layout.token_major", "§3.7", "part fits in the entry; distinct (x, l)",
                       "rows lie inside their slot's entry and never overlap", "unbounded integers, all symbolic",
                       proved},

@@ -106,8 +106,7 @@ Outcome replicated_route(bool rewrite_all, const RunOptions& opt) {
     q.header = "dcp_size=" + std::to_string(dcp) + " sub_pool=state (replicated)";
     q.require(t >= Sym(0) && t < Sym(kTwo31));
     const Sym in = rewrite_all ? kv_div(t, Sym(dcp)) : t;
-    q.show("t", t);
-    q.show("route_input", in);
+    q.show({{"t", t}, {"route_input", in}});
     q.ensure("replicated_ids_unchanged", in == t);
     return check(q, opt.timeout_ms);
   });
@@ -124,8 +123,7 @@ Outcome own_page_size(bool min_block, const RunOptions& opt) {
     q.require(pos >= Sym(0) && pos < Sym(kTwo31) && r >= Sym(1) && r <= Sym(8));
     const Sym ps_swa = Sym(ps_full) * r;
     const Sym used = min_block ? Sym(ps_full) : ps_swa;  // min(ps_full, ps_swa) = ps_full
-    q.show("pos", pos);
-    q.show("swa_ratio", r);
+    q.show({{"pos", pos}, {"swa_ratio", r}});
     q.ensure("column_uses_own_page_size", floor_div(pos, used) == floor_div(pos, ps_swa));
     return check(q, opt.timeout_ms);
   });
@@ -166,8 +164,7 @@ Outcome nonneg_product_lemma(const RunOptions& opt) {
   Query q;
   q.header = "lemma=nonneg_product";
   q.require(a >= Sym(0) && b >= Sym(0));
-  q.show("a", a);
-  q.show("b", b);
+  q.show({{"a", a}, {"b", b}});
   q.ensure("nonneg", a * b >= Sym(0));
   return check(q, opt.timeout_ms);
 }
@@ -212,6 +209,17 @@ Outcome offsets_main(OffsetForm form, const RunOptions& opt) {
   return check(q, opt.timeout_ms);
 }
 
+// An obligation and its fault twin `<name>.<fault>` (exemplar `exemplar`): the same domain,
+// preconditions "as production; " + `how`, conclusion "as production", refuted; run(fault, o)
+// checks either.
+void add_with_fault(std::vector<Def>& out, ObligationInfo info, const std::string& fault, std::string exemplar,
+                    const std::string& how, Outcome (*run)(bool, const RunOptions&)) {
+  ObligationInfo twin{info.name + "." + fault, std::move(exemplar), "as production; " + how, "as production",
+                      info.domain, Verdict::refuted};
+  out.push_back(make(std::move(info), [run](const RunOptions& o) { return run(false, o); }));
+  out.push_back(make(std::move(twin), [run](const RunOptions& o) { return run(true, o); }));
+}
+
 }  // namespace
 
 void add_lifecycle_obligations(std::vector<Def>& out) {
@@ -243,38 +251,27 @@ void add_lifecycle_obligations(std::vector<Def>& out) {
   out.push_back(make({"lifecycle.sink.no_location.swa.unclamped_unified_branch", "SGLang #36477",
                       "as production; entries are v2p[v] * M without the clamp", "as production", sym_dom, refuted},
                      [](const RunOptions& o) { return no_location(kSubs[1], false, true, o); }));
-  out.push_back(make({"lifecycle.sink.free_path", "§4.14, SGLang #38519 fix", "mapped entries are bound pages >= min",
-                      "no freed page lies below min_page_index (the sink is never freed)", "unbounded integers",
-                      proved},
-                     [](const RunOptions& o) { return free_path(false, o); }));
-  out.push_back(make({"lifecycle.sink.free_path.sink_freed_by_segment_free", "SGLang #38519 / #38269",
-                      "as production; unmapped entries are read as the sink and freed", "as production",
-                      "unbounded integers", refuted},
-                     [](const RunOptions& o) { return free_path(true, o); }));
-  out.push_back(make({"lifecycle.subpool.replicated_route", "§1 DCP, vLLM #57260 fix", "0 <= t < 2^31",
-                      "a replicated sub-pool's route input is t (no owner/local rewrite)", "dcp_size in {1, 2, 4, 8}",
-                      proved},
-                     [](const RunOptions& o) { return replicated_route(false, o); }));
-  out.push_back(make({"lifecycle.subpool.replicated_route.dcp_rewrite_replicated_group", "vLLM #57260",
-                      "as production; every group is rewritten t div dcp_size", "as production",
-                      "dcp_size in {1, 2, 4, 8}", refuted},
-                     [](const RunOptions& o) { return replicated_route(true, o); }));
-  out.push_back(make({"lifecycle.subpool.own_page_size", "issue 14 per-sub-pool ps(s), vLLM #55601 fix",
-                      "ps(swa) = ps(full) * r, 1 <= r <= 8, 0 <= pos < 2^31",
-                      "a sub-pool's column is pos div its own ps", "ps_full in {1, 2, 4, 8, 16}", proved},
-                     [](const RunOptions& o) { return own_page_size(false, o); }));
-  out.push_back(make({"lifecycle.subpool.own_page_size.min_block_size_column", "vLLM #55601",
-                      "as production; the column divides by min_s ps(s)", "as production",
-                      "ps_full in {1, 2, 4, 8, 16}", refuted},
-                     [](const RunOptions& o) { return own_page_size(true, o); }));
-  out.push_back(make({"lifecycle.capacity.capture_width", "issue 14 capacity, SGLang #35985 fix",
-                      "seq < context_len = context_pages * ps, 0 <= k <= max_draft <= 64",
-                      "ceil((seq + 1 + k) / ps) <= capture width", "ps in {1, 2, 4, 8, 16, 64}", proved},
-                     [](const RunOptions& o) { return capture_width(false, o); }));
-  out.push_back(make({"lifecycle.capacity.capture_width.capture_width_from_context", "SGLang #35985 / #29665",
-                      "as production; width = ceil(context_len / ps)", "as production",
-                      "ps in {1, 2, 4, 8, 16, 64}", refuted},
-                     [](const RunOptions& o) { return capture_width(true, o); }));
+  add_with_fault(out,
+                 {"lifecycle.sink.free_path", "§4.14, SGLang #38519 fix", "mapped entries are bound pages >= min",
+                  "no freed page lies below min_page_index (the sink is never freed)", "unbounded integers", proved},
+                 "sink_freed_by_segment_free", "SGLang #38519 / #38269", "unmapped entries are read as the sink and freed",
+                 free_path);
+  add_with_fault(out,
+                 {"lifecycle.subpool.replicated_route", "§1 DCP, vLLM #57260 fix", "0 <= t < 2^31",
+                  "a replicated sub-pool's route input is t (no owner/local rewrite)", "dcp_size in {1, 2, 4, 8}",
+                  proved},
+                 "dcp_rewrite_replicated_group", "vLLM #57260", "every group is rewritten t div dcp_size",
+                 replicated_route);
+  add_with_fault(out,
+                 {"lifecycle.subpool.own_page_size", "issue 14 per-sub-pool ps(s), vLLM #55601 fix",
+                  "ps(swa) = ps(full) * r, 1 <= r <= 8, 0 <= pos < 2^31", "a sub-pool's column is pos div its own ps",
+                  "ps_full in {1, 2, 4, 8, 16}", proved},
+                 "min_block_size_column", "vLLM #55601", "the column divides by min_s ps(s)", own_page_size);
+  add_with_fault(out,
+                 {"lifecycle.capacity.capture_width", "issue 14 capacity, SGLang #35985 fix",
+                  "seq < context_len = context_pages * ps, 0 <= k <= max_draft <= 64",
+                  "ceil((seq + 1 + k) / ps) <= capture width", "ps in {1, 2, 4, 8, 16, 64}", proved},
+                 "capture_width_from_context", "SGLang #35985 / #29665", "width = ceil(context_len / ps)", capture_width);
   const std::string off_pre = "1 <= N <= 2^22 pages, 1 <= page_bytes <= 2^40, buffer N*page_bytes <= 2^62, 0 <= P < N, 2 <= layers <= 64";
   const std::string off_concl = "start = P*page_bytes exactly (from the raw base), < 2^62, span inside the buffer";
   out.push_back(make({"lifecycle.offset.span64", "§3, §7 Q6, issue 14 offsets", off_pre, off_concl,

@@ -40,8 +40,7 @@ Outcome page_table_query(Route r, Variant v, PageLane kind, bool pinned, std::in
   pool.constrain(q, pinned);
   q.require(admitted_token(pool, tok));
   pool.show(q);
-  q.show("tok", tok);
-  q.show("entry", out);
+  q.show({{"tok", tok}, {"entry", out}});
   q.tables.push_back(&pool.v2p);
   const Sym page = sym::floor_div(tok, pool.ps);
   q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds());
@@ -115,11 +114,9 @@ Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_
   }
   pool.show(q);
   if (has_dcp) {
-    q.show("dcp_size", dcp);
-    q.show("dcp_rank", rank);
+    q.show({{"dcp_size", dcp}, {"dcp_rank", rank}});
   }
-  q.show(kind == TokenLane::write_loc ? "loc" : (kind == TokenLane::dcp_read ? "w" : "t"), t);
-  q.show("out", out);
+  q.show({{kind == TokenLane::write_loc ? "loc" : (kind == TokenLane::dcp_read ? "w" : "t"), t}, {"out", out}});
   const Sym page = sym::floor_div(collapsed, pool.ps);
   const Sym bound = pool.N * stride;
   q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds());
@@ -151,8 +148,7 @@ Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_
     // dividend) is a fresh (q, r) of which only the collapse lemma's instance is assumed.
     for (const auto& d : env.abstract_divisions()) {
       q.require(dcp_collapse_instance(Sym(d.dividend), dcp, pool.NV * pool.ps, Sym(d.quotient), Sym(d.remainder)));
-      q.show("collapsed_q", Sym(d.quotient));
-      q.show("collapsed_r", Sym(d.remainder));
+      q.show({{"collapsed_q", Sym(d.quotient)}, {"collapsed_r", Sym(d.remainder)}});
     }
   }
   q.tables.push_back(&pool.v2p);
@@ -163,19 +159,13 @@ Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_
 Outcome dcp_collapse_lemma_query(const DcpDivFn& div, unsigned timeout_ms) {
   z3::context ctx;
   Env env(ctx, Mode::integer);
-  const Sym a = Sym::var("a");
-  const Sym D = Sym::var("dcp_size");
-  const Sym K = Sym::var("K");
+  const auto [a, D, K] = vars("a", "dcp_size", "K");
   const auto [quot, rem] = div(a, D);
   Query q;
   q.header = "lemma=dcp_collapse";
   q.require(D >= Sym(1) && D < Sym(kDcpSizeBound) && K >= Sym(1) && K < Sym(kTwo31));
   q.require(a >= Sym(-1) && a < K * D);
-  q.show("a", a);
-  q.show("dcp_size", D);
-  q.show("K", K);
-  q.show("q", quot);
-  q.show("r", rem);
+  q.show({{"a", a}, {"dcp_size", D}, {"K", K}, {"q", quot}, {"r", rem}});
   q.ensure("defining_equation", a == quot * D + rem);
   q.ensure("remainder_range", implies(a >= Sym(0), rem >= Sym(0) && rem < D));
   q.ensure("quotient_below_K", implies(a >= Sym(0), quot >= Sym(0) && quot < K));
@@ -196,8 +186,7 @@ Outcome mamba_query(bool clamp, unsigned timeout_ms) {
   pool.constrain(q, true);
   q.require(pool.M == Sym(1));
   pool.show(q);
-  q.show("slot", slot);
-  q.show("out", out);
+  q.show({{"slot", slot}, {"out", out}});
   q.tables.push_back(&pool.v2p);
   q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds());
   q.ensure("tombstone_to_sink", implies(pool.v2p.at(slot) == Sym(-1), out == Sym(0)));
@@ -217,8 +206,7 @@ Outcome store_query(Route r, Variant v, unsigned timeout_ms) {
   Query q;
   q.header = header(r, v) + " domain=no_I8";
   q.require(x >= Sym(0) && x < Sym(std::int64_t{1} << 40));
-  q.show("lane_value", x);
-  q.show("stored", stored);
+  q.show({{"lane_value", x}, {"stored", stored}});
   q.ensure("int32_store_exact", stored == x);
   return check(q, timeout_ms);
 }
@@ -227,10 +215,7 @@ Outcome store_query(Route r, Variant v, unsigned timeout_ms) {
 Outcome swa_sizing_query(bool by_owner, unsigned timeout_ms) {
   z3::context ctx;
   Env env(ctx, Mode::integer);
-  const Sym ps = Sym::var("ps");
-  const Sym m_swa = Sym::var("M_swa");
-  const Sym owner_ids = Sym::var("owner_num_virtual_ids");
-  const Sym swa_pages = Sym::var("swa_num_pages");
+  const auto [ps, m_swa, owner_ids, swa_pages] = vars("ps", "M_swa", "owner_num_virtual_ids", "swa_num_pages");
   sym::SymTable swa_v2p("swa_v2p", (by_owner ? owner_ids : swa_pages) + Sym(1));
   const Sym t = Sym::var("t");
   const Sym out = lanes::swa_translate_lane(t, swa_v2p, ps, ps * m_swa, Variant::production);
@@ -244,11 +229,7 @@ Outcome swa_sizing_query(bool by_owner, unsigned timeout_ms) {
   q.require(swa_v2p.loaded_entries([&](const Sym&, const Sym& val) {
     return val == Sym(-1) || (val >= Sym(0) && val < swa_pages);
   }));
-  q.show("ps", ps);
-  q.show("M_swa", m_swa);
-  q.show("owner_num_virtual_ids", owner_ids);
-  q.show("swa_num_pages", swa_pages);
-  q.show("t", t);
+  q.show({{"ps", ps}, {"M_swa", m_swa}, {"owner_num_virtual_ids", owner_ids}, {"swa_num_pages", swa_pages}, {"t", t}});
   q.tables.push_back(&swa_v2p);
   q.ensure("loads_in_bounds", swa_v2p.loads_in_bounds());
   return check(q, timeout_ms);
@@ -285,9 +266,7 @@ Outcome e03_query(bool write_loc, Variant v, unsigned timeout_ms) {
   q.require(pool.v2p.loaded_entries([&](const Sym& i, const Sym& val) { return pool.entry_ok(i, val, true); }));
   q.require(write_loc ? (t >= Sym(-1) && t < pool.NV * pool.ps) : admitted_token(pool, t));
   pool.show(q);
-  q.show(write_loc ? "loc" : "t", t);
-  q.show("out", out);
-  q.show("int64_reference", ref);
+  q.show({{write_loc ? "loc" : "t", t}, {"out", out}, {"int64_reference", ref}});
   q.tables.push_back(&pool.v2p);
   q.ensure("agrees_with_int64_lane", out == ref);
   q.ensure("int64_exact", exact);

@@ -52,9 +52,7 @@ Outcome rows_query(Variant v, unsigned timeout_ms) {
   z3::context ctx;
   Env env(ctx, Mode::integer);
   SymPool pool(decode ? 1 : 0);  // decode: the shift lane at ps = 1 (log2 ps = 0)
-  const Sym width = Sym::var("row_width");
-  const Sym b = Sym::var("b");
-  const Sym col = Sym::var("col");
+  const auto [width, b, col] = vars("row_width", "b", "col");
   sym::SymTable r2t("req_to_token", Sym(2) * width);
   sym::SymTable rows("req_pool_indices", Sym(2));
   const Sym row = Spec::row(b, [&rows](const Sym& lane) { return rows(lane, lane == lane); }, v);
@@ -73,17 +71,9 @@ Outcome rows_query(Variant v, unsigned timeout_ms) {
   q.require(admitted_token(pool, ref_tok));
   pool.constrain(q, true);
   pool.show(q);
-  q.show("row_width", width);
-  q.show("b", b);
-  q.show("col", col);
-  q.show("req_pool_indices[b]", want_row);
-  q.show("row_read", row);
-  q.show("tok", tok);
-  q.show("entry", out);
-  q.show("spec_entry", ref);
-  q.tables.push_back(&pool.v2p);
-  q.tables.push_back(&r2t);
-  q.tables.push_back(&rows);
+  q.show({{"row_width", width}, {"b", b}, {"col", col}, {"req_pool_indices[b]", want_row}, {"row_read", row},
+          {"tok", tok}, {"entry", out}, {"spec_entry", ref}});
+  q.tables.insert(q.tables.end(), {&pool.v2p, &r2t, &rows});
   q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds() && r2t.loads_in_bounds() && rows.loads_in_bounds());
   q.ensure("row_is_req_pool_index", out == ref);
   return check(q, timeout_ms);
@@ -128,11 +118,7 @@ Outcome columns_query(Variant v, std::int64_t ps_value, unsigned timeout_ms) {
   q.header = header(Spec::id, v);
   q.require(ps >= Sym(1) && ps <= Sym(kMaxPs) && len >= Sym(0) && len < Sym(kTwo31));
   q.require(bound >= Sym(1) && bound < Sym(kTwo31));
-  q.show("ps", ps);
-  q.show("seq_len_plus_delta", len);
-  q.show(bname, bound);
-  q.show("columns", cols);
-  q.show("model_columns", want);
+  q.show({{"ps", ps}, {"seq_len_plus_delta", len}, {bname, bound}, {"columns", cols}, {"model_columns", want}});
   // cols = min(ceil(len / ps), bound), by the defining inequalities of the model's count (a stated
   // division by the symbolic ps makes the refutations slow to find): within the bound, every live
   // page covered up to the bound, and no column past the last live page.
@@ -175,12 +161,7 @@ Outcome read_table_tail_query(Variant v, bool zero_tail, const ReadTableTailRule
   using Spec = RouteSpec<Route::read_table>;
   z3::context ctx;
   Env env(ctx, Mode::integer);
-  const Sym ps = Sym::var("ps");
-  const Sym len = Sym::var("seq_len_plus_delta");
-  const Sym max_pages = Sym::var("max_pages");
-  const Sym c = Sym::var("c");
-  const Sym entry = Sym::var("entry");
-  const Sym stale = Sym::var("stale");
+  const auto [ps, len, max_pages, c, entry, stale] = vars("ps", "seq_len_plus_delta", "max_pages", "c", "entry", "stale");
   const Sym live = Spec::columns(len, ps, max_pages, v);
   const Sym written = rule.written(live, max_pages, zero_tail);
   const Sym fill = rule.fill(v);
@@ -196,16 +177,8 @@ Outcome read_table_tail_query(Variant v, bool zero_tail, const ReadTableTailRule
   q.require(ps >= Sym(1) && ps <= Sym(kMaxPs) && len >= Sym(0) && len < Sym(kTwo31));
   q.require(max_pages >= Sym(1) && max_pages < Sym(kTwo31) && c >= Sym(0));
   q.require(entry >= Sym(0) && stale != Sym(0));  // a stale value the sink would overwrite
-  q.show("ps", ps);
-  q.show("seq_len_plus_delta", len);
-  q.show("max_pages", max_pages);
-  q.show("column", c);
-  q.show("stale", stale);
-  q.show("live", live);
-  q.show("written", written);
-  q.show("value", got);
-  q.show("model_value", want);
-  q.show("padded_row_value", got_pad);
+  q.show({{"ps", ps}, {"seq_len_plus_delta", len}, {"max_pages", max_pages}, {"column", c}, {"stale", stale},
+          {"live", live}, {"written", written}, {"value", got}, {"model_value", want}, {"padded_row_value", got_pad}});
   q.ensure("row_as_model", got == want);
   q.ensure("padded_row_as_model", got_pad == want_pad);
   return check(q, timeout_ms);
@@ -217,11 +190,7 @@ Outcome read_table_tail_query(Variant v, bool zero_tail, const ReadTableTailRule
 Outcome write_loc_tail_query(Variant v, const WriteLocTailRule& rule, unsigned timeout_ms) {
   z3::context ctx;
   Env env(ctx, Mode::integer);
-  const Sym i = Sym::var("i");
-  const Sym n = Sym::var("num_locs");
-  const Sym width = Sym::var("out_width");
-  const Sym lane = Sym::var("lane_value");
-  const Sym stale = Sym::var("stale");
+  const auto [i, n, width, lane, stale] = vars("i", "num_locs", "out_width", "lane_value", "stale");
   const Sym tail = rule.keeps(v) ? stale : rule.fill(v);
   const Sym got = ite(i < n, lane, tail);
   const Sym want = ite(i < n, lane, Sym(0));
@@ -229,11 +198,7 @@ Outcome write_loc_tail_query(Variant v, const WriteLocTailRule& rule, unsigned t
   q.header = header(Route::write_loc, v);
   q.require(n >= Sym(0) && n <= width && width < Sym(kTwo31) && i >= Sym(0) && i < width);
   q.require(stale != Sym(0));  // a stale value the sink would overwrite
-  q.show("num_locs", n);
-  q.show("out_width", width);
-  q.show("i", i);
-  q.show("stale", stale);
-  q.show("out_i", got);
+  q.show({{"num_locs", n}, {"out_width", width}, {"i", i}, {"stale", stale}, {"out_i", got}});
   q.ensure("tail_is_sink", got == want);
   return check(q, timeout_ms);
 }
@@ -258,9 +223,7 @@ Outcome kv_indices_in_place_query(Variant v, unsigned timeout_ms) {
   q.require(admitted_token(pool, t));
   pool.constrain(q, true);
   pool.show(q);
-  q.show("t", t);
-  q.show("bound_kv_indices_i", got);
-  q.show("kernel_id", want);
+  q.show({{"t", t}, {"bound_kv_indices_i", got}, {"kernel_id", want}});
   q.tables.push_back(&pool.v2p);
   q.ensure("loads_in_bounds", pool.v2p.loads_in_bounds());
   q.ensure("bound_buffer_holds_kernel_ids", got == want);
@@ -281,11 +244,8 @@ void add_rows(std::vector<Def>& out, bool with_e10) {
   d.run = [](const RunOptions& o) { return rows_query<Spec>(Variant::production, o.timeout_ms); };
   out.push_back(d);
   if (!with_e10) return;
-  d.info.name = base + ".e10";
-  d.info.spec = "§6 E10 (attention-gym #189: batch position used as the row)";
-  d.info.expected = Verdict::refuted;
-  d.run = [](const RunOptions& o) { return rows_query<Spec>(Variant::e10_batch_index_rows, o.timeout_ms); };
-  out.push_back(std::move(d));
+  out.push_back(variant_of(d, base + ".e10", "§6 E10 (attention-gym #189: batch position used as the row)",
+                           [](const RunOptions& o) { return rows_query<Spec>(Variant::e10_batch_index_rows, o.timeout_ms); }));
 }
 
 }  // namespace
@@ -366,13 +326,10 @@ void add_spec_rule_obligations(std::vector<Def>& out) {
     d.info = {"route.read_table.tail", "§4.4 zero_tail", pre, concl, "ps, lengths, max_pages, c symbolic", proved};
     d.run = [](const RunOptions& o) { return read_table_tail_of(o, Variant::production, read_table_tail_rule()); };
     out.push_back(d);
-    d.info.name = "route.read_table.tail.e02";
-    d.info.spec = "§6 E02 (zero_tail fills the slot-map pad -1)";
-    d.info.expected = refuted;
-    d.run = [](const RunOptions& o) {
-      return read_table_tail_of(o, Variant::e02_minus_one_sentinel, read_table_tail_rule());
-    };
-    out.push_back(std::move(d));
+    out.push_back(variant_of(d, "route.read_table.tail.e02", "§6 E02 (zero_tail fills the slot-map pad -1)",
+                             [](const RunOptions& o) {
+                               return read_table_tail_of(o, Variant::e02_minus_one_sentinel, read_table_tail_rule());
+                             }));
   }
   {
     const char* pre = "0 <= N <= out_width < 2^31, 0 <= i < out_width, the caller's value stale != 0";
@@ -384,17 +341,13 @@ void add_spec_rule_obligations(std::vector<Def>& out) {
               "N, out_width, i symbolic", proved};
     d.run = [](const RunOptions& o) { return write_loc_tail_of(o, Variant::production, write_loc_tail_rule()); };
     out.push_back(d);
-    d.info.name = "route.write_loc.tail.b06";
-    d.info.spec = "§6 B06 (the capture buffer keeps a stale tail)";
-    d.info.expected = refuted;
-    d.run = [](const RunOptions& o) { return write_loc_tail_of(o, Variant::b06_stale_tail, write_loc_tail_rule()); };
-    out.push_back(d);
-    d.info.name = "route.write_loc.tail.e02";
-    d.info.spec = "§6 E02 (the tail gets the slot-map pad -1)";
-    d.run = [](const RunOptions& o) {
-      return write_loc_tail_of(o, Variant::e02_minus_one_sentinel, write_loc_tail_rule());
+    const auto tail_of = [](Variant v) {
+      return [v](const RunOptions& o) { return write_loc_tail_of(o, v, write_loc_tail_rule()); };
     };
-    out.push_back(std::move(d));
+    out.push_back(variant_of(d, "route.write_loc.tail.b06", "§6 B06 (the capture buffer keeps a stale tail)",
+                             tail_of(Variant::b06_stale_tail)));
+    out.push_back(variant_of(d, "route.write_loc.tail.e02", "§6 E02 (the tail gets the slot-map pad -1)",
+                             tail_of(Variant::e02_minus_one_sentinel)));
   }
   {
     Def d;
@@ -406,11 +359,9 @@ void add_spec_rule_obligations(std::vector<Def>& out) {
               "ps, M, N, NV, t and the loaded entries symbolic; exact integers", proved};
     d.run = [](const RunOptions& o) { return kv_indices_in_place_query(Variant::production, o.timeout_ms); };
     out.push_back(d);
-    d.info.name = "route.kv_indices_inplace.in_place.b05";
-    d.info.spec = "§6 B05 (results rebound to a fresh buffer; the bound one keeps virtual ids)";
-    d.info.expected = refuted;
-    d.run = [](const RunOptions& o) { return kv_indices_in_place_query(Variant::b05_rebind_fresh, o.timeout_ms); };
-    out.push_back(std::move(d));
+    out.push_back(variant_of(d, "route.kv_indices_inplace.in_place.b05",
+                             "§6 B05 (results rebound to a fresh buffer; the bound one keeps virtual ids)",
+                             [](const RunOptions& o) { return kv_indices_in_place_query(Variant::b05_rebind_fresh, o.timeout_ms); }));
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "check.hpp"
 #include "gen.hpp"
+#include "table_args.hpp"
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
@@ -48,54 +49,36 @@ Table make_table(i64 rows, i64 cols, i32 fill) {
   return t;
 }
 
-Table canonical(Variant v, const g::Batch& b, const std::vector<i64>& v2p, i64 M) {
-  Table t = make_table(b.batch(), b.max_pages, -77);
-  CanonicalPageTableArgs a;
-  a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
-  a.req_pool_indices = cvec(b.req_pool_indices);
-  a.seq_lens = cvec(b.seq_lens);
-  a.v2p = cvec(v2p);
-  a.page_size = b.ps;
-  a.multiplier = M;
-  a.max_pages = b.max_pages;
-  a.out = t.view();
-  a.variant = for_route(Route::canonical_page_table, v);
-  must_run("canonical_page_table", [&] { tr::canonical_page_table(a); });
+// The batch's rows as a page-table route reads them, with the given lengths.
+TableBatch table_batch(const g::Batch& b, const std::vector<i64>& lens) {
+  return {cmat(b.req_to_token, b.rows, b.cols), cvec(b.req_pool_indices), cvec(lens), b.max_pages};
+}
+
+// Runs page-table route Spec on the batch into a fresh table (`fill` where the route writes nothing);
+// `src` holds the route's other fields.
+template <class Spec>
+Table run_table(Variant v, const g::Batch& b, const std::vector<i64>& lens, const std::vector<i64>& v2p, i64 M,
+                i64 cols, i32 fill, ViewSource src = {}) {
+  Table t = make_table(b.batch(), cols, fill);
+  const auto a = table_args<Spec>(v, table_batch(b, lens), v2p, b.ps, M, t.view(), std::move(src));
+  must_run(Spec::name, [&] { Spec::run(a); });
   return t;
+}
+
+Table canonical(Variant v, const g::Batch& b, const std::vector<i64>& v2p, i64 M) {
+  return run_table<RouteSpec<Route::canonical_page_table>>(v, b, b.seq_lens, v2p, M, b.max_pages, -77);
 }
 
 Table flashmla(Variant v, const g::Batch& b, const std::vector<i64>& lens, const std::vector<i64>& v2p, i64 M) {
   i64 w = 1;
   for (i64 l : lens) w = std::max(w, model::ceil_div(l, b.ps));
-  Table t = make_table(b.batch(), w, -1);
-  FlashmlaBlockTableArgs a;
-  a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
-  a.req_pool_indices = cvec(b.req_pool_indices);
-  a.page_kernel_lens = cvec(lens);
-  a.v2p = cvec(v2p);
-  a.page_size = b.ps;
-  a.multiplier = M;
-  a.kv_indices = t.view();
-  a.variant = for_route(Route::flashmla_block_table, v);
-  must_run("flashmla_block_table", [&] { tr::flashmla_block_table(a); });
-  return t;
+  return run_table<RouteSpec<Route::flashmla_block_table>>(v, b, lens, v2p, M, w, -1);
 }
 
 Table read_table(Variant v, const g::Batch& b, i64 delta, const std::vector<i64>& v2p, i64 M) {
-  Table t = make_table(b.batch(), b.max_pages, -77);
-  ReadTableArgs a;
-  a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
-  a.row_ids = cvec(b.req_pool_indices);
-  a.seq_lens = cvec(b.seq_lens);
-  a.seq_len_delta = delta;
-  a.max_pages = b.max_pages;
-  a.v2p = cvec(v2p);
-  a.page_size = b.ps;
-  a.multiplier = M;
-  a.out = t.view();
-  a.variant = for_route(Route::read_table, v);
-  must_run("read_table", [&] { tr::read_table(a); });
-  return t;
+  ViewSource src;
+  src.set("seq_len_delta", delta);
+  return run_table<RouteSpec<Route::read_table>>(v, b, b.seq_lens, v2p, M, b.max_pages, -77, std::move(src));
 }
 
 std::vector<i64> lens_plus(const g::Batch& b, i64 delta) {
@@ -381,32 +364,18 @@ void prop_int32_no_wrap(Variant v) {
     const i64 n = std::min(model::ceil_div(b.seq_lens[uz(i)], ps), b.max_pages);
     for (i64 c = 0; c < n; ++c) want.data[uz(i * want.cols + c)] = narrow(entry(b.tok(b.req_pool_indices[uz(i)], c * ps)));
   }
+  // A page-table route on the batch into `out`, compared with `want` when it runs.
+  const auto table_route = [&](auto spec, std::string_view label) {
+    using Spec = decltype(spec);
+    const auto a = table_args<Spec>(v, table_batch(b, b.seq_lens), t.v2p, ps, M, out.view());
+    if (call_route(Spec::name, e, [&] { Spec::run(a); })) same(label, out.data, want.data);
+  };
   if (route == 3) {
-    const auto a = page_table_args<CanonicalPageTableArgs>(v, Route::canonical_page_table, b, t.v2p, ps, M, out.view());
-    if (call_route("canonical_page_table", e, [&] { tr::canonical_page_table(a); })) same("canonical", out.data, want.data);
+    table_route(RouteSpec<Route::canonical_page_table>{}, "canonical");
   } else if (route == 7) {
-    FlashmlaBlockTableArgs a;
-    a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
-    a.req_pool_indices = cvec(b.req_pool_indices);
-    a.page_kernel_lens = cvec(b.seq_lens);
-    a.v2p = cvec(t.v2p);
-    a.page_size = ps;
-    a.multiplier = M;
-    a.kv_indices = out.view();
-    a.variant = for_route(Route::flashmla_block_table, v);
-    if (call_route("flashmla_block_table", e, [&] { tr::flashmla_block_table(a); })) same("flashmla", out.data, want.data);
+    table_route(RouteSpec<Route::flashmla_block_table>{}, "flashmla");
   } else if (route == 4) {
-    ReadTableArgs a;
-    a.req_to_token = cmat(b.req_to_token, b.rows, b.cols);
-    a.row_ids = cvec(b.req_pool_indices);
-    a.seq_lens = cvec(b.seq_lens);
-    a.max_pages = b.max_pages;
-    a.v2p = cvec(t.v2p);
-    a.page_size = ps;
-    a.multiplier = M;
-    a.out = out.view();
-    a.variant = for_route(Route::read_table, v);
-    if (call_route("read_table", e, [&] { tr::read_table(a); })) same("read_table", out.data, want.data);
+    table_route(RouteSpec<Route::read_table>{}, "read_table");
   } else {
     std::vector<i32> cache(uz(B)), cu(uz(B + 1));
     DecodeMetadataArgs a = decode_batch(cvec(b.seq_lens), cmat(b.req_to_token, b.rows, b.cols),

@@ -5,12 +5,15 @@
 // call must raise, or what it must write. The property checks the route agrees, and that a
 // rejected call leaves the whole allocation bit-identical.
 #include <algorithm>
+#include <functional>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
 #include "check.hpp"
 #include "gen.hpp"
 #include "kvaddr/translate/routes.hpp"
+#include "kvaddr/translate/validate.hpp"
 
 namespace kvaddr::props::detail {
 namespace {
@@ -88,26 +91,42 @@ Verdict break_view(Vec<T>& v, const std::string& name) {
 // negative stride through would address memory before this allocation).
 template <class T>
 Verdict break_extent(Mat<T>& m, const std::string& name) {
-  if (g::coin()) {
-    m.rows = -1;
-  } else {
-    m.cols = -1;
-  }
+  (g::coin() ? m.rows : m.cols) = -1;
   return reject(ErrorKind::invalid_argument, name);
 }
 // A required table: a negative size or a parent slice without data is rejected again by the
 // "absent or empty" rule with the same error, so only before / after are broken.
 template <class T>
 Verdict break_required(Vec<T>& v, const std::string& name) {
-  if (g::coin()) {
-    v.before = -1;
-  } else {
-    v.after = -1;
-  }
+  (g::coin() ? v.before : v.after) = -1;
   return reject(ErrorKind::invalid_argument, name);
 }
 // Draws which view to break (-1: none) among `n` views.
 int which_view(int n) { return g::any<int>(0, 4) == 0 ? g::any<int>(0, n) : -1; }
+
+// One view of a call and how it is broken (break_view, break_required or break_extent).
+struct ViewBreak {
+  std::string name;
+  std::function<Verdict()> run;
+};
+template <class T>
+ViewBreak any_rule(Vec<T>& v, std::string name) {
+  return {name, [&v, name] { return break_view(v, name); }};
+}
+template <class T>
+ViewBreak required_rule(Vec<T>& v, std::string name) {
+  return {name, [&v, name] { return break_required(v, name); }};
+}
+template <class T>
+ViewBreak extent_rule(Mat<T>& m, std::string name) {
+  return {name, [&m, name] { return break_extent(m, name); }};
+}
+// Breaks view k of `views` (k < 0: none) when `allowed` and the verdict names another argument.
+void break_listed(Verdict& want, int k, bool allowed, std::initializer_list<ViewBreak> views) {
+  if (k < 0 || !allowed) return;
+  const ViewBreak& v = views.begin()[k];
+  if (want.arg != v.name) want = v.run();
+}
 
 // Routes whose views are (input, v2p, out) and whose two scalars come first: the rank of the rule
 // the unbroken call fails (-1: a scalar; 9: none or a lane's contents; 1: v2p; 2: out too small;
@@ -121,14 +140,7 @@ void break_input_v2p_out(Verdict& want, std::string_view scalar_a, std::string_v
                    : want.arg == "v2p" ? 1
                    : want.kind == ErrorKind::buffer_too_small ? 2 : 3;
   const int k = which_view(3);
-  const char* const names[] = {input_name, "v2p", "out"};
-  if (k >= 0 && k <= rank && want.arg != names[k]) {
-    switch (k) {
-      case 0: want = break_view(input, input_name); break;
-      case 1: want = break_required(v2p, "v2p"); break;
-      default: want = break_view(out, "out"); break;
-    }
-  }
+  break_listed(want, k, k <= rank, {any_rule(input, input_name), required_rule(v2p, "v2p"), any_rule(out, "out")});
 }
 
 // ---- token_translate (§4.1): out aliases ids exactly or is disjoint; out disjoint from v2p -------
@@ -263,14 +275,8 @@ void prop_read_stream_layout(Variant) {
   {  // views: indptr 0, (table rows), kv_start_idx 1, stream 2
     const int r = (want.arg == "table" && want.kind == ErrorKind::buffer_too_small) ? 0 : 9;
     const int k = which_view(3);
-    static const char* const names[] = {"indptr", "kv_start_idx", "stream"};
-    if (k >= 0 && k <= r && want.arg != names[k]) {
-      switch (k) {
-        case 0: want = break_required(a.indptr, "indptr"); break;
-        case 1: want = break_view(a.kv_start_idx, "kv_start_idx"); break;
-        default: want = break_view(a.stream, "stream"); break;
-      }
-    }
+    break_listed(want, k, k <= r,
+                 {required_rule(a.indptr, "indptr"), any_rule(a.kv_start_idx, "kv_start_idx"), any_rule(a.stream, "stream")});
   }
   const std::vector<i32> before = pool;
   if (!agrees("read_stream", want, pool, before, [&] { tr::read_stream(a); })) return;
@@ -333,15 +339,9 @@ void prop_kv_indices_layout(Variant) {
                   : want.arg == "kv_indptr" && want.kind == ErrorKind::buffer_too_small ? 1
                   : want.arg == "v2p" && want.kind == ErrorKind::invalid_argument ? 3 : 9;
     const int k = which_view(4);
-    static const char* const names[] = {"kv_indices", "kv_indptr", "src", "v2p"};
-    if (k >= 0 && k <= r && want.arg != names[k]) {
-      switch (k) {
-        case 0: want = break_view(a.kv_indices, "kv_indices"); break;
-        case 1: want = break_view(a.kv_indptr, "kv_indptr"); break;
-        case 2: want = break_view(a.src, "src"); break;
-        default: want = break_required(a.v2p, "v2p"); break;
-      }
-    }
+    break_listed(want, k, k <= r,
+                 {any_rule(a.kv_indices, "kv_indices"), any_rule(a.kv_indptr, "kv_indptr"), any_rule(a.src, "src"),
+                  required_rule(a.v2p, "v2p")});
   }
   const std::vector<i32> before = pool;
   if (!agrees("kv_indices_inplace", want, pool, before, [&] { tr::kv_indices_inplace(a); })) return;
@@ -420,17 +420,9 @@ void prop_read_table_layout(Variant) {
   ReadTableArgs a{{pool.data() + r2t.off, r_rows, r_cols, r_cols, 1}, cvec(rows), cvec(lens), 0, max_pages,
                   cvec(v2p), ps, 3, out};
   const bool width_fails = want.arg == "req_to_token" && want.kind == ErrorKind::buffer_too_small;
-  static const char* const names[] = {"row_ids", "seq_lens", "v2p", "req_to_token", "out"};
-  if (broken_view >= 0 && want.arg != "max_pages" && !(broken_view == 4 && width_fails) &&
-      want.arg != names[broken_view]) {
-    switch (broken_view) {
-      case 0: want = break_view(a.row_ids, "row_ids"); break;
-      case 1: want = break_view(a.seq_lens, "seq_lens"); break;
-      case 2: want = break_required(a.v2p, "v2p"); break;
-      case 3: want = break_extent(a.req_to_token, "req_to_token"); break;
-      default: want = break_extent(a.out, "out"); break;
-    }
-  }
+  break_listed(want, broken_view, want.arg != "max_pages" && !(broken_view == 4 && width_fails),
+               {any_rule(a.row_ids, "row_ids"), any_rule(a.seq_lens, "seq_lens"), required_rule(a.v2p, "v2p"),
+                extent_rule(a.req_to_token, "req_to_token"), extent_rule(a.out, "out")});
   if (!agrees("read_table", want, pool, before, [&] { tr::read_table(a); })) return;
   std::vector<i32> expect = before;
   for (i64 b = 0; b < batch; ++b) {
@@ -451,25 +443,20 @@ void register_invalid_route_properties(std::vector<PropertyDef>& out);  // inval
 
 void register_invalid_properties(std::vector<PropertyDef>& out) {
   register_invalid_route_properties(out);
-  out.push_back({{"token_translate_rejects_invalid",
-                  "§4.1 invalid scalars and aliased slices of one allocation: typed error naming the argument, nothing "
-                  "written; valid layouts (exact alias, touching) translate",
-                  {}, {Route::token_translate}},
-                 prop_token_layout});
-  out.push_back({{"write_loc_rejects_invalid",
-                  "§4.8 dcp_size / dcp_rank out of range, prefix alias admitted, partial overlap rejected, nothing written",
-                  {}, {Route::write_loc}},
-                 prop_write_loc_layout});
-  out.push_back({{"kv_indices_inplace_rejects_invalid",
-                  "§4.7 batch_size, kv_indptr length and end, src exact alias or disjoint, kv_indices overlapping "
-                  "kv_indptr: typed error, nothing written; in place and via src translate",
-                  {}, {Route::kv_indices_inplace}},
-                 prop_kv_indices_layout});
-  out.push_back({{"read_table_rejects_invalid",
-                  "§4.4 out strides (col_stride 0 / 2, overlapping rows), short shape, out overlapping req_to_token, "
-                  "req_to_token too narrow, bad row ids / lengths: typed error, nothing written",
-                  {}, {Route::read_table}},
-                 prop_read_table_layout});
+  const auto add_route = [&](Route r, void (*body)(Variant), std::string what) {
+    out.push_back({{std::string(to_string(r)) + "_rejects_invalid", std::move(what), {}, {r}}, body});
+  };
+  add_route(Route::token_translate, prop_token_layout,
+            "§4.1 invalid scalars and aliased slices of one allocation: typed error naming the argument, nothing "
+            "written; valid layouts (exact alias, touching) translate");
+  add_route(Route::write_loc, prop_write_loc_layout,
+            "§4.8 dcp_size / dcp_rank out of range, prefix alias admitted, partial overlap rejected, nothing written");
+  add_route(Route::kv_indices_inplace, prop_kv_indices_layout,
+            "§4.7 batch_size, kv_indptr length and end, src exact alias or disjoint, kv_indices overlapping "
+            "kv_indptr: typed error, nothing written; in place and via src translate");
+  add_route(Route::read_table, prop_read_table_layout,
+            "§4.4 out strides (col_stride 0 / 2, overlapping rows), short shape, out overlapping req_to_token, "
+            "req_to_token too narrow, bad row ids / lengths: typed error, nothing written");
   out.push_back({{"read_stream_rejects_invalid",
                   "§4.4 negative or decreasing indptr, short stream or table, stream overlapping its inputs: typed "
                   "error, nothing written",

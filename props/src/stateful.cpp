@@ -81,6 +81,45 @@ struct Checked : Cmd {
   }
 };
 
+// A command on one element of a model collection (a live request, an SWA request, a Mamba slot):
+// picks its index when generated and requires it still to name an element when run.
+template <class D, auto Coll>
+struct OnOne : Checked<D> {
+  std::size_t idx;
+  explicit OnOne(const SimModel& m) {
+    RC_PRE(!(m.*Coll).empty());
+    idx = g::any<std::size_t>(0, (m.*Coll).size());
+  }
+  bool live(const SimModel& m) const { return idx < (m.*Coll).size(); }
+  void checkPreconditions(const SimModel& m) const override { RC_PRE(live(m)); }
+};
+
+u64 gen_salt() { return g::any<u64>(1, 4096); }
+
+template <class V>
+void erase_at(V& v, std::size_t idx) {
+  v.erase(v.begin() + static_cast<std::ptrdiff_t>(idx));
+}
+
+// Runs `step`, adds the moves it made (the growth of `total()`) to the counters and returns them.
+template <class Total, class Step>
+i64 count_moves(Total total, Step step) {
+  const i64 before = total();
+  step();
+  const i64 moved = total() - before;
+  stateful_counters().moves += moved;
+  return moved;
+}
+
+i64 moves_of(const SubPool& p) { return static_cast<i64>(p.moves().size()); }
+
+// Runs a compaction `step` on `p` and fails unless it moved exactly `want` pages.
+template <class Step>
+void expect_moves(const SubPool& p, i64 want, const std::string& what, Step step) {
+  const i64 moved = count_moves([&] { return moves_of(p); }, step);
+  if (moved != want) RC_FAIL(what + " moved " + std::to_string(moved) + ", expected " + std::to_string(want));
+}
+
 // Survivors of the band a compaction vacates once `freeing` (plus pending lazy holes) is released.
 i64 predict_moves(const SubPool& p, const std::vector<VirtualPage>& freeing) {
   std::set<i64> freed;
@@ -97,21 +136,12 @@ i64 predict_moves(const SubPool& p, const std::vector<VirtualPage>& freeing) {
   return survivors;
 }
 
-void compact(SubPool& p, const std::vector<VirtualPage>& pages, bool lazy, bool flush_only) {
-  const i64 before = static_cast<i64>(p.moves().size());
-  const i64 want = lazy ? 0 : predict_moves(p, pages);
-  if (flush_only) {
-    p.flush();
-  } else if (lazy) {
-    p.free_lazy(pages);
-  } else if (!pages.empty()) {
-    p.free_eager(pages);
-  }
-  const i64 moved = static_cast<i64>(p.moves().size()) - before;
-  stateful_counters().moves += moved;
-  if (moved != want) {
-    RC_FAIL("compaction moved " + std::to_string(moved) + " pages, the vacated band held " + std::to_string(want) +
-            " survivors");
+// Frees `pages` of the full sub-pool, lazily (no moves) or eagerly (the survivors of the band move).
+void compact(SubPool& p, const std::vector<VirtualPage>& pages, bool lazy) {
+  if (lazy) {
+    expect_moves(p, 0, "lazy free", [&] { p.free_lazy(pages); });
+  } else {
+    expect_moves(p, predict_moves(p, pages), "compaction", [&] { p.free_eager(pages); });
   }
 }
 
@@ -130,20 +160,15 @@ struct AllocReq : Checked<AllocReq> {
   void show(std::ostream& os) const override { os << "AllocReq(len=" << len << ")"; }
 };
 
-struct Extend : Checked<Extend> {  // extend (n > 1) or decode (n = 1)
-  std::size_t idx;
+struct Extend : OnOne<Extend, &SimModel::reqs> {  // extend (n > 1) or decode (n = 1)
   i64 n;
-  explicit Extend(const SimModel& m) {
-    RC_PRE(!m.reqs.empty());
-    idx = g::any<std::size_t>(0, m.reqs.size());
-    n = g::elem<i64>({1, 1, m.cfg.ps, 2 * m.cfg.ps + 1});
-  }
+  explicit Extend(const SimModel& m) : OnOne(m), n(g::elem<i64>({1, 1, m.cfg.ps, 2 * m.cfg.ps + 1})) {}
   i64 new_pages(const SimModel& m) const {
     const auto& r = m.reqs[idx];
     return model::ceil_div(r.len + n, m.cfg.ps) - r.pages;
   }
   void checkPreconditions(const SimModel& m) const override {
-    RC_PRE(idx < m.reqs.size());
+    RC_PRE(live(m));
     RC_PRE(m.full_live + new_pages(m) <= m.full_cap());
   }
   void apply(SimModel& m) const override {
@@ -163,15 +188,9 @@ struct Extend : Checked<Extend> {  // extend (n > 1) or decode (n = 1)
   void show(std::ostream& os) const override { os << (n == 1 ? "Decode(req=" : "Extend(req=") << idx << ", n=" << n << ")"; }
 };
 
-struct WriteTags : Checked<WriteTags> {
-  std::size_t idx;
+struct WriteTags : OnOne<WriteTags, &SimModel::reqs> {
   u64 salt;
-  explicit WriteTags(const SimModel& m) {
-    RC_PRE(!m.reqs.empty());
-    idx = g::any<std::size_t>(0, m.reqs.size());
-    salt = g::any<u64>(1, 4096);
-  }
-  void checkPreconditions(const SimModel& m) const override { RC_PRE(idx < m.reqs.size()); }
+  explicit WriteTags(const SimModel& m) : OnOne(m), salt(gen_salt()) {}
   void apply(SimModel& m) const override {
     auto& r = m.reqs[idx];
     for (i64 j = 0; j < r.len; ++j) r.tags[uz(j)] = make_tag(r.uid, j, salt);
@@ -187,37 +206,26 @@ struct WriteTags : Checked<WriteTags> {
   void show(std::ostream& os) const override { os << "WriteTags(req=" << idx << ", salt=" << salt << ")"; }
 };
 
-struct FreeReq : Checked<FreeReq> {
-  std::size_t idx;
+struct FreeReq : OnOne<FreeReq, &SimModel::reqs> {
   bool lazy;
-  explicit FreeReq(const SimModel& m) {
-    RC_PRE(!m.reqs.empty());
-    idx = g::any<std::size_t>(0, m.reqs.size());
-    lazy = g::coin();
-  }
-  void checkPreconditions(const SimModel& m) const override { RC_PRE(idx < m.reqs.size()); }
+  explicit FreeReq(const SimModel& m) : OnOne(m), lazy(g::coin()) {}
   void apply(SimModel& m) const override {
     m.full_live -= m.reqs[idx].pages;
-    m.reqs.erase(m.reqs.begin() + static_cast<std::ptrdiff_t>(idx));
+    erase_at(m.reqs, idx);
   }
   void exec(const SimModel&, Sim& s) const {
     const auto pages = s.req_pages[idx];
-    s.req_pages.erase(s.req_pages.begin() + static_cast<std::ptrdiff_t>(idx));
-    if (!pages.empty()) compact(s.full, pages, lazy, false);
+    erase_at(s.req_pages, idx);
+    if (!pages.empty()) compact(s.full, pages, lazy);
   }
   void show(std::ostream& os) const override { os << (lazy ? "FreeLazy(req=" : "FreeEager(req=") << idx << ")"; }
 };
 
 // Release the tail pages of a request eagerly (compaction while the request stays live).
-struct Truncate : Checked<Truncate> {
-  std::size_t idx;
+struct Truncate : OnOne<Truncate, &SimModel::reqs> {
   i64 keep;
-  explicit Truncate(const SimModel& m) {
-    RC_PRE(!m.reqs.empty());
-    idx = g::any<std::size_t>(0, m.reqs.size());
-    keep = g::any<i64>(0, m.reqs[idx].len);
-  }
-  void checkPreconditions(const SimModel& m) const override { RC_PRE((idx < m.reqs.size() && keep < m.reqs[idx].len)); }
+  explicit Truncate(const SimModel& m) : OnOne(m), keep(g::any<i64>(0, m.reqs[idx].len)) {}
+  void checkPreconditions(const SimModel& m) const override { RC_PRE((live(m) && keep < m.reqs[idx].len)); }
   void apply(SimModel& m) const override {
     auto& r = m.reqs[idx];
     const i64 pages = model::ceil_div(keep, m.cfg.ps);
@@ -231,7 +239,7 @@ struct Truncate : Checked<Truncate> {
     auto& rp = s.req_pages[idx];
     std::vector<VirtualPage> tail(rp.begin() + static_cast<std::ptrdiff_t>(pages), rp.end());
     rp.resize(uz(pages));
-    if (!tail.empty()) compact(s.full, tail, false, false);
+    if (!tail.empty()) compact(s.full, tail, false);
   }
   void show(std::ostream& os) const override { os << "Truncate(req=" << idx << ", keep=" << keep << ")"; }
 };
@@ -240,12 +248,7 @@ struct Flush : Checked<Flush> {
   explicit Flush(const SimModel&) {}
   void apply(SimModel&) const override {}
   void exec(const SimModel&, Sim& s) const {
-    const i64 before = static_cast<i64>(s.full.moves().size());
-    const i64 want = predict_moves(s.full, {});
-    s.full.flush();
-    const i64 moved = static_cast<i64>(s.full.moves().size()) - before;
-    stateful_counters().moves += moved;
-    if (moved != want) RC_FAIL("flush moved " + std::to_string(moved) + " pages, expected " + std::to_string(want));
+    expect_moves(s.full, predict_moves(s.full, {}), "flush", [&] { s.full.flush(); });
   }
   void show(std::ostream& os) const override { os << "Flush"; }
 };
@@ -271,15 +274,9 @@ struct SwaAlloc : Checked<SwaAlloc> {
   void show(std::ostream& os) const override { os << "SwaAlloc(pages=" << n << ")"; }
 };
 
-struct SwaWrite : Checked<SwaWrite> {
-  std::size_t idx;
+struct SwaWrite : OnOne<SwaWrite, &SimModel::swa> {
   u64 salt;
-  explicit SwaWrite(const SimModel& m) {
-    RC_PRE(!m.swa.empty());
-    idx = g::any<std::size_t>(0, m.swa.size());
-    salt = g::any<u64>(1, 4096);
-  }
-  void checkPreconditions(const SimModel& m) const override { RC_PRE(idx < m.swa.size()); }
+  explicit SwaWrite(const SimModel& m) : OnOne(m), salt(gen_salt()) {}
   void apply(SimModel& m) const override {
     auto& r = m.swa[idx];
     for (i64 j = 0; j < r.pages * m.cfg.ps; ++j) r.tags[uz(j)] = make_tag(r.uid, j, salt);
@@ -299,16 +296,11 @@ struct SwaWrite : Checked<SwaWrite> {
   void show(std::ostream& os) const override { os << "SwaWrite(req=" << idx << ", salt=" << salt << ")"; }
 };
 
-struct SwaSlide : Checked<SwaSlide> {
-  std::size_t idx;
+struct SwaSlide : OnOne<SwaSlide, &SimModel::swa> {
   i64 k;
-  explicit SwaSlide(const SimModel& m) {
-    RC_PRE(!m.swa.empty());
-    idx = g::any<std::size_t>(0, m.swa.size());
-    k = g::any<i64>(1, 3);
-  }
+  explicit SwaSlide(const SimModel& m) : OnOne(m), k(g::any<i64>(1, 3)) {}
   void checkPreconditions(const SimModel& m) const override {
-    RC_PRE((idx < m.swa.size() && m.swa[idx].slid + k <= m.swa[idx].pages));
+    RC_PRE((live(m) && m.swa[idx].slid + k <= m.swa[idx].pages));
   }
   void apply(SimModel& m) const override {
     m.swa[idx].slid += k;
@@ -317,33 +309,23 @@ struct SwaSlide : Checked<SwaSlide> {
   void exec(const SimModel& m, Sim& s) const {
     const i64 from = m.swa[idx].slid;
     std::vector<VirtualPage> out(s.swa_pages[idx].begin() + from, s.swa_pages[idx].begin() + from + k);
-    const i64 before = static_cast<i64>(s.swa.swa().moves().size());
-    const i64 want = predict_moves(s.swa.swa(), out);
-    s.swa.slide_out(out);
-    const i64 moved = static_cast<i64>(s.swa.swa().moves().size()) - before;
-    stateful_counters().moves += moved;
-    if (moved != want) RC_FAIL("SWA slide-out moved " + std::to_string(moved) + ", expected " + std::to_string(want));
+    expect_moves(s.swa.swa(), predict_moves(s.swa.swa(), out), "SWA slide-out", [&] { s.swa.slide_out(out); });
   }
   void show(std::ostream& os) const override { os << "SwaSlide(req=" << idx << ", pages=" << k << ")"; }
 };
 
-struct SwaFree : Checked<SwaFree> {
-  std::size_t idx;
-  explicit SwaFree(const SimModel& m) {
-    RC_PRE(!m.swa.empty());
-    idx = g::any<std::size_t>(0, m.swa.size());
-  }
-  void checkPreconditions(const SimModel& m) const override { RC_PRE(idx < m.swa.size()); }
+struct SwaFree : OnOne<SwaFree, &SimModel::swa> {
+  using OnOne::OnOne;
   void apply(SimModel& m) const override {
     m.swa_full_live -= m.swa[idx].pages;
     m.swa_swa_live -= m.swa[idx].pages - m.swa[idx].slid;
-    m.swa.erase(m.swa.begin() + static_cast<std::ptrdiff_t>(idx));
+    erase_at(m.swa, idx);
   }
   void exec(const SimModel&, Sim& s) const {
-    const i64 before = static_cast<i64>(s.swa.full().moves().size() + s.swa.swa().moves().size());
-    s.swa.free(s.swa_pages[idx]);
-    s.swa_pages.erase(s.swa_pages.begin() + static_cast<std::ptrdiff_t>(idx));
-    stateful_counters().moves += static_cast<i64>(s.swa.full().moves().size() + s.swa.swa().moves().size()) - before;
+    count_moves([&] { return moves_of(s.swa.full()) + moves_of(s.swa.swa()); }, [&] {
+      s.swa.free(s.swa_pages[idx]);
+      erase_at(s.swa_pages, idx);
+    });
   }
   void show(std::ostream& os) const override { os << "SwaFree(req=" << idx << ")"; }
 };
@@ -359,15 +341,9 @@ struct MambaAlloc : Checked<MambaAlloc> {
   void show(std::ostream& os) const override { os << "MambaAlloc"; }
 };
 
-struct MambaWrite : Checked<MambaWrite> {
-  std::size_t idx;
+struct MambaWrite : OnOne<MambaWrite, &SimModel::mamba> {
   u64 salt;
-  explicit MambaWrite(const SimModel& m) {
-    RC_PRE(!m.mamba.empty());
-    idx = g::any<std::size_t>(0, m.mamba.size());
-    salt = g::any<u64>(1, 4096);
-  }
-  void checkPreconditions(const SimModel& m) const override { RC_PRE(idx < m.mamba.size()); }
+  explicit MambaWrite(const SimModel& m) : OnOne(m), salt(gen_salt()) {}
   void apply(SimModel& m) const override { m.mamba[idx].tag = make_tag(m.mamba[idx].uid, 0, salt); }
   void exec(const SimModel& m, Sim& s) const {
     s.mamba.pool().write(0, VirtualToken(s.mamba_ids[idx]), make_tag(m.mamba[idx].uid, 0, salt));
@@ -375,20 +351,14 @@ struct MambaWrite : Checked<MambaWrite> {
   void show(std::ostream& os) const override { os << "MambaWrite(slot=" << idx << ", salt=" << salt << ")"; }
 };
 
-struct MambaFree : Checked<MambaFree> {
-  std::size_t idx;
-  explicit MambaFree(const SimModel& m) {
-    RC_PRE(!m.mamba.empty());
-    idx = g::any<std::size_t>(0, m.mamba.size());
-  }
-  void checkPreconditions(const SimModel& m) const override { RC_PRE(idx < m.mamba.size()); }
-  void apply(SimModel& m) const override { m.mamba.erase(m.mamba.begin() + static_cast<std::ptrdiff_t>(idx)); }
+struct MambaFree : OnOne<MambaFree, &SimModel::mamba> {
+  using OnOne::OnOne;
+  void apply(SimModel& m) const override { erase_at(m.mamba, idx); }
   void exec(const SimModel&, Sim& s) const {
-    const i64 before = static_cast<i64>(s.mamba.pool().moves().size());
-    const std::vector<i64> one{s.mamba_ids[idx]};
-    s.mamba.free(one);
-    s.mamba_ids.erase(s.mamba_ids.begin() + static_cast<std::ptrdiff_t>(idx));
-    stateful_counters().moves += static_cast<i64>(s.mamba.pool().moves().size()) - before;
+    count_moves([&] { return moves_of(s.mamba.pool()); }, [&] {
+      s.mamba.free(std::vector<i64>{s.mamba_ids[idx]});
+      erase_at(s.mamba_ids, idx);
+    });
   }
   void show(std::ostream& os) const override { os << "MambaFree(slot=" << idx << ")"; }
 };

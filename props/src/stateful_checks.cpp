@@ -9,7 +9,9 @@
 #include <rapidcheck.h>
 
 #include "stateful_sim.hpp"
+#include "table_args.hpp"
 #include "kvaddr/model/formulas.hpp"
+#include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::props::detail::sim {
@@ -152,67 +154,31 @@ void readback_full(const SimModel& m, Sim& s) {
     }
   };
   const Mat<const i32> r2t_view = cmat(r2t, R, C);
+  const i64 Bm = std::max<i64>(B, 1);
+  const TableBatch batch{r2t_view, cvec(rows), cvec(lens), maxp};
+  // A page-table route over the batch (its arguments by manifest name, table_args) into the Bm x maxp
+  // table `out`, which is then checked against the pool.
+  auto table_route = [&](auto spec, std::vector<i32>& out, ViewSource extra = {}) {
+    using Spec = decltype(spec);
+    const auto a = table_args<Spec>(v, batch, v2p, ps, M, {out.data(), Bm, maxp, maxp, 1}, extra);
+    route(Spec::name, [&] { Spec::run(a); });
+    check_table(Spec::name, out, maxp);
+  };
   {
-    std::vector<i32> t(uz(std::max<i64>(B, 1) * maxp), -9);
-    CanonicalPageTableArgs a;
-    a.req_to_token = r2t_view;
-    a.req_pool_indices = cvec(rows);
-    a.seq_lens = cvec(lens);
-    a.v2p = cvec(v2p);
-    a.page_size = ps;
-    a.multiplier = M;
-    a.max_pages = maxp;
-    a.out = {t.data(), std::max<i64>(B, 1), maxp, maxp, 1};
-    a.variant = for_route(Route::canonical_page_table, v);
-    route("canonical_page_table", [&] { tr::canonical_page_table(a); });
-    check_table("canonical_page_table", t, maxp);
-
+    std::vector<i32> t(uz(Bm * maxp), -9);
+    table_route(RouteSpec<Route::canonical_page_table>{}, t);
     std::vector<i32> f(t.size(), -1);
-    FlashmlaBlockTableArgs fa;
-    fa.req_to_token = r2t_view;
-    fa.req_pool_indices = cvec(rows);
-    fa.page_kernel_lens = cvec(lens);
-    fa.v2p = cvec(v2p);
-    fa.page_size = ps;
-    fa.multiplier = M;
-    fa.kv_indices = {f.data(), std::max<i64>(B, 1), maxp, maxp, 1};
-    fa.variant = for_route(Route::flashmla_block_table, v);
-    route("flashmla_block_table", [&] { tr::flashmla_block_table(fa); });
-    check_table("flashmla_block_table", f, maxp);
-
+    table_route(RouteSpec<Route::flashmla_block_table>{}, f);
     std::vector<i32> fp(t.size(), -9);
-    FullPrefillTableArgs pa;
-    pa.req_to_token = r2t_view;
-    pa.req_pool_indices = cvec(rows);
-    pa.seq_lens = cvec(lens);
-    pa.v2p = cvec(v2p);
-    pa.page_size = ps;
-    pa.multiplier = M;
-    pa.max_pages = maxp;
-    pa.out = {fp.data(), std::max<i64>(B, 1), maxp, maxp, 1};
-    pa.variant = for_route(Route::full_prefill_table, v);
-    route("full_prefill_table", [&] { tr::full_prefill_table(pa); });
-    check_table("full_prefill_table", fp, maxp);
-
+    table_route(RouteSpec<Route::full_prefill_table>{}, fp);
     std::vector<i32> rt(t.size(), -9);
-    ReadTableArgs ra;
-    ra.req_to_token = r2t_view;
-    ra.row_ids = cvec(rows);
-    ra.seq_lens = cvec(lens);
-    ra.max_pages = maxp;
-    ra.v2p = cvec(v2p);
-    ra.page_size = ps;
-    ra.multiplier = M;
-    ra.out = {rt.data(), std::max<i64>(B, 1), maxp, maxp, 1};
-    ra.variant = for_route(Route::read_table, v);
-    route("read_table", [&] { tr::read_table(ra); });
-    check_table("read_table", rt, maxp);
+    table_route(RouteSpec<Route::read_table>{}, rt);
 
     std::vector<i32> indptr(1, 0);
     for (i64 b = 0; b < B; ++b) indptr.push_back(static_cast<i32>(indptr.back() + lens[uz(b)]));
     std::vector<i32> stream(uz(n), -9);
     ReadStreamArgs sa;
-    sa.table = {rt.data(), std::max<i64>(B, 1), maxp, maxp, 1};
+    sa.table = {rt.data(), Bm, maxp, maxp, 1};
     sa.indptr = cvec(indptr);
     sa.page_size = ps;
     sa.stream = mvec(stream);
@@ -233,16 +199,10 @@ void readback_full(const SimModel& m, Sim& s) {
     for (std::size_t i = 0; i < live.size(); ++i) expect_row("kv_indices_inplace", s, live[i], kv[i]);
     if (kv[uz(n)] != (1 << 30)) fail("kv_indices_inplace: translated past kv_indptr[bs]");
 
-    std::vector<i64> starts(uz(std::max<i64>(B, 1) * maxp), -1), fo(starts.size(), -9);
+    std::vector<i64> starts(uz(Bm * maxp), -1), fo(starts.size(), -9);
     for (i64 b = 0; b < B; ++b)
       for (i64 c = 0; c < m.reqs[uz(b)].pages; ++c) starts[uz(b * maxp + c)] = r2t[uz(rows[uz(b)] * C + c * ps)];
-    EagerFunnelArgs ea;
-    ea.page_table = cmat(starts, std::max<i64>(B, 1), maxp);
-    ea.v2p = cvec(v2p);
-    ea.page_size = ps;
-    ea.multiplier = M;
-    ea.out = mmat(fo, std::max<i64>(B, 1), maxp);
-    ea.variant = for_route(Route::eager_funnel, v);
+    const EagerFunnelArgs ea = eager_funnel_args(v, starts, Bm, maxp, v2p, ps, M, fo);
     route("eager_funnel", [&] { tr::eager_funnel(ea); });
     std::vector<i32> fo32;
     for (i64 x : fo) fo32.push_back(static_cast<i32>(x));
@@ -250,20 +210,10 @@ void readback_full(const SimModel& m, Sim& s) {
 
     if (std::has_single_bit(static_cast<std::uint64_t>(ps))) {
       std::vector<i32> pt(t.size(), -9), cache(uz(B)), cu(uz(B + 1));
-      DecodeMetadataArgs da;
-      da.seq_lens = cvec(lens);
-      da.req_to_token = r2t_view;
-      da.req_pool_indices = cvec(rows);
-      da.max_seq_pages = maxp;
-      da.page_size = ps;
-      da.v2p = cvec(v2p);
-      da.multiplier = M;
-      da.cache_seqlens = mvec(cache);
-      da.cu_seqlens_k = mvec(cu);
-      da.page_table = {pt.data(), std::max<i64>(B, 1), maxp, maxp, 1};
-      da.variant = for_route(Route::decode_metadata, v);
-      route("decode_metadata", [&] { tr::decode_metadata(da); });
-      check_table("decode_metadata", pt, maxp);
+      ViewSource extra;
+      extra.set("cache_seqlens", mvec(cache));
+      extra.set("cu_seqlens_k", mvec(cu));
+      table_route(RouteSpec<Route::decode_metadata>{}, pt, extra);
     }
   }
 }

@@ -39,6 +39,17 @@ std::vector<VirtualToken> concat(std::vector<VirtualToken> a, const std::vector<
   a.insert(a.end(), b.begin(), b.end());
   return a;
 }
+
+// Three allocations of n pages each; the first and the last are written (write_all), the middle
+// one is left for the test to free.
+struct ThreeRuns {
+  std::vector<VirtualToken> a, b, c;
+};
+ThreeRuns three_runs(SubPool& pool, std::int64_t n) {
+  ThreeRuns r{pool.alloc(n), pool.alloc(n), pool.alloc(n)};
+  write_all(pool, concat(r.a, r.c));
+  return r;
+}
 }  // namespace
 
 TEST(SubPool, AllocReturnsPageRunsOfVirtualTokens) {
@@ -97,10 +108,7 @@ TEST(SubPool, MultiplierOneFallsBackToPhysical) {
 TEST(SubPool, DenseFollowsCompactionPs1) {
   // 3 x alloc(4) at ps 1, L = M = 3: v1..4 -> P1..4, v5..8 -> P5..8, v9..12 -> P9..12.
   SubPool pool(Geometry(1, 3, 16, 3, 1, 8));
-  const auto a = pool.alloc(4);
-  const auto b = pool.alloc(4);
-  const auto c = pool.alloc(4);
-  write_all(pool, concat(a, c));
+  const auto [a, b, c] = three_runs(pool, 4);
   std::vector<VirtualPage> middle;
   for (VirtualToken t : b) middle.push_back(VirtualPage(t.value));
   pool.free_eager(middle);
@@ -123,10 +131,7 @@ TEST(SubPool, DenseFollowsCompactionPs1) {
 TEST(SubPool, DenseFollowsCompactionPaged) {
   // ps 4, L = M = 3: pages v1 -> P1, v2 -> P2, v3 -> P3; free v2 -> P3 moves to P2.
   SubPool pool(Geometry(4, 3, 8, 3, 1, 8));
-  const auto a = pool.alloc(1);
-  const auto b = pool.alloc(1);
-  const auto c = pool.alloc(1);
-  write_all(pool, concat(a, c));
+  const auto [a, b, c] = three_runs(pool, 1);
   EXPECT_EQ(pool.to_kernel(VirtualToken(13)).value, 37);  // before: 3*12 + 1
   pool.free_eager(std::vector<VirtualPage>{VirtualPage(2)});
   ASSERT_EQ(pool.moves().size(), 1u);

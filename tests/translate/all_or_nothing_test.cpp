@@ -20,10 +20,7 @@
 namespace kvaddr {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using I32 = std::vector<std::int32_t>;
-using test::fails_untouched;
-using test::throws_naming;
+using namespace test;  // expect_error.hpp: I32, I64 and the error assertions
 namespace tr = translate;
 
 // Runs a valid call and reports whether it changed any buffer.

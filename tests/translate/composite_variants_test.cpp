@@ -15,9 +15,7 @@
 namespace kvaddr {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using I32 = std::vector<std::int32_t>;
-using test::throws_naming;
+using namespace test;  // expect_error.hpp: I32, I64 and the error assertions
 
 constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
 

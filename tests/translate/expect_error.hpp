@@ -1,15 +1,21 @@
 #pragma once
-// Shared by the translate tests: assert that `f` throws exactly error type E naming `argument`.
+// Shared by the translate tests: the host array types, and assertions that `f` throws exactly error
+// type E naming `argument`.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <exception>
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 #include "kvaddr/model/errors.hpp"
 
 namespace kvaddr::test {
+
+using I64 = std::vector<std::int64_t>;
+using I32 = std::vector<std::int32_t>;
 
 template <class E, class F>
 ::testing::AssertionResult throws_naming(F&& f, std::string_view argument) {

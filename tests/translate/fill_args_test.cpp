@@ -15,7 +15,7 @@
 namespace kvaddr {
 namespace {
 
-using test::throws_naming;
+using namespace test;  // expect_error.hpp: I32, I64 and the error assertions
 
 // An in-memory source: scalars, flags, texts, and int32 / int64 arrays with a shape.
 struct Array {

@@ -20,9 +20,7 @@
 namespace kvaddr {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using I32 = std::vector<std::int32_t>;
-using test::throws_naming;
+using namespace test;  // expect_error.hpp: I32, I64 and the error assertions
 
 const I64 kV2p = {0, 4, 1, -1, 2, -1};
 const I32 kR2t = {2, 3, 8, 9, 4, 5, -1, -1,  //

@@ -11,9 +11,7 @@
 namespace kvaddr {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using I32 = std::vector<std::int32_t>;
-using test::throws_naming;
+using namespace test;  // expect_error.hpp: I32, I64 and the error assertions
 
 // ps = 4, M = 3 (S = 12); v2p over pages 0..3 plus the trailing sentinel: page 2 is a tombstone.
 const I64 kV2p = {0, 5, -1, 2, -1};

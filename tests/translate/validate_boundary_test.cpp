@@ -18,9 +18,7 @@
 namespace kvaddr {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using I32 = std::vector<std::int32_t>;
-using test::fails_untouched;
+using namespace test;  // expect_error.hpp: I32, I64 and the error assertions
 namespace tr = translate;
 constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
 

@@ -12,9 +12,7 @@
 namespace kvaddr {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using I32 = std::vector<std::int32_t>;
-using test::throws_naming;
+using namespace test;  // expect_error.hpp: I32, I64 and the error assertions
 
 const I64 kV2p = {0, 5, -1, 2, -1};
 const I64 kIds = {5, 9, 0};

@@ -21,9 +21,7 @@
 namespace kvaddr {
 namespace {
 
-using I64 = std::vector<std::int64_t>;
-using I32 = std::vector<std::int32_t>;
-using test::throws_naming;
+using namespace test;  // expect_error.hpp: I32, I64 and the error assertions
 
 const I64 kV2p = {0, -1, 3, 1, 4, 2, -1};
 const I32 kR2t = {2, 3, 4, 5,  //

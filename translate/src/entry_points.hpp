@@ -1,33 +1,11 @@
 #pragma once
-// Private: the host entry points (routes and their validation) as one list, and the switch that
-// sends them to the mutation campaign's instantiation while a mutation::Campaign lives.
+// Private: the switch that sends the host entry points (host_routes.hpp) to the mutation
+// campaign's instantiation while a mutation::Campaign lives.
 #include <atomic>
 #include <cstdint>
 
 #include "kvaddr/translate/contracts.hpp"
-
-// X(function, argument struct) for every non-template host route; the validation of each
-// argument struct is an entry point too.
-#define KVADDR_HOST_ROUTES(X)                   \
-  X(flashmla_block_table, FlashmlaBlockTableArgs) \
-  X(canonical_page_table, CanonicalPageTableArgs) \
-  X(read_table, ReadTableArgs)                  \
-  X(read_stream, ReadStreamArgs)                \
-  X(decode_metadata, DecodeMetadataArgs)        \
-  X(eager_funnel, EagerFunnelArgs)              \
-  X(kv_indices_inplace, KvIndicesInplaceArgs)   \
-  X(write_loc, WriteLocArgs)                    \
-  X(mamba_translate, MambaTranslateArgs)        \
-  X(full_prefill_table, FullPrefillTableArgs)   \
-  X(dcp_read_translate, DcpReadTranslateArgs)   \
-  X(transfer_ids, TransferIdsArgs)              \
-  X(envelope_moves, EnvelopeMoveArgs)
-// The routes templated on their output element type (int32 and int64).
-#define KVADDR_HOST_TEMPLATE_ROUTES(X)                   \
-  X(token_translate, TokenTranslateArgs<std::int32_t>) \
-  X(token_translate, TokenTranslateArgs<std::int64_t>) \
-  X(swa_translate, SwaTranslateArgs<std::int32_t>)     \
-  X(swa_translate, SwaTranslateArgs<std::int64_t>)
+#include "kvaddr/translate/host_routes.hpp"
 
 namespace kvaddr::translate::detail {
 

@@ -35,56 +35,44 @@ using TableGather = BasicTableGather<H>;
 // ---- public entry points: the production bodies, unless a mutation campaign is running ---------
 namespace kvaddr {
 
-#define KVADDR_VALIDATE(fn, A)                                                                   \
-  void validate(const A& a) {                                                                    \
+// Every entry point runs the override's body while a mutation campaign is running, the production
+// body otherwise.
+#define KVADDR_VALIDATE_BODY                                                                     \
+  {                                                                                              \
     if (const auto* e = translate::detail::entry_override()) [[unlikely]] return e->check(a); \
     translate::detail::plain::validate_args(a);                                                  \
   }
+#define KVADDR_VALIDATE(fn, A) void validate(const A& a) KVADDR_VALIDATE_BODY
 KVADDR_HOST_ROUTES(KVADDR_VALIDATE)
+template <class Out>
+void validate(const TokenTranslateArgs<Out>& a) KVADDR_VALIDATE_BODY
+template <class Out>
+void validate(const SwaTranslateArgs<Out>& a) KVADDR_VALIDATE_BODY
+#define KVADDR_INSTANTIATE_VALIDATE(fn, A) template void validate(const A&);
+KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_INSTANTIATE_VALIDATE)
+#undef KVADDR_INSTANTIATE_VALIDATE
 #undef KVADDR_VALIDATE
-
-template <class Out>
-void validate(const TokenTranslateArgs<Out>& a) {
-  if (const auto* e = translate::detail::entry_override()) [[unlikely]] return e->check(a);
-  translate::detail::plain::validate_args(a);
-}
-template void validate(const TokenTranslateArgs<std::int32_t>&);
-template void validate(const TokenTranslateArgs<std::int64_t>&);
-
-template <class Out>
-void validate(const SwaTranslateArgs<Out>& a) {
-  if (const auto* e = translate::detail::entry_override()) [[unlikely]] return e->check(a);
-  translate::detail::plain::validate_args(a);
-}
-template void validate(const SwaTranslateArgs<std::int32_t>&);
-template void validate(const SwaTranslateArgs<std::int64_t>&);
+#undef KVADDR_VALIDATE_BODY
 
 }  // namespace kvaddr
 
 namespace kvaddr::translate {
 
-#define KVADDR_ROUTE(fn, A)                                                      \
-  void fn(const A& a) {                                                          \
+#define KVADDR_ROUTE_BODY(fn)                                                    \
+  {                                                                              \
     if (const auto* e = detail::entry_override()) [[unlikely]] return e->run(a); \
     detail::plain::fn(a);                                                        \
   }
+#define KVADDR_ROUTE(fn, A) void fn(const A& a) KVADDR_ROUTE_BODY(fn)
 KVADDR_HOST_ROUTES(KVADDR_ROUTE)
+template <class Out>
+void token_translate(const TokenTranslateArgs<Out>& a) KVADDR_ROUTE_BODY(token_translate)
+template <class Out>
+void swa_translate(const SwaTranslateArgs<Out>& a) KVADDR_ROUTE_BODY(swa_translate)
+#define KVADDR_INSTANTIATE(fn, A) template void fn(const A&);
+KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_INSTANTIATE)
+#undef KVADDR_INSTANTIATE
 #undef KVADDR_ROUTE
-
-template <class Out>
-void token_translate(const TokenTranslateArgs<Out>& a) {
-  if (const auto* e = detail::entry_override()) [[unlikely]] return e->run(a);
-  detail::plain::token_translate(a);
-}
-template void token_translate(const TokenTranslateArgs<std::int32_t>&);
-template void token_translate(const TokenTranslateArgs<std::int64_t>&);
-
-template <class Out>
-void swa_translate(const SwaTranslateArgs<Out>& a) {
-  if (const auto* e = detail::entry_override()) [[unlikely]] return e->run(a);
-  detail::plain::swa_translate(a);
-}
-template void swa_translate(const SwaTranslateArgs<std::int32_t>&);
-template void swa_translate(const SwaTranslateArgs<std::int64_t>&);
+#undef KVADDR_ROUTE_BODY
 
 }  // namespace kvaddr::translate

@@ -5,9 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <ostream>
+#include <initializer_list>
 #include <set>
+#include <span>
+#include <string_view>
+#include <vector>
 
 #include "kvaddr/translate/mutation.hpp"
+#include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "kvaddr/zoo/grid.hpp"
 #include "kvaddr/zoo/zoo.hpp"
@@ -23,67 +28,53 @@ using Clock = std::chrono::steady_clock;
 
 struct UnitDef {
   int unit;
-  std::string_view name;
+  std::string name;
   Route grid_route;  // the grid case that runs this unit
-  std::vector<std::string_view> properties;
+  std::vector<std::string> properties;
 };
 
 const std::vector<UnitDef>& units() {
-  static const std::vector<UnitDef> u = {
-      {mut::unit_of(Route::token_translate), "token_translate", Route::token_translate,
-       {"token_translate_vs_model", "token_vs_page_entry", "write_loc_vs_token_translate", "int32_no_silent_wrap", "stateful_pool"}},
-      {mut::unit_of(Route::flashmla_block_table), "flashmla_block_table", Route::flashmla_block_table,
-       {"flashmla_block_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "kv_indices_vs_block_table", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::canonical_page_table), "canonical_page_table", Route::canonical_page_table,
-       {"canonical_page_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "eager_funnel_vs_canonical", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::read_table), "read_table", Route::read_table,
-       {"read_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "read_stream_vs_table", "int32_no_silent_wrap"}},
-      {mut::kUnitReadStream, "read_table.stream", Route::read_table, {"read_stream_vs_model", "read_stream_vs_table", "int32_no_silent_wrap", "read_stream_rejects_invalid"}},
-      {mut::unit_of(Route::decode_metadata), "decode_metadata", Route::decode_metadata,
-       {"decode_metadata_vs_model", "decode_vs_canonical_vs_flashmla", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::eager_funnel), "eager_funnel", Route::eager_funnel, {"eager_funnel_vs_model", "eager_funnel_vs_canonical"}},
-      {mut::unit_of(Route::kv_indices_inplace), "kv_indices_inplace", Route::kv_indices_inplace,
-       {"kv_indices_inplace_vs_model", "kv_indices_vs_block_table", "int32_no_silent_wrap", "kv_indices_inplace_rejects_invalid"}},
-      {mut::unit_of(Route::write_loc), "write_loc", Route::write_loc, {"write_loc_vs_model", "write_loc_loc0_unpinned", "write_loc_vs_token_translate"}},
-      {mut::unit_of(Route::swa_translate), "swa_translate", Route::swa_translate, {"swa_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::mamba_translate), "mamba_translate", Route::mamba_translate, {"mamba_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
-      {mut::unit_of(Route::full_prefill_table), "full_prefill_table", Route::full_prefill_table, {"full_prefill_table_vs_model", "stateful_pool"}},
-      {mut::unit_of(Route::dcp_read_translate), "dcp_read_translate", Route::dcp_read_translate, {"dcp_read_translate_vs_model", "stateful_pool"}},
-      {mut::unit_of(Route::transfer_ids), "transfer_ids", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
-      {mut::kUnitEnvelopeMoves, "transfer_ids.envelope_moves", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
-      // The validation rules of each route (validate.cpp and the routes' content preconditions):
-      // rule_skip mutants, checked by the same grid and properties plus the invalid-input ones.
-      {mut::validation_unit(mut::unit_of(Route::token_translate)), "validate.token_translate", Route::token_translate,
-       {"token_translate_rejects_invalid", "token_translate_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::flashmla_block_table)), "validate.flashmla_block_table",
-       Route::flashmla_block_table, {"flashmla_block_table_rejects_invalid", "flashmla_block_table_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::canonical_page_table)), "validate.canonical_page_table",
-       Route::canonical_page_table, {"canonical_page_table_rejects_invalid", "canonical_page_table_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::read_table)), "validate.read_table", Route::read_table,
-       {"read_table_rejects_invalid", "read_table_vs_model"}},
-      {mut::validation_unit(mut::kUnitReadStream), "validate.read_table.stream", Route::read_table,
-       {"read_stream_rejects_invalid", "read_stream_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::decode_metadata)), "validate.decode_metadata", Route::decode_metadata,
-       {"decode_metadata_rejects_invalid", "decode_metadata_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::eager_funnel)), "validate.eager_funnel", Route::eager_funnel,
-       {"eager_funnel_rejects_invalid", "eager_funnel_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::kv_indices_inplace)), "validate.kv_indices_inplace",
-       Route::kv_indices_inplace, {"kv_indices_inplace_rejects_invalid", "kv_indices_inplace_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::write_loc)), "validate.write_loc", Route::write_loc,
-       {"write_loc_rejects_invalid", "write_loc_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::swa_translate)), "validate.swa_translate", Route::swa_translate,
-       {"swa_translate_rejects_invalid", "swa_translate_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::mamba_translate)), "validate.mamba_translate", Route::mamba_translate,
-       {"mamba_translate_rejects_invalid", "mamba_translate_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::full_prefill_table)), "validate.full_prefill_table",
-       Route::full_prefill_table, {"full_prefill_table_rejects_invalid", "full_prefill_table_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::dcp_read_translate)), "validate.dcp_read_translate",
-       Route::dcp_read_translate, {"dcp_read_translate_rejects_invalid", "dcp_read_translate_vs_model"}},
-      {mut::validation_unit(mut::unit_of(Route::transfer_ids)), "validate.transfer_ids", Route::transfer_ids,
-       {"transfer_ids_rejects_invalid", "transfer_ids_vs_model"}},
-      {mut::validation_unit(mut::kUnitEnvelopeMoves), "validate.transfer_ids.envelope_moves", Route::transfer_ids,
-       {"envelope_moves_rejects_invalid", "transfer_ids_vs_model"}},
-  };
+  static const std::vector<UnitDef> u = [] {
+    std::vector<UnitDef> v = {
+        {mut::unit_of(Route::token_translate), "token_translate", Route::token_translate,
+         {"token_translate_vs_model", "token_vs_page_entry", "write_loc_vs_token_translate", "int32_no_silent_wrap", "stateful_pool"}},
+        {mut::unit_of(Route::flashmla_block_table), "flashmla_block_table", Route::flashmla_block_table,
+         {"flashmla_block_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "kv_indices_vs_block_table", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::canonical_page_table), "canonical_page_table", Route::canonical_page_table,
+         {"canonical_page_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "eager_funnel_vs_canonical", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::read_table), "read_table", Route::read_table,
+         {"read_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "read_stream_vs_table", "int32_no_silent_wrap"}},
+        {mut::kUnitReadStream, "read_table.stream", Route::read_table, {"read_stream_vs_model", "read_stream_vs_table", "int32_no_silent_wrap", "read_stream_rejects_invalid"}},
+        {mut::unit_of(Route::decode_metadata), "decode_metadata", Route::decode_metadata,
+         {"decode_metadata_vs_model", "decode_vs_canonical_vs_flashmla", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::eager_funnel), "eager_funnel", Route::eager_funnel, {"eager_funnel_vs_model", "eager_funnel_vs_canonical"}},
+        {mut::unit_of(Route::kv_indices_inplace), "kv_indices_inplace", Route::kv_indices_inplace,
+         {"kv_indices_inplace_vs_model", "kv_indices_vs_block_table", "int32_no_silent_wrap", "kv_indices_inplace_rejects_invalid"}},
+        {mut::unit_of(Route::write_loc), "write_loc", Route::write_loc, {"write_loc_vs_model", "write_loc_loc0_unpinned", "write_loc_vs_token_translate"}},
+        {mut::unit_of(Route::swa_translate), "swa_translate", Route::swa_translate, {"swa_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::mamba_translate), "mamba_translate", Route::mamba_translate, {"mamba_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
+        {mut::unit_of(Route::full_prefill_table), "full_prefill_table", Route::full_prefill_table, {"full_prefill_table_vs_model", "stateful_pool"}},
+        {mut::unit_of(Route::dcp_read_translate), "dcp_read_translate", Route::dcp_read_translate, {"dcp_read_translate_vs_model", "stateful_pool"}},
+        {mut::unit_of(Route::transfer_ids), "transfer_ids", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
+        {mut::kUnitEnvelopeMoves, "transfer_ids.envelope_moves", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
+    };
+    // The validation rules of each route (validate.cpp and the routes' content preconditions):
+    // rule_skip mutants, checked by the same grid and properties plus the invalid-input ones.
+    for (Route r : kAllRoutes) {
+      const std::string name(to_string(r));
+      v.push_back({mut::validation_unit(mut::unit_of(r)), "validate." + name, r,
+                   {name + "_rejects_invalid", name + "_vs_model"}});
+      if (r == Route::read_table) {
+        v.push_back({mut::validation_unit(mut::kUnitReadStream), "validate.read_table.stream", r,
+                     {"read_stream_rejects_invalid", "read_stream_vs_model"}});
+      }
+      if (r == Route::transfer_ids) {
+        v.push_back({mut::validation_unit(mut::kUnitEnvelopeMoves), "validate.transfer_ids.envelope_moves", r,
+                     {"envelope_moves_rejects_invalid", "transfer_ids_vs_model"}});
+      }
+    }
+    return v;
+  }();
   return u;
 }
 
@@ -246,101 +237,107 @@ constexpr std::string_view kEagerOff =
 struct Classified {
   std::string_view unit, site, op, reason;
 };
-constexpr Classified kClassified[] = {
-    // token_translate_lane sites: cmp#0 t<0, div#0 t/ps, pick#0 page, rem#0, pick#1 off, gather#0,
-    // mul#0, addsub#0, cmp#1/pick#2 max0, pick#3 final guard.
-    {"token_translate", "div#0 seg 0", "div_floor", kGuardDiv},
-    {"token_translate", "pick#0 seg 0", "pick_then", kGuardPick},
-    {"token_translate", "pick#1 seg 0", "pick_then", kGuardPick},
-    {"token_translate", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
-    {"token_translate", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
-    {"kv_indices_inplace", "div#0 seg 0", "div_floor", kGuardDiv},
-    {"kv_indices_inplace", "pick#0 seg 0", "pick_then", kGuardPick},
-    {"kv_indices_inplace", "pick#1 seg 0", "pick_then", kGuardPick},
-    {"kv_indices_inplace", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
-    {"kv_indices_inplace", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
-    {"swa_translate", "div#0 seg 0", "div_floor", kGuardDiv},
-    {"swa_translate", "pick#0 seg 0", "pick_then", kGuardPick},
-    {"swa_translate", "pick#1 seg 0", "pick_then", kGuardPick},
-    {"swa_translate", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
-    {"swa_translate", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
-    {"transfer_ids", "div#0 seg 0", "div_floor", kGuardDiv},
-    {"transfer_ids", "pick#0 seg 0", "pick_then", kGuardPick},
-    {"transfer_ids", "pick#1 seg 0", "pick_then", kGuardPick},
-    {"transfer_ids", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
-    {"transfer_ids", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
-    // write_loc_lane: cmp#0 0<loc, [rem#0, eq#0], div#0 loc/dcp, pick#0 t, div#1 t/ps, pick#1 page,
-    // rem pick#2 off, gather#0, mul#0, addsub#0, cmp#1/pick#3 max0, pick#4 final (keep).
-    {"write_loc", "div#0 seg 0", "div_floor",
+// A classified site of a lane function, for every unit that runs the lane.
+struct SiteReason {
+  std::string_view site, op, reason;
+};
+// token_translate_lane sites: cmp#0 t<0, div#0 t/ps, pick#0 page, rem#0, pick#1 off, gather#0,
+// mul#0, addsub#0, cmp#1/pick#2 max0, pick#3 final guard.
+constexpr SiteReason kTokenLane[] = {
+    {"div#0 seg 0", "div_floor", kGuardDiv},     {"pick#0 seg 0", "pick_then", kGuardPick},
+    {"pick#1 seg 0", "pick_then", kGuardPick},   {"cmp#0 seg 0", "cmp_boundary", kSinkCmp},
+    {"cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
+};
+// write_loc_lane: cmp#0 0<loc, [rem#0, eq#0], div#0 loc/dcp, pick#0 t, div#1 t/ps, pick#1 page,
+// rem pick#2 off, gather#0, mul#0, addsub#0, cmp#1/pick#3 max0, pick#4 final (keep).
+constexpr SiteReason kWriteLocLane[] = {
+    {"div#0 seg 0", "div_floor",
      "loc / dcp_size differs from truncation only for loc = -1 (padding), which is not kept: pick#0 replaces it by -1"},
-    {"write_loc", "div#1 seg 0", "div_floor",
-     "t / ps differs only for t = -1 (a not-kept lane), which pick#1 replaces by page 0"},
-    {"write_loc", "pick#0 seg 0", "pick_then",
+    {"div#1 seg 0", "div_floor", "t / ps differs only for t = -1 (a not-kept lane), which pick#1 replaces by page 0"},
+    {"pick#0 seg 0", "pick_then",
      "t is used only through pick#1 / pick#2, which select page 0 and offset 0 on not-kept lanes whatever t is"},
-    {"write_loc", "pick#1 seg 0", "pick_then", kGuardPick},
-    {"write_loc", "pick#2 seg 0", "pick_then", kGuardPick},
-    {"write_loc", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
-    {"write_loc", "gather#0 seg 0", "gather_unmasked",
+    {"pick#1 seg 0", "pick_then", kGuardPick},
+    {"pick#2 seg 0", "pick_then", kGuardPick},
+    {"cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
+    {"gather#0 seg 0", "gather_unmasked",
      "a not-kept lane (loc <= 0 or another rank's loc) loads v2p[0] unmasked, an in-bounds entry (changed only "
      "under write_loc_loc0_unpinned, v2p[0] != 0); the final keep pick replaces the lane's value by 0"},
-    // mamba_lane (clamp): cmp#0 slot<0, gather#0, cmp#1/pick#0 max0, pick#1 guard.
-    {"mamba_translate", "cmp#0 seg 0", "cmp_boundary", kSinkCmp},
-    {"mamba_translate", "cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
-    // dcp_read_lane: cmp#0 w<0, div#0 w/dcp, pick#0 t, then token_translate_lane (cmp#1, div#1,
-    // pick#1, rem#0, pick#2, gather#0, mul#0, addsub#0, cmp#2/pick#3 max0, pick#4).
-    {"dcp_read_translate", "div#0 seg 0", "div_floor",
+};
+// mamba_lane (clamp): cmp#0 slot<0, gather#0, cmp#1/pick#0 max0, pick#1 guard.
+constexpr SiteReason kMambaLane[] = {
+    {"cmp#0 seg 0", "cmp_boundary", kSinkCmp},
+    {"cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
+};
+// dcp_read_lane: cmp#0 w<0, div#0 w/dcp, pick#0 t, then token_translate_lane (cmp#1, div#1,
+// pick#1, rem#0, pick#2, gather#0, mul#0, addsub#0, cmp#2/pick#3 max0, pick#4).
+constexpr SiteReason kDcpReadLane[] = {
+    {"div#0 seg 0", "div_floor",
      "w / dcp_size differs from truncation only for w < 0 (padding), which pick#0 replaces by -1"},
-    {"dcp_read_translate", "div#1 seg 0", "div_floor", kGuardDiv},
-    {"dcp_read_translate", "pick#0 seg 0", "pick_else",
+    {"div#1 seg 0", "div_floor", kGuardDiv},
+    {"pick#0 seg 0", "pick_else",
      "padding w = -1 then gives t = -1 / dcp_size: -1 (dcp 1) takes the padding branch, 0 (dcp > 1) translates to "
      "v2p[0] * S = 0 (pinned sink, §7 Q2); live w are unchanged"},
-    {"dcp_read_translate", "pick#1 seg 0", "pick_then", kGuardPick},
-    {"dcp_read_translate", "pick#2 seg 0", "pick_then", kGuardPick},
-    {"dcp_read_translate", "cmp#0 seg 0", "cmp_boundary",
+    {"pick#1 seg 0", "pick_then", kGuardPick},
+    {"pick#2 seg 0", "pick_then", kGuardPick},
+    {"cmp#0 seg 0", "cmp_boundary",
      "w <= 0 differs only at w = 0: t = -1 gives 0, production t = 0 gives v2p[0] * S = 0 (pinned sink, §7 Q2)"},
-    {"dcp_read_translate", "cmp#1 seg 0", "cmp_boundary", kSinkCmp},
-    {"dcp_read_translate", "cmp#2 seg 0", "cmp_boundary", kMax0Cmp},
-    // eager_funnel_lane (seg 1): token_translate_lane sites, then div#1 (/ ps).
-    {"eager_funnel", "div#0 seg 1", "div_floor", kGuardDiv},
-    {"eager_funnel", "rem#0 seg 1", "rem_zero", kEagerOff},
-    {"eager_funnel", "pick#0 seg 1", "pick_then", kGuardPick},
-    {"eager_funnel", "pick#1 seg 1", "pick_then", kGuardPick},
-    {"eager_funnel", "pick#1 seg 1", "pick_else", kEagerOff},
-    {"eager_funnel", "pick#1 seg 1", "pick_negate", kEagerOff},
-    {"eager_funnel", "cmp#0 seg 1", "cmp_boundary", kSinkCmp},
-    {"eager_funnel", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
-    // Page tables. seg 0: table_columns (ceil: addsub#0/#1, div#0; cmp#0/pick#0 the max_pages cap);
-    // seg 1: page_entry_lane (cmp#0 tok<0, div#0, pick#0 guard, eq#0, gather#0, mul#0, cmp#1/pick#1 max0).
-    {"flashmla_block_table", "div#0 seg 1", "div_floor", kGuardDiv},
-    {"flashmla_block_table", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
-    {"flashmla_block_table", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
-    {"canonical_page_table", "cmp#0 seg 0", "cmp_boundary", kCapCmp},
-    {"canonical_page_table", "div#0 seg 1", "div_floor", kGuardDiv},
-    {"canonical_page_table", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
-    {"canonical_page_table", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
-    {"read_table", "cmp#0 seg 0", "cmp_boundary", kCapCmp},
-    {"read_table", "div#0 seg 1", "div_floor", kGuardDiv},
-    {"read_table", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
-    {"read_table", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
-    {"full_prefill_table", "cmp#0 seg 0", "cmp_boundary", kCapCmp},
-    {"full_prefill_table", "div#0 seg 1", "div_floor", kGuardDiv},
-    {"full_prefill_table", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
-    {"full_prefill_table", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
-    // decode_metadata. seg 0: decode_columns (cmp#0/pick#0 the max_seq_pages cap); seg 1:
-    // decode_entry_lane of page_table (shr#0, cmp#0 guard, cmp#1 max0) then of swa_page_table
-    // (shr#1, cmp#2 guard, cmp#3 max0); with a kernel_page_table copy only the SWA lane runs (#0/#1).
-    {"decode_metadata", "cmp#0 seg 0", "cmp_boundary", kCapCmp},
-    {"decode_metadata", "shr#1 seg 1", "shr_trunc",
+    {"cmp#1 seg 0", "cmp_boundary", kSinkCmp},
+    {"cmp#2 seg 0", "cmp_boundary", kMax0Cmp},
+};
+// eager_funnel_lane (seg 1): token_translate_lane sites, then div#1 (/ ps).
+constexpr SiteReason kEagerLane[] = {
+    {"div#0 seg 1", "div_floor", kGuardDiv},      {"rem#0 seg 1", "rem_zero", kEagerOff},
+    {"pick#0 seg 1", "pick_then", kGuardPick},    {"pick#1 seg 1", "pick_then", kGuardPick},
+    {"pick#1 seg 1", "pick_else", kEagerOff},     {"pick#1 seg 1", "pick_negate", kEagerOff},
+    {"cmp#0 seg 1", "cmp_boundary", kSinkCmp},    {"cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+};
+// Page tables. seg 0: table_columns (ceil: addsub#0/#1, div#0; cmp#0/pick#0 the max_pages cap);
+// seg 1: page_entry_lane (cmp#0 tok<0, div#0, pick#0 guard, eq#0, gather#0, mul#0, cmp#1/pick#1 max0).
+constexpr SiteReason kColumnCap[] = {{"cmp#0 seg 0", "cmp_boundary", kCapCmp}};
+constexpr SiteReason kPageEntryLane[] = {
+    {"div#0 seg 1", "div_floor", kGuardDiv},
+    {"cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
+    {"cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+};
+// decode_metadata. seg 0: decode_columns (cmp#0/pick#0 the max_seq_pages cap); seg 1:
+// decode_entry_lane of page_table (shr#0, cmp#0 guard, cmp#1 max0) then of swa_page_table
+// (shr#1, cmp#2 guard, cmp#3 max0); with a kernel_page_table copy only the SWA lane runs (#0/#1).
+constexpr SiteReason kDecodeLanes[] = {
+    {"cmp#0 seg 0", "cmp_boundary", kCapCmp},
+    {"shr#1 seg 1", "shr_trunc",
      "the SWA lane's shifted page index differs from the floor shift only for a padding index < 0, which the sign "
      "guard replaces by page 0"},
-    {"decode_metadata", "cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
-    {"decode_metadata", "cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
-    {"decode_metadata", "cmp#2 seg 1", "cmp_boundary", kPage0Cmp},
-    {"decode_metadata", "cmp#3 seg 1", "cmp_boundary", kMax0Cmp},
+    {"cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
+    {"cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+    {"cmp#2 seg 1", "cmp_boundary", kPage0Cmp},
+    {"cmp#3 seg 1", "cmp_boundary", kMax0Cmp},
 };
 
+// Every classified mutant: each unit with the classified sites of the lanes it runs, in unit order.
+const std::vector<Classified>& classified_list() {
+  static const std::vector<Classified> list = [] {
+    std::vector<Classified> l;
+    const auto add = [&](std::string_view unit, std::initializer_list<std::span<const SiteReason>> lanes) {
+      for (const auto& lane : lanes)
+        for (const SiteReason& r : lane) l.push_back({unit, r.site, r.op, r.reason});
+    };
+    for (std::string_view unit : {"token_translate", "kv_indices_inplace", "swa_translate", "transfer_ids"})
+      add(unit, {kTokenLane});
+    add("write_loc", {kWriteLocLane});
+    add("mamba_translate", {kMambaLane});
+    add("dcp_read_translate", {kDcpReadLane});
+    add("eager_funnel", {kEagerLane});
+    add("flashmla_block_table", {kPageEntryLane});
+    for (std::string_view unit : {"canonical_page_table", "read_table", "full_prefill_table"})
+      add(unit, {kColumnCap, kPageEntryLane});
+    add("decode_metadata", {kDecodeLanes});
+    return l;
+  }();
+  return list;
+}
+
 const Classified* classified(std::string_view unit, std::string_view site, std::string_view op) {
-  for (const auto& c : kClassified)
+  for (const auto& c : classified_list())
     if (c.unit == unit && c.site == site && c.op == op) return &c;
   return nullptr;
 }
@@ -421,7 +418,7 @@ MutationReport run_mutants(const MutantOptions& o) {
     rep.never_infected += score.never_infected;
     rep.units.push_back(std::move(score));
   }
-  for (const auto& c : kClassified) {
+  for (const auto& c : classified_list()) {
     if (matched.count(&c)) continue;
     const bool ran = o.units.empty() || std::find(o.units.begin(), o.units.end(), c.unit) != o.units.end();
     if (ran) rep.stale_classifications.push_back(fmt::format("{} {} @ {}: no such mutant", c.unit, c.op, c.site));

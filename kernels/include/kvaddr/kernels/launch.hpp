@@ -18,6 +18,7 @@
 
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/contracts.hpp"
+#include "kvaddr/translate/host_routes.hpp"
 
 struct CUstream_st;
 typedef struct CUstream_st* cudaStream_t;  // identical to the CUDA runtime's declaration
@@ -74,37 +75,25 @@ struct LaunchShape {
 void set_launch_shape(const LaunchShape& shape);
 LaunchShape launch_shape();
 
-// §4.1 token_translate (int64 and int32 out; out may alias ids).
-void launch_token_translate(const TokenTranslateArgs<std::int64_t>& a, cudaStream_t s);
-void launch_token_translate(const TokenTranslateArgs<std::int32_t>& a, cudaStream_t s);
-// §4.2 Era B flashmla block table (columns < n_pages written, the rest untouched).
-void launch_flashmla_block_table(const FlashmlaBlockTableArgs& a, cudaStream_t s);
-// §4.3 Era C canonical page table (prefix-only).
-void launch_canonical_page_table(const CanonicalPageTableArgs& a, cudaStream_t s);
-// §4.4 read table (+ zero_tail) and the packed CSR stream over a built table.
-void launch_read_table(const ReadTableArgs& a, cudaStream_t s);
-void launch_read_stream(const ReadStreamArgs& a, cudaStream_t s);
-// §4.5 fa3 decode metadata: cache_seqlens, cu_seqlens_k and the page table (ps1 / general
-// paths, Era B remap, Era C copy, Era D skip) in one launch.
-void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s);
-// §4.6 eager funnel: token translate of the page-start tokens, then the division by ps.
-void launch_eager_funnel(const EagerFunnelArgs& a, cudaStream_t s);
-// §4.7 in-place kv_indices translate: fixed grid, n = kv_indptr[batch_size] read on the device.
-void launch_kv_indices_inplace(const KvIndicesInplaceArgs& a, cudaStream_t s);
-// §4.8 write loc: lanes [0, N) translated, [N, out_width) zeroed in the same launch.
-void launch_write_loc(const WriteLocArgs& a, cudaStream_t s);
-// §4.9 SWA translate (int64 and int32 out).
-void launch_swa_translate(const SwaTranslateArgs<std::int64_t>& a, cudaStream_t s);
-void launch_swa_translate(const SwaTranslateArgs<std::int32_t>& a, cudaStream_t s);
-// §4.10 Mamba slot translate (raw gather, int32 out).
-void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s);
-// §4.11 FULL-prefill graph table.
-void launch_full_prefill_table(const FullPrefillTableArgs& a, cudaStream_t s);
-// §4.12 DCP read ids.
-void launch_dcp_read_translate(const DcpReadTranslateArgs& a, cudaStream_t s);
-// §4.13 transfer ids (virtual -> physical) and envelope moves (page-major runs -> pages).
-void launch_transfer_ids(const TransferIdsArgs& a, cudaStream_t s);
-void launch_envelope_moves(const EnvelopeMoveArgs& a, cudaStream_t s);
+// One launcher per host entry point (kvaddr/translate/host_routes.hpp), launch_<function>(a, s):
+//   §4.1 token_translate (int64 and int32 out; out may alias ids);
+//   §4.2 Era B flashmla block table (columns < n_pages written, the rest untouched);
+//   §4.3 Era C canonical page table (prefix-only);
+//   §4.4 read table (+ zero_tail) and the packed CSR stream over a built table (read_stream);
+//   §4.5 fa3 decode metadata: cache_seqlens, cu_seqlens_k and the page table (ps1 / general
+//        paths, Era B remap, Era C copy, Era D skip) in one launch;
+//   §4.6 eager funnel: token translate of the page-start tokens, then the division by ps;
+//   §4.7 in-place kv_indices translate: fixed grid, n = kv_indptr[batch_size] read on the device;
+//   §4.8 write loc: lanes [0, N) translated, [N, out_width) zeroed in the same launch;
+//   §4.9 SWA translate (int64 and int32 out);
+//   §4.10 Mamba slot translate (raw gather, int32 out);
+//   §4.11 FULL-prefill graph table;
+//   §4.12 DCP read ids;
+//   §4.13 transfer ids (virtual -> physical) and envelope moves (page-major runs -> pages).
+#define KVADDR_DECLARE_LAUNCH(fn, A) void launch_##fn(const A& a, cudaStream_t s);
+KVADDR_HOST_ROUTES(KVADDR_DECLARE_LAUNCH)
+KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_DECLARE_LAUNCH)
+#undef KVADDR_DECLARE_LAUNCH
 
 }  // namespace gpu
 }  // namespace kvaddr

@@ -36,45 +36,24 @@ class Error : public std::runtime_error {
   std::string reason_;
 };
 
-class InvalidArgument : public Error {
+// An Error of one fixed kind: each kind is its own type (the aliases below), so that a caller
+// catches the kind it expects.
+template <ErrorKind K>
+class ErrorOf : public Error {
  public:
-  InvalidArgument(std::string argument, std::string value, std::string reason)
-      : Error(ErrorKind::invalid_argument, std::move(argument), std::move(value), std::move(reason)) {}
+  ErrorOf(std::string argument, std::string value, std::string reason)
+      : Error(K, std::move(argument), std::move(value), std::move(reason)) {}
 };
-class OutOfRange : public Error {
- public:
-  OutOfRange(std::string argument, std::string value, std::string reason)
-      : Error(ErrorKind::out_of_range, std::move(argument), std::move(value), std::move(reason)) {}
-};
-class Overflow : public Error {
- public:
-  Overflow(std::string argument, std::string value, std::string reason)
-      : Error(ErrorKind::overflow, std::move(argument), std::move(value), std::move(reason)) {}
-};
-class BufferTooSmall : public Error {
- public:
-  BufferTooSmall(std::string argument, std::string value, std::string reason)
-      : Error(ErrorKind::buffer_too_small, std::move(argument), std::move(value), std::move(reason)) {}
-};
-class InvalidState : public Error {
- public:
-  InvalidState(std::string argument, std::string value, std::string reason)
-      : Error(ErrorKind::invalid_state, std::move(argument), std::move(value), std::move(reason)) {}
-};
-
+using InvalidArgument = ErrorOf<ErrorKind::invalid_argument>;
+using OutOfRange = ErrorOf<ErrorKind::out_of_range>;
+using Overflow = ErrorOf<ErrorKind::overflow>;
+using BufferTooSmall = ErrorOf<ErrorKind::buffer_too_small>;
+using InvalidState = ErrorOf<ErrorKind::invalid_state>;
 // A file that cannot be opened or read: `argument` names the file's role, `value` the path.
-class IoError : public Error {
- public:
-  IoError(std::string argument, std::string value, std::string reason)
-      : Error(ErrorKind::io, std::move(argument), std::move(value), std::move(reason)) {}
-};
+using IoError = ErrorOf<ErrorKind::io>;
 // Bytes that do not follow their format (.npy image, manifest JSON): `argument` names the file
 // or field, `value` the offending text (shortened; never a whole nested value).
-class FormatError : public Error {
- public:
-  FormatError(std::string argument, std::string value, std::string reason)
-      : Error(ErrorKind::format, std::move(argument), std::move(value), std::move(reason)) {}
-};
+using FormatError = ErrorOf<ErrorKind::format>;
 
 // ---- small validation helpers shared by every entry point ---------------------------------
 // require(cond, ...) throws InvalidArgument; the other helpers pick the matching kind.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kvaddr/translate/contracts.hpp"
+#include "kvaddr/translate/host_routes.hpp"
 
 namespace kvaddr {
 
@@ -31,20 +32,11 @@ std::vector<Behaviour> behaviours(Variant v);
 // then by size): the search space of "behaves like".
 std::vector<Variant> accepted_subsets(Route r, Variant within);
 
+// The contract check of every host entry point's argument struct (host_routes.hpp).
+#define KVADDR_DECLARE_VALIDATE(fn, A) void validate(const A& a);
+KVADDR_HOST_ROUTES(KVADDR_DECLARE_VALIDATE)
+#undef KVADDR_DECLARE_VALIDATE
 template <class Out> void validate(const TokenTranslateArgs<Out>& a);
-void validate(const FlashmlaBlockTableArgs& a);
-void validate(const CanonicalPageTableArgs& a);
-void validate(const ReadTableArgs& a);
-void validate(const ReadStreamArgs& a);
-void validate(const DecodeMetadataArgs& a);
-void validate(const EagerFunnelArgs& a);
-void validate(const KvIndicesInplaceArgs& a);
-void validate(const WriteLocArgs& a);
 template <class Out> void validate(const SwaTranslateArgs<Out>& a);
-void validate(const MambaTranslateArgs& a);
-void validate(const FullPrefillTableArgs& a);
-void validate(const DcpReadTranslateArgs& a);
-void validate(const TransferIdsArgs& a);
-void validate(const EnvelopeMoveArgs& a);
 
 }  // namespace kvaddr
