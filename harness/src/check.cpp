@@ -383,6 +383,14 @@ std::optional<Failure> overflow_case(Report& r, const RouteOps& ops, const Optio
   return std::nullopt;
 }
 
+// Counts case i that ran: its checked lanes when it passed, else the failure to report.
+std::optional<Failure> tally(Report& r, int64_t i, Case&& c, Outcome&& o, const Bufs& exp, Variant claimed) {
+  ++r.cases;
+  if (!o.kind.empty()) return Failure{i, std::move(c), std::move(o), claimed};
+  for (const auto& b : exp) r.lanes += static_cast<int64_t>(b.size());
+  return std::nullopt;
+}
+
 // Shrinks (unless `shrink` is false), names and records failure `f` into `r`.
 template <class Call>
 void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& mem, const Call& call, Failure f,
@@ -468,12 +476,7 @@ std::optional<Failure> eager_cases(Report& r, const RouteOps& ops, const Options
       continue;
     }
     Outcome o = run_case(c, exp, mem, call);
-    ++r.cases;
-    if (o.kind.empty()) {
-      for (const auto& b : exp) r.lanes += static_cast<int64_t>(b.size());
-      continue;
-    }
-    return Failure{i, std::move(c), std::move(o), opt.variant};
+    if (auto f = tally(r, i, std::move(c), std::move(o), exp, opt.variant)) return f;
   }
   return std::nullopt;
 }
@@ -556,12 +559,7 @@ std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options
           else mem.launch_graph();
         },
         &p);
-    ++r.cases;
-    if (o.kind.empty()) {
-      for (const auto& b : exp) r.lanes += static_cast<int64_t>(b.size());
-      continue;
-    }
-    return Failure{i, std::move(c), std::move(o), opt.variant};
+    if (auto f = tally(r, i, std::move(c), std::move(o), exp, opt.variant)) return f;
   }
   return std::nullopt;
 }
