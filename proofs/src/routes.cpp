@@ -226,8 +226,8 @@ Outcome swa_sizing_query(bool by_owner, unsigned timeout_ms) {
   q.require(swa_pages >= Sym(1) && owner_ids >= Sym(1) && owner_ids * ps < Sym(kTwo31));
   q.require(swa_pages * ps * m_swa < Sym(kTwo31));
   q.require(t >= Sym(-1) && t < owner_ids * ps);  // full-side virtual tokens, or padding
-  q.require(swa_v2p.loaded_entries([&](const Sym&, const Sym& val) {
-    return val == Sym(-1) || (val >= Sym(0) && val < swa_pages);
+  q.require(swa_v2p.loaded_entries([pages = swa_pages](const Sym&, const Sym& val) {
+    return val == Sym(-1) || (val >= Sym(0) && val < pages);
   }));
   q.show({{"ps", ps}, {"M_swa", m_swa}, {"owner_num_virtual_ids", owner_ids}, {"swa_num_pages", swa_pages}, {"t", t}});
   q.tables.push_back(&swa_v2p);
