@@ -116,13 +116,11 @@ void my_dcp_read(const DcpReadTranslateArgs& a, bool translate) {
 
 TEST(HarnessSpecRoutes, DcpReadTranslateCollapsedButUntranslated) {
   harness_test::check_good_and_planted(
-      harness::check_dcp_read_translate,
-      [](const auto& a) { my_dcp_read(a, true); }, Options{.cases = 200, .seed = 12},
-      [](const auto& a) { my_dcp_read(a, false); }, Options{.cases = 50, .seed = 12},
-      {.kind = "mismatch", .named = {"b14_dcp_untranslated"}, .only = true},
+      harness::check_dcp_read_translate, [](const auto& a, bool planted) { my_dcp_read(a, !planted); },
+      Options{.cases = 200, .seed = 12}, Options{.cases = 50, .seed = 12},
+      {.kind = "mismatch", .named = {"b14_dcp_untranslated"}, .only = true, .lanes = 1},
       [](const harness::Report& ok, const harness::Report& r) {
         EXPECT_EQ(ok.cases, 200);
-        ASSERT_EQ(r.first.size(), 1U) << r.to_text();
         EXPECT_EQ(r.first[0].col, 0);
         const std::vector<int64_t> ids = list_in(r.minimal_case, "ids"), v2p = list_in(r.minimal_case, "v2p");
         const int64_t ps = scalar_in(r.minimal_case, "page_size"), m = scalar_in(r.minimal_case, "multiplier");
@@ -159,13 +157,11 @@ void my_transfer(const TransferIdsArgs& a, bool physical) {
 
 TEST(HarnessSpecRoutes, TransferIdsVirtualAsPhysical) {
   harness_test::check_good_and_planted(
-      harness::check_transfer_ids,
-      [](const auto& a) { my_transfer(a, true); }, Options{.cases = 200, .seed = 13},
-      [](const auto& a) { my_transfer(a, false); }, Options{.cases = 50, .seed = 13},
-      {.named = {"b16_virtual_as_physical"}, .only = true},
+      harness::check_transfer_ids, [](const auto& a, bool planted) { my_transfer(a, !planted); },
+      Options{.cases = 200, .seed = 13}, Options{.cases = 50, .seed = 13},
+      {.named = {"b16_virtual_as_physical"}, .only = true, .lanes = 1},
       [](const harness::Report& ok, const harness::Report& r) {
         EXPECT_EQ(ok.cases, 200);
-        ASSERT_EQ(r.first.size(), 1U) << r.to_text();
         const std::vector<int64_t> ids = list_in(r.minimal_case, "ids"), v2p = list_in(r.minimal_case, "v2p");
         const int64_t ps = scalar_in(r.minimal_case, "page_size");
         ASSERT_EQ(ids.size(), 1U) << r.minimal_case;
@@ -312,14 +308,12 @@ void my_full_prefill(const FullPrefillTableArgs& a, bool remap) {
 
 TEST(HarnessSpecRoutes, FullPrefillTableWithoutTheRemap) {
   harness_test::check_good_and_planted(
-      harness::check_full_prefill_table,
-      [](const auto& a) { my_full_prefill(a, true); }, Options{.cases = 150, .seed = 15},
-      [](const auto& a) { my_full_prefill(a, false); }, Options{.cases = 100, .seed = 15},
-      {.kind = "mismatch", .named = {"b04_prefill_no_remap"}},
+      harness::check_full_prefill_table, [](const auto& a, bool planted) { my_full_prefill(a, !planted); },
+      Options{.cases = 150, .seed = 15}, Options{.cases = 100, .seed = 15},
+      // one row, one page
+      {.kind = "mismatch", .named = {"b04_prefill_no_remap"}, .lanes = 1, .output = "out"},
       [](const harness::Report& ok, const harness::Report& r) {
         EXPECT_GE(ok.cases, 140);
-        ASSERT_EQ(r.first.size(), 1U) << r.to_text();  // one row, one page
-        EXPECT_EQ(r.first[0].output, "out");
         EXPECT_TRUE(r.first[0].matrix);
         EXPECT_EQ(r.first[0].row, 0);
         EXPECT_EQ(r.first[0].col, 0);

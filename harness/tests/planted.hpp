@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <vector>
@@ -12,12 +13,15 @@
 
 namespace kvaddr::harness_test {
 
-// How the planted kernel's check fails: its kind ("" for any) and the variants the report names as behaving
-// like the kernel (all of `named`; with `only`, exactly those).
+// How the planted kernel's check fails: its kind ("" for any), the variants the report names as behaving
+// like the kernel (all of `named`; with `only`, exactly those), how many first differing lanes it lists (-1 for
+// any) and the output buffer of the first ("" for any).
 struct Failure {
   std::string kind;
   std::vector<std::string> named;
   bool only = false;
+  int lanes = -1;
+  std::string output;
 };
 
 // Whether the report names variant v among those the kernel behaves like.
@@ -28,20 +32,26 @@ inline bool names(const harness::Report& r, const std::string& v) {
 // The test's further assertions on the good kernel's report and the planted kernel's.
 using Then = std::function<void(const harness::Report& good, const harness::Report& planted)>;
 
-// check(good, good_options) must pass; check(planted, planted_options) must fail as `failure` says, and then
-// `then` runs on both reports. `check` is one of harness::check_*; the kernels are callables over its Args.
-template <class Check, class Good, class Planted>
-void check_good_and_planted(Check check, Good good, const harness::Options& good_options, Planted planted,
+// check(kernel(a, false), good_options) must pass; check(kernel(a, true), planted_options) must fail as
+// `failure` says, and then `then` runs on both reports. `check` is one of harness::check_*; `kernel` a
+// callable over its Args and a bool, true for the kernel with its planted bug.
+template <class Check, class Kernel>
+void check_good_and_planted(Check check, Kernel kernel, const harness::Options& good_options,
                             const harness::Options& planted_options, const Failure& failure, const Then& then = {}) {
-  const harness::Report ok = check(good, good_options);
+  const harness::Report ok = check([&](const auto& a) { kernel(a, false); }, good_options);
   EXPECT_TRUE(ok.ok) << ok.to_text();
-  const harness::Report r = check(planted, planted_options);
+  const harness::Report r = check([&](const auto& a) { kernel(a, true); }, planted_options);
   ASSERT_FALSE(r.ok);
   if (!failure.kind.empty()) EXPECT_EQ(r.kind, failure.kind);
   if (failure.only) {
     EXPECT_EQ(r.behaves_like, failure.named) << r.to_text();
   } else {
     for (const std::string& v : failure.named) EXPECT_TRUE(names(r, v)) << r.to_text();
+  }
+  if (failure.lanes >= 0) ASSERT_EQ(r.first.size(), static_cast<std::size_t>(failure.lanes)) << r.to_text();
+  if (!failure.output.empty()) {
+    ASSERT_FALSE(r.first.empty()) << r.to_text();
+    EXPECT_EQ(r.first[0].output, failure.output);
   }
   if (then) then(ok, r);
 }
