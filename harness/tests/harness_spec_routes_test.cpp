@@ -117,7 +117,7 @@ void my_dcp_read(const DcpReadTranslateArgs& a, bool translate) {
 TEST(HarnessSpecRoutes, DcpReadTranslateCollapsedButUntranslated) {
   harness_test::check_good_and_planted(
       harness::check_dcp_read_translate, [](const auto& a, bool planted) { my_dcp_read(a, !planted); },
-      Options{.cases = 200, .seed = 12}, Options{.cases = 50, .seed = 12},
+      {.cases = 200, .seed = 12}, {.cases = 50, .seed = 12},
       {.kind = "mismatch", .named = {"b14_dcp_untranslated"}, .only = true, .lanes = 1},
       [](const harness::Report& ok, const harness::Report& r) {
         EXPECT_EQ(ok.cases, 200);
@@ -158,7 +158,7 @@ void my_transfer(const TransferIdsArgs& a, bool physical) {
 TEST(HarnessSpecRoutes, TransferIdsVirtualAsPhysical) {
   harness_test::check_good_and_planted(
       harness::check_transfer_ids, [](const auto& a, bool planted) { my_transfer(a, !planted); },
-      Options{.cases = 200, .seed = 13}, Options{.cases = 50, .seed = 13},
+      {.cases = 200, .seed = 13}, {.cases = 50, .seed = 13},
       {.named = {"b16_virtual_as_physical"}, .only = true, .lanes = 1},
       [](const harness::Report& ok, const harness::Report& r) {
         EXPECT_EQ(ok.cases, 200);
@@ -309,7 +309,7 @@ void my_full_prefill(const FullPrefillTableArgs& a, bool remap) {
 TEST(HarnessSpecRoutes, FullPrefillTableWithoutTheRemap) {
   harness_test::check_good_and_planted(
       harness::check_full_prefill_table, [](const auto& a, bool planted) { my_full_prefill(a, !planted); },
-      Options{.cases = 150, .seed = 15}, Options{.cases = 100, .seed = 15},
+      {.cases = 150, .seed = 15}, {.cases = 100, .seed = 15},
       // one row, one page
       {.kind = "mismatch", .named = {"b04_prefill_no_remap"}, .lanes = 1, .output = "out"},
       [](const harness::Report& ok, const harness::Report& r) {

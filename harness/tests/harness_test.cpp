@@ -92,7 +92,7 @@ void my_write_loc(const WriteLocArgs& a, bool clear_tail) {
 TEST(Harness, WriteLocWithAndWithoutTheTailClear) {
   harness_test::check_good_and_planted(
       harness::check_write_loc, [](const WriteLocArgs& a, bool planted) { my_write_loc(a, !planted); },
-      Options{.cases = 150, .seed = 2}, Options{.cases = 50, .seed = 2},
+      {.cases = 150, .seed = 2}, {.cases = 50, .seed = 2},
       {.named = {"b06_stale_tail"}, .only = true}, [](const harness::Report&, const harness::Report& r) {
         EXPECT_EQ(r.differing, 1) << r.to_text();  // one stale lane after one loc
         EXPECT_EQ(r.first[0].col, 1);
@@ -124,7 +124,7 @@ void my_read_table(const ReadTableArgs& a, bool bound) {
 TEST(Harness, ReadTableAndItsMaxPagesBound) {
   harness_test::check_good_and_planted(
       harness::check_read_table, [](const ReadTableArgs& a, bool planted) { my_read_table(a, !planted); },
-      Options{.cases = 150, .seed = 4}, Options{.cases = 300, .seed = 4},
+      {.cases = 150, .seed = 4}, {.cases = 300, .seed = 4},
       {.named = {"b10_no_max_pages_bound"}});
 }
 
