@@ -9,8 +9,8 @@
 # Stages (default: build test run sanitize bench, in this order): build, gpu (the gpu tests alone), test (the
 # gpu tests and the rest of the suite), sanitize, run, bench, peer, python.
 set -uo pipefail
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$here"
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 ARCH="${ARCH:-90}"
 BUILD_DIR="${BUILD_DIR:-build-gpu}"
 OUT="${OUT:-$here/gpu-check-out}"

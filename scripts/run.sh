@@ -10,9 +10,8 @@
 # Environment: BUILD_DIR (default build), ASAN_BUILD_DIR (default build-asan), JOBS (default nproc),
 # KVADDR_NO_INSTALL=1 skips apt-get, KVADDR_NO_SANITIZE=1 skips the sanitizer leg of `test`.
 set -euo pipefail
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-cd "$here"
+# shellcheck source=scripts/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 BUILD_DIR="${BUILD_DIR:-build}"
 JOBS="${JOBS:-$(nproc)}"
 mode="${1:-test}"

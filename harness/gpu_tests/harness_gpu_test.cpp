@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -32,6 +33,30 @@ std::string no_gpu_reason() {
     if (!why.empty()) GTEST_SKIP() << "no CUDA GPU: " << why;           \
   } while (0)
 
+// The launcher `launch` as a harness kernel, on the default stream.
+template <class Args>
+std::function<void(const Args&)> as_kernel(void (*launch)(const Args&, cudaStream_t)) {
+  return [launch](const Args& a) { launch(a, nullptr); };
+}
+
+void expect_passes(const harness::Report& r) { EXPECT_TRUE(r.ok) << r.to_text(); }
+
+// The launcher `launch` with the variant of its arguments forced to v, on the default stream.
+template <class Args>
+std::function<void(const Args&)> forced(Variant v, void (*launch)(const Args&, cudaStream_t)) {
+  return [v, launch](const Args& a) {
+    Args b = a;
+    b.variant = v;
+    launch(b, nullptr);
+  };
+}
+
+// The report of a forced variant's check: it failed, and names exactly that variant.
+void expect_only_named(const harness::Report& r, const std::string& variant) {
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.behaves_like, std::vector<std::string>{variant}) << r.to_text();
+}
+
 TEST(HarnessGpu, KvaddrTokenTranslatePassesInDeviceMemory) {
   KVADDR_REQUIRE_GPU();
   const auto r = harness::check_token_translate(
@@ -42,15 +67,9 @@ TEST(HarnessGpu, KvaddrTokenTranslatePassesInDeviceMemory) {
 
 TEST(HarnessGpu, ForcedStaleTailIsNamedOnTheDevice) {
   KVADDR_REQUIRE_GPU();
-  const auto r = harness::check_write_loc(
-      [](const WriteLocArgs& a) {
-        WriteLocArgs b = a;
-        b.variant = Variant::b06_stale_tail;
-        gpu::launch_write_loc(b, nullptr);
-      },
-      {.cases = 50, .seed = 2, .memory = harness::Memory::device});
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.behaves_like, std::vector<std::string>{"b06_stale_tail"}) << r.to_text();
+  expect_only_named(harness::check_write_loc(forced(Variant::b06_stale_tail, gpu::launch_write_loc),
+                                             {.cases = 50, .seed = 2, .memory = harness::Memory::device}),
+                    "b06_stale_tail");
 }
 
 TEST(HarnessGpu, ReadTablePassesInDeviceMemory) {
@@ -63,28 +82,16 @@ TEST(HarnessGpu, ReadTablePassesInDeviceMemory) {
 TEST(HarnessGpu, TableRoutesPassInDeviceMemory) {
   KVADDR_REQUIRE_GPU();
   const harness::Options o{.cases = 150, .seed = 4, .memory = harness::Memory::device};
-  auto r = harness::check_canonical_page_table(
-      [](const CanonicalPageTableArgs& a) { gpu::launch_canonical_page_table(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
-  r = harness::check_flashmla_block_table(
-      [](const FlashmlaBlockTableArgs& a) { gpu::launch_flashmla_block_table(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
-  r = harness::check_decode_metadata([](const DecodeMetadataArgs& a) { gpu::launch_decode_metadata(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
-  r = harness::check_kv_indices_inplace(
-      [](const KvIndicesInplaceArgs& a) { gpu::launch_kv_indices_inplace(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
+  expect_passes(harness::check_canonical_page_table(as_kernel(gpu::launch_canonical_page_table), o));
+  expect_passes(harness::check_flashmla_block_table(as_kernel(gpu::launch_flashmla_block_table), o));
+  expect_passes(harness::check_decode_metadata(as_kernel(gpu::launch_decode_metadata), o));
+  expect_passes(harness::check_kv_indices_inplace(as_kernel(gpu::launch_kv_indices_inplace), o));
 }
 
 TEST(HarnessGpu, ForcedBatchRowsAreNamedOnTheDevice) {
   KVADDR_REQUIRE_GPU();
-  const auto r = harness::check_decode_metadata(
-      [](const DecodeMetadataArgs& a) {
-        DecodeMetadataArgs b = a;
-        b.variant = Variant::e10_batch_index_rows;
-        gpu::launch_decode_metadata(b, nullptr);
-      },
-      {.cases = 100, .seed = 7, .memory = harness::Memory::device});
+  const auto r = harness::check_decode_metadata(forced(Variant::e10_batch_index_rows, gpu::launch_decode_metadata),
+                                                {.cases = 100, .seed = 7, .memory = harness::Memory::device});
   ASSERT_FALSE(r.ok);
   EXPECT_NE(std::find(r.behaves_like.begin(), r.behaves_like.end(), "e10_batch_index_rows"), r.behaves_like.end())
       << r.to_text();
@@ -93,74 +100,42 @@ TEST(HarnessGpu, ForcedBatchRowsAreNamedOnTheDevice) {
 TEST(HarnessGpu, IdRoutesPassInDeviceMemory) {
   KVADDR_REQUIRE_GPU();
   const harness::Options o{.cases = 200, .seed = 9, .max_lanes = 1 << 16, .memory = harness::Memory::device};
-  auto r = harness::check_swa_translate(
-      [](const SwaTranslateArgs<std::int64_t>& a) { gpu::launch_swa_translate(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
-  r = harness::check_dcp_read_translate([](const DcpReadTranslateArgs& a) { gpu::launch_dcp_read_translate(a, nullptr); },
-                                        o);
-  EXPECT_TRUE(r.ok) << r.to_text();
-  r = harness::check_transfer_ids([](const TransferIdsArgs& a) { gpu::launch_transfer_ids(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
-  r = harness::check_mamba_translate([](const MambaTranslateArgs& a) { gpu::launch_mamba_translate(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
-  r = harness::check_token_translate_i32(
-      [](const TokenTranslateArgs<std::int32_t>& a) { gpu::launch_token_translate(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
-  r = harness::check_swa_translate_i32(
-      [](const SwaTranslateArgs<std::int32_t>& a) { gpu::launch_swa_translate(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
+  expect_passes(harness::check_swa_translate(as_kernel<SwaTranslateArgs<std::int64_t>>(gpu::launch_swa_translate), o));
+  expect_passes(harness::check_dcp_read_translate(as_kernel(gpu::launch_dcp_read_translate), o));
+  expect_passes(harness::check_transfer_ids(as_kernel(gpu::launch_transfer_ids), o));
+  expect_passes(harness::check_mamba_translate(as_kernel(gpu::launch_mamba_translate), o));
+  expect_passes(
+      harness::check_token_translate_i32(as_kernel<TokenTranslateArgs<std::int32_t>>(gpu::launch_token_translate), o));
+  expect_passes(
+      harness::check_swa_translate_i32(as_kernel<SwaTranslateArgs<std::int32_t>>(gpu::launch_swa_translate), o));
 }
 
 TEST(HarnessGpu, FullPrefillAndEagerFunnelPassInDeviceMemory) {
   KVADDR_REQUIRE_GPU();
   const harness::Options o{.cases = 150, .seed = 10, .memory = harness::Memory::device};
-  auto r = harness::check_full_prefill_table(
-      [](const FullPrefillTableArgs& a) { gpu::launch_full_prefill_table(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
-  r = harness::check_eager_funnel([](const EagerFunnelArgs& a) { gpu::launch_eager_funnel(a, nullptr); }, o);
-  EXPECT_TRUE(r.ok) << r.to_text();
+  expect_passes(harness::check_full_prefill_table(as_kernel(gpu::launch_full_prefill_table), o));
+  expect_passes(harness::check_eager_funnel(as_kernel(gpu::launch_eager_funnel), o));
 }
 
 TEST(HarnessGpu, ForcedIdRouteVariantsAreNamedOnTheDevice) {
   KVADDR_REQUIRE_GPU();
   const harness::Options o{.cases = 100, .seed = 11, .memory = harness::Memory::device};
-  auto r = harness::check_swa_translate(
-      [](const SwaTranslateArgs<std::int64_t>& a) {
-        auto b = a;
-        b.variant = Variant::b11_swa_no_clamp;
-        gpu::launch_swa_translate(b, nullptr);
-      },
-      o);
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.behaves_like, std::vector<std::string>{"b11_swa_no_clamp"}) << r.to_text();
-  r = harness::check_transfer_ids(
-      [](const TransferIdsArgs& a) {
-        auto b = a;
-        b.variant = Variant::b16_virtual_as_physical;
-        gpu::launch_transfer_ids(b, nullptr);
-      },
-      o);
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.behaves_like, std::vector<std::string>{"b16_virtual_as_physical"}) << r.to_text();
-  r = harness::check_dcp_read_translate(
-      [](const DcpReadTranslateArgs& a) {
-        auto b = a;
-        b.variant = Variant::b14_dcp_untranslated;
-        gpu::launch_dcp_read_translate(b, nullptr);
-      },
-      o);
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.behaves_like, std::vector<std::string>{"b14_dcp_untranslated"}) << r.to_text();
+  using SwaArgs = SwaTranslateArgs<std::int64_t>;
+  expect_only_named(
+      harness::check_swa_translate(forced<SwaArgs>(Variant::b11_swa_no_clamp, gpu::launch_swa_translate), o),
+      "b11_swa_no_clamp");
+  expect_only_named(
+      harness::check_transfer_ids(forced(Variant::b16_virtual_as_physical, gpu::launch_transfer_ids), o),
+      "b16_virtual_as_physical");
+  expect_only_named(
+      harness::check_dcp_read_translate(forced(Variant::b14_dcp_untranslated, gpu::launch_dcp_read_translate), o),
+      "b14_dcp_untranslated");
 }
 
 TEST(HarnessGpu, ForcedPrefillNoRemapIsNamedOnTheDevice) {
   KVADDR_REQUIRE_GPU();
   const auto r = harness::check<Route::full_prefill_table>(
-      [](const FullPrefillTableArgs& a) {
-        auto b = a;
-        b.variant = Variant::b04_prefill_no_remap;
-        gpu::launch_full_prefill_table(b, nullptr);
-      },
+      forced(Variant::b04_prefill_no_remap, gpu::launch_full_prefill_table),
       {.cases = 100, .seed = 15, .memory = harness::Memory::device});
   ASSERT_FALSE(r.ok);
   EXPECT_NE(std::find(r.behaves_like.begin(), r.behaves_like.end(), "b04_prefill_no_remap"), r.behaves_like.end())

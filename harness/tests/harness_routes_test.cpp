@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kvaddr/harness/check.hpp"
+#include "planted.hpp"
 
 namespace {
 using namespace kvaddr;
@@ -19,10 +20,6 @@ using std::int64_t;
 int32_t entry(const int64_t* v2p, int64_t tok, int64_t ps, int64_t m) {
   const int64_t page = tok < 0 ? 0 : tok / ps;
   return static_cast<int32_t>(std::max<int64_t>(v2p[page] * m, 0));
-}
-
-bool names(const harness::Report& r, const std::string& v) {
-  return std::find(r.behaves_like.begin(), r.behaves_like.end(), v) != r.behaves_like.end();
 }
 
 // ---- canonical_page_table ----------------------------------------------------------------------------
@@ -37,23 +34,19 @@ void my_canonical(const CanonicalPageTableArgs& a, bool batch_rows) {
 }
 
 TEST(HarnessRoutes, CanonicalPageTable) {
-  const auto ok = harness::check_canonical_page_table([](const auto& a) { my_canonical(a, false); },
-                                                      Options{.cases = 150, .seed = 5, .overflow_fraction = 0.0});
-  EXPECT_TRUE(ok.ok) << ok.to_text();
-  EXPECT_GE(ok.cases, 140);
-  const auto r = harness::check_canonical_page_table([](const auto& a) { my_canonical(a, true); },
-                                                     Options{.cases = 100, .seed = 5});
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "mismatch");
-  EXPECT_TRUE(names(r, "e10_batch_index_rows")) << r.to_text();
-  ASSERT_FALSE(r.first.empty());
-  EXPECT_EQ(r.first[0].output, "out");
-  EXPECT_EQ(r.first[0].region, "out");
-  EXPECT_EQ(r.first[0].row, 0) << r.to_text();
-  // shrunk to one batch row reading pool row 1 of a two-row req_to_token: row 0 is what the bug reads
-  EXPECT_NE(r.minimal_case.find("req_pool_indices=[1]"), std::string::npos) << r.minimal_case;
-  EXPECT_NE(r.minimal_case.find("req_to_token [2, "), std::string::npos) << r.minimal_case;
-  EXPECT_EQ(r.differing, 1);
+  harness_test::check_good_and_planted(
+      harness::check_canonical_page_table, my_canonical,
+      {.cases = 150, .seed = 5, .overflow_fraction = 0.0}, {.cases = 100, .seed = 5},
+      {.kind = "mismatch", .named = {"e10_batch_index_rows"}, .output = "out"},
+      [](const harness::Report& ok, const harness::Report& r) {
+        EXPECT_GE(ok.cases, 140);
+        EXPECT_EQ(r.first[0].region, "out");
+        EXPECT_EQ(r.first[0].row, 0) << r.to_text();
+        // shrunk to one batch row reading pool row 1 of a two-row req_to_token: row 0 is what the bug reads
+        EXPECT_NE(r.minimal_case.find("req_pool_indices=[1]"), std::string::npos) << r.minimal_case;
+        EXPECT_NE(r.minimal_case.find("req_to_token [2, "), std::string::npos) << r.minimal_case;
+        EXPECT_EQ(r.differing, 1);
+      });
 }
 
 // ---- flashmla_block_table -------------------------------------------------------------------------------
@@ -70,19 +63,14 @@ void my_flashmla(const FlashmlaBlockTableArgs& a, bool floor_pages) {
 }
 
 TEST(HarnessRoutes, FlashmlaBlockTable) {
-  const auto ok = harness::check_flashmla_block_table([](const auto& a) { my_flashmla(a, false); },
-                                                      Options{.cases = 150, .seed = 6});
-  EXPECT_TRUE(ok.ok) << ok.to_text();
-  const auto r = harness::check_flashmla_block_table([](const auto& a) { my_flashmla(a, true); },
-                                                     Options{.cases = 100, .seed = 6});
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "mismatch");
-  EXPECT_EQ(r.behaves_like, std::vector<std::string>{"e09_floor_pages"}) << r.to_text();
-  ASSERT_EQ(r.first.size(), 1U) << r.to_text();  // one row, one partial page: one lane left as the sentinel
-  EXPECT_EQ(r.first[0].output, "kv_indices");
-  EXPECT_EQ(r.first[0].row, 0);
-  EXPECT_LE(r.first[0].actual, -0x2A2A0000);  // the prefill stayed
-  EXPECT_GE(r.first[0].expected, 0);
+  harness_test::check_good_and_planted(
+      harness::check_flashmla_block_table, my_flashmla, {.cases = 150, .seed = 6}, {.cases = 100, .seed = 6},
+      // one row, one partial page: one lane left as the sentinel
+      {.kind = "mismatch", .named = {"e09_floor_pages"}, .only = true, .lanes = 1, .output = "kv_indices", .row = 0},
+      [](const harness::Report&, const harness::Report& r) {
+        EXPECT_LE(r.first[0].actual, -0x2A2A0000);  // the prefill stayed
+        EXPECT_GE(r.first[0].expected, 0);
+      });
 }
 
 // ---- decode_metadata -----------------------------------------------------------------------------------
@@ -107,35 +95,32 @@ void my_decode(const DecodeMetadataArgs& a, bool batch_rows, bool delta_in_sums)
 }
 
 TEST(HarnessRoutes, DecodeMetadata) {
-  const auto ok = harness::check_decode_metadata([](const auto& a) { my_decode(a, false, true); },
-                                                 Options{.cases = 150, .seed = 7});
-  EXPECT_TRUE(ok.ok) << ok.to_text();
-  const auto r = harness::check_decode_metadata([](const auto& a) { my_decode(a, true, true); },
-                                                Options{.cases = 100, .seed = 7});
-  ASSERT_FALSE(r.ok);
-  EXPECT_TRUE(names(r, "e10_batch_index_rows")) << r.to_text();
-  ASSERT_FALSE(r.first.empty());
-  EXPECT_EQ(r.first[0].output, "page_table");
-  EXPECT_EQ(r.first[0].row, 0);
-  EXPECT_NE(r.minimal_case.find("req_pool_indices=[1]"), std::string::npos) << r.minimal_case;
-  EXPECT_NE(r.minimal_case.find("req_to_token [2, "), std::string::npos) << r.minimal_case;
-  // prefix sums without seq_len_delta: cu_seqlens_k differs from lane 1 on, named by no variant
-  const auto s = harness::check_decode_metadata([](const auto& a) { my_decode(a, false, false); },
-                                                Options{.cases = 100, .seed = 7});
-  ASSERT_FALSE(s.ok);
-  EXPECT_EQ(s.kind, "mismatch");
-  ASSERT_FALSE(s.first.empty());
-  EXPECT_EQ(s.first[0].output, "cu_seqlens_k");
-  EXPECT_EQ(s.first[0].col, 1);
-  const auto at = s.minimal_case.find("seq_len_delta=");
-  ASSERT_NE(at, std::string::npos);
-  const int64_t delta = std::stoll(s.minimal_case.substr(at + 14));
-  EXPECT_GT(delta, 0);
-  EXPECT_EQ(s.differing, 1) << s.to_text();  // one row: only cu_seqlens_k[1] lacks the delta
-  EXPECT_EQ(s.first[0].expected - s.first[0].actual, delta);
-  EXPECT_TRUE(s.behaves_like.empty()) << s.to_text();
-  EXPECT_NE(s.to_text().find("cu_seqlens_k[1] (out): expected"), std::string::npos) << s.to_text();
-  EXPECT_NE(s.minimal_case.find("v2p=[0, -1]"), std::string::npos) << s.minimal_case;  // the pool shrank too
+  harness_test::check_good_and_planted(
+      harness::check_decode_metadata, [](const auto& a, bool planted) { my_decode(a, planted, true); },
+      {.cases = 150, .seed = 7}, {.cases = 100, .seed = 7},
+      {.named = {"e10_batch_index_rows"}, .output = "page_table"},
+      [](const harness::Report&, const harness::Report& r) {
+        EXPECT_EQ(r.first[0].row, 0);
+        EXPECT_NE(r.minimal_case.find("req_pool_indices=[1]"), std::string::npos) << r.minimal_case;
+        EXPECT_NE(r.minimal_case.find("req_to_token [2, "), std::string::npos) << r.minimal_case;
+        // prefix sums without seq_len_delta: cu_seqlens_k differs from lane 1 on, named by no variant
+        const auto s = harness::check_decode_metadata([](const auto& a) { my_decode(a, false, false); },
+                                                      Options{.cases = 100, .seed = 7});
+        ASSERT_FALSE(s.ok);
+        EXPECT_EQ(s.kind, "mismatch");
+        ASSERT_FALSE(s.first.empty());
+        EXPECT_EQ(s.first[0].output, "cu_seqlens_k");
+        EXPECT_EQ(s.first[0].col, 1);
+        const auto at = s.minimal_case.find("seq_len_delta=");
+        ASSERT_NE(at, std::string::npos);
+        const int64_t delta = std::stoll(s.minimal_case.substr(at + 14));
+        EXPECT_GT(delta, 0);
+        EXPECT_EQ(s.differing, 1) << s.to_text();  // one row: only cu_seqlens_k[1] lacks the delta
+        EXPECT_EQ(s.first[0].expected - s.first[0].actual, delta);
+        EXPECT_TRUE(s.behaves_like.empty()) << s.to_text();
+        EXPECT_NE(s.to_text().find("cu_seqlens_k[1] (out): expected"), std::string::npos) << s.to_text();
+        EXPECT_NE(s.minimal_case.find("v2p=[0, -1]"), std::string::npos) << s.minimal_case;  // the pool shrank too
+      });
 }
 
 // ---- kv_indices_inplace --------------------------------------------------------------------------------
@@ -151,21 +136,16 @@ void my_kv_indices(const KvIndicesInplaceArgs& a, bool rebind) {
 }
 
 TEST(HarnessRoutes, KvIndicesInplace) {
-  const auto ok = harness::check_kv_indices_inplace([](const auto& a) { my_kv_indices(a, false); },
-                                                    Options{.cases = 150, .seed = 8});
-  EXPECT_TRUE(ok.ok) << ok.to_text();
-  const auto r = harness::check_kv_indices_inplace([](const auto& a) { my_kv_indices(a, true); },
-                                                   Options{.cases = 100, .seed = 8});
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "mismatch");
-  EXPECT_EQ(r.behaves_like, std::vector<std::string>{"b05_rebind_fresh"}) << r.to_text();
-  ASSERT_EQ(r.first.size(), 1U) << r.to_text();  // shrunk to one id that moves
-  EXPECT_EQ(r.first[0].output, "kv_indices");
-  EXPECT_EQ(r.first[0].col, 0);
-  EXPECT_NE(r.first[0].actual, r.first[0].expected);
-  // the bound buffer kept its virtual id: the lane's value is the id it held before the call
-  EXPECT_NE(r.minimal_case.find("(before=[" + std::to_string(r.first[0].actual) + "])"), std::string::npos)
-      << r.minimal_case;
+  harness_test::check_good_and_planted(
+      harness::check_kv_indices_inplace, my_kv_indices, {.cases = 150, .seed = 8}, {.cases = 100, .seed = 8},
+      // shrunk to one id that moves
+      {.kind = "mismatch", .named = {"b05_rebind_fresh"}, .only = true, .lanes = 1, .output = "kv_indices", .col = 0},
+      [](const harness::Report&, const harness::Report& r) {
+        EXPECT_NE(r.first[0].actual, r.first[0].expected);
+        // the bound buffer kept its virtual id: the lane's value is the id it held before the call
+        EXPECT_NE(r.minimal_case.find("(before=[" + std::to_string(r.first[0].actual) + "])"), std::string::npos)
+            << r.minimal_case;
+      });
 }
 
 TEST(HarnessRoutes, StaleTailWriterIsCaughtOutsideTheLiveIds) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kvaddr/harness/check.hpp"
+#include "planted.hpp"
 #include "kvaddr/model/errors.hpp"
 
 namespace {
@@ -19,10 +20,7 @@ using harness::Options;
 using harness::Report;
 using std::int32_t;
 using std::int64_t;
-
-bool names(const Report& r, const std::string& v) {
-  return std::find(r.behaves_like.begin(), r.behaves_like.end(), v) != r.behaves_like.end();
-}
+using harness_test::names;
 
 // "key=N" and "key=[a, b, ...]" of a minimal case's text.
 int64_t scalar_in(const std::string& text, const std::string& key) {
@@ -117,24 +115,21 @@ void my_dcp_read(const DcpReadTranslateArgs& a, bool translate) {
 }
 
 TEST(HarnessSpecRoutes, DcpReadTranslateCollapsedButUntranslated) {
-  const auto ok = harness::check_dcp_read_translate([](const auto& a) { my_dcp_read(a, true); },
-                                                    Options{.cases = 200, .seed = 12});
-  EXPECT_TRUE(ok.ok) << ok.to_text();
-  EXPECT_EQ(ok.cases, 200);
-  const auto r = harness::check_dcp_read_translate([](const auto& a) { my_dcp_read(a, false); },
-                                                   Options{.cases = 50, .seed = 12});
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "mismatch");
-  EXPECT_EQ(r.behaves_like, std::vector<std::string>{"b14_dcp_untranslated"}) << r.to_text();
-  ASSERT_EQ(r.first.size(), 1U) << r.to_text();
-  EXPECT_EQ(r.first[0].col, 0);
-  const std::vector<int64_t> ids = list_in(r.minimal_case, "ids"), v2p = list_in(r.minimal_case, "v2p");
-  const int64_t ps = scalar_in(r.minimal_case, "page_size"), m = scalar_in(r.minimal_case, "multiplier");
-  const int64_t dcp = scalar_in(r.minimal_case, "dcp_size");
-  ASSERT_EQ(ids.size(), 1U) << r.minimal_case;
-  EXPECT_EQ(dcp, 1) << r.minimal_case;  // the collapse is not what differs: dcp_size shrank to 1
-  EXPECT_EQ(r.first[0].expected, kernel_id(v2p.data(), ps, m, ids[0]));
-  EXPECT_EQ(r.first[0].actual, ids[0]);
+  harness_test::check_good_and_planted(
+      harness::check_dcp_read_translate, [](const auto& a, bool planted) { my_dcp_read(a, !planted); },
+      {.cases = 200, .seed = 12}, {.cases = 50, .seed = 12},
+      {.kind = "mismatch", .named = {"b14_dcp_untranslated"}, .only = true, .lanes = 1},
+      [](const harness::Report& ok, const harness::Report& r) {
+        EXPECT_EQ(ok.cases, 200);
+        EXPECT_EQ(r.first[0].col, 0);
+        const std::vector<int64_t> ids = list_in(r.minimal_case, "ids"), v2p = list_in(r.minimal_case, "v2p");
+        const int64_t ps = scalar_in(r.minimal_case, "page_size"), m = scalar_in(r.minimal_case, "multiplier");
+        const int64_t dcp = scalar_in(r.minimal_case, "dcp_size");
+        ASSERT_EQ(ids.size(), 1U) << r.minimal_case;
+        EXPECT_EQ(dcp, 1) << r.minimal_case;  // the collapse is not what differs: dcp_size shrank to 1
+        EXPECT_EQ(r.first[0].expected, kernel_id(v2p.data(), ps, m, ids[0]));
+        EXPECT_EQ(r.first[0].actual, ids[0]);
+      });
 }
 
 TEST(HarnessSpecRoutes, DcpReadRaisingKernelShrinksToTheSmallestRaisingBatch) {
@@ -161,19 +156,19 @@ void my_transfer(const TransferIdsArgs& a, bool physical) {
 }
 
 TEST(HarnessSpecRoutes, TransferIdsVirtualAsPhysical) {
-  const auto ok = harness::check_transfer_ids([](const auto& a) { my_transfer(a, true); }, Options{.cases = 200, .seed = 13});
-  EXPECT_TRUE(ok.ok) << ok.to_text();
-  EXPECT_EQ(ok.cases, 200);
-  const auto r = harness::check_transfer_ids([](const auto& a) { my_transfer(a, false); }, Options{.cases = 50, .seed = 13});
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.behaves_like, std::vector<std::string>{"b16_virtual_as_physical"}) << r.to_text();
-  ASSERT_EQ(r.first.size(), 1U) << r.to_text();
-  const std::vector<int64_t> ids = list_in(r.minimal_case, "ids"), v2p = list_in(r.minimal_case, "v2p");
-  const int64_t ps = scalar_in(r.minimal_case, "page_size");
-  ASSERT_EQ(ids.size(), 1U) << r.minimal_case;
-  EXPECT_EQ(r.first[0].expected, kernel_id(v2p.data(), ps, 1, ids[0]));
-  EXPECT_EQ(r.first[0].actual, std::max<int64_t>(ids[0], 0));
-  EXPECT_NE(r.first[0].expected, r.first[0].actual);
+  harness_test::check_good_and_planted(
+      harness::check_transfer_ids, [](const auto& a, bool planted) { my_transfer(a, !planted); },
+      {.cases = 200, .seed = 13}, {.cases = 50, .seed = 13},
+      {.named = {"b16_virtual_as_physical"}, .only = true, .lanes = 1},
+      [](const harness::Report& ok, const harness::Report& r) {
+        EXPECT_EQ(ok.cases, 200);
+        const std::vector<int64_t> ids = list_in(r.minimal_case, "ids"), v2p = list_in(r.minimal_case, "v2p");
+        const int64_t ps = scalar_in(r.minimal_case, "page_size");
+        ASSERT_EQ(ids.size(), 1U) << r.minimal_case;
+        EXPECT_EQ(r.first[0].expected, kernel_id(v2p.data(), ps, 1, ids[0]));
+        EXPECT_EQ(r.first[0].actual, std::max<int64_t>(ids[0], 0));
+        EXPECT_NE(r.first[0].expected, r.first[0].actual);
+      });
 }
 
 TEST(HarnessSpecRoutes, TransferIdsWriterBeforeTheOutputIsOutOfBounds) {
@@ -312,27 +307,24 @@ void my_full_prefill(const FullPrefillTableArgs& a, bool remap) {
 }
 
 TEST(HarnessSpecRoutes, FullPrefillTableWithoutTheRemap) {
-  const auto ok = harness::check_full_prefill_table([](const auto& a) { my_full_prefill(a, true); },
-                                                    Options{.cases = 150, .seed = 15});
-  EXPECT_TRUE(ok.ok) << ok.to_text();
-  EXPECT_GE(ok.cases, 140);
-  const auto r = harness::check_full_prefill_table([](const auto& a) { my_full_prefill(a, false); },
-                                                   Options{.cases = 100, .seed = 15});
-  ASSERT_FALSE(r.ok);
-  EXPECT_EQ(r.kind, "mismatch");
-  EXPECT_TRUE(names(r, "b04_prefill_no_remap")) << r.to_text();
-  ASSERT_EQ(r.first.size(), 1U) << r.to_text();  // one row, one page
-  EXPECT_EQ(r.first[0].output, "out");
-  EXPECT_TRUE(r.first[0].matrix);
-  EXPECT_EQ(r.first[0].row, 0);
-  EXPECT_EQ(r.first[0].col, 0);
-  const std::vector<int64_t> v2p = list_in(r.minimal_case, "v2p");
-  EXPECT_EQ(scalar_in(r.minimal_case, "multiplier"), 1) << r.minimal_case;
-  EXPECT_EQ(list_in(r.minimal_case, "seq_lens").size(), 1U) << r.minimal_case;
-  // the page read is page `actual` (no remap); production writes its physical page
-  ASSERT_GE(r.first[0].actual, 0);
-  ASSERT_LT(r.first[0].actual, static_cast<int64_t>(v2p.size()));
-  EXPECT_EQ(r.first[0].expected, std::max<int64_t>(v2p[static_cast<std::size_t>(r.first[0].actual)], 0));
+  harness_test::check_good_and_planted(
+      harness::check_full_prefill_table, [](const auto& a, bool planted) { my_full_prefill(a, !planted); },
+      {.cases = 150, .seed = 15}, {.cases = 100, .seed = 15},
+      // one row, one page
+      {.kind = "mismatch", .named = {"b04_prefill_no_remap"}, .lanes = 1, .output = "out"},
+      [](const harness::Report& ok, const harness::Report& r) {
+        EXPECT_GE(ok.cases, 140);
+        EXPECT_TRUE(r.first[0].matrix);
+        EXPECT_EQ(r.first[0].row, 0);
+        EXPECT_EQ(r.first[0].col, 0);
+        const std::vector<int64_t> v2p = list_in(r.minimal_case, "v2p");
+        EXPECT_EQ(scalar_in(r.minimal_case, "multiplier"), 1) << r.minimal_case;
+        EXPECT_EQ(list_in(r.minimal_case, "seq_lens").size(), 1U) << r.minimal_case;
+        // the page read is page `actual` (no remap); production writes its physical page
+        ASSERT_GE(r.first[0].actual, 0);
+        ASSERT_LT(r.first[0].actual, static_cast<int64_t>(v2p.size()));
+        EXPECT_EQ(r.first[0].expected, std::max<int64_t>(v2p[static_cast<std::size_t>(r.first[0].actual)], 0));
+      });
 }
 
 // ---- eager_funnel ------------------------------------------------------------------------------------

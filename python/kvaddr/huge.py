@@ -319,11 +319,7 @@ def run_huge(rep, fam, kernel, route, seed, variant, huge, cases=None):
     for k, (b, s) in outs.items():
         v = b[C.GUARD:C.GUARD + int(np.prod(s))].reshape(s)
         views[k] = v[:, :case.widths[k]] if k in case.widths else v
-    torch.cuda.synchronize()
-    t1 = time.perf_counter()
-    result, ret = _call(kernel, kernel_kwargs(case, inputs, views), torch)
-    t2 = time.perf_counter()
-    result = result or _returned(ret, views)
+    result, t1, t2 = _timed_call(kernel, case, inputs, views, torch)
     if result is None:
         for k, (b, s) in outs.items():
             count, first = _differs(expected[k], b)
@@ -342,6 +338,18 @@ def run_huge(rep, fam, kernel, route, seed, variant, huge, cases=None):
     shapes = {k: list(v.shape) for k, v in inputs.items() if v is not None} | {k: list(s) for k, (_, s) in outs.items()}
     del expected, pristine, inputs, outs, views, exp_views
     return _finish(rep, torch, route, case, result, lanes, shapes, scalars, t0, t1, t2)
+
+
+def _timed_call(kernel, case, inputs, views, torch):
+    """One timed call of the kernel on the huge case, after the device is idle: (CaseResult or None, t1, t2),
+    the result "raised" or a wrong return value, t1 and t2 the perf_counter times around the call."""
+    from .conventions import kernel_kwargs
+
+    torch.cuda.synchronize()
+    t1 = time.perf_counter()
+    result, ret = _call(kernel, kernel_kwargs(case, inputs, views), torch)
+    t2 = time.perf_counter()
+    return result or _returned(ret, views), t1, t2
 
 
 def _call(kernel, kwargs, torch):
@@ -452,7 +460,7 @@ def _pieces(st, ref, backing, n):
 
 
 def _run_streamed(rep, fam, kernel, route, variant):
-    from .conventions import kernel_kwargs, reference
+    from .conventions import reference
     from .harness import CaseResult
 
     torch = fam.torch
@@ -485,11 +493,7 @@ def _run_streamed(rep, fam, kernel, route, variant):
     case = C.Case(route, dict(st.scalars), {k: np.broadcast_to(np.zeros((), np.int64), tuple(v.shape))
                                             for k, v in inputs.items()},
                   {"out": np.broadcast_to(np.zeros((), np.int64), st.shape)})
-    torch.cuda.synchronize()
-    t1 = time.perf_counter()
-    result, ret = _call(kernel, kernel_kwargs(case, inputs, outs_v), torch)
-    t2 = time.perf_counter()
-    result = result or _returned(ret, outs_v)
+    result, t1, t2 = _timed_call(kernel, case, inputs, outs_v, torch)
     if result is None:
         count, first, first_vals, wrote_slots = 0, None, None, False
         for at, exp, got in _pieces(st, ref, backing, n):  # in backing order: guard, chunks, guard

@@ -28,6 +28,28 @@ struct ExceptionTypes {
 };
 inline ExceptionTypes g_exc;  // module-lifetime references (the module keeps them alive)
 
+// kvaddr.Error's subclasses: the Python name, the docstring, the slot of g_exc that holds the class,
+// and the Python builtin it also derives from.
+struct ErrorSubclass {
+  const char* name;
+  const char* doc;
+  PyObject* ExceptionTypes::*slot;
+  PyObject* const* builtin;
+};
+inline const ErrorSubclass kErrorSubclasses[] = {
+    {"InvalidArgument", "A scalar, dtype or layout outside the contract.", &ExceptionTypes::invalid_argument,
+     &PyExc_ValueError},
+    {"OutOfRange", "An index or id past the table it addresses.", &ExceptionTypes::out_of_range, &PyExc_IndexError},
+    {"Overflow", "A value that does not fit its integer type.", &ExceptionTypes::overflow, &PyExc_OverflowError},
+    {"BufferTooSmall", "An output or input buffer smaller than the route needs.", &ExceptionTypes::buffer_too_small,
+     &PyExc_ValueError},
+    {"InvalidState", "A state-machine precondition does not hold.", &ExceptionTypes::invalid_state,
+     &PyExc_RuntimeError},
+    {"IoError", "A file that cannot be opened or read.", &ExceptionTypes::io_error, &PyExc_OSError},
+    {"FormatError", "A file (.npy, manifest) that does not follow its format.", &ExceptionTypes::format_error,
+     &PyExc_ValueError},
+};
+
 inline PyObject* new_exception(py::module_& m, const char* name, const char* doc, py::tuple bases) {
   const std::string qualified = std::string("kvaddr.") + name;
   PyObject* t = PyErr_NewExceptionWithDoc(qualified.c_str(), doc, bases.ptr(), nullptr);
@@ -73,21 +95,8 @@ inline void raise_python(const Error& e) {
 inline void register_exceptions(py::module_& m) {
   g_exc.error = new_exception(m, "Error", "Base of every kvaddr error; str(e) is '<argument> = <value>: <reason>'.",
                               py::make_tuple(py::handle(PyExc_Exception)));
-  py::handle err(g_exc.error);
-  g_exc.invalid_argument = new_exception(m, "InvalidArgument", "A scalar, dtype or layout outside the contract.",
-                                         py::make_tuple(err, py::handle(PyExc_ValueError)));
-  g_exc.out_of_range = new_exception(m, "OutOfRange", "An index or id past the table it addresses.",
-                                     py::make_tuple(err, py::handle(PyExc_IndexError)));
-  g_exc.overflow = new_exception(m, "Overflow", "A value that does not fit its integer type.",
-                                 py::make_tuple(err, py::handle(PyExc_OverflowError)));
-  g_exc.buffer_too_small = new_exception(m, "BufferTooSmall", "An output or input buffer smaller than the route needs.",
-                                         py::make_tuple(err, py::handle(PyExc_ValueError)));
-  g_exc.invalid_state = new_exception(m, "InvalidState", "A state-machine precondition does not hold.",
-                                      py::make_tuple(err, py::handle(PyExc_RuntimeError)));
-  g_exc.io_error = new_exception(m, "IoError", "A file that cannot be opened or read.",
-                                 py::make_tuple(err, py::handle(PyExc_OSError)));
-  g_exc.format_error = new_exception(m, "FormatError", "A file (.npy, manifest) that does not follow its format.",
-                                     py::make_tuple(err, py::handle(PyExc_ValueError)));
+  for (const ErrorSubclass& c : kErrorSubclasses)
+    g_exc.*c.slot = new_exception(m, c.name, c.doc, py::make_tuple(py::handle(g_exc.error), py::handle(*c.builtin)));
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

@@ -213,13 +213,7 @@ void adopt_core_exceptions(py::module_& m) {
     return t.ptr();
   };
   g_exc.error = take("Error");
-  g_exc.invalid_argument = take("InvalidArgument");
-  g_exc.out_of_range = take("OutOfRange");
-  g_exc.overflow = take("Overflow");
-  g_exc.buffer_too_small = take("BufferTooSmall");
-  g_exc.invalid_state = take("InvalidState");
-  g_exc.io_error = take("IoError");
-  g_exc.format_error = take("FormatError");
+  for (const ErrorSubclass& c : kErrorSubclasses) g_exc.*c.slot = take(c.name);
   g_cuda_error = PyErr_NewExceptionWithDoc("kvaddr.gpu.CudaError", "A failed CUDA runtime call (kvaddr::CudaError).",
                                            g_exc.invalid_state, nullptr);
   if (g_cuda_error == nullptr) throw py::error_already_set();

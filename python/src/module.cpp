@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kvaddr/kernels/graph_draw.hpp"
@@ -268,31 +269,30 @@ PYBIND11_MODULE(_core, m) {
   }
 
   // ---- Geometry ----
-  py::class_<mdl::Geometry>(m, "Geometry", "Validated geometry of one sub-pool (spec §0.4, §3).")
-      .def(py::init([](int64_t page_size, int64_t multiplier, int64_t num_pages, int64_t num_layers, int64_t row_width,
-                       int64_t item_bytes, const std::string& layout) {
-             mdl::LayoutKind k = mdl::LayoutKind::page_major;
-             if (layout == "token_major") k = mdl::LayoutKind::token_major;
-             else if (layout != "page_major") throw InvalidArgument("layout", layout, "must be 'page_major' or 'token_major'");
-             return mdl::Geometry(page_size, multiplier, num_pages, num_layers, row_width, item_bytes, k);
-           }),
-           py::arg("page_size"), py::arg("multiplier"), py::arg("num_pages"), py::arg("num_layers") = 1,
-           py::arg("row_width") = 1, py::arg("item_bytes") = 1, py::arg("layout") = "page_major")
-      .def_property_readonly("page_size", &mdl::Geometry::page_size)
-      .def_property_readonly("multiplier", &mdl::Geometry::multiplier)
-      .def_property_readonly("num_pages", &mdl::Geometry::num_pages)
-      .def_property_readonly("num_layers", &mdl::Geometry::num_layers)
-      .def_property_readonly("row_width", &mdl::Geometry::row_width)
-      .def_property_readonly("item_bytes", &mdl::Geometry::item_bytes)
+  py::class_<mdl::Geometry> geometry(m, "Geometry", "Validated geometry of one sub-pool (spec §0.4, §3).");
+  geometry.def(py::init([](int64_t page_size, int64_t multiplier, int64_t num_pages, int64_t num_layers,
+                           int64_t row_width, int64_t item_bytes, const std::string& layout) {
+                 mdl::LayoutKind k = mdl::LayoutKind::page_major;
+                 if (layout == "token_major") k = mdl::LayoutKind::token_major;
+                 else if (layout != "page_major") throw InvalidArgument("layout", layout, "must be 'page_major' or 'token_major'");
+                 return mdl::Geometry(page_size, multiplier, num_pages, num_layers, row_width, item_bytes, k);
+               }),
+               py::arg("page_size"), py::arg("multiplier"), py::arg("num_pages"), py::arg("num_layers") = 1,
+               py::arg("row_width") = 1, py::arg("item_bytes") = 1, py::arg("layout") = "page_major");
+  // The integer read-only properties, each the Geometry accessor of the same name.
+  using GeometryValue = std::int64_t (mdl::Geometry::*)() const noexcept;
+  const std::pair<const char*, GeometryValue> geometry_values[] = {
+      {"page_size", &mdl::Geometry::page_size},     {"multiplier", &mdl::Geometry::multiplier},
+      {"num_pages", &mdl::Geometry::num_pages},     {"num_layers", &mdl::Geometry::num_layers},
+      {"row_width", &mdl::Geometry::row_width},     {"item_bytes", &mdl::Geometry::item_bytes},
+      {"stride", &mdl::Geometry::stride},           {"kernel_rows", &mdl::Geometry::kernel_rows},
+      {"num_slots", &mdl::Geometry::num_slots},     {"row_bytes", &mdl::Geometry::row_bytes},
+      {"entry_bytes", &mdl::Geometry::entry_bytes}, {"page_bytes", &mdl::Geometry::page_bytes},
+      {"total_bytes", &mdl::Geometry::total_bytes}, {"kernel_view_elems", &mdl::Geometry::kernel_view_elems},
+  };
+  for (const auto& [name, value] : geometry_values) geometry.def_property_readonly(name, value);
+  geometry
       .def_property_readonly("layout", [](const mdl::Geometry& g) { return std::string(mdl::to_string(g.layout())); })
-      .def_property_readonly("stride", &mdl::Geometry::stride)
-      .def_property_readonly("kernel_rows", &mdl::Geometry::kernel_rows)
-      .def_property_readonly("num_slots", &mdl::Geometry::num_slots)
-      .def_property_readonly("row_bytes", &mdl::Geometry::row_bytes)
-      .def_property_readonly("entry_bytes", &mdl::Geometry::entry_bytes)
-      .def_property_readonly("page_bytes", &mdl::Geometry::page_bytes)
-      .def_property_readonly("total_bytes", &mdl::Geometry::total_bytes)
-      .def_property_readonly("kernel_view_elems", &mdl::Geometry::kernel_view_elems)
       .def("kernel_ids_fit_int32", &mdl::Geometry::kernel_ids_fit_int32)
       .def("kernel_id", [](const mdl::Geometry& g, py::handle v2p, int64_t t) {
         const auto tab = table_arg(v2p, "v2p");

@@ -62,6 +62,33 @@ class Recorder {
   json calls_ = json::array();
 };
 
+// Records the call of an id route: `call` holds its name, route, era and scalars; its inputs are the int64 `ids`
+// (saved as <tag>.<input>.npy in `shape`) and the table `table_name` (file `table_file`); its output "out" is
+// `before` and what run(ids, out) writes over a copy of it, shaped as the ids when as long, else one row.
+template <class T, class Run>
+void add_id_call(Recorder& rec, json call, const std::string& tag, const std::string& input, const I64& shape,
+                 const I64& ids, const std::string& table_name, const std::string& table_file,
+                 const std::vector<T>& before, Run run) {
+  std::vector<T> after = before;
+  run(cvec(ids), mvec(after));
+  const I64 out_shape = before.size() == ids.size() ? shape : I64{static_cast<std::int64_t>(before.size())};
+  call["inputs"] = {{input, rec.save64(tag + "." + input + ".npy", shape, ids)}, {table_name, table_file}};
+  call["outputs"] = {{"out", rec.out(tag, "out", out_shape, before, after)}};
+  rec.add(std::move(call));
+}
+
+// Records the call of a table route: `call` holds its name, route, era, flags, scalars and inputs; its output
+// `output` is a [rows, cols] int32 buffer of `fill` and what run(out) writes over a copy of it.
+template <class Run>
+void add_table_call(Recorder& rec, json call, const std::string& tag, const std::string& output, std::int64_t rows,
+                    std::int64_t cols, std::int32_t fill, Run run) {
+  const I32 before(static_cast<std::size_t>(rows * cols), fill);
+  I32 after = before;
+  run(mmat(after, rows, cols));
+  call["outputs"] = {{output, rec.out(tag, output, {rows, cols}, before, after)}};
+  rec.add(std::move(call));
+}
+
 }  // namespace
 
 void write_example(const std::filesystem::path& dir) {
@@ -81,97 +108,70 @@ void write_example(const std::filesystem::path& dir) {
   const I64 seq = {5, 7};
   const std::string seq_file = rec.save64("batch.seq_lens.npy", {2}, seq);
 
+  // The inputs of a table route: req_to_token, the batch's pool rows and lengths (named `lens`), and v2p.
+  const auto batch_inputs = [&](const char* lens) {
+    return json{{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {lens, seq_file}, {"v2p", v2p_file}};
+  };
+
   // 1. token_translate (kernel-facing, M = 3), int64 out: every lane written.
-  {
-    const I64 ids = {5, 9, -1, 2, 7, 0, 11};
-    I64 before(7, 0), after = before;
-    translate::token_translate<std::int64_t>({cvec(ids), cvec(v2p), 2, 3, mvec(after)});
-    rec.add({{"name", "translate_kv_loc_for_kernel, M = 3"},
-             {"route", "token_translate"},
-             {"era", "C"},
-             {"scalars", {{"page_size", 2}, {"multiplier", 3}}},
-             {"inputs", {{"ids", rec.save64("c01.ids.npy", {7}, ids)}, {"v2p", v2p_file}}},
-             {"outputs", {{"out", rec.out("c01", "out", {7}, before, after)}}}});
-  }
+  add_id_call(rec,
+              {{"name", "translate_kv_loc_for_kernel, M = 3"}, {"route", "token_translate"}, {"era", "C"},
+               {"scalars", {{"page_size", 2}, {"multiplier", 3}}}},
+              "c01", "ids", {7}, {5, 9, -1, 2, 7, 0, 11}, "v2p", v2p_file, I64(7, 0),
+              [&](auto ids, auto out) { translate::token_translate<std::int64_t>({ids, cvec(v2p), 2, 3, out}); });
   // 2. token_translate, rank-2 ids, int32 out (translate_v2p narrowing on write), M = 1.
-  {
-    const I64 ids = {0, 1, 2, 3, 10, 11};
-    I32 before(6, 7), after = before;
-    translate::token_translate<std::int32_t>({cvec(ids), cvec(v2p), 2, 1, mvec(after)});
-    rec.add({{"name", "translate_v2p into an int32 buffer, rank-2 ids"},
-             {"route", "token_translate"},
-             {"scalars", {{"page_size", 2}, {"multiplier", 1}}},
-             {"inputs", {{"ids", rec.save64("c02.ids.npy", {2, 3}, ids)}, {"v2p", v2p_file}}},
-             {"outputs", {{"out", rec.out("c02", "out", {2, 3}, before, after)}}}});
-  }
+  add_id_call(rec,
+              {{"name", "translate_v2p into an int32 buffer, rank-2 ids"}, {"route", "token_translate"},
+               {"scalars", {{"page_size", 2}, {"multiplier", 1}}}},
+              "c02", "ids", {2, 3}, {0, 1, 2, 3, 10, 11}, "v2p", v2p_file, I32(6, 7),
+              [&](auto ids, auto out) { translate::token_translate<std::int32_t>({ids, cvec(v2p), 2, 1, out}); });
   // 3. flashmla_block_table, Era B (clamp_entries = false claimed): kv_indices prefilled with -1.
-  {
-    I32 before(2 * 4, -1), after = before;
-    translate::flashmla_block_table(
-        {R, cvec(rows), cvec(seq), {}, cvec(v2p), 2, 3, mmat(after, 2, 4), Variant::era_b_unclamped});
-    rec.add({{"name", "Era B flashmla block table (unclamped, as upstream)"},
-             {"route", "flashmla_block_table"},
-             {"era", "B"},
-             {"flags", {{"clamp_entries", false}}},
-             {"scalars", {{"page_size", 2}, {"multiplier", 3}}},
-             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"page_kernel_lens", seq_file},
-                         {"v2p", v2p_file}}},
-             {"outputs", {{"kv_indices", rec.out("c03", "kv_indices", {2, 4}, before, after)}}}});
-  }
+  add_table_call(rec,
+                 {{"name", "Era B flashmla block table (unclamped, as upstream)"}, {"route", "flashmla_block_table"},
+                  {"era", "B"}, {"flags", {{"clamp_entries", false}}},
+                  {"scalars", {{"page_size", 2}, {"multiplier", 3}}}, {"inputs", batch_inputs("page_kernel_lens")}},
+                 "c03", "kv_indices", 2, 4, -1, [&](auto out) {
+                   translate::flashmla_block_table(
+                       {R, cvec(rows), cvec(seq), {}, cvec(v2p), 2, 3, out, Variant::era_b_unclamped});
+                 });
   // 4. The same recording, but claiming production: the tombstone lane carries -M, so the report
   //    must say it differs and matches era_b_unclamped.
-  {
-    I32 before(2 * 4, -1), after = before;
-    translate::flashmla_block_table(
-        {R, cvec(rows), cvec(seq), {}, cvec(v2p), 2, 3, mmat(after, 2, 4), Variant::era_b_unclamped});
-    rec.add({{"name", "DELIBERATE: unclamped flashmla table recorded as production"},
-             {"route", "flashmla_block_table"},
-             {"variant", "production"},
-             {"scalars", {{"page_size", 2}, {"multiplier", 3}}},
-             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"page_kernel_lens", seq_file},
-                         {"v2p", v2p_file}}},
-             {"outputs", {{"kv_indices", rec.out("c04", "kv_indices", {2, 4}, before, after)}}}});
-  }
+  add_table_call(rec,
+                 {{"name", "DELIBERATE: unclamped flashmla table recorded as production"},
+                  {"route", "flashmla_block_table"}, {"variant", "production"},
+                  {"scalars", {{"page_size", 2}, {"multiplier", 3}}}, {"inputs", batch_inputs("page_kernel_lens")}},
+                 "c04", "kv_indices", 2, 4, -1, [&](auto out) {
+                   translate::flashmla_block_table(
+                       {R, cvec(rows), cvec(seq), {}, cvec(v2p), 2, 3, out, Variant::era_b_unclamped});
+                 });
   // 5. canonical_page_table (Era C), prefix-only over a stale buffer.
-  {
-    I32 before(2 * 4, 99), after = before;
-    translate::canonical_page_table({R, cvec(rows), cvec(seq), cvec(v2p), 2, 3, 4, mmat(after, 2, 4)});
-    rec.add({{"name", "build_kernel_page_table, prefix-only"},
-             {"route", "canonical_page_table"},
-             {"era", "C"},
-             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_pages", 4}}},
-             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"seq_lens", seq_file},
-                         {"v2p", v2p_file}}},
-             {"outputs", {{"out", rec.out("c05", "out", {2, 4}, before, after)}}}});
-  }
+  add_table_call(rec,
+                 {{"name", "build_kernel_page_table, prefix-only"}, {"route", "canonical_page_table"}, {"era", "C"},
+                  {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_pages", 4}}},
+                  {"inputs", batch_inputs("seq_lens")}},
+                 "c05", "out", 2, 4, 99, [&](auto out) {
+                   translate::canonical_page_table({R, cvec(rows), cvec(seq), cvec(v2p), 2, 3, 4, out});
+                 });
   // 6. read_table, Era D (M = 1), zero tail, one padded graph row.
-  {
-    I32 before(3 * 4, 55), after = before;
-    translate::read_table({R, cvec(rows), cvec(seq), 0, 4, cvec(v2p), 2, 1, mmat(after, 3, 4), true});
-    rec.add({{"name", "KVIndexTranslator read table, zero tail"},
-             {"route", "read_table"},
-             {"era", "D"},
-             {"flags", {{"tail_policy", "zero_tail"}}},
-             {"scalars", {{"page_size", 2}, {"multiplier", 1}, {"max_pages", 4}, {"seq_len_delta", 0}}},
-             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"seq_lens", seq_file},
-                         {"v2p", v2p_file}}},
-             {"outputs", {{"out", rec.out("c06", "out", {3, 4}, before, after)}}}});
-  }
+  add_table_call(rec,
+                 {{"name", "KVIndexTranslator read table, zero tail"}, {"route", "read_table"}, {"era", "D"},
+                  {"flags", {{"tail_policy", "zero_tail"}}},
+                  {"scalars", {{"page_size", 2}, {"multiplier", 1}, {"max_pages", 4}, {"seq_len_delta", 0}}},
+                  {"inputs", batch_inputs("seq_lens")}},
+                 "c06", "out", 3, 4, 55, [&](auto out) {
+                   translate::read_table({R, cvec(rows), cvec(seq), 0, 4, cvec(v2p), 2, 1, out, true});
+                 });
   // 7. DELIBERATE B10: verify widening (delta 1) pushes n_pages (3 and 4) past max_pages = 2; the
   //    recorded kernel bounded columns by n_pages only and spilled into the next row / guard row.
-  {
-    I32 before(3 * 2, 77), after = before;
-    translate::read_table({R, cvec(rows), cvec(seq), 1, 2, cvec(v2p), 2, 3, mmat(after, 3, 2), false,
-                           Variant::b10_no_max_pages_bound});
-    rec.add({{"name", "DELIBERATE: read table that spilled past max_pages (B10) recorded as production"},
-             {"route", "read_table"},
-             {"era", "C"},
-             {"variant", "production"},
-             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_pages", 2}, {"seq_len_delta", 1}}},
-             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"seq_lens", seq_file},
-                         {"v2p", v2p_file}}},
-             {"outputs", {{"out", rec.out("c07", "out", {3, 2}, before, after)}}}});
-  }
+  add_table_call(rec,
+                 {{"name", "DELIBERATE: read table that spilled past max_pages (B10) recorded as production"},
+                  {"route", "read_table"}, {"era", "C"}, {"variant", "production"},
+                  {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_pages", 2}, {"seq_len_delta", 1}}},
+                  {"inputs", batch_inputs("seq_lens")}},
+                 "c07", "out", 3, 2, 77, [&](auto out) {
+                   translate::read_table(
+                       {R, cvec(rows), cvec(seq), 1, 2, cvec(v2p), 2, 3, out, false, Variant::b10_no_max_pages_bound});
+                 });
   // 8. decode_metadata, Era B remap in the fused fa3 kernel, delta 1.
   {
     I32 cs_b(3, -5), cu_b(4, -5), pt_b(2 * 5, 33);
@@ -218,78 +218,44 @@ void write_example(const std::filesystem::path& dir) {
              {"outputs", {{"kv_indices", rec.out("c10", "kv_indices", {8}, before, after)}}}});
   }
   // 11. write_loc under DCP 2 (rank 1), out_width 8 > N = 5: stale capture tail zeroed.
-  {
-    const I64 loc = {0, 5, 9, 4, 21};
-    I64 before(8, 123), after = before;
-    translate::write_loc({cvec(loc), cvec(v2p), 2, 3, 2, 1, mvec(after)});
-    rec.add({{"name", "write_loc_to_kernel_ids, DCP rank 1 of 2, zeroed tail"},
-             {"route", "write_loc"},
-             {"era", "C"},
-             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"dcp_size", 2}, {"dcp_rank", 1}, {"out_width", 8}}},
-             {"inputs", {{"loc", rec.save64("c11.loc.npy", {5}, loc)}, {"v2p", v2p_file}}},
-             {"outputs", {{"out", rec.out("c11", "out", {8}, before, after)}}}});
-  }
+  add_id_call(rec,
+              {{"name", "write_loc_to_kernel_ids, DCP rank 1 of 2, zeroed tail"}, {"route", "write_loc"}, {"era", "C"},
+               {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"dcp_size", 2}, {"dcp_rank", 1}, {"out_width", 8}}}},
+              "c11", "loc", {5}, {0, 5, 9, 4, 21}, "v2p", v2p_file, I64(8, 123),
+              [&](auto loc, auto out) { translate::write_loc({loc, cvec(v2p), 2, 3, 2, 1, out}); });
   // 12. swa_translate: SWA table with its own tombstones, M_swa = 2, int64 out.
-  {
-    const I64 swa_v2p = {0, -1, 3, -1, 1, 2, -1};
-    const I64 ids = {2, 3, 4, 8, 9, -1, 10};
-    I64 before(7, -9), after = before;
-    translate::swa_translate<std::int64_t>({cvec(ids), cvec(swa_v2p), 2, 2, mvec(after)});
-    rec.add({{"name", "translate_loc_from_full_to_swa"},
-             {"route", "swa_translate"},
-             {"era", "C"},
-             {"scalars", {{"page_size", 2}, {"swa_multiplier", 2}}},
-             {"inputs", {{"ids", rec.save64("c12.ids.npy", {7}, ids)},
-                         {"swa_v2p", rec.save64("c12.swa_v2p.npy", {7}, swa_v2p)}}},
-             {"outputs", {{"out", rec.out("c12", "out", {7}, before, after)}}}});
-  }
+  const I64 swa_v2p = {0, -1, 3, -1, 1, 2, -1};
+  add_id_call(rec,
+              {{"name", "translate_loc_from_full_to_swa"}, {"route", "swa_translate"}, {"era", "C"},
+               {"scalars", {{"page_size", 2}, {"swa_multiplier", 2}}}},
+              "c12", "ids", {7}, {2, 3, 4, 8, 9, -1, 10}, "swa_v2p", rec.save64("c12.swa_v2p.npy", {7}, swa_v2p),
+              I64(7, -9),
+              [&](auto ids, auto out) { translate::swa_translate<std::int64_t>({ids, cvec(swa_v2p), 2, 2, out}); });
   // 13. mamba_translate: raw gather, int32.
-  {
-    const I64 mamba_v2p = {0, 3, 1, 2, -1};
-    const I64 slots = {1, 2, 3, 0};
-    I32 before(4, 0), after = before;
-    translate::mamba_translate({cvec(slots), cvec(mamba_v2p), false, mvec(after)});
-    rec.add({{"name", "translate_mamba_indices"},
-             {"route", "mamba_translate"},
-             {"inputs", {{"slots", rec.save64("c13.slots.npy", {4}, slots)},
-                         {"v2p", rec.save64("c13.v2p.npy", {5}, mamba_v2p)}}},
-             {"outputs", {{"out", rec.out("c13", "out", {4}, before, after)}}}});
-  }
+  const I64 mamba_v2p = {0, 3, 1, 2, -1};
+  add_id_call(rec, {{"name", "translate_mamba_indices"}, {"route", "mamba_translate"}}, "c13", "slots", {4},
+              {1, 2, 3, 0}, "v2p", rec.save64("c13.v2p.npy", {5}, mamba_v2p), I32(4, 0),
+              [&](auto slots, auto out) { translate::mamba_translate({slots, cvec(mamba_v2p), false, out}); });
   // 14. full_prefill_table (#37418), capture-stable buffer with stale values.
-  {
-    I32 before(3 * 4, 44), after = before;
-    translate::full_prefill_table({R, cvec(rows), cvec(seq), cvec(v2p), 2, 3, 4, mmat(after, 3, 4)});
-    rec.add({{"name", "fa3 FULL prefill graph table rebuilt from the live v2p"},
-             {"route", "full_prefill_table"},
-             {"era", "C"},
-             {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_pages", 4}}},
-             {"inputs", {{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {"seq_lens", seq_file},
-                         {"v2p", v2p_file}}},
-             {"outputs", {{"out", rec.out("c14", "out", {3, 4}, before, after)}}}});
-  }
+  add_table_call(rec,
+                 {{"name", "fa3 FULL prefill graph table rebuilt from the live v2p"}, {"route", "full_prefill_table"},
+                  {"era", "C"}, {"scalars", {{"page_size", 2}, {"multiplier", 3}, {"max_pages", 4}}},
+                  {"inputs", batch_inputs("seq_lens")}},
+                 "c14", "out", 3, 4, 44, [&](auto out) {
+                   translate::full_prefill_table({R, cvec(rows), cvec(seq), cvec(v2p), 2, 3, 4, out});
+                 });
   // 15. dcp_read_translate: ids collapsed by dcp_size 2, then translate_kv_loc (physical).
-  {
-    const I64 ids = {4, 5, 18, 19, -1, 13};
-    I64 before(6, 0), after = before;
-    translate::dcp_read_translate({cvec(ids), cvec(v2p), 2, 1, 2, mvec(after)});
-    rec.add({{"name", "translate_dcp_read_ids, dcp_size 2"},
-             {"route", "dcp_read_translate"},
-             {"era", "D"},
-             {"scalars", {{"page_size", 2}, {"multiplier", 1}, {"dcp_size", 2}}},
-             {"inputs", {{"ids", rec.save64("c15.ids.npy", {6}, ids)}, {"v2p", v2p_file}}},
-             {"outputs", {{"out", rec.out("c15", "out", {6}, before, after)}}}});
-  }
+  add_id_call(rec,
+              {{"name", "translate_dcp_read_ids, dcp_size 2"}, {"route", "dcp_read_translate"}, {"era", "D"},
+               {"scalars", {{"page_size", 2}, {"multiplier", 1}, {"dcp_size", 2}}}},
+              "c15", "ids", {6}, {4, 5, 18, 19, -1, 13}, "v2p", v2p_file, I64(6, 0),
+              [&](auto ids, auto out) { translate::dcp_read_translate({ids, cvec(v2p), 2, 1, 2, out}); });
   // 16. transfer_ids: virtual -> physical ids for PD envelope transfer.
-  {
-    const I64 ids = {2, 3, 8, 9, 10};
-    I64 before(5, 0), after = before;
-    translate::transfer_ids({cvec(ids), cvec(v2p), 2, mvec(after)});
-    rec.add({{"name", "translate_kv_indices_for_transfer"},
-             {"route", "transfer_ids"},
-             {"scalars", {{"page_size", 2}}},
-             {"inputs", {{"ids", rec.save64("c16.ids.npy", {5}, ids)}, {"v2p", v2p_file}}},
-             {"outputs", {{"out", rec.out("c16", "out", {5}, before, after)}}}});
-  }
+  add_id_call(rec,
+              {{"name", "translate_kv_indices_for_transfer"}, {"route", "transfer_ids"},
+               {"scalars", {{"page_size", 2}}}},
+              "c16", "ids", {5}, {2, 3, 8, 9, 10}, "v2p", v2p_file, I64(5, 0),
+              [&](auto ids, auto out) { translate::transfer_ids({ids, cvec(v2p), 2, out}); });
   rec.finish();
 }
 

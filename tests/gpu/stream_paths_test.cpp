@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kvaddr/kernels/launch.hpp"
+#include "kvaddr/translate/host_routes.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace {
@@ -122,6 +123,29 @@ void compare_route(const std::string& what, const std::vector<i64>& ids, i64 wid
   ASSERT_EQ(dout.get(static_cast<std::size_t>(width), off), want) << what;
 }
 
+// host(a) / launch(a): an Args struct through its host route, or its launcher on the default stream.
+#define KVADDR_TEST_HOST_AND_LAUNCH(fn, A)                        \
+  [[maybe_unused]] void host(const A& a) { translate::fn(a); }   \
+  [[maybe_unused]] void launch(const A& a) { gpu::launch_##fn(a, nullptr); }
+KVADDR_HOST_ROUTES(KVADDR_TEST_HOST_AND_LAUNCH)
+KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_TEST_HOST_AND_LAUNCH)
+#undef KVADDR_TEST_HOST_AND_LAUNCH
+
+// The host and the device copy of a table (v2p).
+struct Tables {
+  Vec<const i64> host, dev;
+};
+
+// compare_route of one route: make(in, table, out) builds its Args struct, with the host copy of the table for the
+// host route and the device copy for the launcher.
+template <class Out, class Make>
+void compare_args(const std::string& what, const std::vector<i64>& ids, i64 width, std::size_t off, bool alias,
+                  const Tables& t, Make make) {
+  compare_route<Out>(
+      what, ids, width, off, alias, [&](Vec<const i64> in, Vec<Out> out) { host(make(in, t.host, out)); },
+      [&](Vec<const i64> in, Vec<Out> out) { launch(make(in, t.dev, out)); });
+}
+
 TEST(GpuStreamPaths, TokenRoutesEveryShapeLengthAlignmentAndAlias) {
   std::string why;
   if (!have_gpu(&why)) GTEST_SKIP() << "no CUDA GPU: " << why;
@@ -131,7 +155,7 @@ TEST(GpuStreamPaths, TokenRoutesEveryShapeLengthAlignmentAndAlias) {
   const std::vector<i64> v2p = make_v2p(pages, rng);
   Buf<i64> dv2p(v2p.size());
   dv2p.put(v2p, 0);
-  const Vec<const i64> gv2p{dv2p.p, static_cast<i64>(v2p.size())};
+  const Tables t{cv(v2p), {dv2p.p, static_cast<i64>(v2p.size())}};
   for (const Shape& sh : kShapes) {
     gpu::set_launch_shape(sh.s);
     for (i64 ps : {i64(1), i64(3), i64(16), i64(64), i64(100), i64(128)}) {
@@ -141,64 +165,34 @@ TEST(GpuStreamPaths, TokenRoutesEveryShapeLengthAlignmentAndAlias) {
             const std::string what = std::string(sh.name) + " ps " + std::to_string(ps) + " n " + std::to_string(n) +
                                      " off " + std::to_string(off) + (alias ? " alias" : "");
             const std::vector<i64> ids = make_ids(n, pages, ps, 1, rng);
-            compare_route<i64>(
-                "token " + what, ids, n, off, alias,
-                [&](Vec<const i64> in, Vec<i64> out) {
-                  translate::token_translate(TokenTranslateArgs<i64>{in, cv(v2p), ps, M, out, Variant::production});
-                },
-                [&](Vec<const i64> in, Vec<i64> out) {
-                  gpu::launch_token_translate(TokenTranslateArgs<i64>{in, gv2p, ps, M, out, Variant::production}, nullptr);
-                });
-            compare_route<i64>(
-                "swa b11 " + what, ids, n, off, alias,
-                [&](Vec<const i64> in, Vec<i64> out) {
-                  translate::swa_translate(SwaTranslateArgs<i64>{in, cv(v2p), ps, M, out, Variant::b11_swa_no_clamp});
-                },
-                [&](Vec<const i64> in, Vec<i64> out) {
-                  gpu::launch_swa_translate(SwaTranslateArgs<i64>{in, gv2p, ps, M, out, Variant::b11_swa_no_clamp},
-                                            nullptr);
-                });
-            compare_route<i64>(
-                "transfer " + what, ids, n, off, alias,
-                [&](Vec<const i64> in, Vec<i64> out) {
-                  translate::transfer_ids(TransferIdsArgs{in, cv(v2p), ps, out, Variant::production});
-                },
-                [&](Vec<const i64> in, Vec<i64> out) {
-                  gpu::launch_transfer_ids(TransferIdsArgs{in, gv2p, ps, out, Variant::production}, nullptr);
-                });
+            compare_args<i64>("token " + what, ids, n, off, alias, t, [&](Vec<const i64> in, auto tab, Vec<i64> out) {
+              return TokenTranslateArgs<i64>{in, tab, ps, M, out, Variant::production};
+            });
+            compare_args<i64>("swa b11 " + what, ids, n, off, alias, t, [&](Vec<const i64> in, auto tab, Vec<i64> out) {
+              return SwaTranslateArgs<i64>{in, tab, ps, M, out, Variant::b11_swa_no_clamp};
+            });
+            compare_args<i64>("transfer " + what, ids, n, off, alias, t,
+                              [&](Vec<const i64> in, auto tab, Vec<i64> out) {
+                                return TransferIdsArgs{in, tab, ps, out, Variant::production};
+                              });
             if (!alias) {  // int32 out (8-byte pair stores)
-              compare_route<i32>(
-                  "token int32 " + what, ids, n, off, false,
-                  [&](Vec<const i64> in, Vec<i32> out) {
-                    translate::token_translate(TokenTranslateArgs<i32>{in, cv(v2p), ps, M, out, Variant::production});
-                  },
-                  [&](Vec<const i64> in, Vec<i32> out) {
-                    gpu::launch_token_translate(TokenTranslateArgs<i32>{in, gv2p, ps, M, out, Variant::production},
-                                                nullptr);
-                  });
+              compare_args<i32>("token int32 " + what, ids, n, off, false, t,
+                                [&](Vec<const i64> in, auto tab, Vec<i32> out) {
+                                  return TokenTranslateArgs<i32>{in, tab, ps, M, out, Variant::production};
+                                });
             }
             for (i64 dcp : {i64(1), i64(2), i64(3)}) {
               const std::vector<i64> w = make_ids(n, pages, ps, dcp, rng);
               const std::string wd = what + " dcp " + std::to_string(dcp);
-              compare_route<i64>(
-                  "dcp_read " + wd, w, n, off, alias,
-                  [&](Vec<const i64> in, Vec<i64> out) {
-                    translate::dcp_read_translate(DcpReadTranslateArgs{in, cv(v2p), ps, M, dcp, out, Variant::production});
-                  },
-                  [&](Vec<const i64> in, Vec<i64> out) {
-                    gpu::launch_dcp_read_translate(DcpReadTranslateArgs{in, gv2p, ps, M, dcp, out, Variant::production},
-                                                   nullptr);
-                  });
+              compare_args<i64>("dcp_read " + wd, w, n, off, alias, t, [&](Vec<const i64> in, auto tab, Vec<i64> out) {
+                return DcpReadTranslateArgs{in, tab, ps, M, dcp, out, Variant::production};
+              });
               for (Variant v : {Variant::production, Variant::b06_stale_tail, Variant::e02_minus_one_sentinel}) {
                 const i64 rank = dcp - 1, width = alias ? n : n + 37;
-                compare_route<i64>(
-                    "write_loc " + wd, w, width, off, alias,
-                    [&](Vec<const i64> in, Vec<i64> out) {
-                      translate::write_loc(WriteLocArgs{in, cv(v2p), ps, M, dcp, rank, out, v});
-                    },
-                    [&](Vec<const i64> in, Vec<i64> out) {
-                      gpu::launch_write_loc(WriteLocArgs{in, gv2p, ps, M, dcp, rank, out, v}, nullptr);
-                    });
+                compare_args<i64>("write_loc " + wd, w, width, off, alias, t,
+                                  [&](Vec<const i64> in, auto tab, Vec<i64> out) {
+                                    return WriteLocArgs{in, tab, ps, M, dcp, rank, out, v};
+                                  });
               }
             }
           }
@@ -217,17 +211,17 @@ TEST(GpuStreamPaths, MambaEveryShapeLengthAndAlignment) {
   std::vector<i64> v2p = make_v2p(slots, rng);
   Buf<i64> dv2p(v2p.size());
   dv2p.put(v2p, 0);
-  const Vec<const i64> gv2p{dv2p.p, static_cast<i64>(v2p.size())};
+  const Tables t{cv(v2p), {dv2p.p, static_cast<i64>(v2p.size())}};
   for (const Shape& sh : kShapes) {
     gpu::set_launch_shape(sh.s);
     for (i64 n : kLengths) {
       for (std::size_t off : {std::size_t(0), std::size_t(1)}) {
         std::vector<i64> ids(static_cast<std::size_t>(n));
         for (auto& x : ids) x = static_cast<i64>(rng() % static_cast<std::uint64_t>(slots));
-        compare_route<i32>(
+        compare_args<i32>(
             std::string("mamba clamp ") + sh.name + " n " + std::to_string(n) + " off " + std::to_string(off), ids, n,
-            off, false, [&](Vec<const i64> in, Vec<i32> out) { translate::mamba_translate({in, cv(v2p), true, out}); },
-            [&](Vec<const i64> in, Vec<i32> out) { gpu::launch_mamba_translate({in, gv2p, true, out}, nullptr); });
+            off, false, t,
+            [](Vec<const i64> in, auto tab, Vec<i32> out) { return MambaTranslateArgs{in, tab, true, out}; });
       }
     }
   }

@@ -156,17 +156,24 @@ def flashmla_block_table_e09(req_to_token, req_pool_indices, page_kernel_lens, v
 
 # ---- §4.8 write_loc_to_kernel_ids with DCP ---------------------------------------------------
 @triton.jit
-def _write_loc(loc_ptr, loc_stride, v2p_ptr, out_ptr, n, width, ps, stride, dcp, rank, BLOCK: tl.constexpr,
-               STALE: tl.constexpr):
-    i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+def _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, ps, stride, dcp, rank):
+    """The kernel ids of lanes i: 0 for padding, another rank's loc and lanes past n. Called with ps and dcp as
+    constexprs, the divisions are compiled for those values."""
     in_n = i < n
     loc = tl.load(loc_ptr + i * loc_stride, mask=in_n, other=0)
     keep = (loc > 0) & (loc % dcp == rank) & in_n
     t = tl.where(keep, loc // dcp, 0)
     phys = tl.load(v2p_ptr + t // ps, mask=keep, other=0)
-    d = tl.where(keep, tl.maximum(phys * stride + t % ps, 0), 0)
+    return tl.where(keep, tl.maximum(phys * stride + t % ps, 0), 0)
+
+
+@triton.jit
+def _write_loc(loc_ptr, loc_stride, v2p_ptr, out_ptr, n, width, ps, stride, dcp, rank, BLOCK: tl.constexpr,
+               STALE: tl.constexpr):
+    i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    d = _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, ps, stride, dcp, rank)
     if STALE:  # B06: the lanes [N, out_width) keep stale values
-        tl.store(out_ptr + i, d, mask=in_n)
+        tl.store(out_ptr + i, d, mask=i < n)
     else:
         tl.store(out_ptr + i, d, mask=i < width)
 
@@ -316,12 +323,7 @@ def translate_v2p_constexpr(virt, v2p, page_size, page_stride, out):
 def _write_loc_constexpr(loc_ptr, loc_stride, v2p_ptr, out_ptr, n, width, stride, rank, PAGE_SIZE: tl.constexpr,
                          DCP_SIZE: tl.constexpr, BLOCK: tl.constexpr):
     i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    in_n = i < n
-    loc = tl.load(loc_ptr + i * loc_stride, mask=in_n, other=0)
-    keep = (loc > 0) & (loc % DCP_SIZE == rank) & in_n
-    t = tl.where(keep, loc // DCP_SIZE, 0)
-    phys = tl.load(v2p_ptr + t // PAGE_SIZE, mask=keep, other=0)
-    d = tl.where(keep, tl.maximum(phys * stride + t % PAGE_SIZE, 0), 0)
+    d = _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, PAGE_SIZE, stride, DCP_SIZE, rank)
     tl.store(out_ptr + i, d, mask=i < width)
 
 

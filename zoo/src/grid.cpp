@@ -73,16 +73,8 @@ void grid_case(RouteSpec<Route::flashmla_block_table>, Variant variant, const Gr
   const auto v2p = cvec(g.v2p);
   const std::int64_t W = g.width();
   std::vector<std::int32_t> out(static_cast<std::size_t>(g.bs * W), -1);
-  FlashmlaBlockTableArgs a;
-  a.req_to_token = g.rtt();
-  a.req_pool_indices = cvec(g.req_pool_indices);
-  a.page_kernel_lens = cvec(g.seq_lens);
-  a.v2p = v2p;
-  a.page_size = g.ps;
-  a.multiplier = g.M;
-  a.kv_indices = mmat(out, g.bs, W);
-  a.variant = variant;
-  translate::flashmla_block_table(a);
+  translate::flashmla_block_table(
+      {g.rtt(), cvec(g.req_pool_indices), cvec(g.seq_lens), {}, v2p, g.ps, g.M, mmat(out, g.bs, W), variant});
   for (std::int64_t b = 0; b < g.bs; ++b)
     for (std::int64_t c = 0; c < W; ++c) {
       const bool live = c < (g.seq(b) + g.ps - 1) / g.ps;
@@ -119,25 +111,30 @@ void grid_case(RouteSpec<Route::canonical_page_table>, Variant variant, const Gr
 
 void grid_case(RouteSpec<Route::full_prefill_table>, Variant variant, const Grid& g, Diff& diff) { page_table_case<Route::full_prefill_table>(variant, g, diff); }
 
+// read_table over the grid's batch and v2p, max_pages columns into `out`.
+ReadTableArgs grid_read_table(const Grid& g, std::int64_t max_pages, Mat<std::int32_t> out, Variant variant) {
+  ReadTableArgs a;
+  a.req_to_token = g.rtt();
+  a.row_ids = cvec(g.req_pool_indices);
+  a.seq_lens = cvec(g.seq_lens);
+  a.max_pages = max_pages;
+  a.v2p = cvec(g.v2p);
+  a.page_size = g.ps;
+  a.multiplier = g.M;
+  a.out = out;
+  a.variant = variant;
+  return a;
+}
+
 void grid_case(RouteSpec<Route::read_table>, Variant variant, const Grid& g, Diff& diff) {
-  const auto v2p = cvec(g.v2p);
   // Verify widening near the table width (B10): delta = 1, max_pages = 3, one guard column
   // and one guard row; then the same with zero_tail.
   const std::int64_t delta = 1, max_pages = 3, cols = max_pages + 1, rows = g.bs + 1;
   for (bool zero_tail : {false, true}) {
     std::vector<std::int32_t> out(static_cast<std::size_t>(rows * cols), kStale);
-    ReadTableArgs a;
-    a.req_to_token = g.rtt();
-    a.row_ids = cvec(g.req_pool_indices);
-    a.seq_lens = cvec(g.seq_lens);
+    ReadTableArgs a = grid_read_table(g, max_pages, mmat(out, rows, cols), variant);
     a.seq_len_delta = delta;
-    a.max_pages = max_pages;
-    a.v2p = v2p;
-    a.page_size = g.ps;
-    a.multiplier = g.M;
-    a.out = mmat(out, rows, cols);
     a.zero_tail = zero_tail;
-    a.variant = variant;
     translate::read_table(a);
     for (std::int64_t b = 0; b < rows; ++b)
       for (std::int64_t c = 0; c < cols; ++c) {
@@ -154,17 +151,7 @@ void grid_case(RouteSpec<Route::read_table>, Variant variant, const Grid& g, Dif
   // The packed CSR stream over a full-width table.
   const std::int64_t W = g.width();
   std::vector<std::int32_t> table(static_cast<std::size_t>(g.bs * W), kStale);
-  ReadTableArgs t;
-  t.req_to_token = g.rtt();
-  t.row_ids = cvec(g.req_pool_indices);
-  t.seq_lens = cvec(g.seq_lens);
-  t.max_pages = W;
-  t.v2p = v2p;
-  t.page_size = g.ps;
-  t.multiplier = g.M;
-  t.out = mmat(table, g.bs, W);
-  t.variant = variant;
-  translate::read_table(t);
+  translate::read_table(grid_read_table(g, W, mmat(table, g.bs, W), variant));
   std::vector<std::int32_t> indptr(1, 0);
   for (std::int64_t b = 0; b < g.bs; ++b) indptr.push_back(indptr.back() + static_cast<std::int32_t>(g.seq(b)));
   std::vector<std::int32_t> stream(static_cast<std::size_t>(indptr.back()) + 4, kStale);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <iterator>
 #include <ostream>
 
 #include "checks.hpp"
@@ -26,36 +27,25 @@
 
 namespace kvaddr::zoo {
 
-std::string_view to_string(Kind k) noexcept {
-  switch (k) {
-    case Kind::proofs: return "proofs";
-    case Kind::properties: return "properties";
-    case Kind::stateful: return "stateful";
-    case Kind::differential: return "differential";
-    case Kind::upstream_grid: return "upstream_grid";
-    case Kind::coverage: return "coverage";
-  }
-  return "?";
+namespace {
+// The names of an enumeration's values, in enumerator order (the enumerators count from 0).
+constexpr std::string_view kKindNames[] = {"proofs", "properties", "stateful", "differential", "upstream_grid",
+                                           "coverage"};
+constexpr std::string_view kCellStateNames[] = {"killed", "survived", "n/a", "skipped"};
+constexpr std::string_view kFamilyNames[] = {"production", "translate", "pool", "wiring", "lifecycle"};
+static_assert(std::size(kKindNames) == kKinds);
+
+template <class E, std::size_t N>
+std::string_view name_of(const std::string_view (&names)[N], E e) noexcept {
+  const auto i = static_cast<std::size_t>(e);
+  return i < N ? names[i] : "?";
 }
-std::string_view to_string(CellState s) noexcept {
-  switch (s) {
-    case CellState::killed: return "killed";
-    case CellState::survived: return "survived";
-    case CellState::na: return "n/a";
-    case CellState::skipped: return "skipped";
-  }
-  return "?";
-}
-std::string_view to_string(Family f) noexcept {
-  switch (f) {
-    case Family::production: return "production";
-    case Family::translate: return "translate";
-    case Family::pool: return "pool";
-    case Family::wiring: return "wiring";
-    case Family::lifecycle: return "lifecycle";
-  }
-  return "?";
-}
+}  // namespace
+
+std::string_view to_string(Kind k) noexcept { return name_of(kKindNames, k); }
+std::string_view to_string(CellState s) noexcept { return name_of(kCellStateNames, s); }
+std::string_view to_string(Family f) noexcept { return name_of(kFamilyNames, f); }
+
 int Row::kill_count() const noexcept {
   int n = 0;
   for (const auto& c : cells) n += c.state == CellState::killed ? 1 : 0;
@@ -66,6 +56,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Marks a cell that did not run (skipped, n/a) with the reason.
+void set_cell(Cell& cell, CellState state, std::string detail) {
+  cell.state = state;
+  cell.detail = std::move(detail);
+}
 
 // Runs a check returning "" (pass) or a failure; fills the cell.
 void run_cell(Cell& cell, const std::string& killer, const std::function<std::string()>& f) {
@@ -170,8 +166,7 @@ void proofs_cell(Cell& cell, std::string_view route, std::string_view variant, b
                  const ZooOptions& o) {
 #if defined(KVADDR_ZOO_WITH_PROOFS)
   if (!o.proofs) {
-    cell.state = CellState::skipped;
-    cell.detail = "proofs not requested";
+    set_cell(cell, CellState::skipped, "proofs not requested");
     return;
   }
   std::vector<std::string> names;
@@ -188,8 +183,7 @@ void proofs_cell(Cell& cell, std::string_view route, std::string_view variant, b
   detail::run_obligations(cell, known, "no obligation models this variant");
 #else
   (void)route, (void)variant, (void)production, (void)o;
-  cell.state = CellState::skipped;
-  cell.detail = "proofs/ not built (Z3 not found)";
+  set_cell(cell, CellState::skipped, "proofs/ not built (Z3 not found)");
 #endif
 }
 
@@ -224,8 +218,7 @@ void properties_cell(Cell& cell, Route route, Variant v, const ZooOptions& o) {
   cell.seconds = since(t0);
 #else
   (void)route, (void)v, (void)o;
-  cell.state = CellState::skipped;
-  cell.detail = "props/ not built (RapidCheck not found)";
+  set_cell(cell, CellState::skipped, "props/ not built (RapidCheck not found)");
 #endif
 }
 
@@ -236,8 +229,7 @@ void stateful_cell(Cell& cell, Route route, Variant v, const ZooOptions& o) {
     if (info.name == "stateful_pool") st = &info;
   if (st == nullptr || (v != Variant::production &&
                         std::find(st->routes.begin(), st->routes.end(), route) == st->routes.end())) {
-    cell.state = CellState::na;
-    cell.detail = "the stateful simulation does not read through this route";
+    set_cell(cell, CellState::na, "the stateful simulation does not read through this route");
     return;
   }
   const auto t0 = Clock::now();
@@ -250,8 +242,7 @@ void stateful_cell(Cell& cell, Route route, Variant v, const ZooOptions& o) {
   }
 #else
   (void)route, (void)v, (void)o;
-  cell.state = CellState::skipped;
-  cell.detail = "props/ not built (RapidCheck not found)";
+  set_cell(cell, CellState::skipped, "props/ not built (RapidCheck not found)");
 #endif
 }
 
@@ -266,8 +257,7 @@ bool gpu_present() {
 void differential_cell(Cell& cell, Route route, Variant v, const ZooOptions& o) {
 #if defined(KVADDR_ZOO_WITH_KERNELS)
   if (!o.differential || !gpu::gpu_available()) {
-    cell.state = CellState::skipped;
-    cell.detail = o.differential ? "no GPU present" : "differential not requested";
+    set_cell(cell, CellState::skipped, o.differential ? "no GPU present" : "differential not requested");
     return;
   }
   gpu::DiffOptions d;
@@ -279,8 +269,7 @@ void differential_cell(Cell& cell, Route route, Variant v, const ZooOptions& o) 
   const auto r = gpu::run_differential(d);
   cell.seconds = since(t0);
   if (r.skipped) {
-    cell.state = CellState::skipped;
-    cell.detail = r.skip_reason;
+    set_cell(cell, CellState::skipped, r.skip_reason);
   } else if (r.first_mismatch && r.first_mismatch->against != "host") {
     cell.state = CellState::killed;
     cell.killer = std::string(gpu::to_string(r.first_mismatch->kernel)) + " vs " + r.first_mismatch->against;
@@ -291,8 +280,7 @@ void differential_cell(Cell& cell, Route route, Variant v, const ZooOptions& o) 
   }
 #else
   (void)route, (void)v, (void)o;
-  cell.state = CellState::skipped;
-  cell.detail = "kernels/ not built (nvcc not found)";
+  set_cell(cell, CellState::skipped, "kernels/ not built (nvcc not found)");
 #endif
 }
 
@@ -315,10 +303,7 @@ bool wanted(const ZooOptions& o, const std::string& name) {
 }
 
 void na(Row& row, std::initializer_list<Kind> kinds, std::string_view why) {
-  for (Kind k : kinds) {
-    row.cell(k).state = CellState::na;
-    row.cell(k).detail = std::string(why);
-  }
+  for (Kind k : kinds) set_cell(row.cell(k), CellState::na, std::string(why));
 }
 
 }  // namespace

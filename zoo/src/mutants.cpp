@@ -8,6 +8,7 @@
 #include <initializer_list>
 #include <set>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -235,7 +236,9 @@ constexpr std::string_view kEagerOff =
     "P = -1 clamps to 0 with or without o; padding lanes are replaced by the guard";
 
 struct Classified {
-  std::string_view unit, site, op, reason;
+  std::string_view unit;
+  std::string site;
+  std::string_view op, reason;
 };
 // A classified site of a lane function, for every unit that runs the lane.
 struct SiteReason {
@@ -268,21 +271,16 @@ constexpr SiteReason kMambaLane[] = {
     {"cmp#0 seg 0", "cmp_boundary", kSinkCmp},
     {"cmp#1 seg 0", "cmp_boundary", kMax0Cmp},
 };
-// dcp_read_lane: cmp#0 w<0, div#0 w/dcp, pick#0 t, then token_translate_lane (cmp#1, div#1,
-// pick#1, rem#0, pick#2, gather#0, mul#0, addsub#0, cmp#2/pick#3 max0, pick#4).
+// dcp_read_lane: cmp#0 w<0, div#0 w/dcp, pick#0 t, then token_translate_lane (kTokenLane with cmp, div and pick
+// one index on: cmp#1, div#1, pick#1, rem#0, pick#2, gather#0, mul#0, addsub#0, cmp#2/pick#3 max0, pick#4).
 constexpr SiteReason kDcpReadLane[] = {
     {"div#0 seg 0", "div_floor",
      "w / dcp_size differs from truncation only for w < 0 (padding), which pick#0 replaces by -1"},
-    {"div#1 seg 0", "div_floor", kGuardDiv},
     {"pick#0 seg 0", "pick_else",
      "padding w = -1 then gives t = -1 / dcp_size: -1 (dcp 1) takes the padding branch, 0 (dcp > 1) translates to "
      "v2p[0] * S = 0 (pinned sink, §7 Q2); live w are unchanged"},
-    {"pick#1 seg 0", "pick_then", kGuardPick},
-    {"pick#2 seg 0", "pick_then", kGuardPick},
     {"cmp#0 seg 0", "cmp_boundary",
      "w <= 0 differs only at w = 0: t = -1 gives 0, production t = 0 gives v2p[0] * S = 0 (pinned sink, §7 Q2)"},
-    {"cmp#1 seg 0", "cmp_boundary", kSinkCmp},
-    {"cmp#2 seg 0", "cmp_boundary", kMax0Cmp},
 };
 // eager_funnel_lane (seg 1): token_translate_lane sites, then div#1 (/ ps).
 constexpr SiteReason kEagerLane[] = {
@@ -299,38 +297,60 @@ constexpr SiteReason kPageEntryLane[] = {
     {"cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
     {"cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
 };
-// decode_metadata. seg 0: decode_columns (cmp#0/pick#0 the max_seq_pages cap); seg 1:
-// decode_entry_lane of page_table (shr#0, cmp#0 guard, cmp#1 max0) then of swa_page_table
-// (shr#1, cmp#2 guard, cmp#3 max0); with a kernel_page_table copy only the SWA lane runs (#0/#1).
-constexpr SiteReason kDecodeLanes[] = {
-    {"cmp#0 seg 0", "cmp_boundary", kCapCmp},
+// decode_metadata. seg 0: decode_columns (cmp#0/pick#0 the max_seq_pages cap, as kColumnCap); seg 1:
+// decode_entry_lane of page_table (shr#0, cmp#0 guard, cmp#1 max0) then of swa_page_table (shr#1, cmp#2 guard,
+// cmp#3 max0: kDecodeEntryLane with cmp two indices on); with a kernel_page_table copy only the SWA lane runs
+// (#0/#1).
+constexpr SiteReason kDecodeEntryLane[] = {
+    {"cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
+    {"cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
+};
+constexpr SiteReason kDecodeSwaShr[] = {
     {"shr#1 seg 1", "shr_trunc",
      "the SWA lane's shifted page index differs from the floor shift only for a padding index < 0, which the sign "
      "guard replaces by page 0"},
-    {"cmp#0 seg 1", "cmp_boundary", kPage0Cmp},
-    {"cmp#1 seg 1", "cmp_boundary", kMax0Cmp},
-    {"cmp#2 seg 1", "cmp_boundary", kPage0Cmp},
-    {"cmp#3 seg 1", "cmp_boundary", kMax0Cmp},
 };
+
+// A lane's classified sites as a unit runs them: `by` indices on for the operation kinds in `kinds` (space
+// separated), where operations of those kinds run before the lane in the same segment.
+struct LaneAt {
+  template <std::size_t N>
+  LaneAt(const SiteReason (&lane)[N], int by_ = 0, std::string_view kinds_ = "") : sites(lane), by(by_), kinds(kinds_) {}
+  std::span<const SiteReason> sites;
+  int by;
+  std::string_view kinds;
+};
+
+// `site` ("cmp#0 seg 1") with its index `by` on when its operation kind is one of `kinds`.
+std::string shifted_site(std::string_view site, int by, std::string_view kinds) {
+  const auto hash = site.find('#');
+  const auto space = site.find(' ', hash);
+  const std::string_view kind = site.substr(0, hash);
+  const std::string padded = fmt::format(" {} ", kinds);
+  if (by == 0 || padded.find(fmt::format(" {} ", kind)) == std::string::npos) return std::string(site);
+  const int k = std::stoi(std::string(site.substr(hash + 1, space - hash - 1)));
+  return fmt::format("{}#{}{}", kind, k + by, site.substr(space));
+}
 
 // Every classified mutant: each unit with the classified sites of the lanes it runs, in unit order.
 const std::vector<Classified>& classified_list() {
   static const std::vector<Classified> list = [] {
     std::vector<Classified> l;
-    const auto add = [&](std::string_view unit, std::initializer_list<std::span<const SiteReason>> lanes) {
-      for (const auto& lane : lanes)
-        for (const SiteReason& r : lane) l.push_back({unit, r.site, r.op, r.reason});
+    const auto add = [&](std::string_view unit, std::initializer_list<LaneAt> lanes) {
+      for (const LaneAt& lane : lanes)
+        for (const SiteReason& r : lane.sites)
+          l.push_back({unit, shifted_site(r.site, lane.by, lane.kinds), r.op, r.reason});
     };
     for (std::string_view unit : {"token_translate", "kv_indices_inplace", "swa_translate", "transfer_ids"})
       add(unit, {kTokenLane});
     add("write_loc", {kWriteLocLane});
     add("mamba_translate", {kMambaLane});
-    add("dcp_read_translate", {kDcpReadLane});
+    add("dcp_read_translate", {{kDcpReadLane}, {kTokenLane, 1, "cmp div pick"}});
     add("eager_funnel", {kEagerLane});
     add("flashmla_block_table", {kPageEntryLane});
     for (std::string_view unit : {"canonical_page_table", "read_table", "full_prefill_table"})
       add(unit, {kColumnCap, kPageEntryLane});
-    add("decode_metadata", {kDecodeLanes});
+    add("decode_metadata", {{kColumnCap}, {kDecodeSwaShr}, {kDecodeEntryLane}, {kDecodeEntryLane, 2, "cmp"}});
     return l;
   }();
   return list;

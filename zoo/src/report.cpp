@@ -26,6 +26,21 @@ std::string md_escape(std::string_view s) {
   return o;
 }
 
+// How many variant rows (all but production) there are, and how many of them two or more check kinds kill.
+struct TwoKindKills {
+  int killed = 0;
+  int variants = 0;
+};
+TwoKindKills two_kind_kills(const ZooReport& r) {
+  TwoKindKills two;
+  for (const auto& row : r.rows) {
+    if (row.family == Family::production) continue;
+    ++two.variants;
+    two.killed += row.kill_count() >= 2 ? 1 : 0;
+  }
+  return two;
+}
+
 }  // namespace
 
 std::string to_json(const ZooReport& r) {
@@ -57,6 +72,7 @@ std::string to_json(const ZooReport& r) {
 }
 
 std::string to_text(const ZooReport& r) {
+  const TwoKindKills two = two_kind_kills(r);
   std::ostringstream os;
   os << fmt::format("{:<28} {:<22} {:<4}", "variant", "route", "bug");
   for (Kind k : kAllKinds) os << fmt::format(" {:<14}", to_string(k));
@@ -66,14 +82,8 @@ std::string to_text(const ZooReport& r) {
     for (Kind k : kAllKinds) os << fmt::format(" {:<14}", cell_text(row.cell(k)));
     os << ' ' << row.kill_count() << '\n';
   }
-  int two = 0, variants = 0;
-  for (const auto& row : r.rows) {
-    if (row.family == Family::production) continue;
-    ++variants;
-    two += row.kill_count() >= 2 ? 1 : 0;
-  }
   os << fmt::format("{} of {} variant rows killed by >= 2 check kinds; production false alarms: {}; {:.1f} s{}\n",
-                    two, variants, r.production_false_alarms, r.seconds,
+                    two.killed, two.variants, r.production_false_alarms, r.seconds,
                     r.gpu_present ? "" : " (no GPU: differential skipped)");
   for (const auto& g : r.gaps) os << "gap: " << g << '\n';
   return os.str();
@@ -145,15 +155,10 @@ std::string to_markdown(const ZooReport& r, const MutationReport* mut) {
         "**upstream grid** is upstream's example cases of spec §5 exactly as upstream wrote them (fixed seeds, "
         "bs 5, no tombstones, no padding in live prefixes, contiguous request rows); **coverage** is the wiring "
         "model's default-resolution path-coverage check (spec legend C).\n\n";
-  int two = 0, variants = 0;
-  for (const auto& row : r.rows) {
-    if (row.family == Family::production) continue;
-    ++variants;
-    two += row.kill_count() >= 2 ? 1 : 0;
-  }
+  const TwoKindKills two = two_kind_kills(r);
   os << fmt::format("**Result:** {} of {} variant rows are killed by at least two independent check kinds; "
                     "production is flagged by {} check kind(s) (false alarms). Matrix time {:.1f} s{}.\n\n",
-                    two, variants, r.production_false_alarms, r.seconds,
+                    two.killed, two.variants, r.production_false_alarms, r.seconds,
                     r.gpu_present ? "" : " on a machine without a GPU (the differential column is skipped)");
   os << "## Kill matrix\n\n| variant | route | bug |";
   for (Kind k : kAllKinds) os << ' ' << to_string(k) << " |";

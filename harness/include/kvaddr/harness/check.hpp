@@ -115,25 +115,28 @@ struct Report {
 // check calls the kernel (warm-up and capture), nullptr otherwise. Only meaningful inside the callable.
 void* stream();
 
-using TokenTranslateKernel = std::function<void(const TokenTranslateArgs<std::int64_t>&)>;
-using ReadTableKernel = std::function<void(const ReadTableArgs&)>;
-using WriteLocKernel = std::function<void(const WriteLocArgs&)>;
-using CanonicalPageTableKernel = std::function<void(const CanonicalPageTableArgs&)>;
-using FlashmlaBlockTableKernel = std::function<void(const FlashmlaBlockTableArgs&)>;
-using DecodeMetadataKernel = std::function<void(const DecodeMetadataArgs&)>;
-using KvIndicesInplaceKernel = std::function<void(const KvIndicesInplaceArgs&)>;
-using SwaTranslateKernel = std::function<void(const SwaTranslateArgs<std::int64_t>&)>;
-using TokenTranslateKernel32 = std::function<void(const TokenTranslateArgs<std::int32_t>&)>;
-using SwaTranslateKernel32 = std::function<void(const SwaTranslateArgs<std::int32_t>&)>;
-using DcpReadTranslateKernel = std::function<void(const DcpReadTranslateArgs&)>;
-using TransferIdsKernel = std::function<void(const TransferIdsArgs&)>;
-using MambaTranslateKernel = std::function<void(const MambaTranslateArgs&)>;
-using FullPrefillTableKernel = std::function<void(const FullPrefillTableArgs&)>;
-using EagerFunnelKernel = std::function<void(const EagerFunnelArgs&)>;
 // The kernel type of route R: a callable over its spec's Args struct (the int64-out form where the
-// output type is a parameter).
+// output type is a parameter); Kernel32Of<R> the int32-out form of such a route.
 template <Route R>
 using KernelOf = std::function<void(const typename RouteSpec<R>::Args&)>;
+template <Route R>
+using Kernel32Of = std::function<void(const typename RouteSpec<R>::template ArgsOf<std::int32_t>&)>;
+
+using TokenTranslateKernel = KernelOf<Route::token_translate>;
+using ReadTableKernel = KernelOf<Route::read_table>;
+using WriteLocKernel = KernelOf<Route::write_loc>;
+using CanonicalPageTableKernel = KernelOf<Route::canonical_page_table>;
+using FlashmlaBlockTableKernel = KernelOf<Route::flashmla_block_table>;
+using DecodeMetadataKernel = KernelOf<Route::decode_metadata>;
+using KvIndicesInplaceKernel = KernelOf<Route::kv_indices_inplace>;
+using SwaTranslateKernel = KernelOf<Route::swa_translate>;
+using TokenTranslateKernel32 = Kernel32Of<Route::token_translate>;
+using SwaTranslateKernel32 = Kernel32Of<Route::swa_translate>;
+using DcpReadTranslateKernel = KernelOf<Route::dcp_read_translate>;
+using TransferIdsKernel = KernelOf<Route::transfer_ids>;
+using MambaTranslateKernel = KernelOf<Route::mamba_translate>;
+using FullPrefillTableKernel = KernelOf<Route::full_prefill_table>;
+using EagerFunnelKernel = KernelOf<Route::eager_funnel>;
 
 Report check_token_translate(const TokenTranslateKernel& kernel, const Options& options = {});
 Report check_read_table(const ReadTableKernel& kernel, const Options& options = {});
