@@ -15,7 +15,7 @@ import dataclasses
 
 import numpy as np
 
-from . import routes as _routes
+from . import route_tables as _routes
 
 # Output buffers are prefilled with this pattern (distinct per lane, far from any route value),
 # and the guard regions around every output hold it too: a lane the route must not touch keeps it.
@@ -126,7 +126,7 @@ def _pick(params, key, default):
 # ---- token routes ------------------------------------------------------------------------------
 # The per-id routes of the route list (one id input, one table, scalars, one output lane per id), each as
 # (ids name, table name, multiplier name or None, other int64 scalars, output dtype), read off its field list
-# (kvaddr.routes.token_row): a route added to the list is drawn, built and checked here with no edit.
+# (kvaddr.route_tables.token_row): a route added to the list is drawn, built and checked here with no edit.
 TOKEN_ROUTES = {r: _routes.token_row(r) for r in _routes.per_id_routes()}
 # Routes with an int32 output whose int32_wrap variant stores the low 32 bits where production raises Overflow.
 WRAP_ROUTES = ("canonical_page_table", "read_table", "flashmla_block_table", "decode_metadata")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
-from . import routes as _routes
+from . import route_tables as _routes
 from .cases import GUARDED_TABLES, TOKEN_ROUTES, WRAP_ROUTES, guarded_table
 
 

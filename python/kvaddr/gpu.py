@@ -22,7 +22,7 @@ import sys
 import numpy as np
 
 from . import _core
-from . import routes as _routes
+from . import route_tables as _routes
 from .cases import ALIASES, ROUTES
 
 try:
@@ -82,7 +82,7 @@ def invalid(name, value, reason):
 
 
 # ---- the calling conventions --------------------------------------------------------------------
-# Per route: (harness name, contract field, what) in call order (kvaddr.routes.convention: the upstream
+# Per route: (harness name, contract field, what) in call order (kvaddr.route_tables.convention: the upstream
 # convention where the route has one, else the per-id route's field list).
 CONVENTIONS = {r: _routes.convention(r) for r in ROUTES}
 # Inputs whose rank-2 C-contiguous form is flattened (token_translate's rank-2 virt, out of the same shape).

@@ -1,4 +1,4 @@
-"""The harness's per-route tables come from the route list (kvaddr.routes over kvaddr._core.route_shape):
+"""The harness's per-route tables come from the route list (kvaddr.route_tables over kvaddr._core.route_shape):
 exact values for the routes of the list, and a route the list does not hold (a made-up field list) drawn,
 built, marshalled and named with no table written for it."""
 import numpy as np
@@ -8,7 +8,7 @@ from kvaddr import _core
 from kvaddr import cases as C
 from kvaddr import conventions
 from kvaddr import gpu as G
-from kvaddr import routes as R
+from kvaddr import route_tables as R
 
 
 def test_route_shape_of_transfer_ids():
