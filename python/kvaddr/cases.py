@@ -15,6 +15,8 @@ import dataclasses
 
 import numpy as np
 
+from . import route_tables as _routes
+
 # Output buffers are prefilled with this pattern (distinct per lane, far from any route value),
 # and the guard regions around every output hold it too: a lane the route must not touch keeps it.
 SENTINEL_BASE = -0x2A2A0000
@@ -122,18 +124,17 @@ def _pick(params, key, default):
 
 
 # ---- token routes ------------------------------------------------------------------------------
-TOKEN_ROUTES = {
-    # route: (ids name, v2p name, multiplier name or None, extra scalars, output dtype)
-    "token_translate": ("ids", "v2p", "multiplier", (), np.int64),
-    "swa_translate": ("ids", "swa_v2p", "swa_multiplier", (), np.int64),
-    "dcp_read_translate": ("ids", "v2p", "multiplier", ("dcp_size",), np.int64),
-    "transfer_ids": ("ids", "v2p", None, (), np.int64),
-    "mamba_translate": ("slots", "v2p", None, (), np.int32),
-}
+# The per-id routes of the route list (one id input, one table, scalars, one output lane per id), each as
+# (ids name, table name, multiplier name or None, other int64 scalars, output dtype), read off its field list
+# (kvaddr.route_tables.token_row): a route added to the list is drawn, built and checked here with no edit.
+TOKEN_ROUTES = {r: _routes.token_row(r) for r in _routes.per_id_routes()}
 # Routes with an int32 output whose int32_wrap variant stores the low 32 bits where production raises Overflow.
 WRAP_ROUTES = ("canonical_page_table", "read_table", "flashmla_block_table", "decode_metadata")
 TABLE_ROUTES = ("canonical_page_table", "read_table", "full_prefill_table", "flashmla_block_table", "decode_metadata")
-ROUTES = tuple(TOKEN_ROUTES) + TABLE_ROUTES + ("write_loc", "kv_indices_inplace", "eager_funnel")
+_OTHER_ROUTES = TABLE_ROUTES + ("write_loc", "kv_indices_inplace", "eager_funnel")
+# The routes the harness draws, in list order (a route of the list of another shape needs its drawing here;
+# python/tests/test_route_coverage.py asks for every route).
+ROUTES = tuple(r for r in _routes.route_names() if r in TOKEN_ROUTES or r in _OTHER_ROUTES)
 # Upstream kernel names accepted by kvaddr.check for the route they implement.
 ALIASES = {
     "translate_v2p": "token_translate",
@@ -149,11 +150,11 @@ ALIASES = {
 
 def draw_token_recipe(route, rng, lanes, params):
     ids_name, _, mult_name, extra, out_dtype = TOKEN_ROUTES[route]
-    ps = 1 if route == "mamba_translate" else _pick(params, "page_size", int(rng.choice(ODD_PAGE_SIZES)))
+    ps = _pick(params, "page_size", int(rng.choice(ODD_PAGE_SIZES))) if _routes.has_field(route, "page_size") else 1
     m = _pick(params, mult_name, int(rng.choice(MULTIPLIERS))) if mult_name else 1
     n = _size(rng, lanes)
     num_pages = max(1, int(rng.integers(1, max(2, n // max(ps, 1) + 2))))
-    big = out_dtype == np.int64 and route != "transfer_ids" and rng.random() < 0.15
+    big = out_dtype == np.int64 and mult_name is not None and rng.random() < 0.15  # entries scaled by ps * M
     r = {"page_size": ps, "multiplier": m, "v2p": draw_v2p(rng, num_pages, big=big, scale=ps * m)}
     r["ids"] = draw_ids(rng, n, num_pages, ps)
     if route == "mamba_translate":
@@ -162,6 +163,9 @@ def draw_token_recipe(route, rng, lanes, params):
     if route == "dcp_read_translate":
         r["dcp_size"] = _pick(params, "dcp_size", int(rng.choice([1, 2, 4])))
         r["ids"] = np.where(r["ids"] < 0, r["ids"], r["ids"] * r["dcp_size"])  # ids arrive widened
+    defaults = _routes.scalar_defaults(route)
+    for k in extra:  # any other scalar: the caller's value, else the argument struct's default
+        r.setdefault(k, _pick(params, k, defaults[k]))
     r["rank2"] = route == "token_translate" and n % 2 == 0 and rng.random() < 0.2
     r["strided"] = bool(rng.random() < 0.25)
     # out == ids (admitted) in about 1 case of 6, out overlapping ids at an offset (rejected) in 1 of 10
@@ -177,7 +181,7 @@ def build_token(route, r):
     ids = np.ascontiguousarray(r["ids"], dtype=np.int64)
     if r.get("rank2") and ids.size % 2 == 0 and ids.size > 0:
         ids = ids.reshape(2, ids.size // 2)
-    scalars = {} if route == "mamba_translate" else {"page_size": r["page_size"]}
+    scalars = {"page_size": r["page_size"]} if _routes.has_field(route, "page_size") else {}
     if mult_name:
         scalars[mult_name] = r["multiplier"]
     for k in extra:

@@ -8,19 +8,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
+from . import route_tables as _routes
 from .cases import GUARDED_TABLES, TOKEN_ROUTES, WRAP_ROUTES, guarded_table
-
-# Renames from the replay-manifest names to the upstream kernel's argument names.
-_KERNEL_NAMES = {
-    "token_translate": {"ids": "virt"},
-}
 
 
 def kernel_kwargs(case, ins, outs):
     """kwargs for kernel(**kwargs): ins / outs are the presented (device) views by manifest name."""
     route = case.route
     kw = {}
-    names = _KERNEL_NAMES.get(route, {})
+    names = _routes.kernel_names(route)  # manifest name -> the upstream kernel's argument name
     for k, v in ins.items():
         kw[names.get(k, k)] = v
     s = dict(case.scalars)
@@ -36,29 +32,7 @@ def kernel_kwargs(case, ins, outs):
 
 def signature(route):
     """The kernel signature kvaddr.check calls, as text (docs/harness.md)."""
-    return _SIGNATURES[route]
-
-
-_SIGNATURES = {
-    "token_translate": "kernel(virt, v2p, page_size, page_stride, out)",
-    "swa_translate": "kernel(ids, swa_v2p, page_size, swa_multiplier, out)",
-    "dcp_read_translate": "kernel(ids, v2p, page_size, multiplier, dcp_size, out)",
-    "transfer_ids": "kernel(ids, v2p, page_size, out)",
-    "mamba_translate": "kernel(slots, v2p, out)",
-    "write_loc": "kernel(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width)",
-    "canonical_page_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, "
-                             "max_pages, out)"),
-    "full_prefill_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, "
-                           "out)"),
-    "read_table": ("kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, "
-                   "seq_len_delta, zero_tail, out)"),
-    "flashmla_block_table": ("kernel(req_to_token, req_pool_indices, page_kernel_lens, v2p, kv_start_idx, page_size, "
-                             "multiplier, kv_indices)"),
-    "kv_indices_inplace": "kernel(kv_indices, kv_indptr, batch_size, v2p, page_size, multiplier)",
-    "eager_funnel": "kernel(page_table, v2p, page_size, multiplier, out)",
-    "decode_metadata": ("kernel(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, "
-                        "seq_len_delta, multiplier, cache_seqlens, cu_seqlens_k, page_table)"),
-}
+    return _routes.signature(route)
 
 
 # Variants whose catalogue effect is a crash: the host route raises where the bug crashed, so a kernel that

@@ -22,6 +22,7 @@ import sys
 import numpy as np
 
 from . import _core
+from . import route_tables as _routes
 from .cases import ALIASES, ROUTES
 
 try:
@@ -81,50 +82,9 @@ def invalid(name, value, reason):
 
 
 # ---- the calling conventions --------------------------------------------------------------------
-# Per route: (harness name, contract field, what) in call order. what: "in64" / "in32" (1-D inputs; rank-2
-# contiguous ids are flattened where the route takes them), "out64" / "out32" (1-D outputs, contiguous),
-# "mat32" / "mat64" (2-D inputs), "omat32" / "omat64" (2-D outputs), "int", "bool", "opt64" (optional
-# 1-D int64 input, None = absent), and the scalar conversions "stride" (ps * M -> multiplier) and
-# "out_width" (checked equal to out's size).
-_TABLE = [("req_to_token", "req_to_token", "mat32"), ("req_pool_indices", "req_pool_indices", "in64"),
-          ("seq_lens", "seq_lens", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
-          ("multiplier", "multiplier", "int"), ("max_pages", "max_pages", "int")]
-CONVENTIONS = {
-    "token_translate": [("virt", "ids", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
-                        ("page_stride", "multiplier", "stride"), ("out", "out", "out64")],
-    "swa_translate": [("ids", "ids", "in64"), ("swa_v2p", "swa_v2p", "in64"), ("page_size", "page_size", "int"),
-                      ("swa_multiplier", "swa_multiplier", "int"), ("out", "out", "out64")],
-    "dcp_read_translate": [("ids", "ids", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
-                           ("multiplier", "multiplier", "int"), ("dcp_size", "dcp_size", "int"),
-                           ("out", "out", "out64")],
-    "transfer_ids": [("ids", "ids", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
-                     ("out", "out", "out64")],
-    "mamba_translate": [("slots", "slots", "in64"), ("v2p", "v2p", "in64"), ("out", "out", "out32")],
-    "write_loc": [("loc", "loc", "in64"), ("v2p", "v2p", "in64"), ("page_size", "page_size", "int"),
-                  ("stride", "multiplier", "stride"), ("dcp_size", "dcp_size", "int"),
-                  ("dcp_rank", "dcp_rank", "int"), ("out", "out", "out64"), ("out_width", None, "out_width")],
-    "canonical_page_table": _TABLE + [("out", "out", "omat32")],
-    "full_prefill_table": _TABLE + [("out", "out", "omat32")],
-    "read_table": _TABLE + [("seq_len_delta", "seq_len_delta", "int"), ("zero_tail", "zero_tail", "bool"),
-                            ("out", "out", "omat32")],
-    "flashmla_block_table": [("req_to_token", "req_to_token", "mat32"),
-                             ("req_pool_indices", "req_pool_indices", "in64"),
-                             ("page_kernel_lens", "page_kernel_lens", "in64"), ("v2p", "v2p", "in64"),
-                             ("kv_start_idx", "kv_start_idx", "opt64"), ("page_size", "page_size", "int"),
-                             ("multiplier", "multiplier", "int"), ("kv_indices", "kv_indices", "omat32")],
-    "kv_indices_inplace": [("kv_indices", "kv_indices", "out32"), ("kv_indptr", "kv_indptr", "in32"),
-                           ("batch_size", "batch_size", "int"), ("v2p", "v2p", "in64"),
-                           ("page_size", "page_size", "int"), ("multiplier", "multiplier", "int")],
-    "eager_funnel": [("page_table", "page_table", "mat64"), ("v2p", "v2p", "in64"),
-                     ("page_size", "page_size", "int"), ("multiplier", "multiplier", "int"),
-                     ("out", "out", "omat64")],
-    "decode_metadata": [("seq_lens", "seq_lens", "in64"), ("req_to_token", "req_to_token", "mat32"),
-                        ("req_pool_indices", "req_pool_indices", "in64"), ("v2p", "v2p", "in64"),
-                        ("max_seq_pages", "max_seq_pages", "int"), ("page_size", "page_size", "int"),
-                        ("seq_len_delta", "seq_len_delta", "int"), ("multiplier", "multiplier", "int"),
-                        ("cache_seqlens", "cache_seqlens", "out32"), ("cu_seqlens_k", "cu_seqlens_k", "out32"),
-                        ("page_table", "page_table", "omat32")],
-}
+# Per route: (harness name, contract field, what) in call order (kvaddr.route_tables.convention: the upstream
+# convention where the route has one, else the per-id route's field list).
+CONVENTIONS = {r: _routes.convention(r) for r in ROUTES}
 # Inputs whose rank-2 C-contiguous form is flattened (token_translate's rank-2 virt, out of the same shape).
 _RANK2_FLAT = {"token_translate": ("virt", "out")}
 assert set(CONVENTIONS) == set(ROUTES)

@@ -167,6 +167,10 @@ PYBIND11_MODULE(_core, m) {
   }, "The spec §4.1-4.13 route names.");
   m.def("route_fields", [](const std::string& route) { return route_fields(parse_route(route)); }, py::arg("route"),
         "The argument names of the route's field list (translate/include/kvaddr/translate/routes/<route>.hpp).");
+  m.def("route_shape", [](const std::string& route) { return route_shape(parse_route(route)); }, py::arg("route"),
+        "The route's shape: {'per_id': bool, 'fields': [(name, kind, int32, required, default), ...]} in field "
+        "order (kind: int64, bool, variant, vec_in, mat_in, vec_out, mat_out; default: the argument struct's "
+        "value of a scalar, else None).");
   m.def("route_parameters", [](const std::string& route) { return route_parameters(parse_route(route)); },
         py::arg("route"),
         "The Python parameters of the route's binding, in order, as (name, field it fills or None).");

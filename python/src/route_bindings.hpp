@@ -561,6 +561,37 @@ inline std::vector<std::string> route_fields(Route r) {
     return v;
   });
 }
+// A route's shape as plain data for the Python harness (python/kvaddr/routes.py): whether it is a
+// per-id route (is_per_id_route: one id input, one table, scalars, one output lane per id) and its
+// fields in list order as (name, kind, int32 elements, required, default of an int64 / bool scalar
+// in the argument struct, else None). kind: "int64", "bool", "variant", "vec_in", "mat_in",
+// "vec_out", "mat_out".
+inline py::dict route_shape(Route r) {
+  return visit_route(r, [](auto spec) {
+    using S = decltype(spec);
+    constexpr typename S::Args defaults{};
+    py::list fields;
+    std::apply(
+        [&](const auto&... f) {
+          auto one = [&](const auto& x) {
+            using F = std::remove_cvref_t<decltype(x)>;
+            static constexpr std::string_view kinds[] = {"int64", "bool", "variant", "vec_in", "mat_in", "vec_out", "mat_out"};
+            const FieldInfo i = fill_args_detail::info_of(x);
+            py::object def = py::none();
+            if constexpr (F::kind == ArgKind::int64) def = py::int_(defaults.*(x.member));
+            else if constexpr (F::kind == ArgKind::boolean) def = py::bool_(defaults.*(x.member));
+            fields.append(py::make_tuple(std::string(x.name), std::string(kinds[static_cast<int>(F::kind)]), i.int32,
+                                         x.required, def));
+          };
+          (one(f), ...);
+        },
+        S::fields());
+    py::dict d;
+    d["per_id"] = is_per_id_route<S>;
+    d["fields"] = fields;
+    return d;
+  });
+}
 // The Python parameters of a route's binding, in order, each with the field it fills (None: the
 // width of a tail-lane output, no field).
 inline std::vector<std::pair<std::string, std::optional<std::string>>> route_parameters(Route r) {
