@@ -29,6 +29,22 @@ std::array<Sym, sizeof...(Names)> vars(const Names&... names) {
   return {Sym::var(std::string(names))...};
 }
 
+// One query in a fresh integer-mode context over fresh variables named `names`, created in that
+// order and shown first in a counterexample: `state(q, v)` (v[i] the variable names[i]) adds the
+// header, preconditions, further symbols and shown values, and the conclusions.
+template <std::size_t N, class State>
+Outcome check_integer(unsigned timeout_ms, const char* const (&names)[N], State&& state) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  const std::array<Sym, N> v = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<Sym, N>{Sym::var(names[I])...};
+  }(std::make_index_sequence<N>{});
+  Query q;
+  for (std::size_t i = 0; i < N; ++i) q.show(names[i], v[i]);
+  state(q, v);
+  return check(q, timeout_ms);
+}
+
 struct Def {
   ObligationInfo info;
   std::function<Outcome(const RunOptions&)> run;

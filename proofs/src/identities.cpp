@@ -10,19 +10,16 @@ namespace {
 
 // ---- I1: (P*S + o) div ps = P*M, mod = o --------------------------------------------------------
 Outcome i1(const RunOptions& o) {
-  z3::context ctx;
-  Env env(ctx, Mode::integer);
-  const Sym ps = var("ps"), M = var("M"), P = var("P"), off = var("o");
-  Query q;
-  q.header = "identity=I1";
-  q.require(ps >= Sym(1) && M >= Sym(1) && P >= Sym(0) && off >= Sym(0) && off < ps);
-  const Sym x = P * (ps * M) + off;
-  for (const char* n : {"ps", "M", "P", "o"}) q.show(n, var(n));
-  q.ensure("floor_div", sym::floor_div(x, ps) == P * M);
-  q.ensure("floor_mod", sym::floor_mod(x, ps) == off);
-  q.ensure("trunc_div", sym::kv_div(x, ps) == P * M);  // the kernels' operator agrees (x >= 0)
-  q.ensure("trunc_rem", sym::kv_rem(x, ps) == off);
-  return check(q, o.timeout_ms);
+  return check_integer(o.timeout_ms, {"ps", "M", "P", "o"}, [](Query& q, const auto& v) {
+    const auto& [ps, M, P, off] = v;
+    q.header = "identity=I1";
+    q.require(ps >= Sym(1) && M >= Sym(1) && P >= Sym(0) && off >= Sym(0) && off < ps);
+    const Sym x = P * (ps * M) + off;
+    q.ensure("floor_div", sym::floor_div(x, ps) == P * M);
+    q.ensure("floor_mod", sym::floor_mod(x, ps) == off);
+    q.ensure("trunc_div", sym::kv_div(x, ps) == P * M);  // the kernels' operator agrees (x >= 0)
+    q.ensure("trunc_rem", sym::kv_rem(x, ps) == off);
+  });
 }
 
 // I1 at the kernel width: 64-bit bit-vectors, divisions as shifts (power-of-two ps, the fa3
@@ -84,22 +81,19 @@ Outcome i2_lanes(const RunOptions& o) {
 }  // namespace
 
 Outcome i2_phi_of(const RunOptions& o, const PhiFn& phi) {
-  z3::context ctx;
-  Env env(ctx, Mode::integer);
-  const Sym ps = var("ps"), M = var("M"), P = var("P"), off = var("o");
-  Query q;
-  q.header = "identity=I2 lemma=phi";
-  q.require(ps >= Sym(1) && M >= Sym(1) && P >= Sym(0) && off >= Sym(0) && off < ps);
-  for (const char* n : {"ps", "M", "P", "o"}) q.show(n, var(n));
-  // phi is evaluated at every x = P*ps + o (not only at the sink 0): phi(x) = P*S + o, and
-  // phi(0) = 0. A wrong phi (x*M, a dropped offset, ...) is refuted here.
-  const Sym x = P * ps + off;
-  const Sym stride = ps * M;
-  q.ensure("quotient", sym::kv_div(x, ps) == P);
-  q.ensure("remainder", sym::kv_rem(x, ps) == off);
-  q.ensure("phi_general", phi(x, ps, stride) == P * stride + off);
-  q.ensure("phi_sink", phi(Sym(0), ps, stride) == Sym(0));
-  return check(q, o.timeout_ms);
+  return check_integer(o.timeout_ms, {"ps", "M", "P", "o"}, [&](Query& q, const auto& v) {
+    const auto& [ps, M, P, off] = v;
+    q.header = "identity=I2 lemma=phi";
+    q.require(ps >= Sym(1) && M >= Sym(1) && P >= Sym(0) && off >= Sym(0) && off < ps);
+    // phi is evaluated at every x = P*ps + o (not only at the sink 0): phi(x) = P*S + o, and
+    // phi(0) = 0. A wrong phi (x*M, a dropped offset, ...) is refuted here.
+    const Sym x = P * ps + off;
+    const Sym stride = ps * M;
+    q.ensure("quotient", sym::kv_div(x, ps) == P);
+    q.ensure("remainder", sym::kv_rem(x, ps) == off);
+    q.ensure("phi_general", phi(x, ps, stride) == P * stride + off);
+    q.ensure("phi_sink", phi(Sym(0), ps, stride) == Sym(0));
+  });
 }
 
 namespace {
@@ -418,16 +412,13 @@ Outcome b03(bool multiplier_detector, const RunOptions& o) {
 
 // I9: for t >= 0 truncation and floor agree (the division kind is irrelevant for live ids).
 Outcome i9(const RunOptions& o) {
-  z3::context ctx;
-  Env env(ctx, Mode::integer);
-  const Sym t = var("t"), ps = var("ps");
-  Query q;
-  q.header = "identity=I9";
-  q.require(t >= Sym(0) && ps >= Sym(1));
-  q.show({{"t", t}, {"ps", ps}});
-  q.ensure("div", sym::kv_div(t, ps) == sym::floor_div(t, ps));
-  q.ensure("mod", sym::kv_rem(t, ps) == sym::floor_mod(t, ps));
-  return check(q, o.timeout_ms);
+  return check_integer(o.timeout_ms, {"t", "ps"}, [](Query& q, const auto& v) {
+    const auto& [t, ps] = v;
+    q.header = "identity=I9";
+    q.require(t >= Sym(0) && ps >= Sym(1));
+    q.ensure("div", sym::kv_div(t, ps) == sym::floor_div(t, ps));
+    q.ensure("mod", sym::kv_rem(t, ps) == sym::floor_mod(t, ps));
+  });
 }
 
 constexpr const char* kSymPool =
