@@ -2,6 +2,7 @@
 // Shared pieces of the obligation files: the symbolic pool of spec §1-§2 and the registry entry.
 #include <array>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,14 @@ using RunFn = std::function<Outcome(const RunOptions&)>;
 // A registry entry of the given description and check (domain_full left empty).
 Def make(ObligationInfo info, RunFn run);
 
+// One row of an obligation table: the description and the check.
+struct Obligation {
+  ObligationInfo info;
+  RunFn run;
+};
+// Registers make(info, run) for each row, in order.
+void add_obligations(std::vector<Def>& out, std::initializer_list<Obligation> rows);
+
 // Two obligations checked by one query builder: `on` runs check(true, o), then `off` check(false, o).
 void add_flag_pair(std::vector<Def>& out, ObligationInfo on, ObligationInfo off,
                    Outcome (*check)(bool, const RunOptions&));
@@ -77,6 +86,13 @@ void add_read_table_column_obligations(std::vector<Def>& out, bool grid_spill);
 void add_spec_rule_obligations(std::vector<Def>& out);
 
 constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
+
+// The exponent k of the smallest power of two 2^k >= v (0 for v <= 1): log2 of a power-of-two ps.
+constexpr int ceil_log2(std::int64_t v) {
+  int k = 0;
+  while ((std::int64_t{1} << k) < v) ++k;
+  return k;
+}
 constexpr std::int64_t kMaxPs = std::int64_t{1} << 16;
 constexpr std::int64_t kMaxM = 4096;
 

@@ -262,15 +262,17 @@ Outcome token_major(const RunOptions& opt) {
 
 void add_layout_obligations(std::vector<Def>& out) {
   using enum Verdict;
-  out.push_back(make({"I5.mla_layer_address", "§2.4 I5, §3.1, §3.3",
-                      "ps, L, D >= 1; 0 <= l < L, 0 <= o < ps, P >= 0; two distinct (P, l, o)",
-                      "view address l*ps*D + d*D = envelope address; the two rows [addr, addr + D) are disjoint",
-                      "unbounded integers, all symbolic", proved},
-                     mla_rows));
-  out.push_back(make({"layout.mha_no_collision", "§3.1 MHA", "ps, L, k_row, v_row >= 1; distinct (P, l, o, K|V)",
-                      "row byte intervals are disjoint and inside their page envelope",
-                      "unbounded integers, all symbolic", proved},
-                     mha_rows));
+  add_obligations(out, {
+      {{"I5.mla_layer_address", "§2.4 I5, §3.1, §3.3",
+        "ps, L, D >= 1; 0 <= l < L, 0 <= o < ps, P >= 0; two distinct (P, l, o)",
+        "view address l*ps*D + d*D = envelope address; the two rows [addr, addr + D) are disjoint",
+        "unbounded integers, all symbolic", proved},
+       mla_rows},
+      {{"layout.mha_no_collision", "§3.1 MHA",
+        "ps, L, k_row, v_row >= 1; distinct (P, l, o, K|V)",
+        "row byte intervals are disjoint and inside their page envelope",
+        "unbounded integers, all symbolic", proved},
+       mha_rows}});
   add_flag_pair(out,
                 {"layout.dense_views_in_buffer", "§3.3 tail pad",
                  "ps, L, D, N >= 1; 0 <= l < L, 0 <= d < N*L*ps; live d = P*ps*L + o",
@@ -280,10 +282,12 @@ void add_layout_obligations(std::vector<Def>& out) {
                  "as layout.dense_views_in_buffer without the tail pad", "every view row lies in total",
                  "unbounded integers, all symbolic", refuted},
                 dense_views);
-  out.push_back(make({"layout.dense_mha", "§3.3 MHA dense (#34602)", "k_row = v_row = R; 0 <= l < L, 0 <= o < ps",
-                      "(2l*ps + d)*R = byte_K(P, l, o) and ((2l+1)*ps + d)*R = byte_V(P, l, o)",
-                      "unbounded integers, all symbolic", proved},
-                     dense_mha));
+  add_obligations(out, {
+      {{"layout.dense_mha", "§3.3 MHA dense (#34602)",
+        "k_row = v_row = R; 0 <= l < L, 0 <= o < ps",
+        "(2l*ps + d)*R = byte_K(P, l, o) and ((2l+1)*ps + d)*R = byte_V(P, l, o)",
+        "unbounded integers, all symbolic", proved},
+       dense_mha}});
   add_flag_pair(out,
                 {"layout.reserved_floor.era_c", "§3.4, B18 fix",
                  "two sub-pools (full ps_f, entry_f; peer ps_p, entry_p, Mamba => ps_p = 1), ps <= 2^16",
@@ -293,10 +297,12 @@ void add_layout_obligations(std::vector<Def>& out) {
                  "as era_c (fails: at ps > 1 the page-0 envelope exceeds the floor)", "unbounded integers, all symbolic",
                  refuted},
                 reserved_floor);
-  out.push_back(make({"layout.token_major", "§3.7", "part fits in the entry; distinct (x, l)",
-                      "rows lie inside their slot's entry and never overlap", "unbounded integers, all symbolic",
-                      proved},
-                     token_major));
+  add_obligations(out, {
+      {{"layout.token_major", "§3.7",
+        "part fits in the entry; distinct (x, l)",
+        "rows lie inside their slot's entry and never overlap",
+        "unbounded integers, all symbolic", proved},
+       token_major}});
 }
 
 }  // namespace kvaddr::proofs

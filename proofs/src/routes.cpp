@@ -27,8 +27,7 @@ Outcome page_table_query(Route r, Variant v, PageLane kind, bool pinned, std::in
   const Sym tok = Sym::var("tok");
   env.clear_overflow();
   Sym out(0);
-  int log2_ps = 0;
-  while (ps_value > 0 && (std::int64_t{1} << log2_ps) < ps_value) ++log2_ps;
+  const int log2_ps = ceil_log2(ps_value);
   switch (kind) {
     case PageLane::entry: out = lanes::page_entry_lane(tok, pool.v2p, pool.ps, pool.M, v); break;
     case PageLane::decode: out = lanes::decode_entry_lane(tok, pool.v2p, log2_ps, pool.M, v); break;
