@@ -86,6 +86,8 @@ void add_read_table_column_obligations(std::vector<Def>& out, bool grid_spill);
 void add_spec_rule_obligations(std::vector<Def>& out);
 
 constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
+constexpr std::int64_t kMaxPs = std::int64_t{1} << 16;
+constexpr std::int64_t kMaxM = 4096;
 
 // The exponent k of the smallest power of two 2^k >= v (0 for v <= 1): log2 of a power-of-two ps.
 constexpr int ceil_log2(std::int64_t v) {
@@ -93,8 +95,6 @@ constexpr int ceil_log2(std::int64_t v) {
   while ((std::int64_t{1} << k) < v) ++k;
   return k;
 }
-constexpr std::int64_t kMaxPs = std::int64_t{1} << 16;
-constexpr std::int64_t kMaxM = 4096;
 
 std::string_view variant_name(Variant v);
 std::string_view route_name(Route r);
