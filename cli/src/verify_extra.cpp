@@ -30,6 +30,82 @@ namespace {
 }
 
 
+#ifdef KVADDR_WITH_PROOFS
+// Every obligation (--quick: one identity and one refuted bug) ends with its expected verdict.
+CheckResult proofs_check(const VerifyOptions& options) {
+  proofs::RunOptions run;
+  // --quick (the test suite) proves one identity and refutes one bug; `ctest -L proofs` runs them all.
+  if (options.quick) run.only = {"I1.algebra", "route.canonical_page_table.b09"};
+  const auto all = proofs::run_all(run);
+  CheckResult r;
+  int proved = 0, refuted = 0, unknown = 0;
+  std::string off;
+  for (const auto& o : all) {
+    proved += o.verdict == proofs::Verdict::proved ? 1 : 0;
+    refuted += o.verdict == proofs::Verdict::refuted ? 1 : 0;
+    unknown += o.verdict == proofs::Verdict::unknown ? 1 : 0;
+    if (!o.as_expected() && off.empty()) {
+      off = fmt::format("{}: expected {}, got {} {}", o.name, proofs::to_string(o.expected),
+                        proofs::to_string(o.verdict), o.counterexample);
+    }
+  }
+  r.passed = off.empty() && !all.empty();
+  r.detail = r.passed ? fmt::format("{} obligations as expected: {} proved, {} refuted (bug variants), {} unknown",
+                                    all.size(), proved, refuted, unknown)
+                      : off;
+  return r;
+}
+#endif
+
+#ifdef KVADDR_WITH_PROPS
+// Every property passes under the production routes.
+CheckResult props_gate_check(const VerifyOptions& options) {
+  props::Options o;
+  o.seed = options.seed;
+  o.cases_per_property = options.quick ? 200 : 2000;
+  o.stateful_runs = options.quick ? 20 : 200;
+  const auto report = props::run_props(o);
+  CheckResult r;
+  r.passed = report.passed();
+  if (r.passed) {
+    r.detail = fmt::format("{} properties, {} cases, {} stateful steps ({} page moves), all passed",
+                           report.properties.size(), report.total_cases, report.stateful_steps,
+                           report.stateful_moves);
+  } else {
+    for (const auto& p : report.properties) {
+      if (p.passed) continue;
+      r.detail = fmt::format("{} failed: {} (reproduce: {})", p.name, p.failure, p.reproduce);
+      break;
+    }
+  }
+  return r;
+}
+
+// The lifecycle campaign passes without a fault and kills every planted lifecycle fault.
+CheckResult props_lifecycle_check(const VerifyOptions& options) {
+  props::lifecycle::CampaignOptions o;
+  o.seed = options.seed;
+  o.total_steps = options.quick ? 20000 : 200000;
+  const auto report = props::lifecycle::run_campaign(o);
+  CheckResult r;
+  r.passed = report.passed();
+  r.detail = r.passed ? props::lifecycle::summary(report) : report.failure;
+  int killed = 0;
+  for (const auto& f : model::lifecycle::all_faults()) {
+    o.fault = f.fault;
+    o.total_steps = 200000;
+    const bool k = !props::lifecycle::run_campaign(o).passed();
+    killed += k ? 1 : 0;
+    if (!k && r.passed) {
+      r.passed = false;
+      r.detail = fmt::format("planted lifecycle fault {} ({}) survived", f.name, f.exemplar);
+    }
+  }
+  if (r.passed) r.detail += fmt::format("; {} planted lifecycle faults killed", killed);
+  return r;
+}
+#endif
+
 #ifdef KVADDR_WITH_KERNELS
 CheckResult from_diff(const gpu::DiffReport& report, const std::string& what) {
   CheckResult r;
@@ -44,6 +120,17 @@ CheckResult from_diff(const gpu::DiffReport& report, const std::string& what) {
   }
   return r;
 }
+
+// The differential generator's cases: host routes vs model (`host_only`), or GPU kernels vs host
+// routes vs model.
+CheckResult differential_check(const VerifyOptions& options, bool host_only) {
+  gpu::DiffOptions o;
+  o.seed = options.seed;
+  o.cases = options.quick ? 40 : (host_only ? 200 : 400);
+  o.host_only = host_only;
+  return from_diff(gpu::run_differential(o),
+                   host_only ? "host routes vs model on generated cases" : "GPU kernels vs host routes vs model");
+}
 #endif
 
 }  // namespace
@@ -51,98 +138,24 @@ CheckResult from_diff(const gpu::DiffReport& report, const std::string& what) {
 void append_extra_checks(const VerifyOptions& options, std::vector<CheckResult>& results) {
   (void)options;
 #ifdef KVADDR_WITH_PROOFS
-  results.push_back(timed("proofs", [&] {
-    proofs::RunOptions run;
-    // --quick (the test suite) proves one identity and refutes one bug; `ctest -L proofs` runs them all.
-    if (options.quick) run.only = {"I1.algebra", "route.canonical_page_table.b09"};
-    const auto all = proofs::run_all(run);
-    CheckResult r;
-    int proved = 0, refuted = 0, unknown = 0;
-    std::string off;
-    for (const auto& o : all) {
-      proved += o.verdict == proofs::Verdict::proved ? 1 : 0;
-      refuted += o.verdict == proofs::Verdict::refuted ? 1 : 0;
-      unknown += o.verdict == proofs::Verdict::unknown ? 1 : 0;
-      if (!o.as_expected() && off.empty()) {
-        off = fmt::format("{}: expected {}, got {} {}", o.name, proofs::to_string(o.expected),
-                          proofs::to_string(o.verdict), o.counterexample);
-      }
-    }
-    r.passed = off.empty() && !all.empty();
-    r.detail = r.passed ? fmt::format("{} obligations as expected: {} proved, {} refuted (bug variants), {} unknown",
-                                      all.size(), proved, refuted, unknown)
-                        : off;
-    return r;
-  }));
+  results.push_back(timed("proofs", [&] { return proofs_check(options); }));
 #else
   results.push_back(skipped("proofs", "skipped: built without Z3 (libz3-dev)"));
 #endif
 #ifdef KVADDR_WITH_PROPS
-  results.push_back(timed("props.gate", [&] {
-    props::Options o;
-    o.seed = options.seed;
-    o.cases_per_property = options.quick ? 200 : 2000;
-    o.stateful_runs = options.quick ? 20 : 200;
-    const auto report = props::run_props(o);
-    CheckResult r;
-    r.passed = report.passed();
-    if (r.passed) {
-      r.detail = fmt::format("{} properties, {} cases, {} stateful steps ({} page moves), all passed",
-                             report.properties.size(), report.total_cases, report.stateful_steps,
-                             report.stateful_moves);
-    } else {
-      for (const auto& p : report.properties) {
-        if (p.passed) continue;
-        r.detail = fmt::format("{} failed: {} (reproduce: {})", p.name, p.failure, p.reproduce);
-        break;
-      }
-    }
-    return r;
-  }));
-  results.push_back(timed("props.lifecycle", [&] {
-    props::lifecycle::CampaignOptions o;
-    o.seed = options.seed;
-    o.total_steps = options.quick ? 20000 : 200000;
-    const auto report = props::lifecycle::run_campaign(o);
-    CheckResult r;
-    r.passed = report.passed();
-    r.detail = r.passed ? props::lifecycle::summary(report) : report.failure;
-    int killed = 0;
-    for (const auto& f : model::lifecycle::all_faults()) {
-      o.fault = f.fault;
-      o.total_steps = 200000;
-      const bool k = !props::lifecycle::run_campaign(o).passed();
-      killed += k ? 1 : 0;
-      if (!k && r.passed) {
-        r.passed = false;
-        r.detail = fmt::format("planted lifecycle fault {} ({}) survived", f.name, f.exemplar);
-      }
-    }
-    if (r.passed) r.detail += fmt::format("; {} planted lifecycle faults killed", killed);
-    return r;
-  }));
+  results.push_back(timed("props.gate", [&] { return props_gate_check(options); }));
+  results.push_back(timed("props.lifecycle", [&] { return props_lifecycle_check(options); }));
 #else
   results.push_back(skipped("props", "skipped: built without RapidCheck (librapidcheck-dev)"));
 #endif
 #ifdef KVADDR_WITH_KERNELS
   // The differential generator, host routes and model run everywhere; the GPU leg needs a GPU.
-  results.push_back(timed("differential.host_vs_model", [&] {
-    gpu::DiffOptions o;
-    o.seed = options.seed;
-    o.cases = options.quick ? 40 : 200;
-    o.host_only = true;
-    return from_diff(gpu::run_differential(o), "host routes vs model on generated cases");
-  }));
+  results.push_back(timed("differential.host_vs_model", [&] { return differential_check(options, true); }));
   std::string why;
   if (!gpu::gpu_available(&why)) {
     results.push_back(skipped("gpu.differential", "skipped: no CUDA GPU (" + why + ")"));
   } else {
-    results.push_back(timed("gpu.differential", [&] {
-      gpu::DiffOptions o;
-      o.seed = options.seed;
-      o.cases = options.quick ? 40 : 400;
-      return from_diff(gpu::run_differential(o), "GPU kernels vs host routes vs model");
-    }));
+    results.push_back(timed("gpu.differential", [&] { return differential_check(options, false); }));
   }
 #else
   results.push_back(skipped("gpu.differential", "skipped: built without CUDA (nvcc not found)"));

@@ -13,21 +13,17 @@ namespace kvaddr::model::lifecycle {
 namespace {
 constexpr std::array<FaultInfo, 16> kFaults{{
     {Fault::replay_rebuilds_eager_buffer, "replay_rebuilds_eager_buffer", "SGLang #37975",
-     "the replay updater rebuilds kv_indptr in the eager buffer; the graph reads capture-time boundaries",
-     ViolationClass::capture},
+     "the replay updater rebuilds kv_indptr in the eager buffer; the graph reads capture-time boundaries", ViolationClass::capture},
     {Fault::graph_reads_freed_table, "graph_reads_freed_table", "ROCm aiter #4587",
-     "the split-offset workspace is freed and reallocated after capture; the graph keeps the freed one",
-     ViolationClass::capture},
+     "the split-offset workspace is freed and reallocated after capture; the graph keeps the freed one", ViolationClass::capture},
     {Fault::hicache_virtual_ids, "hicache_virtual_ids", "SGLang #36731 / #37496 / #39479",
      "HiCache write-back receives virtual token ids where it indexes physical envelopes", ViolationClass::lease},
     {Fault::mamba_checkpoint_virtual_ids, "mamba_checkpoint_virtual_ids", "SGLang #38229",
      "Mamba checkpoint destinations are handed as virtual slot ids", ViolationClass::lease},
     {Fault::compaction_under_closed_gate, "compaction_under_closed_gate", "SGLang #39982",
-     "compaction moves pages while a consumer's lease (the disaggregation gate) is still open",
-     ViolationClass::lease},
+     "compaction moves pages while a consumer's lease (the disaggregation gate) is still open", ViolationClass::lease},
     {Fault::shared_completion_event, "shared_completion_event", "SGLang #39982",
-     "every move batch of one compaction records the same completion event: the gate waits for the last only",
-     ViolationClass::lease},
+     "every move batch of one compaction records the same completion event: the gate waits for the last only", ViolationClass::lease},
     {Fault::dcp_rewrite_replicated_group, "dcp_rewrite_replicated_group", "vLLM #57260",
      "the DCP owner/local rewrite (id div dcp_size) is applied to replicated sub-pools too", ViolationClass::subpool},
     {Fault::min_block_size_column, "min_block_size_column", "vLLM #55601",
@@ -39,11 +35,9 @@ constexpr std::array<FaultInfo, 16> kFaults{{
     {Fault::padding_to_last_state_row, "padding_to_last_state_row", "SGLang #36885 / #36880",
      "padding -1 of the state indices wraps to the last state row instead of the sink", ViolationClass::sink},
     {Fault::unclamped_unified_branch, "unclamped_unified_branch", "SGLang #36477",
-     "the unified branch loads v2p without the clamp: -1 (or a recycled page) lands in the SWA page table",
-     ViolationClass::sink},
+     "the unified branch loads v2p without the clamp: -1 (or a recycled page) lands in the SWA page table", ViolationClass::sink},
     {Fault::capture_width_from_context, "capture_width_from_context", "SGLang #35985 / #29665",
-     "capture tables are sized from the context length; a speculative step reads seq + draft tokens",
-     ViolationClass::capacity},
+     "capture tables are sized from the context length; a speculative step reads seq + draft tokens", ViolationClass::capacity},
     {Fault::int32_offset_times_stride, "int32_offset_times_stride", "vLLM #50427",
      "byte offset = int32 page index times the page stride, formed in int32", ViolationClass::offset},
     {Fault::int32_times_uint32_offset, "int32_times_uint32_offset", "FlashInfer #3130",
@@ -52,29 +46,21 @@ constexpr std::array<FaultInfo, 16> kFaults{{
      "page zeroing starts at one layer view's origin with the whole envelope's stride", ViolationClass::offset},
 }};
 std::string str(std::int64_t v) { return std::to_string(v); }
+// names[e]: `names` lists the enumerators of E in declaration order (values 0, 1, ...); "?" for any
+// other value.
+template <class E, std::size_t N>
+std::string_view name_in(E e, const std::string_view (&names)[N]) noexcept {
+  const auto i = static_cast<std::size_t>(e);
+  return i < N ? names[i] : "?";
+}
 std::size_t uz(std::int64_t v) { return static_cast<std::size_t>(v); }
 int pi(Pool p) { return static_cast<int>(p); }
 }  // namespace
 
-std::string_view to_string(IdSpace s) noexcept {
-  switch (s) {
-    case IdSpace::virtual_id: return "virtual";
-    case IdSpace::physical_id: return "physical";
-    case IdSpace::kernel_facing: return "kernel-facing";
-  }
-  return "?";
-}
+std::string_view to_string(IdSpace s) noexcept { return name_in(s, {"virtual", "physical", "kernel-facing"}); }
 
 std::string_view to_string(ViolationClass c) noexcept {
-  switch (c) {
-    case ViolationClass::capture: return "capture";
-    case ViolationClass::lease: return "lease";
-    case ViolationClass::subpool: return "subpool";
-    case ViolationClass::sink: return "sink";
-    case ViolationClass::capacity: return "capacity";
-    case ViolationClass::offset: return "offset";
-  }
-  return "?";
+  return name_in(c, {"capture", "lease", "subpool", "sink", "capacity", "offset"});
 }
 
 std::string Violation::describe() const {
@@ -98,24 +84,10 @@ std::optional<Fault> fault_from_string(std::string_view name) noexcept {
   return std::nullopt;
 }
 
-std::string_view to_string(Pool p) noexcept {
-  switch (p) {
-    case Pool::full: return "full";
-    case Pool::swa: return "swa";
-    case Pool::state: return "state";
-    case Pool::draft: return "draft";
-  }
-  return "?";
-}
+std::string_view to_string(Pool p) noexcept { return name_in(p, {"full", "swa", "state", "draft"}); }
 
 std::string_view to_string(Consumer c) noexcept {
-  switch (c) {
-    case Consumer::hicache_writeback: return "hicache_writeback";
-    case Consumer::pd_transfer: return "pd_transfer";
-    case Consumer::mamba_checkpoint: return "mamba_checkpoint";
-    case Consumer::radix_cache: return "radix_cache";
-  }
-  return "?";
+  return name_in(c, {"hicache_writeback", "pd_transfer", "mamba_checkpoint", "radix_cache"});
 }
 
 IdSpace required_space(Consumer c) noexcept {
@@ -124,10 +96,8 @@ IdSpace required_space(Consumer c) noexcept {
 Pool consumer_pool(Consumer c) noexcept { return c == Consumer::mamba_checkpoint ? Pool::state : Pool::full; }
 
 std::string_view to_string(Command c) noexcept {
-  constexpr std::array<std::string_view, kCommands> names{"admit",  "step",    "spec_step",         "slide",
-                                                          "finish", "flush",   "capture",           "realloc_workspace",
-                                                          "lease",  "complete", "sync"};
-  return names[static_cast<std::size_t>(c)];
+  return name_in(c, {"admit", "step", "spec_step", "slide", "finish", "flush", "capture", "realloc_workspace", "lease",
+                     "complete", "sync"});
 }
 
 void SimConfig::validate() const {

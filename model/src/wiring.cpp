@@ -1,6 +1,8 @@
 #include "kvaddr/model/wiring.hpp"
 
 #include <array>
+#include <cstddef>
+#include <iterator>
 #include <utility>
 
 namespace kvaddr::model {
@@ -19,66 +21,72 @@ HookSet unified_mla_hooks(const PoolHooks& hooks, DetectVariant variant) {
 }
 
 namespace {
-constexpr std::array<std::pair<Backend, std::string_view>, 11> kNames{{
-    {Backend::triton, "triton"},
-    {Backend::fa3, "fa3"},
-    {Backend::fa4, "fa4"},
-    {Backend::flashinfer, "flashinfer"},
-    {Backend::trtllm_mla, "trtllm_mla"},
-    {Backend::cutedsl_mla, "cutedsl_mla"},
-    {Backend::tokenspeed_mla, "tokenspeed_mla"},
-    {Backend::flashmla, "flashmla"},
-    {Backend::cutlass_mla, "cutlass_mla"},
-    {Backend::trtllm_mha, "trtllm_mha"},
-    {Backend::aiter, "aiter"},
-}};
+// Lookups in a table whose rows each name one enumerator (members `value` and `name`).
+template <class Rows, class E>
+constexpr const auto* row_of(const Rows& rows, E value) noexcept {
+  for (const auto& row : rows)
+    if (row.value == value) return &row;
+  return static_cast<decltype(&*std::begin(rows))>(nullptr);
+}
+template <class Rows>
+constexpr std::string_view name_of(const Rows& rows, decltype(std::begin(rows)->value) value) noexcept {
+  const auto* row = row_of(rows, value);
+  return row ? row->name : "unknown";
+}
+template <class Rows>
+constexpr auto value_named(const Rows& rows, std::string_view name) noexcept
+    -> std::optional<decltype(std::begin(rows)->value)> {
+  for (const auto& row : rows)
+    if (row.name == name) return row.value;
+  return std::nullopt;
+}
+// The `value` of every row, in row order.
+template <class Row, std::size_t N>
+constexpr auto values_of(const std::array<Row, N>& rows) noexcept {
+  std::array<decltype(Row::value), N> all{};
+  for (std::size_t i = 0; i < N; ++i) all[i] = rows[i].value;
+  return all;
+}
+template <class E>
+struct NameRow {
+  E value;
+  std::string_view name;
+};
 
-constexpr std::array<Backend, 11> kAll{Backend::triton,      Backend::fa3,           Backend::fa4,
-                                       Backend::flashinfer,  Backend::trtllm_mla,    Backend::cutedsl_mla,
-                                       Backend::tokenspeed_mla, Backend::flashmla,   Backend::cutlass_mla,
-                                       Backend::trtllm_mha,  Backend::aiter};
-
-// Era B gate rows: {backend, always allowed, allowed for unified MLA}.
-struct GateRow {
-  Backend backend;
+// Every backend once, in Backend order: its name and its Era B gate row (always allowed, allowed
+// for unified MLA).
+struct BackendRow {
+  Backend value;
+  std::string_view name;
   bool always;
   bool unified_mla;
 };
-constexpr std::array<GateRow, 11> kEraB{{
-    {Backend::triton, true, true},
-    {Backend::fa3, false, true},
-    {Backend::fa4, false, false},
-    {Backend::flashinfer, false, true},
-    {Backend::trtllm_mla, false, true},
-    {Backend::cutedsl_mla, false, true},
-    {Backend::tokenspeed_mla, false, true},
-    {Backend::flashmla, false, false},
-    {Backend::cutlass_mla, false, false},
-    {Backend::trtllm_mha, false, false},
-    {Backend::aiter, false, false},
+constexpr std::array<BackendRow, 11> kBackends{{
+    {Backend::triton, "triton", true, true},
+    {Backend::fa3, "fa3", false, true},
+    {Backend::fa4, "fa4", false, false},
+    {Backend::flashinfer, "flashinfer", false, true},
+    {Backend::trtllm_mla, "trtllm_mla", false, true},
+    {Backend::cutedsl_mla, "cutedsl_mla", false, true},
+    {Backend::tokenspeed_mla, "tokenspeed_mla", false, true},
+    {Backend::flashmla, "flashmla", false, false},
+    {Backend::cutlass_mla, "cutlass_mla", false, false},
+    {Backend::trtllm_mha, "trtllm_mha", false, false},
+    {Backend::aiter, "aiter", false, false},
 }};
+
+constexpr auto kAll = values_of(kBackends);
 }  // namespace
 
-std::string_view to_string(Backend b) noexcept {
-  for (const auto& [backend, name] : kNames)
-    if (backend == b) return name;
-  return "unknown";
-}
+std::string_view to_string(Backend b) noexcept { return name_of(kBackends, b); }
 
-std::optional<Backend> backend_from_string(std::string_view name) noexcept {
-  for (const auto& [backend, n] : kNames)
-    if (n == name) return backend;
-  return std::nullopt;
-}
+std::optional<Backend> backend_from_string(std::string_view name) noexcept { return value_named(kBackends, name); }
 
 std::span<const Backend> all_backends() noexcept { return kAll; }
 
 bool backend_allowed(Backend backend, bool is_mla, bool unified) noexcept {
-  for (const GateRow& row : kEraB) {
-    if (row.backend != backend) continue;
-    return row.always || (row.unified_mla && is_mla && unified);
-  }
-  return false;
+  const BackendRow* row = row_of(kBackends, backend);
+  return row && (row->always || (row->unified_mla && is_mla && unified));
 }
 
 }  // namespace kvaddr::model
@@ -90,13 +98,13 @@ namespace kvaddr::model {
 
 namespace {
 
-constexpr std::array<std::pair<AttentionKind, std::string_view>, 3> kKindNames{{
+constexpr std::array<NameRow<AttentionKind>, 3> kKindNames{{
     {AttentionKind::mla, "mla"},
     {AttentionKind::dense_mha, "dense_mha"},
     {AttentionKind::strided_mha, "strided_mha"},
 }};
 
-constexpr std::array<std::pair<IdUse, std::string_view>, 10> kUseNames{{
+constexpr std::array<NameRow<IdUse>, 10> kUseNames{{
     {IdUse::kv_write, "kv_write"},
     {IdUse::decode_read, "decode_read"},
     {IdUse::prefill_read, "prefill_read"},
@@ -110,7 +118,7 @@ constexpr std::array<std::pair<IdUse, std::string_view>, 10> kUseNames{{
 }};
 
 struct VariantRow {
-  WiringVariant variant;
+  WiringVariant value;
   std::string_view name;
   std::string_view exposing;
 };
@@ -126,17 +134,7 @@ constexpr std::array<VariantRow, 9> kVariants{{
     {WiringVariant::b16_pd_virtual_ids, "b16_pd_virtual_ids", "mla_pd_disaggregated"},
 }};
 
-constexpr std::array<WiringVariant, 9> kAllWiring{
-    WiringVariant::production,
-    WiringVariant::b01_fa3_not_allowlisted,
-    WiringVariant::b03_detect_multiplier,
-    WiringVariant::b04_prefill_graph_no_remap,
-    WiringVariant::b07_zero_predicate_multiplier,
-    WiringVariant::b13_wrapper_drops_translator,
-    WiringVariant::b14_dcp_half_translated,
-    WiringVariant::b15_capture_none_write_loc,
-    WiringVariant::b16_pd_virtual_ids,
-};
+constexpr auto kAllWiring = values_of(kVariants);
 
 // The configuration table. M = 24 is the spec's multi-layer MLA test value (§5.2); dense MHA uses
 // M = 2L with L = 4 here. Every row passes the production gate.
@@ -194,36 +192,21 @@ std::string_view prefill_route(const WiringConfig& c) {
 
 }  // namespace
 
-std::string_view to_string(AttentionKind k) noexcept {
-  for (const auto& [kind, name] : kKindNames)
-    if (kind == k) return name;
-  return "unknown";
-}
+std::string_view to_string(AttentionKind k) noexcept { return name_of(kKindNames, k); }
 
-std::string_view to_string(IdUse u) noexcept {
-  for (const auto& [use, name] : kUseNames)
-    if (use == u) return name;
-  return "unknown";
-}
+std::string_view to_string(IdUse u) noexcept { return name_of(kUseNames, u); }
 
-std::string_view to_string(WiringVariant v) noexcept {
-  for (const VariantRow& row : kVariants)
-    if (row.variant == v) return row.name;
-  return "unknown";
-}
+std::string_view to_string(WiringVariant v) noexcept { return name_of(kVariants, v); }
 
 std::optional<WiringVariant> wiring_variant_from_string(std::string_view name) noexcept {
-  for (const VariantRow& row : kVariants)
-    if (row.name == name) return row.variant;
-  return std::nullopt;
+  return value_named(kVariants, name);
 }
 
 std::span<const WiringVariant> all_wiring_variants() noexcept { return kAllWiring; }
 
 std::string_view exposing_config(WiringVariant v) noexcept {
-  for (const VariantRow& row : kVariants)
-    if (row.variant == v) return row.exposing;
-  return "";
+  const VariantRow* row = row_of(kVariants, v);
+  return row ? row->exposing : "";
 }
 
 std::span<const WiringConfig> wiring_configs() noexcept { return kConfigs; }

@@ -11,6 +11,10 @@ Def make(ObligationInfo info, RunFn run) {
   return d;
 }
 
+void add_obligations(std::vector<Def>& out, std::initializer_list<Obligation> rows) {
+  for (const Obligation& row : rows) out.push_back(make(row.info, row.run));
+}
+
 void add_flag_pair(std::vector<Def>& out, ObligationInfo on, ObligationInfo off,
                    Outcome (*check)(bool, const RunOptions&)) {
   out.push_back(make(std::move(on), [check](const RunOptions& o) { return check(true, o); }));

@@ -2,6 +2,7 @@
 // Shared pieces of the obligation files: the symbolic pool of spec §1-§2 and the registry entry.
 #include <array>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,22 @@ std::array<Sym, sizeof...(Names)> vars(const Names&... names) {
   return {Sym::var(std::string(names))...};
 }
 
+// One query in a fresh integer-mode context over fresh variables named `names`, created in that
+// order and shown first in a counterexample: `state(q, v)` (v[i] the variable names[i]) adds the
+// header, preconditions, further symbols and shown values, and the conclusions.
+template <std::size_t N, class State>
+Outcome check_integer(unsigned timeout_ms, const char* const (&names)[N], State&& state) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  const std::array<Sym, N> v = [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<Sym, N>{Sym::var(names[I])...};
+  }(std::make_index_sequence<N>{});
+  Query q;
+  for (std::size_t i = 0; i < N; ++i) q.show(names[i], v[i]);
+  state(q, v);
+  return check(q, timeout_ms);
+}
+
 struct Def {
   ObligationInfo info;
   std::function<Outcome(const RunOptions&)> run;
@@ -39,6 +56,14 @@ using RunFn = std::function<Outcome(const RunOptions&)>;
 
 // A registry entry of the given description and check (domain_full left empty).
 Def make(ObligationInfo info, RunFn run);
+
+// One row of an obligation table: the description and the check.
+struct Obligation {
+  ObligationInfo info;
+  RunFn run;
+};
+// Registers make(info, run) for each row, in order.
+void add_obligations(std::vector<Def>& out, std::initializer_list<Obligation> rows);
 
 // Two obligations checked by one query builder: `on` runs check(true, o), then `off` check(false, o).
 void add_flag_pair(std::vector<Def>& out, ObligationInfo on, ObligationInfo off,
@@ -63,6 +88,13 @@ void add_spec_rule_obligations(std::vector<Def>& out);
 constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
 constexpr std::int64_t kMaxPs = std::int64_t{1} << 16;
 constexpr std::int64_t kMaxM = 4096;
+
+// The exponent k of the smallest power of two 2^k >= v (0 for v <= 1): log2 of a power-of-two ps.
+constexpr int ceil_log2(std::int64_t v) {
+  int k = 0;
+  while ((std::int64_t{1} << k) < v) ++k;
+  return k;
+}
 
 std::string_view variant_name(Variant v);
 std::string_view route_name(Route r);

@@ -31,22 +31,19 @@ Outcome live_ids(const Sub& s, bool draft_half, const RunOptions& opt) {
     for (auto b : ms) strides.push_back(a * kMaxM * 2 + b);  // (ps, M) packed
   return sweep(strides, [&](std::int64_t packed) {
     const std::int64_t ps = packed / (kMaxM * 2), M = packed % (kMaxM * 2);
-    z3::context ctx;
-    Env env(ctx, Mode::integer);
-    const Sym N = var("N"), P = var("P"), o = var("o"), mn = var("min_page_index");
-    const Sym S(ps * M);
-    Query q;
-    q.header = "sub_pool=" + s.name + " ps=" + std::to_string(ps) + " M=" + std::to_string(M);
-    q.require(N >= Sym(2) && mn >= Sym(1) && mn < N && P >= mn && P < N && o >= Sym(0) && o < Sym(ps));
-    const Sym len = N * S;
-    const Sym own_len = draft_half ? floor_div(len, Sym(2)) : len;
-    const Sym id = P * S + o;
-    for (const auto& [n, v] : std::vector<std::pair<std::string, Sym>>{{"N", N}, {"P", P}, {"o", o}, {"id", id},
-                                                                       {"len", own_len}})
-      q.show(n, v);
-    q.ensure("past_sink_page", id >= S);
-    q.ensure("below_len", id < own_len);
-    return check(q, opt.timeout_ms);
+    return check_integer(opt.timeout_ms, {"N", "P", "o"}, [&](Query& q, const auto& v) {
+      const auto& [N, P, o] = v;
+      const Sym mn = var("min_page_index");
+      const Sym S(ps * M);
+      q.header = "sub_pool=" + s.name + " ps=" + std::to_string(ps) + " M=" + std::to_string(M);
+      q.require(N >= Sym(2) && mn >= Sym(1) && mn < N && P >= mn && P < N && o >= Sym(0) && o < Sym(ps));
+      const Sym len = N * S;
+      const Sym own_len = draft_half ? floor_div(len, Sym(2)) : len;
+      const Sym id = P * S + o;
+      q.show({{"id", id}, {"len", own_len}});
+      q.ensure("past_sink_page", id >= S);
+      q.ensure("below_len", id < own_len);
+    });
   });
 }
 
@@ -69,9 +66,7 @@ Outcome no_location(const Sub& s, bool last_row, bool unclamped, const RunOption
   const Sym entry = unclamped ? e * M : clamped;
   const Sym pad = last_row ? len - Sym(1) : Sym(0);
   q.require(slot == Sym(-1));
-  for (const auto& [n, v] : std::vector<std::pair<std::string, Sym>>{
-           {"ps", ps}, {"M", M}, {"N", N}, {"v2p_entry", e}, {"mapped", mapped}, {"entry", entry}, {"pad", pad}})
-    q.show(n, v);
+  q.show({{"ps", ps}, {"M", M}, {"N", N}, {"v2p_entry", e}, {"mapped", mapped}, {"entry", entry}, {"pad", pad}});
   q.ensure("entry_not_negative", entry >= Sym(0));
   q.ensure("no_location_entry_is_sink", implies(mapped == Sym(0), entry == Sym(0)));
   q.ensure("padding_slot_is_sink", pad == Sym(0));
@@ -81,51 +76,43 @@ Outcome no_location(const Sub& s, bool last_row, bool unclamped, const RunOption
 // The free path never frees the sink: pages freed at request end are the mapped table entries
 // (virtual pages >= min_page_index); the variant frees unmapped entries read as the sink.
 Outcome free_path(bool sink_freed, const RunOptions& opt) {
-  z3::context ctx;
-  Env env(ctx, Mode::integer);
-  const Sym v = var("virtual_page"), mapped = var("mapped"), mn = var("min_page_index"), NV = var("NV");
-  Query q;
-  q.header = "route=page_lifecycle free";
-  q.require(mn >= Sym(1) && NV > mn && (mapped == Sym(0) || mapped == Sym(1)));
-  q.require(implies(mapped == Sym(1), v >= mn && v < NV));
-  const Sym freed = kv_pick(mapped == Sym(1), v, sink_freed ? Sym(0) : Sym(-1));  // -1: nothing freed
-  for (const auto& [n, x] : std::vector<std::pair<std::string, Sym>>{{"virtual_page", v}, {"mapped", mapped},
-                                                                     {"min_page_index", mn}, {"freed", freed}})
-    q.show(n, x);
-  q.ensure("sink_never_freed", freed == Sym(-1) || freed >= mn);
-  return check(q, opt.timeout_ms);
+  return check_integer(opt.timeout_ms, {"virtual_page", "mapped", "min_page_index"}, [&](Query& q, const auto& s) {
+    const auto& [v, mapped, mn] = s;
+    const Sym NV = var("NV");
+    q.header = "route=page_lifecycle free";
+    q.require(mn >= Sym(1) && NV > mn && (mapped == Sym(0) || mapped == Sym(1)));
+    q.require(implies(mapped == Sym(1), v >= mn && v < NV));
+    const Sym freed = kv_pick(mapped == Sym(1), v, sink_freed ? Sym(0) : Sym(-1));  // -1: nothing freed
+    q.show("freed", freed);
+    q.ensure("sink_never_freed", freed == Sym(-1) || freed >= mn);
+  });
 }
 
 // A replicated sub-pool's route receives t itself; only dcp-sharded ones collapse loc div dcp.
 Outcome replicated_route(bool rewrite_all, const RunOptions& opt) {
   return sweep({1, 2, 4, 8}, [&](std::int64_t dcp) {
-    z3::context ctx;
-    Env env(ctx, Mode::integer);
-    const Sym t = var("t");
-    Query q;
-    q.header = "dcp_size=" + std::to_string(dcp) + " sub_pool=state (replicated)";
-    q.require(t >= Sym(0) && t < Sym(kTwo31));
-    const Sym in = rewrite_all ? kv_div(t, Sym(dcp)) : t;
-    q.show({{"t", t}, {"route_input", in}});
-    q.ensure("replicated_ids_unchanged", in == t);
-    return check(q, opt.timeout_ms);
+    return check_integer(opt.timeout_ms, {"t"}, [&](Query& q, const auto& v) {
+      const Sym& t = v[0];
+      q.header = "dcp_size=" + std::to_string(dcp) + " sub_pool=state (replicated)";
+      q.require(t >= Sym(0) && t < Sym(kTwo31));
+      const Sym in = rewrite_all ? kv_div(t, Sym(dcp)) : t;
+      q.show("route_input", in);
+      q.ensure("replicated_ids_unchanged", in == t);
+    });
   });
 }
 
 // Columns of sub-pool s are pos div ps(s); the variant divides by the smallest page size of all groups.
 Outcome own_page_size(bool min_block, const RunOptions& opt) {
   return sweep({1, 2, 4, 8, 16}, [&](std::int64_t ps_full) {
-    z3::context ctx;
-    Env env(ctx, Mode::integer);
-    const Sym pos = var("pos"), r = var("swa_ratio");
-    Query q;
-    q.header = "ps_full=" + std::to_string(ps_full);
-    q.require(pos >= Sym(0) && pos < Sym(kTwo31) && r >= Sym(1) && r <= Sym(8));
-    const Sym ps_swa = Sym(ps_full) * r;
-    const Sym used = min_block ? Sym(ps_full) : ps_swa;  // min(ps_full, ps_swa) = ps_full
-    q.show({{"pos", pos}, {"swa_ratio", r}});
-    q.ensure("column_uses_own_page_size", floor_div(pos, used) == floor_div(pos, ps_swa));
-    return check(q, opt.timeout_ms);
+    return check_integer(opt.timeout_ms, {"pos", "swa_ratio"}, [&](Query& q, const auto& v) {
+      const auto& [pos, r] = v;
+      q.header = "ps_full=" + std::to_string(ps_full);
+      q.require(pos >= Sym(0) && pos < Sym(kTwo31) && r >= Sym(1) && r <= Sym(8));
+      const Sym ps_swa = Sym(ps_full) * r;
+      const Sym used = min_block ? Sym(ps_full) : ps_swa;  // min(ps_full, ps_swa) = ps_full
+      q.ensure("column_uses_own_page_size", floor_div(pos, used) == floor_div(pos, ps_swa));
+    });
   });
 }
 
@@ -134,22 +121,18 @@ Outcome own_page_size(bool min_block, const RunOptions& opt) {
 // context length only).
 Outcome capture_width(bool from_context, const RunOptions& opt) {
   return sweep({1, 2, 4, 8, 16, 64}, [&](std::int64_t ps) {
-    z3::context ctx;
-    Env env(ctx, Mode::integer);
-    const Sym cp = var("context_pages"), kmax = var("max_draft"), seq = var("seq"), k = var("k");
-    Query q;
-    q.header = "ps=" + std::to_string(ps);
-    const Sym P(ps);
-    const Sym context = cp * P;
-    q.require(cp >= Sym(1) && cp <= Sym(1 << 20) && kmax >= Sym(0) && kmax <= Sym(64));
-    q.require(seq >= Sym(0) && seq < context && k >= Sym(0) && k <= kmax);
-    const Sym width = from_context ? floor_div(context + P - Sym(1), P) : floor_div(context + kmax + P, P);
-    const Sym needed = floor_div(seq + k + P, P);  // ceil((seq + 1 + k) / ps)
-    for (const auto& [n, v] : std::vector<std::pair<std::string, Sym>>{
-             {"context_pages", cp}, {"max_draft", kmax}, {"seq", seq}, {"k", k}, {"width", width}, {"needed", needed}})
-      q.show(n, v);
-    q.ensure("width_covers_the_step", needed <= width);
-    return check(q, opt.timeout_ms);
+    return check_integer(opt.timeout_ms, {"context_pages", "max_draft", "seq", "k"}, [&](Query& q, const auto& v) {
+      const auto& [cp, kmax, seq, k] = v;
+      q.header = "ps=" + std::to_string(ps);
+      const Sym P(ps);
+      const Sym context = cp * P;
+      q.require(cp >= Sym(1) && cp <= Sym(1 << 20) && kmax >= Sym(0) && kmax <= Sym(64));
+      q.require(seq >= Sym(0) && seq < context && k >= Sym(0) && k <= kmax);
+      const Sym width = from_context ? floor_div(context + P - Sym(1), P) : floor_div(context + kmax + P, P);
+      const Sym needed = floor_div(seq + k + P, P);  // ceil((seq + 1 + k) / ps)
+      q.show({{"width", width}, {"needed", needed}});
+      q.ensure("width_covers_the_step", needed <= width);
+    });
   });
 }
 
@@ -158,15 +141,12 @@ Outcome offsets_main(OffsetForm form, const RunOptions& opt);
 
 // Lemma used as a hint below: a >= 0, b >= 0 => a*b >= 0 (proved here, then instantiated).
 Outcome nonneg_product_lemma(const RunOptions& opt) {
-  z3::context ctx;
-  Env env(ctx, Mode::integer);
-  const Sym a = var("a"), b = var("b");
-  Query q;
-  q.header = "lemma=nonneg_product";
-  q.require(a >= Sym(0) && b >= Sym(0));
-  q.show({{"a", a}, {"b", b}});
-  q.ensure("nonneg", a * b >= Sym(0));
-  return check(q, opt.timeout_ms);
+  return check_integer(opt.timeout_ms, {"a", "b"}, [](Query& q, const auto& v) {
+    const auto& [a, b] = v;
+    q.header = "lemma=nonneg_product";
+    q.require(a >= Sym(0) && b >= Sym(0));
+    q.ensure("nonneg", a * b >= Sym(0));
+  });
 }
 
 // Byte spans over the whole shared buffer: span(P) = [P*page_bytes, (P+1)*page_bytes) from the raw
@@ -182,31 +162,27 @@ Outcome offsets(OffsetForm form, const RunOptions& opt) {
 }
 
 Outcome offsets_main(OffsetForm form, const RunOptions& opt) {
-  z3::context ctx;
-  Env env(ctx, Mode::integer);
-  const Sym P = var("P"), pb = var("page_bytes"), N = var("N"), L = var("layers");
-  Query q;
-  q.header = "offset form";
-  q.require(N >= Sym(1) && N <= Sym(std::int64_t{1} << 22) && pb >= Sym(1) && pb <= Sym(std::int64_t{1} << 40));
-  q.require(P >= Sym(0) && P < N && L >= Sym(2) && L <= Sym(64));
-  const Sym exact = P * pb;
-  // Instances of nonneg_product_lemma: (N - P - 1)*pb >= 0 and P*pb >= 0.
-  q.require((N - P - Sym(1)) * pb >= Sym(0) && P * pb >= Sym(0));
-  q.require(N * pb <= Sym(std::int64_t{1} << 62));
-  Sym start = exact;
-  switch (form) {
-    case OffsetForm::int64: break;
-    case OffsetForm::int32: start = kv_narrow32(exact); break;
-    case OffsetForm::uint32: start = floor_mod(exact, Sym(std::int64_t{1} << 32)); break;
-    case OffsetForm::view_origin: start = exact + floor_div(pb, L); break;
-  }
-  for (const auto& [n, v] : std::vector<std::pair<std::string, Sym>>{
-           {"P", P}, {"page_bytes", pb}, {"N", N}, {"layers", L}, {"start", start}, {"exact", exact}})
-    q.show(n, v);
-  q.ensure("fits_int64", start < Sym(std::int64_t{1} << 62) && start >= Sym(0));
-  q.ensure("starts_at_the_envelope", start == exact);
-  q.ensure("inside_the_buffer", start + pb <= N * pb);
-  return check(q, opt.timeout_ms);
+  return check_integer(opt.timeout_ms, {"P", "page_bytes", "N", "layers"}, [&](Query& q, const auto& v) {
+    const auto& [P, pb, N, L] = v;
+    q.header = "offset form";
+    q.require(N >= Sym(1) && N <= Sym(std::int64_t{1} << 22) && pb >= Sym(1) && pb <= Sym(std::int64_t{1} << 40));
+    q.require(P >= Sym(0) && P < N && L >= Sym(2) && L <= Sym(64));
+    const Sym exact = P * pb;
+    // Instances of nonneg_product_lemma: (N - P - 1)*pb >= 0 and P*pb >= 0.
+    q.require((N - P - Sym(1)) * pb >= Sym(0) && P * pb >= Sym(0));
+    q.require(N * pb <= Sym(std::int64_t{1} << 62));
+    Sym start = exact;
+    switch (form) {
+      case OffsetForm::int64: break;
+      case OffsetForm::int32: start = kv_narrow32(exact); break;
+      case OffsetForm::uint32: start = floor_mod(exact, Sym(std::int64_t{1} << 32)); break;
+      case OffsetForm::view_origin: start = exact + floor_div(pb, L); break;
+    }
+    q.show({{"start", start}, {"exact", exact}});
+    q.ensure("fits_int64", start < Sym(std::int64_t{1} << 62) && start >= Sym(0));
+    q.ensure("starts_at_the_envelope", start == exact);
+    q.ensure("inside_the_buffer", start + pb <= N * pb);
+  });
 }
 
 // An obligation and its fault twin `<name>.<fault>` (exemplar `exemplar`): the same domain,

@@ -13,13 +13,12 @@ namespace kvaddr::proofs {
 namespace {
 
 const std::vector<Def>& defs() {
+  // The obligation files' registrations, in run order.
   static const std::vector<Def> all = [] {
     std::vector<Def> v;
-    add_identity_obligations(v);
-    add_layout_obligations(v);
-    add_route_obligations(v);
-    add_spec_rule_obligations(v);
-    add_lifecycle_obligations(v);
+    for (auto add : {add_identity_obligations, add_layout_obligations, add_route_obligations,
+                     add_spec_rule_obligations, add_lifecycle_obligations})
+      add(v);
     return v;
   }();
   return all;

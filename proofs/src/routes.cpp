@@ -27,8 +27,7 @@ Outcome page_table_query(Route r, Variant v, PageLane kind, bool pinned, std::in
   const Sym tok = Sym::var("tok");
   env.clear_overflow();
   Sym out(0);
-  int log2_ps = 0;
-  while (ps_value > 0 && (std::int64_t{1} << log2_ps) < ps_value) ++log2_ps;
+  const int log2_ps = ceil_log2(ps_value);
   switch (kind) {
     case PageLane::entry: out = lanes::page_entry_lane(tok, pool.v2p, pool.ps, pool.M, v); break;
     case PageLane::decode: out = lanes::decode_entry_lane(tok, pool.v2p, log2_ps, pool.M, v); break;
@@ -280,69 +279,81 @@ constexpr const char* kPow2Domain =
     "every power of two ps = 2^k, k = 0..16 (one query each; the fa3 kernel asserts a power of two), M in "
     "1..4096, N, NV symbolic with N*ps*M < 2^31, NV*ps < 2^31";
 
-void add_page_route(std::vector<Def>& out, Route r, Variant v, PageLane kind, bool pinned, Verdict expected,
-                    std::string name, std::string spec) {
-  Def d;
-  d.info.name = std::move(name);
-  d.info.spec = std::move(spec);
-  d.info.preconditions = std::string("pool domain; table entries -1 or a physical page < N") +
-                         (pinned ? ", v2p[0] = 0 (pinned)" : ", v2p[0] unconstrained (pin removed)") +
-                         ", v2p[NV] = -1; tok = -1 (padding) or 0 <= tok < NV*ps";
-  d.info.conclusion =
-      "every v2p load lies in [0, NV], padding and tombstones give the sink 0, 0 <= entry < N*M, "
-      "int64 arithmetic exact, int32 store lossless";
-  const bool decode = kind == PageLane::decode;
-  d.info.domain = decode ? kPow2Domain : kPoolDomain;
-  d.info.expected = expected;
-  d.run = [=](const RunOptions& o) {
-    if (!decode) return page_table_query(r, v, kind, pinned, 0, Mode::integer, o.timeout_ms);
-    return sweep(pow2_sweep(), [&](std::int64_t ps) {
-      return page_table_query(r, v, kind, pinned, ps, Mode::integer, o.timeout_ms);
-    });
-  };
-  out.push_back(std::move(d));
+// The route obligations' preconditions: the pool domain and table entries, the v2p[0] pin (or its
+// removal), the trailing row, then what the ids range over.
+std::string pool_preconditions(bool pinned, const std::string& ids) {
+  return std::string("pool domain; table entries -1 or a physical page < N") +
+         (pinned ? ", v2p[0] = 0 (pinned)" : ", v2p[0] unconstrained (pin removed)") + ", v2p[NV] = -1; " + ids;
 }
 
-void add_token_route(std::vector<Def>& out, Route r, Variant v, TokenLane kind, bool pinned, Verdict expected,
-                     std::string name, std::string spec, std::string conclusion) {
-  Def d;
-  d.info.name = std::move(name);
-  d.info.spec = std::move(spec);
-  d.info.preconditions = std::string("pool domain; table entries -1 or a physical page < N") +
-                         (pinned ? ", v2p[0] = 0 (pinned)" : ", v2p[0] unconstrained (pin removed)") +
-                         ", v2p[NV] = -1; ids: -1 (padding) or 0 <= id < NV*ps (times dcp_size for widened ids)";
-  d.info.conclusion = std::move(conclusion);
+// The lane functions of a page-table route and of a token-level route.
+PageLane page_lane(Route r) {
+  return r == Route::decode_metadata ? PageLane::decode : (r == Route::eager_funnel ? PageLane::eager : PageLane::entry);
+}
+TokenLane token_lane(Route r) {
+  switch (r) {
+    case Route::transfer_ids: return TokenLane::transfer;
+    case Route::swa_translate: return TokenLane::swa;
+    case Route::dcp_read_translate: return TokenLane::dcp_read;
+    case Route::write_loc: return TokenLane::write_loc;
+    default: return TokenLane::token;
+  }
+}
+
+void add_page_route(std::vector<Def>& out, Route r, Variant v, Verdict expected, std::string name, std::string spec,
+                    bool pinned = true) {
+  const PageLane kind = page_lane(r);
+  const bool decode = kind == PageLane::decode;
+  out.push_back(make({std::move(name), std::move(spec),
+                      pool_preconditions(pinned, "tok = -1 (padding) or 0 <= tok < NV*ps"),
+                      "every v2p load lies in [0, NV], padding and tombstones give the sink 0, 0 <= entry < N*M, "
+                      "int64 arithmetic exact, int32 store lossless",
+                      decode ? kPow2Domain : kPoolDomain, expected},
+                     [=](const RunOptions& o) {
+                       if (!decode) return page_table_query(r, v, kind, pinned, 0, Mode::integer, o.timeout_ms);
+                       return sweep(pow2_sweep(), [&](std::int64_t ps) {
+                         return page_table_query(r, v, kind, pinned, ps, Mode::integer, o.timeout_ms);
+                       });
+                     }));
+}
+
+void add_token_route(std::vector<Def>& out, Route r, Variant v, Verdict expected, std::string name, std::string spec,
+                     std::string conclusion, bool pinned = true) {
+  const TokenLane kind = token_lane(r);
   const bool has_dcp = kind == TokenLane::dcp_read || kind == TokenLane::write_loc;
-  d.info.domain = std::string(kPoolDomain) + (has_dcp ? "; " + describe_dcp_sweep(false) + ", dcp_rank symbolic" : "");
+  Def d = make({std::move(name), std::move(spec),
+                pool_preconditions(pinned, "ids: -1 (padding) or 0 <= id < NV*ps (times dcp_size for widened ids)"),
+                std::move(conclusion),
+                std::string(kPoolDomain) + (has_dcp ? "; " + describe_dcp_sweep(false) + ", dcp_rank symbolic" : ""),
+                expected},
+               [=](const RunOptions& o) {
+                 if (!has_dcp) return token_query(r, v, kind, pinned, 0, o.timeout_ms);
+                 return sweep(dcp_sweep(o.full_sweep),
+                              [&](std::int64_t dcp) { return token_query(r, v, kind, pinned, dcp, o.timeout_ms); });
+               });
   if (has_dcp) d.domain_full = std::string(kPoolDomain) + "; " + describe_dcp_sweep(true) + ", dcp_rank symbolic";
-  d.info.expected = expected;
-  d.run = [=](const RunOptions& o) {
-    if (!has_dcp) return token_query(r, v, kind, pinned, 0, o.timeout_ms);
-    return sweep(dcp_sweep(o.full_sweep), [&](std::int64_t dcp) { return token_query(r, v, kind, pinned, dcp, o.timeout_ms); });
-  };
   out.push_back(std::move(d));
 }
 
 // The all-dcp_size twin of a DCP route obligation: one query with dcp_size symbolic in [1, 2^31)
 // and the collapse abstracted to the lemma dcp.collapse_lemma (registered beside it).
-void add_all_dcp_route(std::vector<Def>& out, Route r, TokenLane kind, bool pinned, std::string name,
-                       std::string spec, std::string conclusion) {
-  Def d;
-  d.info.name = std::move(name);
-  d.info.spec = std::move(spec);
-  d.info.preconditions = std::string("pool domain; table entries -1 or a physical page < N") +
-                         (pinned ? ", v2p[0] = 0 (pinned)" : ", v2p[0] unconstrained (pin removed)") +
-                         ", v2p[NV] = -1; 1 <= dcp_size < 2^31, 0 <= dcp_rank < dcp_size; id -1 (padding) or "
-                         "0 <= id < NV*ps*dcp_size; id / dcp_size and id % dcp_size are fresh (q, r) with "
-                         "0 <= q < NV*ps and 0 <= r < dcp_size for id >= 0, and the truncated (q, r) of -1 for "
-                         "id = -1 (the instance of dcp.collapse_lemma with K = NV*ps)";
-  d.info.conclusion = std::move(conclusion);
-  d.info.domain = std::string(kPoolDomain) +
-                  "; dcp_size symbolic in [1, 2^31) and dcp_rank symbolic, one query (composed with "
-                  "dcp.collapse_lemma: every dcp_size at once)";
-  d.info.expected = Verdict::proved;
-  d.run = [=](const RunOptions& o) { return token_query(r, Variant::production, kind, pinned, 0, o.timeout_ms); };
-  out.push_back(std::move(d));
+void add_all_dcp_route(std::vector<Def>& out, Route r, std::string name, std::string spec, std::string conclusion,
+                       bool pinned = true) {
+  const TokenLane kind = token_lane(r);
+  out.push_back(make({std::move(name), std::move(spec),
+                      pool_preconditions(pinned,
+                                         "1 <= dcp_size < 2^31, 0 <= dcp_rank < dcp_size; id -1 (padding) or "
+                                         "0 <= id < NV*ps*dcp_size; id / dcp_size and id % dcp_size are fresh (q, r) "
+                                         "with 0 <= q < NV*ps and 0 <= r < dcp_size for id >= 0, and the truncated "
+                                         "(q, r) of -1 for id = -1 (the instance of dcp.collapse_lemma with K = NV*ps)"),
+                      std::move(conclusion),
+                      std::string(kPoolDomain) +
+                          "; dcp_size symbolic in [1, 2^31) and dcp_rank symbolic, one query (composed with "
+                          "dcp.collapse_lemma: every dcp_size at once)",
+                      Verdict::proved},
+                     [=](const RunOptions& o) {
+                       return token_query(r, Variant::production, kind, pinned, 0, o.timeout_ms);
+                     }));
 }
 
 }  // namespace
@@ -356,97 +367,86 @@ void add_route_obligations(std::vector<Def>& out) {
   const std::string tok_concl =
       "every v2p load lies in [0, NV], padding and tombstones give the sink 0, 0 <= id < N*S, int64 exact, "
       "int32 store lossless";
-  add_token_route(out, Route::token_translate, Variant::production, TokenLane::token, true, proved,
-                  "route.token_translate", "§4.1, §2.5, I6, I9", tok_concl);
-  add_token_route(out, Route::transfer_ids, Variant::production, TokenLane::transfer, true, proved,
-                  "route.transfer_ids", "§4.13 (phys = M = 1 translate)", tok_concl);
-  add_token_route(out, Route::swa_translate, Variant::production, TokenLane::swa, true, proved,
-                  "route.swa_translate", "§4.9, §3.5", tok_concl + " (S = ps*M_swa)");
-  add_token_route(out, Route::swa_translate, Variant::b11_swa_no_clamp, TokenLane::swa, true, refuted,
-                  "route.swa_translate.b11", "§6 B11", tok_concl);
-  add_token_route(out, Route::dcp_read_translate, Variant::production, TokenLane::dcp_read, true, proved,
-                  "route.dcp_read_translate", "§4.12, §7 Q9",
-                  tok_concl + "; w >= 0 gives token_translate(w / dcp_size)");
-  add_token_route(out, Route::write_loc, Variant::production, TokenLane::write_loc, true, proved, "route.write_loc",
-                  "§4.8, §7 Q9",
+  add_token_route(out, Route::token_translate, Variant::production, proved, "route.token_translate",
+                  "§4.1, §2.5, I6, I9", tok_concl);
+  add_token_route(out, Route::transfer_ids, Variant::production, proved, "route.transfer_ids",
+                  "§4.13 (phys = M = 1 translate)", tok_concl);
+  add_token_route(out, Route::swa_translate, Variant::production, proved, "route.swa_translate", "§4.9, §3.5",
+                  tok_concl + " (S = ps*M_swa)");
+  add_token_route(out, Route::swa_translate, Variant::b11_swa_no_clamp, refuted, "route.swa_translate.b11", "§6 B11",
+                  tok_concl);
+  add_token_route(out, Route::dcp_read_translate, Variant::production, proved, "route.dcp_read_translate",
+                  "§4.12, §7 Q9", tok_concl + "; w >= 0 gives token_translate(w / dcp_size)");
+  add_token_route(out, Route::write_loc, Variant::production, proved, "route.write_loc", "§4.8, §7 Q9",
                   "loads in bounds, loc <= 0 or not owned gives 0, owned loc gives token_translate(loc / dcp_size) "
                   "of an admitted collapsed id (so range and int32 width follow from route.token_translate), int64 "
                   "exact");
 
   {
-    Def d;
-    d.info = {"dcp.collapse_lemma", "§4.8, §4.12, §7 Q9 (the collapse w / dcp_size of DCP ids)",
-              "1 <= dcp_size < 2^31, 1 <= K < 2^31, -1 <= a < K*dcp_size",
-              "q = a / dcp_size and r = a % dcp_size (the lanes' kv_div / kv_rem) satisfy a = q*dcp_size + r; "
-              "a >= 0 gives 0 <= r < dcp_size and 0 <= q < K; a = -1 gives (q, r) = (-1, 0) at dcp_size 1, "
-              "else (0, -1)",
-              "a, dcp_size and K symbolic; exact integers (one query)", proved};
     const DcpDivFn lane_div = [](const Sym& a, const Sym& D) {
       return std::pair<Sym, Sym>(sym::kv_div(a, D), sym::kv_rem(a, D));
     };
-    d.run = [lane_div](const RunOptions& o) { return dcp_collapse_lemma_query(lane_div, o.timeout_ms); };
-    out.push_back(std::move(d));
+    out.push_back(make({"dcp.collapse_lemma", "§4.8, §4.12, §7 Q9 (the collapse w / dcp_size of DCP ids)",
+                        "1 <= dcp_size < 2^31, 1 <= K < 2^31, -1 <= a < K*dcp_size",
+                        "q = a / dcp_size and r = a % dcp_size (the lanes' kv_div / kv_rem) satisfy a = q*dcp_size + "
+                        "r; a >= 0 gives 0 <= r < dcp_size and 0 <= q < K; a = -1 gives (q, r) = (-1, 0) at "
+                        "dcp_size 1, else (0, -1)",
+                        "a, dcp_size and K symbolic; exact integers (one query)", proved},
+                       [lane_div](const RunOptions& o) { return dcp_collapse_lemma_query(lane_div, o.timeout_ms); }));
   }
-  add_all_dcp_route(out, Route::dcp_read_translate, TokenLane::dcp_read, true, "route.dcp_read_translate.all_dcp_sizes",
-                    "§4.12, §7 Q9, issue 16", tok_concl + "; w >= 0 gives token_translate(w / dcp_size)");
-  add_all_dcp_route(out, Route::write_loc, TokenLane::write_loc, true, "route.write_loc.all_dcp_sizes",
-                    "§4.8, §7 Q9, issue 16",
+  add_all_dcp_route(out, Route::dcp_read_translate, "route.dcp_read_translate.all_dcp_sizes", "§4.12, §7 Q9, issue 16",
+                    tok_concl + "; w >= 0 gives token_translate(w / dcp_size)");
+  add_all_dcp_route(out, Route::write_loc, "route.write_loc.all_dcp_sizes", "§4.8, §7 Q9, issue 16",
                     "as route.write_loc: loads in bounds, loc <= 0 or not owned gives 0, owned loc gives "
                     "token_translate(loc / dcp_size) of an admitted collapsed id, int64 exact");
 
-  add_page_route(out, Route::flashmla_block_table, Variant::production, PageLane::entry, true, proved,
+  add_page_route(out, Route::flashmla_block_table, Variant::production, proved,
                  "route.flashmla_block_table", "§4.2, §2.3, I7");
-  add_page_route(out, Route::flashmla_block_table, Variant::era_b_unclamped, PageLane::entry, true, refuted,
+  add_page_route(out, Route::flashmla_block_table, Variant::era_b_unclamped, refuted,
                  "route.flashmla_block_table.era_b_unclamped", "§4.2, I7, §7 Q5 (tombstone -> -M)");
-  add_page_route(out, Route::flashmla_block_table, Variant::b09_no_padding_guard, PageLane::entry, true, refuted,
+  add_page_route(out, Route::flashmla_block_table, Variant::b09_no_padding_guard, refuted,
                  "route.flashmla_block_table.b09", "§6 B09, I9");
-  add_page_route(out, Route::canonical_page_table, Variant::production, PageLane::entry, true, proved,
+  add_page_route(out, Route::canonical_page_table, Variant::production, proved,
                  "route.canonical_page_table", "§4.3 with the sign guard");
-  add_page_route(out, Route::canonical_page_table, Variant::b09_no_padding_guard, PageLane::entry, true, refuted,
+  add_page_route(out, Route::canonical_page_table, Variant::b09_no_padding_guard, refuted,
                  "route.canonical_page_table.b09", "§6 B09, I9 (ps = 1, tok = -1 loads v2p[-1])");
-  add_page_route(out, Route::read_table, Variant::production, PageLane::entry, true, proved, "route.read_table",
-                 "§4.4");
-  add_page_route(out, Route::read_table, Variant::b09_no_padding_guard, PageLane::entry, true, refuted,
+  add_page_route(out, Route::read_table, Variant::production, proved,
+                 "route.read_table", "§4.4");
+  add_page_route(out, Route::read_table, Variant::b09_no_padding_guard, refuted,
                  "route.read_table.b09", "§6 B09, E11");
-  add_page_route(out, Route::decode_metadata, Variant::production, PageLane::decode, true, proved,
+  add_page_route(out, Route::decode_metadata, Variant::production, proved,
                  "route.decode_metadata", "§4.5 (shift by log2 ps)");
-  add_page_route(out, Route::decode_metadata, Variant::b09_no_padding_guard, PageLane::decode, true, refuted,
+  add_page_route(out, Route::decode_metadata, Variant::b09_no_padding_guard, refuted,
                  "route.decode_metadata.b09", "§4.5, §7 Q7 (unguarded shift: -1 >> k = -1)");
-  add_page_route(out, Route::decode_metadata, Variant::era_b_unclamped, PageLane::decode, true, refuted,
+  add_page_route(out, Route::decode_metadata, Variant::era_b_unclamped, refuted,
                  "route.decode_metadata.era_b_unclamped", "§4.5 Era B remap, §7 Q7");
-  add_page_route(out, Route::eager_funnel, Variant::production, PageLane::eager, true, proved, "route.eager_funnel",
-                 "§4.6, I7");
+  add_page_route(out, Route::eager_funnel, Variant::production, proved,
+                 "route.eager_funnel", "§4.6, I7");
 
   {
-    Def d;
-    d.info = {"route.mamba_translate", "§4.10, §7 Q3 (upstream: no clamp)",
-              "slot in [0, NV) (padding excluded: the route has no guard), entries -1 or < N",
-              "loads in bounds, a tombstone gives the sink, 0 <= out < N", "ps = 1, N, NV symbolic", refuted};
-    d.run = [](const RunOptions& o) { return mamba_query(false, o.timeout_ms); };
+    const Def d = make({"route.mamba_translate", "§4.10, §7 Q3 (upstream: no clamp)",
+                        "slot in [0, NV) (padding excluded: the route has no guard), entries -1 or < N",
+                        "loads in bounds, a tombstone gives the sink, 0 <= out < N", "ps = 1, N, NV symbolic", refuted},
+                       [](const RunOptions& o) { return mamba_query(false, o.timeout_ms); });
     out.push_back(d);
-    d.info.name = "Q3.mamba_translate.clamped";
-    d.info.spec = "§7 Q3 with mamba_clamp = on";
-    d.info.expected = proved;
-    d.run = [](const RunOptions& o) { return mamba_query(true, o.timeout_ms); };
-    out.push_back(std::move(d));
+    out.push_back(variant_of(d, "Q3.mamba_translate.clamped", "§7 Q3 with mamba_clamp = on",
+                             [](const RunOptions& o) { return mamba_query(true, o.timeout_ms); }, proved));
   }
   add_read_table_column_obligations(out, false);  // spec_rules.cpp
   {
-    Def d;
-    d.info = {"B12.swa_sizing.owner_ids", "§6 B12, §3.5 (#37560)",
-              "swa_v2p has owner_num_virtual_ids + 1 rows; t = -1 or a full-side virtual token < owner ids * ps",
-              "every swa_v2p load lies inside the table", "ps, M_swa, both id counts symbolic", proved};
-    d.run = [](const RunOptions& o) { return swa_sizing_query(true, o.timeout_ms); };
+    const Def d = make({"B12.swa_sizing.owner_ids", "§6 B12, §3.5 (#37560)",
+                        "swa_v2p has owner_num_virtual_ids + 1 rows; t = -1 or a full-side virtual token < owner ids * ps",
+                        "every swa_v2p load lies inside the table", "ps, M_swa, both id counts symbolic", proved},
+                       [](const RunOptions& o) { return swa_sizing_query(true, o.timeout_ms); });
     out.push_back(d);
-    d.info.name = "B12.swa_sizing.own_pages";
-    d.info.preconditions = "swa_v2p has swa_num_pages + 1 rows (the B12 sizing); otherwise as above";
-    d.info.expected = refuted;
-    d.run = [](const RunOptions& o) { return swa_sizing_query(false, o.timeout_ms); };
-    out.push_back(std::move(d));
+    Def own = variant_of(d, "B12.swa_sizing.own_pages", d.info.spec,
+                         [](const RunOptions& o) { return swa_sizing_query(false, o.timeout_ms); });
+    own.info.preconditions = "swa_v2p has swa_num_pages + 1 rows (the B12 sizing); otherwise as above";
+    out.push_back(std::move(own));
   }
 
   // §6 E02 on canonical_page_table: the variant drops the clamp, so a tombstone leaks as -M.
-  add_page_route(out, Route::canonical_page_table, Variant::e02_minus_one_sentinel, PageLane::entry, true, refuted,
+  add_page_route(out, Route::canonical_page_table, Variant::e02_minus_one_sentinel, refuted,
                  "route.canonical_page_table.e02", "§6 E02 (tombstone entry -1 * M < 0 instead of the sink)");
 
   // §6 E03 over the int64 output domain (I8 dropped).
@@ -457,48 +457,37 @@ void add_route_obligations(std::vector<Def>& out) {
     const char* dom = "ps, M, N, NV, the id and the loaded entries symbolic; exact integers";
     for (bool wl : {false, true}) {
       const std::string base = wl ? "route.write_loc.int64_domain" : "route.token_translate.int64_domain";
-      Def d;
-      d.info = {base, wl ? "§4.8, I8 (int64 out), dcp_size = 1" : "§4.1, I8 (int64 out)", pre,
-                "the lane equals the exact int64 lane (every intermediate within int64)", dom, proved};
-      d.run = [wl](const RunOptions& o) { return e03_query(wl, Variant::production, o.timeout_ms); };
+      const Def d = make({base, wl ? "§4.8, I8 (int64 out), dcp_size = 1" : "§4.1, I8 (int64 out)", pre,
+                          "the lane equals the exact int64 lane (every intermediate within int64)", dom, proved},
+                         [wl](const RunOptions& o) { return e03_query(wl, Variant::production, o.timeout_ms); });
       out.push_back(d);
-      d.info.name = base + ".e03";
-      d.info.spec = "§6 E03 (vLLM #57030: P*S + o formed in int32)";
-      d.info.expected = refuted;
-      d.run = [wl](const RunOptions& o) { return e03_query(wl, Variant::e03_int32_offset, o.timeout_ms); };
-      out.push_back(std::move(d));
+      out.push_back(variant_of(d, base + ".e03", "§6 E03 (vLLM #57030: P*S + o formed in int32)",
+                               [wl](const RunOptions& o) { return e03_query(wl, Variant::e03_int32_offset, o.timeout_ms); }));
     }
   }
-  {
-    Def d;
-    d.info = {"route.token_translate.int32_store.wrap", "§2.7, issue 17 (an int32 out of translate_v2p wraps)",
-              "as route.token_translate.int64_domain (no I8 bound); the result stored through an int32 output",
-              "the stored value equals the exact int64 lane", "ps, M, N, NV, the id and the loaded entries symbolic",
-              refuted};
-    d.run = [](const RunOptions& o) { return e03_query(false, Variant::int32_wrap, o.timeout_ms); };
-    out.push_back(std::move(d));
-  }
+  out.push_back(make({"route.token_translate.int32_store.wrap", "§2.7, issue 17 (an int32 out of translate_v2p wraps)",
+                      "as route.token_translate.int64_domain (no I8 bound); the result stored through an int32 output",
+                      "the stored value equals the exact int64 lane",
+                      "ps, M, N, NV, the id and the loaded entries symbolic", refuted},
+                     [](const RunOptions& o) { return e03_query(false, Variant::int32_wrap, o.timeout_ms); }));
 
   // Issues 17 / 18: the upstream kernels as written. The fa3 decode remap of PR #33046 (no padding
   // guard, no clamp, int32 stores) reads before v2p at every page size and leaks -M for a tombstone;
   // the Era-B flashmla block table has the same shape; grid_spill writes past max_pages.
   for (Route r : {Route::flashmla_block_table, Route::canonical_page_table, Route::read_table,
                   Route::decode_metadata}) {
-    Def d;
-    d.info = {"route." + std::string(route_name(r)) + ".int32_store.wrap", "§2.7, issue 17 (int32 stores wrap)",
-              "a lane value 0 <= x < 2^40 (no I8 bound: entries or lengths >= 2^31)",
-              "the int32 store keeps x", "x symbolic", refuted};
-    d.run = [r](const RunOptions& o) { return store_query(r, Variant::int32_wrap, o.timeout_ms); };
-    out.push_back(std::move(d));
+    out.push_back(make({"route." + std::string(route_name(r)) + ".int32_store.wrap", "§2.7, issue 17 (int32 stores wrap)",
+                        "a lane value 0 <= x < 2^40 (no I8 bound: entries or lengths >= 2^31)", "the int32 store keeps x",
+                        "x symbolic", refuted},
+                       [r](const RunOptions& o) { return store_query(r, Variant::int32_wrap, o.timeout_ms); }));
   }
-  add_page_route(out, Route::decode_metadata, Variant::pr33046_as_written, PageLane::decode, true, refuted,
-                 "route.decode_metadata.pr33046_as_written",
-                 "§4.5, issue 18 (padding -1 reads v2p[-1] at every ps; a tombstone gives -M)");
-  add_page_route(out, Route::flashmla_block_table, Variant::flashmla_era_b_as_written, PageLane::entry, true, refuted,
+  add_page_route(out, Route::decode_metadata, Variant::pr33046_as_written, refuted,
+                 "route.decode_metadata.pr33046_as_written", "§4.5, issue 18 (padding -1 reads v2p[-1] at every ps; a tombstone gives -M)");
+  add_page_route(out, Route::flashmla_block_table, Variant::flashmla_era_b_as_written, refuted,
                  "route.flashmla_block_table.era_b_as_written", "§4.2, issue 18 (same shape as PR #33046)");
-  add_page_route(out, Route::canonical_page_table, Variant::era_b_unclamped, PageLane::entry, true, refuted,
+  add_page_route(out, Route::canonical_page_table, Variant::era_b_unclamped, refuted,
                  "route.canonical_page_table.unclamped", "§4.3, issue 17 (tombstone -> -M)");
-  add_page_route(out, Route::read_table, Variant::era_b_unclamped, PageLane::entry, true, refuted,
+  add_page_route(out, Route::read_table, Variant::era_b_unclamped, refuted,
                  "route.read_table.unclamped", "§4.4, issue 17 (tombstone -> -M)");
   add_read_table_column_obligations(out, true);  // spec_rules.cpp
 
@@ -506,23 +495,22 @@ void add_route_obligations(std::vector<Def>& out) {
   add_row_obligations(out);
 
   // §7 Q2: which routes still send padding to the sink when v2p[0] = 0 is not pinned.
-  add_token_route(out, Route::token_translate, Variant::production, TokenLane::token, false, proved,
-                  "Q2.unpinned.token_translate", "§7 Q2 (sign guard returns 0 before any load)", tok_concl);
-  add_token_route(out, Route::write_loc, Variant::production, TokenLane::write_loc, false, proved,
-                  "Q2.unpinned.write_loc", "§7 Q2, §2.5 (loc = 0 never loads v2p[0])",
-                  "as route.write_loc, with v2p[0] unconstrained");
-  add_all_dcp_route(out, Route::write_loc, TokenLane::write_loc, false, "Q2.unpinned.write_loc.all_dcp_sizes",
-                    "§7 Q2, §2.5, issue 16", "as route.write_loc.all_dcp_sizes, with v2p[0] unconstrained");
-  add_page_route(out, Route::eager_funnel, Variant::production, PageLane::eager, false, proved,
-                 "Q2.unpinned.eager_funnel", "§7 Q2 (goes through token_translate)");
-  add_page_route(out, Route::canonical_page_table, Variant::production, PageLane::entry, false, refuted,
-                 "Q2.unpinned.canonical_page_table", "§7 Q2 (padding -> page 0 -> v2p[0]*M)");
-  add_page_route(out, Route::read_table, Variant::production, PageLane::entry, false, refuted,
-                 "Q2.unpinned.read_table", "§7 Q2");
-  add_page_route(out, Route::flashmla_block_table, Variant::production, PageLane::entry, false, refuted,
-                 "Q2.unpinned.flashmla_block_table", "§7 Q2");
-  add_page_route(out, Route::decode_metadata, Variant::production, PageLane::decode, false, refuted,
-                 "Q2.unpinned.decode_metadata", "§7 Q2");
+  add_token_route(out, Route::token_translate, Variant::production, proved, "Q2.unpinned.token_translate",
+                  "§7 Q2 (sign guard returns 0 before any load)", tok_concl, false);
+  add_token_route(out, Route::write_loc, Variant::production, proved, "Q2.unpinned.write_loc",
+                  "§7 Q2, §2.5 (loc = 0 never loads v2p[0])", "as route.write_loc, with v2p[0] unconstrained", false);
+  add_all_dcp_route(out, Route::write_loc, "Q2.unpinned.write_loc.all_dcp_sizes", "§7 Q2, §2.5, issue 16",
+                    "as route.write_loc.all_dcp_sizes, with v2p[0] unconstrained", false);
+  add_page_route(out, Route::eager_funnel, Variant::production, proved,
+                 "Q2.unpinned.eager_funnel", "§7 Q2 (goes through token_translate)", false);
+  add_page_route(out, Route::canonical_page_table, Variant::production, refuted,
+                 "Q2.unpinned.canonical_page_table", "§7 Q2 (padding -> page 0 -> v2p[0]*M)", false);
+  add_page_route(out, Route::read_table, Variant::production, refuted,
+                 "Q2.unpinned.read_table", "§7 Q2", false);
+  add_page_route(out, Route::flashmla_block_table, Variant::production, refuted,
+                 "Q2.unpinned.flashmla_block_table", "§7 Q2", false);
+  add_page_route(out, Route::decode_metadata, Variant::production, refuted,
+                 "Q2.unpinned.decode_metadata", "§7 Q2", false);
 }
 
 }  // namespace kvaddr::proofs

@@ -106,8 +106,7 @@ template <class Spec>
 Outcome columns_query(Variant v, std::int64_t ps_value, unsigned timeout_ms) {
   z3::context ctx;
   Env env(ctx, Mode::integer);
-  int log2_ps = 0;
-  while (ps_value > 0 && (std::int64_t{1} << log2_ps) < ps_value) ++log2_ps;
+  const int log2_ps = ceil_log2(ps_value);
   const Sym ps = ps_value > 0 ? Sym(ps_value) : Sym::var("ps");
   const Sym len = Sym::var("seq_len_plus_delta");
   const std::string bname = bound_name<Spec>();
@@ -129,26 +128,21 @@ Outcome columns_query(Variant v, std::int64_t ps_value, unsigned timeout_ms) {
   return check(q, timeout_ms);
 }
 
-constexpr const char* kColumnsPre =
-    "1 <= ps <= 2^16, 0 <= seq_len + delta < 2^31, 1 <= bound < 2^31 (max_pages, max_seq_pages or the table "
-    "width)";
-constexpr const char* kColumnsConcl =
-    "the spec's columns(...) equals the model's min(ceil(len / ps), bound): no column at or past the bound, every "
-    "live page below the bound written, no column past the last live page";
-
 template <class Spec>
 Def columns_def(std::string name, std::string spec, Variant v, Verdict expected) {
   constexpr bool decode = Spec::id == Route::decode_metadata;
-  Def d;
-  d.info = {std::move(name), std::move(spec), kColumnsPre, kColumnsConcl,
-            decode ? "every power of two ps = 2^k, k = 0..16 (one query each); lengths, max_seq_pages symbolic"
-                   : "ps, lengths, " + std::string(bound_name<Spec>()) + " symbolic",
-            expected};
-  d.run = [v](const RunOptions& o) {
-    if (!decode) return columns_query<Spec>(v, 0, o.timeout_ms);
-    return sweep(pow2_sweep(), [&](std::int64_t ps) { return columns_query<Spec>(v, ps, o.timeout_ms); });
-  };
-  return d;
+  return make({std::move(name), std::move(spec),
+               "1 <= ps <= 2^16, 0 <= seq_len + delta < 2^31, 1 <= bound < 2^31 (max_pages, max_seq_pages or the "
+               "table width)",
+               "the spec's columns(...) equals the model's min(ceil(len / ps), bound): no column at or past the "
+               "bound, every live page below the bound written, no column past the last live page",
+               decode ? "every power of two ps = 2^k, k = 0..16 (one query each); lengths, max_seq_pages symbolic"
+                      : "ps, lengths, " + std::string(bound_name<Spec>()) + " symbolic",
+               expected},
+              [v](const RunOptions& o) {
+                if (!decode) return columns_query<Spec>(v, 0, o.timeout_ms);
+                return sweep(pow2_sweep(), [&](std::int64_t ps) { return columns_query<Spec>(v, ps, o.timeout_ms); });
+              });
 }
 
 // §4.4 read_table zero_tail. One row of KV length len with column c >= 0 (any column of out, whose

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "kvaddr/props/props.hpp"
 #include "kvaddr/translate/contracts.hpp"
 #include "kvaddr/translate/route_list.hpp"  // route_accepts
+#include "kvaddr/translate/validate.hpp"    // to_string(Route)
 #include "kvaddr/translate/variant.hpp"
 
 namespace kvaddr::props::detail {
@@ -30,6 +32,24 @@ struct PropertyDef {
   std::function<void(Variant)> body;
 };
 const std::vector<PropertyDef>& registry();
+
+// One "<route>_rejects_invalid" property: the route its body calls (none: `stem` names the
+// property and it runs under no route), the body and its summary.
+struct RejectsInvalid {
+  std::optional<Route> route;
+  void (*body)(Variant);
+  std::string_view summary;
+  std::string_view stem = {};
+};
+// Registers the rows in order, each named "<route or stem>_rejects_invalid".
+inline void add_rejects_invalid(std::vector<PropertyDef>& out, std::initializer_list<RejectsInvalid> rows) {
+  for (const RejectsInvalid& r : rows) {
+    const std::string stem(r.route ? to_string(*r.route) : r.stem);
+    std::vector<Route> routes;
+    if (r.route) routes.push_back(*r.route);
+    out.push_back({{stem + "_rejects_invalid", std::string(r.summary), {}, std::move(routes)}, r.body});
+  }
+}
 void register_route_properties(std::vector<PropertyDef>& out);
 void register_cross_properties(std::vector<PropertyDef>& out);
 void register_stateful_property(std::vector<PropertyDef>& out);

@@ -55,6 +55,17 @@ bool agrees(std::string_view route, const Verdict& want, const std::vector<T>& p
   return true;
 }
 
+// Runs `call` against `want` (agrees) on the allocation `pool`; when it succeeds, the whole
+// allocation must equal its state before the call with `writes(expect, before)` applied to a copy.
+template <class T, class Call, class Writes>
+void check_pool(std::string_view route, const Verdict& want, std::vector<T>& pool, Call&& call, Writes&& writes) {
+  const std::vector<T> before = pool;
+  if (!agrees(route, want, pool, before, call)) return;
+  std::vector<T> expect = before;
+  writes(expect, before);
+  same(std::string(route) + " pool", pool, expect);
+}
+
 Slice any_slice(i64 pool, i64 max_size) {
   const i64 size = g::any<i64>(0, max_size + 1);
   const i64 off = g::any<i64>(0, pool - size + 1);
@@ -128,6 +139,23 @@ void break_listed(Verdict& want, int k, bool allowed, std::initializer_list<View
   if (want.arg != v.name) want = v.run();
 }
 
+// The oracle's rules after the two scalars of a route whose views are (input, v2p, out), in
+// contract order: v2p present, out at least as long as the input, out overlapping the input only
+// where `alias_ok` (the route's admitted aliasing), out disjoint from v2p. Sets `want` at the
+// first rule broken; returns whether all hold (the lane contents decide next).
+bool input_v2p_out_ok(Verdict& want, const Slice& input, const Slice& v2p, const Slice& out, bool alias_ok) {
+  if (v2p.size == 0) {
+    want = reject(ErrorKind::invalid_argument, "v2p");
+  } else if (out.size < input.size) {
+    want = reject(ErrorKind::buffer_too_small, "out");
+  } else if ((g::overlaps(out, input) && !alias_ok) || g::overlaps(out, v2p)) {
+    want = reject(ErrorKind::invalid_argument, "out");
+  } else {
+    return true;
+  }
+  return false;
+}
+
 // Routes whose views are (input, v2p, out) and whose two scalars come first: the rank of the rule
 // the unbroken call fails (-1: a scalar; 9: none or a lane's contents; 1: v2p; 2: out too small;
 // 3: an aliasing rule), then at most one of the three views broken (which_view) when it comes no
@@ -161,15 +189,7 @@ void prop_token_layout(Variant) {
     want = reject(ErrorKind::invalid_argument, "page_size");
   } else if (M < 1) {
     want = reject(ErrorKind::invalid_argument, "multiplier");
-  } else if (v2p.size == 0) {
-    want = reject(ErrorKind::invalid_argument, "v2p");
-  } else if (out.size < ids.size) {
-    want = reject(ErrorKind::buffer_too_small, "out");
-  } else if (g::overlaps(out, ids) && !(out.off == ids.off && out.size == ids.size)) {
-    want = reject(ErrorKind::invalid_argument, "out");
-  } else if (g::overlaps(out, v2p)) {
-    want = reject(ErrorKind::invalid_argument, "out");
-  } else {
+  } else if (input_v2p_out_ok(want, ids, v2p, out, out.off == ids.off && out.size == ids.size)) {
     for (i64 i = 0; i < ids.size; ++i) {
       const i64 t = pool[uz(ids.off + i)];
       if (t >= 0 && t / ps >= v2p.size) want = reject(ErrorKind::out_of_range, "v2p");
@@ -177,15 +197,12 @@ void prop_token_layout(Variant) {
   }
   TokenTranslateArgs<i64> a{view<const i64>(pool, ids), view<const i64>(pool, v2p), ps, M, view<i64>(pool, out)};
   break_input_v2p_out(want, "page_size", "multiplier", a.ids, "ids", a.v2p, a.out);
-  const std::vector<i64> before = pool;
-  if (!agrees("token_translate", want, pool, before, [&] { tr::token_translate(a); })) return;
-  std::vector<i64> expect = before;
-  for (i64 i = 0; i < ids.size; ++i) {
-    const i64 t = before[uz(ids.off + i)];
-    const i64 d = t < 0 ? 0 : std::max<i64>(before[uz(v2p.off + t / ps)] * ps * M + t % ps, 0);
-    expect[uz(out.off + i)] = d;
-  }
-  same("token_translate pool", pool, expect);
+  check_pool("token_translate", want, pool, [&] { tr::token_translate(a); }, [&](auto& expect, const auto& before) {
+    for (i64 i = 0; i < ids.size; ++i) {
+      const i64 t = before[uz(ids.off + i)];
+      expect[uz(out.off + i)] = t < 0 ? 0 : std::max<i64>(before[uz(v2p.off + t / ps)] * ps * M + t % ps, 0);
+    }
+  });
 }
 
 // ---- write_loc (§4.8): out may start at loc and be longer; dcp_rank in [0, dcp_size) -------------
@@ -203,15 +220,7 @@ void prop_write_loc_layout(Variant) {
     want = reject(ErrorKind::invalid_argument, "dcp_size");
   } else if (rank < 0 || rank >= dcp) {
     want = reject(ErrorKind::invalid_argument, "dcp_rank");
-  } else if (v2p.size == 0) {
-    want = reject(ErrorKind::invalid_argument, "v2p");
-  } else if (out.size < loc.size) {
-    want = reject(ErrorKind::buffer_too_small, "out");
-  } else if (g::overlaps(out, loc) && out.off != loc.off) {
-    want = reject(ErrorKind::invalid_argument, "out");
-  } else if (g::overlaps(out, v2p)) {
-    want = reject(ErrorKind::invalid_argument, "out");
-  } else {
+  } else if (input_v2p_out_ok(want, loc, v2p, out, out.off == loc.off)) {
     for (i64 i = 0; i < loc.size; ++i) {
       const i64 l = pool[uz(loc.off + i)];
       if (l > 0 && l % dcp == rank && l / dcp >= v2p.size) want = reject(ErrorKind::out_of_range, "v2p");
@@ -219,15 +228,13 @@ void prop_write_loc_layout(Variant) {
   }
   WriteLocArgs a{view<const i64>(pool, loc), view<const i64>(pool, v2p), 1, 2, dcp, rank, view<i64>(pool, out)};
   break_input_v2p_out(want, "dcp_size", "dcp_rank", a.loc, "loc", a.v2p, a.out);
-  const std::vector<i64> before = pool;
-  if (!agrees("write_loc", want, pool, before, [&] { tr::write_loc(a); })) return;
-  std::vector<i64> expect = before;
-  for (i64 i = 0; i < out.size; ++i) {
-    const i64 l = i < loc.size ? before[uz(loc.off + i)] : 0;
-    const bool keep = i < loc.size && l > 0 && l % dcp == rank;
-    expect[uz(out.off + i)] = keep ? std::max<i64>(before[uz(v2p.off + l / dcp)] * 2, 0) : 0;
-  }
-  same("write_loc pool", pool, expect);
+  check_pool("write_loc", want, pool, [&] { tr::write_loc(a); }, [&](auto& expect, const auto& before) {
+    for (i64 i = 0; i < out.size; ++i) {
+      const i64 l = i < loc.size ? before[uz(loc.off + i)] : 0;
+      const bool keep = i < loc.size && l > 0 && l % dcp == rank;
+      expect[uz(out.off + i)] = keep ? std::max<i64>(before[uz(v2p.off + l / dcp)] * 2, 0) : 0;
+    }
+  });
 }
 
 // ---- read_stream (§4.4): indptr starts >= 0, non-decreasing, indptr[B] <= stream size; stream
@@ -278,15 +285,13 @@ void prop_read_stream_layout(Variant) {
     break_listed(want, k, k <= r,
                  {required_rule(a.indptr, "indptr"), any_rule(a.kv_start_idx, "kv_start_idx"), any_rule(a.stream, "stream")});
   }
-  const std::vector<i32> before = pool;
-  if (!agrees("read_stream", want, pool, before, [&] { tr::read_stream(a); })) return;
-  std::vector<i32> expect = before;
-  for (i64 b = 0; b < batch; ++b)
-    for (i64 j = ip[uz(b)]; j < ip[uz(b + 1)]; ++j) {
-      const i64 pos = j - ip[uz(b)];
-      expect[uz(stream.off + j)] = static_cast<i32>(before[uz(table.off + b * width + pos / ps)] * ps + pos % ps);
-    }
-  same("read_stream pool", pool, expect);
+  check_pool("read_stream", want, pool, [&] { tr::read_stream(a); }, [&](auto& expect, const auto& before) {
+    for (i64 b = 0; b < batch; ++b)
+      for (i64 j = ip[uz(b)]; j < ip[uz(b + 1)]; ++j) {
+        const i64 pos = j - ip[uz(b)];
+        expect[uz(stream.off + j)] = static_cast<i32>(before[uz(table.off + b * width + pos / ps)] * ps + pos % ps);
+      }
+  });
 }
 
 
@@ -343,15 +348,13 @@ void prop_kv_indices_layout(Variant) {
                  {any_rule(a.kv_indices, "kv_indices"), any_rule(a.kv_indptr, "kv_indptr"), any_rule(a.src, "src"),
                   required_rule(a.v2p, "v2p")});
   }
-  const std::vector<i32> before = pool;
-  if (!agrees("kv_indices_inplace", want, pool, before, [&] { tr::kv_indices_inplace(a); })) return;
-  std::vector<i32> expect = before;
   const Slice from = with_src ? src : kv;
-  for (i64 i = 0; i < n; ++i) {
-    const i64 t = before[uz(from.off + i)];
-    expect[uz(kv.off + i)] = static_cast<i32>(t < 0 ? 0 : std::max<i64>(v2p[uz(t)] * 2, 0));
-  }
-  same("kv_indices_inplace pool", pool, expect);
+  check_pool("kv_indices_inplace", want, pool, [&] { tr::kv_indices_inplace(a); }, [&](auto& expect, const auto& before) {
+    for (i64 i = 0; i < n; ++i) {
+      const i64 t = before[uz(from.off + i)];
+      expect[uz(kv.off + i)] = static_cast<i32>(t < 0 ? 0 : std::max<i64>(v2p[uz(t)] * 2, 0));
+    }
+  });
 }
 
 // ---- read_table (§4.4): out a packed, non-overlapping matrix of >= B rows and >= max_pages
@@ -414,7 +417,6 @@ void prop_read_table_layout(Variant) {
       }
     }
   }
-  const std::vector<i32> before = pool;
   // views: req_to_token 3, row_ids 0, seq_lens 1, v2p 2 (all after max_pages), out 4 (after the width rule)
   const int broken_view = which_view(5);
   ReadTableArgs a{{pool.data() + r2t.off, r_rows, r_cols, r_cols, 1}, cvec(rows), cvec(lens), 0, max_pages,
@@ -423,18 +425,17 @@ void prop_read_table_layout(Variant) {
   break_listed(want, broken_view, want.arg != "max_pages" && !(broken_view == 4 && width_fails),
                {any_rule(a.row_ids, "row_ids"), any_rule(a.seq_lens, "seq_lens"), required_rule(a.v2p, "v2p"),
                 extent_rule(a.req_to_token, "req_to_token"), extent_rule(a.out, "out")});
-  if (!agrees("read_table", want, pool, before, [&] { tr::read_table(a); })) return;
-  std::vector<i32> expect = before;
-  for (i64 b = 0; b < batch; ++b) {
-    const i64 n = std::min((lens[uz(b)] + ps - 1) / ps, max_pages);
-    for (i64 c = 0; c < n; ++c) {
-      const i64 tok = before[uz(r2t.off + rows[uz(b)] * r_cols + c * ps)];
-      const i64 page = tok < 0 ? 0 : tok / ps;
-      expect[uz(out_s.off + b * out.row_stride + c * out.col_stride)] =
-          static_cast<i32>(std::max<i64>(v2p[uz(page)] * 3, 0));
+  check_pool("read_table", want, pool, [&] { tr::read_table(a); }, [&](auto& expect, const auto& before) {
+    for (i64 b = 0; b < batch; ++b) {
+      const i64 n = std::min((lens[uz(b)] + ps - 1) / ps, max_pages);
+      for (i64 c = 0; c < n; ++c) {
+        const i64 tok = before[uz(r2t.off + rows[uz(b)] * r_cols + c * ps)];
+        const i64 page = tok < 0 ? 0 : tok / ps;
+        expect[uz(out_s.off + b * out.row_stride + c * out.col_stride)] =
+            static_cast<i32>(std::max<i64>(v2p[uz(page)] * 3, 0));
+      }
     }
-  }
-  same("read_table pool", pool, expect);
+  });
 }
 
 }  // namespace
@@ -443,25 +444,24 @@ void register_invalid_route_properties(std::vector<PropertyDef>& out);  // inval
 
 void register_invalid_properties(std::vector<PropertyDef>& out) {
   register_invalid_route_properties(out);
-  const auto add_route = [&](Route r, void (*body)(Variant), std::string what) {
-    out.push_back({{std::string(to_string(r)) + "_rejects_invalid", std::move(what), {}, {r}}, body});
-  };
-  add_route(Route::token_translate, prop_token_layout,
-            "§4.1 invalid scalars and aliased slices of one allocation: typed error naming the argument, nothing "
-            "written; valid layouts (exact alias, touching) translate");
-  add_route(Route::write_loc, prop_write_loc_layout,
-            "§4.8 dcp_size / dcp_rank out of range, prefix alias admitted, partial overlap rejected, nothing written");
-  add_route(Route::kv_indices_inplace, prop_kv_indices_layout,
-            "§4.7 batch_size, kv_indptr length and end, src exact alias or disjoint, kv_indices overlapping "
-            "kv_indptr: typed error, nothing written; in place and via src translate");
-  add_route(Route::read_table, prop_read_table_layout,
-            "§4.4 out strides (col_stride 0 / 2, overlapping rows), short shape, out overlapping req_to_token, "
-            "req_to_token too narrow, bad row ids / lengths: typed error, nothing written");
-  out.push_back({{"read_stream_rejects_invalid",
-                  "§4.4 negative or decreasing indptr, short stream or table, stream overlapping its inputs: typed "
-                  "error, nothing written",
-                  {}, {}},
-                 prop_read_stream_layout});
+  using enum Route;
+  add_rejects_invalid(
+      out,
+      {{token_translate, prop_token_layout,
+        "§4.1 invalid scalars and aliased slices of one allocation: typed error naming the argument, nothing "
+        "written; valid layouts (exact alias, touching) translate"},
+       {write_loc, prop_write_loc_layout,
+        "§4.8 dcp_size / dcp_rank out of range, prefix alias admitted, partial overlap rejected, nothing written"},
+       {kv_indices_inplace, prop_kv_indices_layout,
+        "§4.7 batch_size, kv_indptr length and end, src exact alias or disjoint, kv_indices overlapping "
+        "kv_indptr: typed error, nothing written; in place and via src translate"},
+       {read_table, prop_read_table_layout,
+        "§4.4 out strides (col_stride 0 / 2, overlapping rows), short shape, out overlapping req_to_token, "
+        "req_to_token too narrow, bad row ids / lengths: typed error, nothing written"},
+       {std::nullopt, prop_read_stream_layout,
+        "§4.4 negative or decreasing indptr, short stream or table, stream overlapping its inputs: typed "
+        "error, nothing written",
+        "read_stream"}});
 }
 
 }  // namespace kvaddr::props::detail

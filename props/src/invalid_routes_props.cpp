@@ -373,44 +373,42 @@ void prop_envelope(Variant) {
 }  // namespace
 
 void register_invalid_route_properties(std::vector<PropertyDef>& out) {
-  // <route>_rejects_invalid for each route; envelope_moves (no route of the list) by its own name.
-  const auto add = [&](std::string name, std::vector<Route> routes, void (*body)(Variant), std::string what) {
-    out.push_back({{std::move(name), std::move(what), {}, std::move(routes)}, body});
-  };
-  const auto add_route = [&](Route r, void (*body)(Variant), std::string what) {
-    add(std::string(to_string(r)) + "_rejects_invalid", {r}, body, std::move(what));
-  };
-  add_route(Route::swa_translate, prop_swa,
-            "§4.9 page_size / swa_multiplier boundaries, malformed views, out one short / exact length, out aliasing ids "
-            "exactly (int64) or by one element, out on swa_v2p, an id one page past the table: typed error, nothing "
-            "written; touching slices of one allocation translate like the model");
-  add_route(Route::dcp_read_translate, prop_dcp_read,
-            "§4.12 page_size / multiplier / dcp_size boundaries, malformed views, out length and aliasing, an id past the "
-            "table: typed error, nothing written; admitted layouts match the model");
-  add_route(Route::transfer_ids, prop_transfer,
-            "§4.13 page_size boundary, malformed views, out length and aliasing, an id past the table: typed error, "
-            "nothing written; admitted layouts match the model");
-  add_route(Route::mamba_translate, prop_mamba,
-            "§4.10 malformed views, out length, out overlapping slots or v2p, a slot one past the table: typed error, "
-            "nothing written; admitted layouts match the model");
-  add_route(Route::eager_funnel, prop_eager,
-            "§4.6 scalar boundaries, malformed matrices, out strides / shape, out exactly aliasing page_table admitted, "
-            "shifted or re-strided overlap rejected: typed error, nothing written");
-  add("envelope_moves_rejects_invalid", {}, prop_envelope,
-      "§4.13 move_kv_cache: page_size, token counts, partial runs, page outputs one short or overlapping, a run off "
-      "its page boundary: typed error, nothing written; whole runs give their pages");
-  add_route(Route::flashmla_block_table, invalid_flashmla,
-            "§4.2 scalar boundaries, malformed views and matrices, kv_indices strides / rows, kv_start_idx short, static "
-            "kernel multiplier, kv_indices overlapping req_to_token: typed error, nothing written");
-  add_route(Route::canonical_page_table, invalid_canonical,
-            "§4.3 scalar boundaries, req_to_token width at max_pages * ps, out packed / strides / shape, out overlapping "
-            "req_to_token: typed error, nothing written; admitted layouts match the model");
-  add_route(Route::full_prefill_table, invalid_full_prefill,
-            "§4.11 scalar boundaries, malformed views, capacity guard (rows >= B), out strides, out overlapping "
-            "req_to_token: typed error, nothing written; admitted layouts match the model");
-  add_route(Route::decode_metadata, invalid_decode,
-            "§4.5 page_size power of two, multiplier, max_seq_pages, output lengths, cache_seqlens / cu_seqlens_k / "
-            "page_table overlap, page_table strides and shape: typed error, nothing written");
+  // envelope_moves (no route of the list) is named by its own stem.
+  using enum Route;
+  add_rejects_invalid(
+      out,
+      {{swa_translate, prop_swa,
+        "§4.9 page_size / swa_multiplier boundaries, malformed views, out one short / exact length, out aliasing ids "
+        "exactly (int64) or by one element, out on swa_v2p, an id one page past the table: typed error, nothing "
+        "written; touching slices of one allocation translate like the model"},
+       {dcp_read_translate, prop_dcp_read,
+        "§4.12 page_size / multiplier / dcp_size boundaries, malformed views, out length and aliasing, an id past the "
+        "table: typed error, nothing written; admitted layouts match the model"},
+       {transfer_ids, prop_transfer,
+        "§4.13 page_size boundary, malformed views, out length and aliasing, an id past the table: typed error, "
+        "nothing written; admitted layouts match the model"},
+       {mamba_translate, prop_mamba,
+        "§4.10 malformed views, out length, out overlapping slots or v2p, a slot one past the table: typed error, "
+        "nothing written; admitted layouts match the model"},
+       {eager_funnel, prop_eager,
+        "§4.6 scalar boundaries, malformed matrices, out strides / shape, out exactly aliasing page_table admitted, "
+        "shifted or re-strided overlap rejected: typed error, nothing written"},
+       {std::nullopt, prop_envelope,
+        "§4.13 move_kv_cache: page_size, token counts, partial runs, page outputs one short or overlapping, a run off "
+        "its page boundary: typed error, nothing written; whole runs give their pages",
+        "envelope_moves"},
+       {flashmla_block_table, invalid_flashmla,
+        "§4.2 scalar boundaries, malformed views and matrices, kv_indices strides / rows, kv_start_idx short, static "
+        "kernel multiplier, kv_indices overlapping req_to_token: typed error, nothing written"},
+       {canonical_page_table, invalid_canonical,
+        "§4.3 scalar boundaries, req_to_token width at max_pages * ps, out packed / strides / shape, out overlapping "
+        "req_to_token: typed error, nothing written; admitted layouts match the model"},
+       {full_prefill_table, invalid_full_prefill,
+        "§4.11 scalar boundaries, malformed views, capacity guard (rows >= B), out strides, out overlapping "
+        "req_to_token: typed error, nothing written; admitted layouts match the model"},
+       {decode_metadata, invalid_decode,
+        "§4.5 page_size power of two, multiplier, max_seq_pages, output lengths, cache_seqlens / cu_seqlens_k / "
+        "page_table overlap, page_table strides and shape: typed error, nothing written"}});
 }
 
 }  // namespace kvaddr::props::detail

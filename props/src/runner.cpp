@@ -17,12 +17,12 @@ namespace kvaddr::props {
 
 namespace detail {
 const std::vector<PropertyDef>& registry() {
+  // The property files' registrations, in run order.
   static const std::vector<PropertyDef> defs = [] {
     std::vector<PropertyDef> out;
-    register_route_properties(out);
-    register_cross_properties(out);
-    register_invalid_properties(out);
-    register_stateful_property(out);
+    for (auto add : {register_route_properties, register_cross_properties, register_invalid_properties,
+                     register_stateful_property})
+      add(out);
     return out;
   }();
   return defs;

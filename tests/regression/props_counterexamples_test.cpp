@@ -29,16 +29,9 @@ TEST(PropsRegression, CanonicalPaddingAtPs1ReadsTheSink) {
   const std::vector<i32> r2t{-1};
   const std::vector<i64> req{0}, lens{1};
   std::vector<i32> out{9};
-  kvaddr::CanonicalPageTableArgs a;
-  a.req_to_token = cmat(r2t, 1, 1);
-  a.req_pool_indices = cvec(req);
-  a.seq_lens = cvec(lens);
-  a.v2p = cvec(v2p);
-  a.page_size = 1;
-  a.multiplier = 2;
-  a.max_pages = 1;
-  a.out = kvaddr::mmat(out, 1, 1);
-  tr::canonical_page_table(a);
+  tr::canonical_page_table({.req_to_token = cmat(r2t, 1, 1), .req_pool_indices = cvec(req), .seq_lens = cvec(lens),
+                             .v2p = cvec(v2p), .page_size = 1, .multiplier = 2, .max_pages = 1,
+                             .out = kvaddr::mmat(out, 1, 1)});
   EXPECT_EQ(out, (std::vector<i32>{0}));
 }
 
@@ -49,15 +42,9 @@ TEST(PropsRegression, FlashmlaTombstoneInLivePrefixClampsAndTailKeepsMinusOne) {
   const std::vector<i32> r2t{2, 3, 4, 5};
   const std::vector<i64> req{0}, lens{4};
   std::vector<i32> kv{-1, -1, -1};
-  kvaddr::FlashmlaBlockTableArgs a;
-  a.req_to_token = cmat(r2t, 1, 4);
-  a.req_pool_indices = cvec(req);
-  a.page_kernel_lens = cvec(lens);
-  a.v2p = cvec(v2p);
-  a.page_size = 2;
-  a.multiplier = 3;
-  a.kv_indices = kvaddr::mmat(kv, 1, 3);
-  tr::flashmla_block_table(a);
+  tr::flashmla_block_table({.req_to_token = cmat(r2t, 1, 4), .req_pool_indices = cvec(req),
+                             .page_kernel_lens = cvec(lens), .v2p = cvec(v2p), .page_size = 2, .multiplier = 3,
+                             .kv_indices = kvaddr::mmat(kv, 1, 3)});
   EXPECT_EQ(kv, (std::vector<i32>{0, 3, -1}));
 }
 
@@ -68,16 +55,8 @@ TEST(PropsRegression, ReadTableStopsAtMaxPagesAndReadsThePoolRow) {
   const std::vector<i32> r2t{1, 2, 2, 1};
   const std::vector<i64> rows{1}, lens{2};
   std::vector<i32> out{-7, -7};
-  kvaddr::ReadTableArgs a;
-  a.req_to_token = cmat(r2t, 2, 2);
-  a.row_ids = cvec(rows);
-  a.seq_lens = cvec(lens);
-  a.max_pages = 1;
-  a.v2p = cvec(v2p);
-  a.page_size = 1;
-  a.multiplier = 1;
-  a.out = kvaddr::mmat(out, 1, 2);
-  tr::read_table(a);
+  tr::read_table({.req_to_token = cmat(r2t, 2, 2), .row_ids = cvec(rows), .seq_lens = cvec(lens), .max_pages = 1,
+                  .v2p = cvec(v2p), .page_size = 1, .multiplier = 1, .out = kvaddr::mmat(out, 1, 2)});
   EXPECT_EQ(out, (std::vector<i32>{1, -7}));
 }
 
@@ -87,13 +66,7 @@ TEST(PropsRegression, WriteLocZeroesTheStaleTail) {
   const std::vector<i64> v2p{0, 3, -1};
   const std::vector<i64> loc{2, 0, -1};
   std::vector<i64> out(5, 7);
-  kvaddr::WriteLocArgs a;
-  a.loc = cvec(loc);
-  a.v2p = cvec(v2p);
-  a.page_size = 2;
-  a.multiplier = 1;
-  a.out = mvec(out);
-  tr::write_loc(a);
+  tr::write_loc({.loc = cvec(loc), .v2p = cvec(v2p), .page_size = 2, .multiplier = 1, .out = mvec(out)});
   EXPECT_EQ(out, (std::vector<i64>{6, 0, 0, 0, 0}));
 }
 
@@ -102,13 +75,8 @@ TEST(PropsRegression, EagerFunnelRank2AtPs1) {
   const std::vector<i64> v2p{0, 2, -1, -1};
   const std::vector<i64> table{1, 2};
   std::vector<i64> out{-5, -5};
-  kvaddr::EagerFunnelArgs a;
-  a.page_table = cmat(table, 2, 1);
-  a.v2p = cvec(v2p);
-  a.page_size = 1;
-  a.multiplier = 4;
-  a.out = kvaddr::mmat(out, 2, 1);
-  tr::eager_funnel(a);
+  tr::eager_funnel(
+      {.page_table = cmat(table, 2, 1), .v2p = cvec(v2p), .page_size = 1, .multiplier = 4, .out = kvaddr::mmat(out, 2, 1)});
   EXPECT_EQ(out, (std::vector<i64>{8, 0}));
 }
 
