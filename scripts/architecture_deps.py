@@ -70,25 +70,26 @@ def external_name(label):
     return label
 
 
+def closure(libs, edges, t):
+    """The project libraries `t` reaches through its links, directly or not."""
+    seen, todo = set(), [t]
+    while todo:
+        for d in edges.get(todo.pop(), []):
+            if d in libs and d not in seen:
+                seen.add(d)
+                todo.append(d)
+    return seen
+
+
 def rows(dot_text):
     libs, edges = parse_dot(dot_text)
     where = folders()
-
-    def closure(t):
-        seen, todo = set(), [t]
-        while todo:
-            for d in edges.get(todo.pop(), []):
-                if d in libs and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        return seen
-
     out = {}
     for t in sorted(libs, key=lambda x: (where.get(x, "~"), x)):
         direct = edges.get(t, [])
         project = [d for d in direct if d in libs]
         external = sorted({external_name(d) for d in direct if d not in libs and d not in SETTINGS})
-        never = sorted(set(libs) - closure(t) - {t} - CONSUMERS)
+        never = sorted(set(libs) - closure(libs, edges, t) - {t} - CONSUMERS)
         out[t] = (f"`{t}`", where.get(t, "?"), ", ".join(f"`{d}`" for d in project) or "—",
                   ", ".join(external) or "—", ", ".join(f"`{d}`" for d in never) or "—")
     return out
@@ -101,13 +102,7 @@ def consumer_violations(dot_text):
     for t in libs:
         if t in CONSUMERS:
             continue
-        seen, todo = set(), [t]
-        while todo:
-            for d in edges.get(todo.pop(), []):
-                if d in libs and d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        bad += [f"{t} reaches the consumer {c}" for c in sorted(seen & CONSUMERS)]
+        bad += [f"{t} reaches the consumer {c}" for c in sorted(closure(libs, edges, t) & CONSUMERS)]
     return bad
 
 
