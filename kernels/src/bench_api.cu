@@ -9,6 +9,7 @@
 #include <numeric>
 #include <vector>
 
+#include "bench_shapes.hpp"
 #include "device_compare.hpp"
 #include "kvaddr/gen/rng.hpp"
 #include "kvaddr/kernels/bench.hpp"
@@ -175,7 +176,9 @@ struct Workload {
   bool ratio_target = false;  // true: ratio >= min_ratio of copy; false: time <= 1.8 x minimum
   std::function<void(cudaStream_t)> launch;
   double min_ratio = 0.95;
+  std::string floor{};  // the BenchFloor row it is read against (BenchResult::time_vs_floor), if any
 };
+constexpr const char* kStreamFloor = "floor/stream_copy_n24";
 
 // A harness-throughput workload: one check of n lanes (ids made on the device, the reference
 // launch, the on-device comparison with a second output buffer); returns the differing lanes.
@@ -238,21 +241,25 @@ struct BenchSession::Impl {
                       data + ", dcp_size=" + std::to_string(dcp) + " rank 0, out_width = N + 4097 (tail zeroed)", target,
                       8.0 * double(N) + 8.0 * double(N + tail) + table, true,
                       [w](cudaStream_t s) { launch_write_loc(w, s); }});
+      work.back().floor = kStreamFloor;
     }
     SwaTranslateArgs<i64> sw{dids, dv2p, ps, M, {zeros<i64>(N), N}, Variant::production};
     work.push_back({"swa_translate/ps64", data + " (the SWA table)", target, 16.0 * double(N) + table, true,
                     [sw](cudaStream_t s) { launch_swa_translate(sw, s); }});
+    work.back().floor = kStreamFloor;
     DcpReadTranslateArgs dr{dids, dv2p, ps, M, 2, {zeros<i64>(N), N}, Variant::production};
     work.push_back({"dcp_read_translate/ps64_dcp2", data + ", dcp_size=2", target, 16.0 * double(N) + table, true,
                     [dr](cudaStream_t s) { launch_dcp_read_translate(dr, s); }});
+    work.back().floor = kStreamFloor;
     TransferIdsArgs tr{dids, dv2p, ps, {zeros<i64>(N), N}, Variant::production};
     work.push_back({"transfer_ids/ps64", data, target, 16.0 * double(N) + table, true,
                     [tr](cudaStream_t s) { launch_transfer_ids(tr, s); }});
+    work.back().floor = kStreamFloor;
     {
       const auto* in = reinterpret_cast<const longlong2*>(ids);
       auto* out = reinterpret_cast<longlong2*>(zeros<i64>(N));
       const i64 pairs = N / 2;
-      floors.push_back({"floor/stream_copy_n24", "out[i] = in[i], N=2^24 int64, 16-byte loads/stores, one launch", "",
+      floors.push_back({kStreamFloor, "out[i] = in[i], N=2^24 int64, 16-byte loads/stores, one launch", "",
                         16.0 * double(N), false, [=](cudaStream_t s) {
                           k_stream_copy<<<static_cast<unsigned>((pairs + 1023) / 1024), 256, 0, s>>>(in, pairs, out);
                           ck(cudaGetLastError(), "k_stream_copy");
@@ -317,6 +324,7 @@ struct BenchSession::Impl {
       work.push_back({"token_translate/ps64", "N=2^24 int64 in/out, M=24, v2p 2^18 pages (L2-resident)",
                       ">= 95% of copy bandwidth", 16.0 * double(N) + 8.0 * double(pages), true,
                       [a](cudaStream_t s) { launch_token_translate(a, s); }});
+      work.back().floor = kStreamFloor;
       // launch latency workload (N = 1024) on the same table
       TokenTranslateArgs<i64> l = a;
       l.ids.size = 1024;
@@ -337,6 +345,7 @@ struct BenchSession::Impl {
       work.push_back({"token_translate/ps1", "N=2^24 int64 in/out, M=24, v2p 2^24 pages, random ids",
                       "<= 1.8x minimum-traffic time", 16.0 * double(N) + 32.0 * double(N), false,
                       [a](cudaStream_t s) { launch_token_translate(a, s); }});
+      work.back().floor = "floor/gather_ps1";
       // Floor: the bare gather out[i] = v2p[ids[i]] on the same ids and table.
       const i64* ids_d = a.ids.data;
       const i64* tab_d = a.v2p.data;
@@ -429,15 +438,19 @@ struct BenchSession::Impl {
       CanonicalPageTableArgs c{dr2t, drows, dlens, dv2p, ps, M, pages_per_row, {out, bs, pages_per_row, pages_per_row, 1}, Variant::production};
       work.push_back({"canonical_page_table" + suffix, shape, "<= 1.8x minimum-traffic time", table_bytes, false,
                       [c](cudaStream_t s) { launch_canonical_page_table(c, s); }});
+      const std::string table_floor = ps == 1 ? "floor/table_gather_ps1" : "";
+      work.back().floor = table_floor;
       ReadTableArgs rt{dr2t, drows, dlens, 0, pages_per_row, dv2p, ps, M, {out, bs, pages_per_row, pages_per_row, 1}, false, Variant::production};
       work.push_back({"read_table" + suffix, shape, "<= 1.8x minimum-traffic time", table_bytes, false,
                       [rt](cudaStream_t s) { launch_read_table(rt, s); }});
+      work.back().floor = table_floor;
       DecodeMetadataArgs d = decode_batch(dlens, dr2t, drows, pages_per_row, ps);
       d.v2p = dv2p;
       d.multiplier = M;
       set_decode_outputs(d, {zeros<i32>(bs), bs}, {zeros<i32>(bs + 1), bs + 1}, {out, bs, pages_per_row, pages_per_row, 1});
       work.push_back({"decode_metadata" + suffix, shape + " (Era B remap)", "<= 1.8x minimum-traffic time",
                       table_bytes + 8.0 * 2 * double(bs), false, [d](cudaStream_t s) { launch_decode_metadata(d, s); }});
+      work.back().floor = table_floor;
     }
     ck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");  // every setup copy, memset and fill is done
   }
@@ -646,25 +659,11 @@ BenchReport run_bench(const BenchOptions& o) {
     (void)cudaGraphExecDestroy(ge);
     (void)cudaGraphDestroy(g);
   }
-  // The same workloads under the other launch shapes (kvaddr::gpu::LaunchShape), in this process,
-  // so that the defaults are compared with round 2's (decode: 8 lanes, resident grid) and with 8
-  // lanes / resident grids everywhere, on the same data and copy bandwidth. Rows are named
-  // "<workload>@<shape>".
+  // The same workloads under other launch shapes (kvaddr::gpu::LaunchShape), same process, data and
+  // copy bandwidth; rows named "<workload>@<shape>".
   {
     const LaunchShape keep = launch_shape();
-    const std::pair<const char*, LaunchShape> shapes[] = {
-        {"@round2", LaunchShape{4, false, 8, true}},  // round 2 defaults (decode: 8 lanes, resident grid)
-        {"@ilp8-resident", LaunchShape{8, true, 8, true}},
-        {"@ilp8-fullgrid", LaunchShape{8, false, 8, false}},
-        {"@ilp4-resident", LaunchShape{4, true, 4, true}},
-        {"@scalar-io", LaunchShape{4, false, 4, false, 0, false}},  // 8-byte accesses only
-        {"@fastdiv", LaunchShape{4, false, 4, false, 1, true}},     // FastDivisor for every divisor
-        {"@hwdiv", LaunchShape{4, false, 4, false, 2, true}},       // int64 division for every divisor
-        {"@hwdiv-scalar-io", LaunchShape{4, false, 4, false, 2, false}},
-        {"@minblocks8", LaunchShape{4, false, 4, false, 0, true, 8}},
-        {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 0, true}},  // slice divided per thread
-        {"@unstaged", LaunchShape{4, false, 4, false, 0, true, 0, false, false}}};  // gathers lane by lane
-    for (const auto& [tag, shape] : shapes) {
+    for (const auto& [tag, shape] : bench_shapes()) {
       set_launch_shape(shape);
       for (auto& w : s.work) {
         if (w.name == "token_translate/latency_n1024") continue;
@@ -678,6 +677,10 @@ BenchReport run_bench(const BenchOptions& o) {
     }
     set_launch_shape(keep);
   }
+  for (auto& b : rep.results)  // each row against its floor of this run (shape rows too)
+    for (const auto& f : rep.floors)
+      if (f.name == s.find(b.name.substr(0, b.name.find('@'))).floor)
+        b.floor = f.name, b.time_vs_floor = b.median_us / f.median_us;
   return rep;
 }
 

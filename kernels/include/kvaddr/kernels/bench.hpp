@@ -28,6 +28,8 @@ struct BenchResult {
   double time_vs_min = 0;    // median time / (bytes / copy bandwidth)
   std::string target;        // the target in words
   bool target_met = false;
+  std::string floor{};       // the BenchFloor row of the same run it is read against ("" if none)
+  double time_vs_floor = 0;  // median / that floor's median (0 without a floor)
 };
 
 // A reference kernel timed like the workloads (L2 flushed, events around one launch): what the
