@@ -18,13 +18,10 @@ inline std::vector<std::pair<const char*, LaunchShape>> bench_shapes() {
       {"@fastdiv", LaunchShape{4, false, 4, false, 1, true}},     // FastDivisor for every divisor
       {"@hwdiv", LaunchShape{4, false, 4, false, 2, true}},       // int64 division for every divisor
       {"@hwdiv-scalar-io", LaunchShape{4, false, 4, false, 2, false}},
-      {"@minblocks0", LaunchShape{4, false, 4, false, 0, true, 0}},  // streams: no register bound
-      {"@minblocks6", LaunchShape{4, false, 4, false, 0, true, 6}},  // streams: 40 registers
-      {"@stream-prev", LaunchShape{4, false, 4, false, 0, true, 0, false, true, false}},  // no bound, no full slices
-      {"@pairs2", LaunchShape{4, false, 4, false, 0, true, 8, false, true, true, 2}},
-      {"@table-ilp4", LaunchShape{4, false, 4, false, 0, true, 8, false, true, true, 4, false}},
-      {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 8, true}},  // slice divided per thread
-      {"@unstaged", LaunchShape{4, false, 4, false, 0, true, 8, false, false}}};
+      {"@minblocks8", LaunchShape{4, false, 4, false, 0, true, 8}},
+      {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 0, true}},  // slice divided per thread
+      {"@unstaged", LaunchShape{4, false, 4, false, 0, true, 0, false, false}},  // table gathers lane by lane
+      {"@table-ilp4", LaunchShape{4, false, 4, false, 0, true, 0, false, true, false}}};  // narrow rows 4 lanes
 }
 
 }  // namespace kvaddr::gpu

@@ -9,48 +9,21 @@ namespace {
 // ---- streaming routes: lane i < n reads in[i] and writes out[i]; lanes [n, w) get op.tail() ----
 // (aliasing-safe: each lane's input is read by the thread that writes its output, before it writes).
 // Op::operator()(i64 value) -> i64 runs the lane function. Block blockIdx.x owns the slice [lo, hi)
-// of [0, w): [b * per, (b + 1) * per) with `per` from the host, or block_slice's (warp-aligned, so lo
-// is even) when per == 0. `vec`: in is 16-byte aligned and out aligned to two elements.
-//   Full slice (vec, per == 2 * kThreads * P and the whole slice inside [0, n)): thread t moves the
-//   pairs t, t + kThreads, ..., t + (P - 1) kThreads of the slice as P 16-byte loads, then runs the
-//   2P lanes, then P 16-byte (int64) or 8-byte (int32) stores; no bounds test per lane.
-//   Any other slice (the last block, write_loc's tail, unaligned views, the resident grid): the whole
-//   pairs of input lanes as 16-byte accesses with `vec`, G pairs per thread per pass, then the rest
-//   (an odd last input lane, tail lanes, every lane without `vec`) one lane at a time, G per pass.
-// MINB: the minimum resident blocks per SM asked of the register allocator (__launch_bounds__; 8
-// holds a thread to 32 registers, a full SM of 2048 threads, which the full slice of 4 pairs fits
-// with G = 1 and not with G = 4).
-template <class Out, class Op, int P>
-__device__ __forceinline__ void stream_full_slice(const i64* __restrict__ in, Out* out, i64 lo, const Op& op) {
-  const longlong2* src = reinterpret_cast<const longlong2*>(in + lo) + threadIdx.x;
-  Out* dst = out + lo + 2 * i64(threadIdx.x);
-  i64 a[P], b[P];
-#pragma unroll
-  for (int k = 0; k < P; ++k) ld_stream2(reinterpret_cast<const i64*>(src + k * kThreads), a[k], b[k]);
-#pragma unroll
-  for (int k = 0; k < P; ++k) {
-    a[k] = op(a[k]);
-    b[k] = op(b[k]);
-  }
-#pragma unroll
-  for (int k = 0; k < P; ++k) st_stream2(dst + 2 * k * kThreads, a[k], b[k]);
-}
-
-template <class Out, class Op, int P, int MINB, int G>
+// of [0, w) (block_slice, warp-aligned so lo is even). With `vec` (in 16-byte aligned, out aligned to
+// two elements), the whole pairs of input lanes of the slice move as 16-byte loads and 16- or 8-byte
+// stores, ILP pairs per thread per pass; the rest of the slice (an odd last input lane, tail lanes)
+// and every lane without `vec` take the scalar path, ILP lanes per thread per pass.
+// MINB: the minimum resident blocks per SM asked of the register allocator (__launch_bounds__).
+template <class Out, class Op, int ILP, int MINB>
 __global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op,
                                                            bool vec, i64 per) {
   i64 lo = 0, hi = 0;
-  if (per > 0) {  // the slice length from the host: block b owns [b * per, (b + 1) * per)
+  if (per > 0) {  // the slice length from the host (slice_length): block b owns [b * per, (b + 1) * per)
     lo = i64(blockIdx.x) * per;
     hi = lo + per < w ? lo + per : w;
-    if (vec && per == 2 * i64(kThreads) * P && lo + per <= n) {  // w >= n
-      stream_full_slice<Out, Op, P>(in, out, lo, op);
-      return;
-    }
   } else {
     block_slice(w, blockIdx.x, gridDim.x, lo, hi);
   }
-  constexpr int ILP = G;
   i64 first_scalar = lo;
   if (vec) {
     const i64 mid = hi < n ? hi : n;
@@ -107,33 +80,22 @@ bool vector_ok(const i64* in, const Out* out) {
          reinterpret_cast<std::uintptr_t>(out) % (2 * sizeof(Out)) == 0;
 }
 
-// Grid and slices: with full slices (LaunchShape::stream_full_slices) and a grid that is not capped,
-// block b owns the 2 * kThreads * P lanes from b * 2 * kThreads * P (every block but the last one,
-// and those of write_loc's tail, a full slice); otherwise equal warp-aligned slices (slice_length),
-// or block_slice on the device (LaunchShape::device_slice).
-template <int P, int MINB, int G, class Out, class Op>
-void launch_stream_pairs(const i64* in, i64 n, Out* out, i64 w, Op op, bool vec, cudaStream_t s) {
-  const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, P, MINB, G>);
-  const unsigned grid = grid_elems(w, vec ? 2 * P : P, k);
-  const i64 full = 2 * i64(kThreads) * P;
-  i64 per = 0;
-  if (!g_shape.device_slice)
-    per = g_shape.stream_full_slices && vec && i64(grid) * full >= w ? full : slice_length(w, grid);
-  k_stream<Out, Op, P, MINB, G><<<grid, kThreads, 0, s>>>(in, n, out, w, op, vec, per);
+template <int ILP, int MINB, class Out, class Op>
+void launch_stream_ilp(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s) {
+  const bool vec = vector_ok(in, out);
+  const void* k = reinterpret_cast<const void*>(&k_stream<Out, Op, ILP, MINB>);
+  const unsigned grid = grid_elems(w, vec ? 2 * ILP : ILP, k);
+  const i64 per = g_shape.device_slice ? 0 : slice_length(w, grid);
+  k_stream<Out, Op, ILP, MINB><<<grid, kThreads, 0, s>>>(in, n, out, w, op, vec, per);
 }
 
 // Lanes [0, n) from `in`, [n, w) the tail value (w >= n; w == n for the elementwise routes).
 template <class Out, class Op>
 void launch_stream(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s, const char* name) {
   if (w <= 0) return;
-  // Register-bound kernels for aligned streams (8 blocks a SM: 4 or 2 pairs; 6 blocks: 4 pairs), and one
-  // without a bound (4 pairs or lanes per pass on every path) for unaligned views and stream_min_blocks 0.
-  const bool vec = vector_ok(in, out);
-  const int minb = vec ? g_shape.stream_min_blocks : 0;
-  if (minb >= 8 && g_shape.stream_pairs == 2) launch_stream_pairs<2, 8, 1>(in, n, out, w, op, vec, s);
-  else if (minb >= 8) launch_stream_pairs<4, 8, 1>(in, n, out, w, op, vec, s);
-  else if (minb >= 6) launch_stream_pairs<4, 6, 1>(in, n, out, w, op, vec, s);
-  else launch_stream_pairs<4, 1, 4>(in, n, out, w, op, vec, s);
+  if (g_shape.lanes_per_thread >= kIlpWide) launch_stream_ilp<kIlpWide, 1>(in, n, out, w, op, s);
+  else if (g_shape.stream_min_blocks >= 8) launch_stream_ilp<kIlpNarrow, 8>(in, n, out, w, op, s);
+  else launch_stream_ilp<kIlpNarrow, 1>(in, n, out, w, op, s);
   check_launch(name);
 }
 

@@ -55,12 +55,6 @@ const Shape kShapes[] = {
     {"hwdiv", gpu::LaunchShape{4, false, 4, false, 2, true, 0}},
     {"ilp8-resident", gpu::LaunchShape{8, true, 8, true, 0, true, 0}},
     {"minblocks8", gpu::LaunchShape{4, false, 4, false, 0, true, 8}},
-    {"stream-prev", gpu::LaunchShape{4, false, 4, false, 0, true, 0, false, true, false}},
-    {"no-full-slices", gpu::LaunchShape{4, false, 4, false, 0, true, 8, false, true, false}},
-    {"no-full-slices-resident", gpu::LaunchShape{4, true, 4, false, 0, true, 8, false, true, false}},
-    {"minblocks6", gpu::LaunchShape{4, false, 4, false, 0, true, 6}},
-    {"pairs2", gpu::LaunchShape{4, false, 4, false, 0, true, 8, false, true, true, 2}},
-    {"pairs2-scalar-io", gpu::LaunchShape{4, false, 4, false, 0, false, 8, false, true, true, 2}},
     {"device-slice", gpu::LaunchShape{4, false, 4, false, 0, true, 0, true}},
     {"ilp4-resident-device-slice", gpu::LaunchShape{4, true, 4, true, 0, true, 0, true}},
     {"ilp4-resident", gpu::LaunchShape{4, true, 4, true, 0, true, 0, false}},
@@ -73,9 +67,8 @@ struct ShapeGuard {
   ~ShapeGuard() { gpu::set_launch_shape(keep); }
 };
 
-// Lengths around the pair, warp and block-slice boundaries (4 and 8 lanes per thread, 256 threads; full
-// slices of 1024 and 2048 lanes).
-const i64 kLengths[] = {0, 1, 2, 3, 31, 33, 1023, 1024, 1025, 2047, 2048, 2049, 4096, 4097, 8191, 100003};
+// Lengths around the pair, warp and block-slice boundaries (4 and 8 lanes per thread, 256 threads).
+const i64 kLengths[] = {0, 1, 2, 3, 31, 33, 1023, 1024, 1025, 2047, 2049, 4097, 8191, 100003};
 
 // ids: padding (negative), page starts and ends, random tokens below pages * ps * widen.
 std::vector<i64> make_ids(i64 n, i64 pages, i64 ps, i64 widen, std::mt19937_64& rng) {

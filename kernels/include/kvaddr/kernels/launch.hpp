@@ -51,8 +51,8 @@ bool gpu_available(std::string* why = nullptr);
 // selectable: the bench switches shapes to measure them in the same process. Process-wide; set it
 // only while no launch is in flight on another thread. Outputs are identical for every shape.
 struct LaunchShape {
-  int lanes_per_thread = 4;          // table kernels: 8, or 4 (anything below 8); the streams: see stream_pairs
-  bool resident_grid = false;        // cap their grid (and the streams') at the device's resident blocks
+  int lanes_per_thread = 4;          // elementwise and table kernels: 8, or 4 (anything below 8)
+  bool resident_grid = false;        // cap their grid at the device's resident blocks
   int decode_lanes_per_thread = 4;   // decode_metadata (one kernel per page-table path since round 3)
   bool decode_resident_grid = false;
   // Run-time divisors (page size, dcp_size) of the streaming token kernels: 0 = compile-time
@@ -61,11 +61,9 @@ struct LaunchShape {
   int division = 0;
   // Streaming kernels: 16-byte loads / stores of two lanes where in and out are aligned for them.
   bool vector_io = true;
-  // Streaming kernels with 16-byte access: 8 = the kernel compiled for 8 resident blocks per SM
-  // (__launch_bounds__ minimum blocks: at most 32 registers a thread, a full SM), 6 = for 6 (40
-  // registers); slices that are not full then move one pair or lane per thread per pass. Anything
-  // else: no such bound (up to 64 registers; 4 pairs or lanes per pass everywhere), as for unaligned views.
-  int stream_min_blocks = 8;
+  // Streaming kernels at 4 lanes per thread: 8 = compile them for 8 resident blocks per SM
+  // (__launch_bounds__ minimum blocks: at most 32 registers); anything else: no such bound.
+  int stream_min_blocks = 0;
   // Streaming kernels: true = every thread computes its block's slice with a division on the device;
   // false = the launcher passes the slice length (one host division per launch).
   bool device_slice = false;
@@ -73,13 +71,6 @@ struct LaunchShape {
   // their table gathers together (staged_lanes, kernels/src/kernel_common.cuh); false = column by
   // column. (The streaming kernels evaluate lane by lane: a staged form measured slower there.)
   bool staged = true;
-  // Streaming kernels: true = a block owns 2 * 256 * stream_pairs lanes and a block whose slice lies
-  // wholly inside the input runs it without per-lane bounds tests (kernels_stream.cu); false = equal
-  // slices of the grid, every lane bounds-tested.
-  bool stream_full_slices = true;
-  // Streaming kernels with the 32-register bound: pairs of lanes (16-byte accesses) per thread in a
-  // full slice, 4 or 2.
-  int stream_pairs = 4;
   // Table kernels at 4 lanes per thread: rows of at most 1024 columns (ps = 64 tables of 32768 tokens:
   // 512) take one column a thread, several blocks a row; false = 4 columns a thread.
   bool table_narrow_rows = true;
