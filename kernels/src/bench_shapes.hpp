@@ -21,8 +21,7 @@ inline std::vector<std::pair<const char*, LaunchShape>> bench_shapes() {
       {"@minblocks8", LaunchShape{4, false, 4, false, 0, true, 8}},
       {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 0, true}},  // slice divided per thread
       {"@unstaged", LaunchShape{4, false, 4, false, 0, true, 0, false, false}},  // table gathers lane by lane
-      {"@table-ilp4", LaunchShape{4, false, 4, false, 0, true, 0, false, true, false}},  // narrow rows 4 lanes
-      {"@runtime-variant", LaunchShape{4, false, 4, false, 0, true, 0, false, true, true, false}}};
+      {"@table-ilp4", LaunchShape{4, false, 4, false, 0, true, 0, false, true, false}}};  // narrow rows 4 lanes
 }
 
 }  // namespace kvaddr::gpu

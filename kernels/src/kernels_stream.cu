@@ -89,37 +89,11 @@ void launch_stream_ilp(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_
   k_stream<Out, Op, ILP, MINB><<<grid, kThreads, 0, s>>>(in, n, out, w, op, vec, per);
 }
 
-// The variant of a streaming op: a run-time value (RunVariant), or production as a compile-time
-// constant (ProdVariant: every behaviour test of the lane function folds away). with_variant(v, f)
-// calls f with ProdVariant for production under the default stream shape (LaunchShape::
-// stream_fixed_variant, 4 lanes a thread, no register bound), else with RunVariant{v}; ops made with
-// ProdVariant (kFixedVariant true) run only the default kernel.
-struct RunVariant {
-  Variant v;
-  __device__ Variant get() const { return v; }
-};
-struct ProdVariant {
-  __device__ static constexpr Variant get() { return Variant{}; }
-};
-template <class F>
-void with_variant(Variant v, F&& f) {
-  const bool default_shape = g_shape.lanes_per_thread < kIlpWide && g_shape.stream_min_blocks < 8;
-  if (v.bits == 0 && g_shape.stream_fixed_variant && default_shape)
-    f(ProdVariant{});
-  else
-    f(RunVariant{v});
-}
-template <class Op, class = void>
-struct FixedVariantOp : std::false_type {};
-template <class Op>
-struct FixedVariantOp<Op, std::void_t<decltype(Op::kFixedVariant)>> : std::bool_constant<Op::kFixedVariant> {};
-
 // Lanes [0, n) from `in`, [n, w) the tail value (w >= n; w == n for the elementwise routes).
 template <class Out, class Op>
 void launch_stream(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s, const char* name) {
   if (w <= 0) return;
-  if constexpr (FixedVariantOp<Op>::value) launch_stream_ilp<kIlpNarrow, 1>(in, n, out, w, op, s);  // see with_variant
-  else if (g_shape.lanes_per_thread >= kIlpWide) launch_stream_ilp<kIlpWide, 1>(in, n, out, w, op, s);
+  if (g_shape.lanes_per_thread >= kIlpWide) launch_stream_ilp<kIlpWide, 1>(in, n, out, w, op, s);
   else if (g_shape.stream_min_blocks >= 8) launch_stream_ilp<kIlpNarrow, 8>(in, n, out, w, op, s);
   else launch_stream_ilp<kIlpNarrow, 1>(in, n, out, w, op, s);
   check_launch(name);
@@ -131,13 +105,12 @@ void launch_elementwise(const i64* in, i64 n, Out* out, Op op, cudaStream_t s, c
 }
 
 // One token id through a v2p: the token_translate lane, or the swa_translate lane when Swa.
-template <class DP, bool Swa, class VV>
+template <class DP, bool Swa>
 struct TokenOp {
-  static constexpr bool kFixedVariant = std::is_same_v<VV, ProdVariant>;
-  Gather g; DP ps; i64 stride; VV v;
+  Gather g; DP ps; i64 stride; Variant v;
   __device__ i64 operator()(i64 t) const {
-    if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v.get());
-    else return L::token_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v.get());
+    if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
+    else return L::token_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
   }
   __device__ i64 tail() const { return 0; }
 };
@@ -146,12 +119,11 @@ struct MambaOp {
   __device__ i64 operator()(i64 slot) const { return L::mamba_lane<i64>(slot, g, clamp); }
   __device__ i64 tail() const { return 0; }
 };
-template <class DP, class DD, class VV>
+template <class DP, class DD>
 struct DcpOp {
-  static constexpr bool kFixedVariant = std::is_same_v<VV, ProdVariant>;
-  Gather g; DP ps; i64 stride; DD dcp; VV v;
+  Gather g; DP ps; i64 stride; DD dcp; Variant v;
   __device__ i64 operator()(i64 w) const {
-    return L::dcp_read_lane<i64, typename DP::type, typename DD::type>(w, g, ps.get(), stride, dcp.get(), v.get());
+    return L::dcp_read_lane<i64, typename DP::type, typename DD::type>(w, g, ps.get(), stride, dcp.get(), v);
   }
   __device__ i64 tail() const { return 0; }
 };
@@ -164,13 +136,12 @@ struct TransferOp {
   __device__ i64 tail() const { return 0; }
 };
 // write_loc: lanes [0, N) translated; the tail [N, out_width) gets `fill` (the sink 0; E02: -1).
-template <class DP, class DD, class VV>
+template <class DP, class DD>
 struct WriteLocOp {
-  static constexpr bool kFixedVariant = std::is_same_v<VV, ProdVariant>;
-  Gather g; DP ps; i64 stride; DD dcp; i64 rank; VV v; i64 fill;
+  Gather g; DP ps; i64 stride; DD dcp; i64 rank; Variant v; i64 fill;
   __device__ i64 operator()(i64 loc) const {
     return L::write_loc_lane<i64, typename DP::type, typename DD::type>(loc, g, ps.get(), stride, dcp.get(), rank,
-                                                                         v.get());
+                                                                         v);
   }
   __device__ i64 tail() const { return fill; }
 };
@@ -181,10 +152,8 @@ void token_like_impl(const Args& a, const i64* v2p, i64 multiplier, cudaStream_t
   validate(a);
   const i64 stride = a.page_size * multiplier;
   dispatch_div(a.page_size, [&](auto ps) {
-    with_variant(a.variant, [&](auto vv) {
-      launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data,
-                              TokenOp<decltype(ps), Swa, decltype(vv)>{Gather{v2p}, ps, stride, vv}, s, name);
-    });
+    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, TokenOp<decltype(ps), Swa>{Gather{v2p}, ps, stride, a.variant},
+                            s, name);
   });
 }
 template <class Out>
@@ -210,12 +179,10 @@ void launch_write_loc(const WriteLocArgs& a, cudaStream_t s) {
   const i64 w = Spec::keeps_tail(a.variant) ? n : (a.out.size > n ? a.out.size : n);  // B06: no tail writes
   const i64 fill = Spec::tail_fill<i64>(a.variant);  // E02: pad -1 instead of the sink
   dispatch_div2(a.page_size, a.dcp_size, [&](auto ps, auto dcp) {
-    with_variant(a.variant, [&](auto vv) {
-      launch_stream<i64>(a.loc.data, n, a.out.data, w,
-                         WriteLocOp<decltype(ps), decltype(dcp), decltype(vv)>{
-                             Gather{a.v2p.data}, ps, a.page_size * a.multiplier, dcp, a.dcp_rank, vv, fill},
-                         s, "write_loc");
-    });
+    launch_stream<i64>(a.loc.data, n, a.out.data, w,
+                       WriteLocOp<decltype(ps), decltype(dcp)>{Gather{a.v2p.data}, ps, a.page_size * a.multiplier, dcp,
+                                                               a.dcp_rank, a.variant, fill},
+                       s, "write_loc");
   });
 }
 
@@ -227,12 +194,10 @@ void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s) {
 void launch_dcp_read_translate(const DcpReadTranslateArgs& a, cudaStream_t s) {
   validate(a);
   dispatch_div2(a.page_size, a.dcp_size, [&](auto ps, auto dcp) {
-    with_variant(a.variant, [&](auto vv) {
-      launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data,
-                              DcpOp<decltype(ps), decltype(dcp), decltype(vv)>{
-                                  Gather{a.v2p.data}, ps, a.page_size * a.multiplier, dcp, vv},
-                              s, "dcp_read_translate");
-    });
+    launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data,
+                            DcpOp<decltype(ps), decltype(dcp)>{Gather{a.v2p.data}, ps, a.page_size * a.multiplier, dcp,
+                                                               a.variant},
+                            s, "dcp_read_translate");
   });
 }
 

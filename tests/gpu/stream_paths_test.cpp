@@ -60,7 +60,6 @@ const Shape kShapes[] = {
     {"ilp4-resident", gpu::LaunchShape{4, true, 4, true, 0, true, 0, false}},
     {"unstaged", gpu::LaunchShape{4, false, 4, false, 0, true, 0, false, false}},
     {"ilp8-unstaged", gpu::LaunchShape{8, false, 8, false, 0, true, 0, false, false}},
-    {"runtime-variant", gpu::LaunchShape{4, false, 4, false, 0, true, 0, false, true, true, false}},
 };
 
 struct ShapeGuard {

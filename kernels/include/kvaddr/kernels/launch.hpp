@@ -74,10 +74,6 @@ struct LaunchShape {
   // Table kernels at 4 lanes per thread: rows of at most 1024 columns (ps = 64 tables of 32768 tokens:
   // 512) take one column a thread, several blocks a row; false = 4 columns a thread.
   bool table_narrow_rows = true;
-  // Streaming kernels (token, swa, dcp_read, write_loc) with the production variant, at 4 lanes a thread
-  // and no register bound: true = a kernel compiled for production (the lane's behaviour tests are
-  // compile-time constants); false = the kernel that reads the variant at run time.
-  bool stream_fixed_variant = true;
 };
 void set_launch_shape(const LaunchShape& shape);
 LaunchShape launch_shape();
