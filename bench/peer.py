@@ -15,6 +15,10 @@ Two modes (--mode, default both): "graph" captures each call once in a CUDA grap
 so the figure is the device time of the kernel alone (the kernel comparison); "eager" times the Python
 call itself, so the host work of each wrapper (argument marshalling, Triton's launcher) that the
 device waits for beyond the flush shows up too.
+Floors, timed interleaved with each ps-64 stream and table workload on the same tensors: the stream
+routes against torch's copy of the ids (`copy`: out.copy_(ids)) and a bare Triton gather out = v2p[ids >> 6]
+(`gather`); the ps-64 tables against a bare Triton chain out[b, c] = int32(v2p[r2t[rows[b], 64 c] >> 6] * 24)
+in upstream's 256-column grid (`chain`). Each row reports kvaddr / floor and Triton / floor.
 --triton-only times the peers alone (checked against the torch formula) where kvaddr.gpu is not built.
 Prints kvaddr / Triton time per workload; --json prints the rows as JSON.
 """
@@ -25,6 +29,8 @@ import statistics
 import sys
 
 import torch
+import triton
+import triton.language as tl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "harness_subjects"))
@@ -61,6 +67,43 @@ def as_graphs(fns):
         out[k] = g.replay
     torch.cuda.synchronize()
     return out
+
+
+# ---- floors: the bare access patterns of the ps-64 workloads, no lane arithmetic ------------------
+@triton.jit
+def _floor_gather(ids_ptr, v2p_ptr, out_ptr, n, SHIFT: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    t = tl.load(ids_ptr + offs, mask=m, other=0)
+    tl.store(out_ptr + offs, tl.load(v2p_ptr + (t >> SHIFT), mask=m, other=0), mask=m)
+
+
+@triton.jit
+def _floor_chain(r2t_ptr, r2t_s0, rows_ptr, v2p_ptr, out_ptr, cols, PS: tl.constexpr, MULT: tl.constexpr,
+                 BLOCK: tl.constexpr):
+    b = tl.program_id(0)
+    c = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    m = c < cols
+    row = tl.load(rows_ptr + b)
+    tok = tl.load(r2t_ptr + row * r2t_s0 + c * PS, mask=m, other=0)
+    e = tl.load(v2p_ptr + (tok // PS), mask=m, other=0) * MULT
+    tl.store(out_ptr + b * cols + c, e.to(tl.int32), mask=m)
+
+
+def stream_floors(ids, v2p):
+    """copy and bare-gather floors of the ps-64 token data (ids >= 0, page-major runs)."""
+    a = torch.empty_like(ids)
+    b = torch.empty_like(ids)
+    n = ids.numel()
+    return {"copy": lambda: a.copy_(ids),
+            "gather": lambda: _floor_gather[(triton.cdiv(n, 1024),)](ids, v2p, b, n, SHIFT=6, BLOCK=1024)}
+
+
+def table_floors(r2t, rows, v2p, per_row, ps):
+    out = torch.empty(rows.numel(), per_row, dtype=torch.int32, device=DEV)
+    grid = (rows.numel(), triton.cdiv(per_row, 256))
+    return {"chain": lambda: _floor_chain[grid](r2t, r2t.stride(0), rows, v2p, out, per_row, PS=ps, MULT=M,
+                                                BLOCK=256)}
 
 
 def time_pair(fns, runs, flush):
@@ -133,6 +176,9 @@ def ref_table(r2t, rows, lens, v2p, ps, mult, max_pages):
 
 
 # ---- workloads: (name, route, kwargs maker, outputs, torch reference, Triton peer) -----------------
+FLOORS = {}  # workload name -> {floor name: callable}, filled by workloads()
+
+
 def workloads(gen):
     out = []
     for ps in (64, 1):
@@ -167,6 +213,10 @@ def workloads(gen):
                         dict(ids=ids, v2p=v2p, page_size=ps, multiplier=M, dcp_size=2), {"out": o},
                         lambda ids=ids, v2p=v2p, ps=ps: {"out": ref_token(torch.where(ids < 0, -1, ids // 2), v2p, ps,
                                                                            ps * M)}))
+        if ps == 64:
+            fl = stream_floors(ids, v2p)
+            for w in out:  # the ps-64 token workloads so far
+                FLOORS.setdefault(w[0], fl)
         del ids
     for ps in (64, 1):
         r2t, rows, lens, v2p, per_row = table_data(ps, gen)
@@ -197,6 +247,11 @@ def workloads(gen):
                              page_size=ps, seq_len_delta=0, multiplier=M),
                         {"page_table": tab, "cache_seqlens": lambda: torch.zeros(256, dtype=torch.int32, device=DEV),
                          "cu_seqlens_k": lambda: torch.zeros(257, dtype=torch.int32, device=DEV)}, ref_decode))
+        if ps == 64:
+            fl = table_floors(r2t, rows, v2p, per_row, ps)
+            for w in out:
+                if "/ps64" in w[0]:
+                    FLOORS.setdefault(w[0], fl)
     return out
 
 
@@ -238,6 +293,8 @@ def main():
             bufs["kvaddr"] = {k: f() for k, f in outs.items()}
             kern = kg.kernel(route, variant="production")
             fns["kvaddr"] = lambda b=bufs["kvaddr"], kern=kern: kern(**inputs, **b)
+        for k, f in FLOORS.get(name, {}).items():
+            fns["floor:" + k] = f
         for f in fns.values():
             f()
         torch.cuda.synchronize()
@@ -253,12 +310,21 @@ def main():
                 row["kvaddr_over_triton"] = round(t["kvaddr"] / t["triton"], 3)
                 row["kvaddr_matches_formula"] = agree["kvaddr"]
                 row["outputs_equal"] = all(torch.equal(bufs["kvaddr"][o], bufs["triton"][o]) for o in outs)
+            for k in FLOORS.get(name, {}):
+                f_us = t["floor:" + k]
+                row[f"floor_{k}_us"] = round(f_us, 2)
+                row[f"triton_over_{k}"] = round(t["triton"] / f_us, 3)
+                if kg is not None:
+                    row[f"kvaddr_over_{k}"] = round(t["kvaddr"] / f_us, 3)
             rows.append(row)
             if not args.json:
                 if kg is not None:
                     print(f"{name:40s} {mode:5s} kvaddr {row['kvaddr_us']:8.1f} us  triton {row['triton_us']:8.1f} us"
                           f"  kvaddr/triton {row['kvaddr_over_triton']:.3f}  equal {row['outputs_equal']}  "
-                          f"formula {row['kvaddr_matches_formula']}/{row['triton_matches_formula']}", flush=True)
+                          f"formula {row['kvaddr_matches_formula']}/{row['triton_matches_formula']}"
+                          + "".join(f"  {k} {row[f'floor_{k}_us']:.1f} us (kvaddr {row[f'kvaddr_over_{k}']:.3f}x, "
+                                    f"triton {row[f'triton_over_{k}']:.3f}x)" for k in FLOORS.get(name, {})),
+                          flush=True)
                 else:
                     print(f"{name:40s} {mode:5s} triton {row['triton_us']:8.1f} us  formula "
                           f"{row['triton_matches_formula']}", flush=True)

@@ -9,6 +9,8 @@
 #include <numeric>
 #include <vector>
 
+#include "bench_floors.cuh"
+#include "bench_shapes.hpp"
 #include "device_compare.hpp"
 #include "kvaddr/gen/rng.hpp"
 #include "kvaddr/kernels/bench.hpp"
@@ -66,50 +68,7 @@ __global__ void k_flush_read(const int4* __restrict__ p, i64 n, int* sink) {
   if (acc == 0x7fffffff) *sink = acc;  // never true for the zero-filled buffer: keeps the loads alive
 }
 
-// Floors (BenchFloor): a bare random gather out[i] = table[ids[i]] (4 lanes per thread, streaming
-// hints as the workloads), and a chain of `depth` dependent loads per lane:
-// x = l0[i]; y = l1[x]; z = l2[y]; out[i] = z (depth 1 stores x).
-// Load flavours of the bare gather (which cache path and DRAM fetch size a random 8-byte load uses).
-enum class Ld { plain, cg, nc, l1_no_allocate, l2_128, l2_256 };
-template <Ld F>
-__device__ __forceinline__ i64 ld_flavour(const i64* p) {
-  long long v;
-  if constexpr (F == Ld::plain) {
-    v = *reinterpret_cast<const long long*>(p);
-  } else if constexpr (F == Ld::cg) {
-    v = __ldcg(reinterpret_cast<const long long*>(p));
-  } else if constexpr (F == Ld::nc) {
-    v = __ldg(reinterpret_cast<const long long*>(p));
-  } else if constexpr (F == Ld::l1_no_allocate) {
-    asm volatile("ld.global.L1::no_allocate.s64 %0, [%1];" : "=l"(v) : "l"(p));
-  } else if constexpr (F == Ld::l2_128) {
-    asm volatile("ld.global.L2::128B.s64 %0, [%1];" : "=l"(v) : "l"(p));
-  } else {
-    asm volatile("ld.global.L2::256B.s64 %0, [%1];" : "=l"(v) : "l"(p));
-  }
-  return v;
-}
-__device__ __forceinline__ i64 ld_id(const i64* p) { return __ldcs(reinterpret_cast<const long long*>(p)); }
-__device__ __forceinline__ i64 ld_id(const i32* p) { return __ldcs(p); }
-__device__ __forceinline__ void st_out(i64* p, i64 v) { __stcs(reinterpret_cast<long long*>(p), static_cast<long long>(v)); }
-__device__ __forceinline__ void st_out(i32* p, i64 v) { __stcs(p, static_cast<i32>(v)); }
-
-template <Ld F, class Id, class Out>
-__global__ void __launch_bounds__(256) k_gather(const Id* __restrict__ ids, const i64* __restrict__ table, i64 n,
-                                                Out* __restrict__ out) {
-  const i64 base = static_cast<i64>(blockIdx.x) * 1024 + threadIdx.x;
-  i64 v[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const i64 i = base + k * 256;
-    v[k] = i < n ? ld_id(ids + i) : 0;
-  }
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const i64 i = base + k * 256;
-    if (i < n) st_out(out + i, ld_flavour<F>(table + v[k]));
-  }
-}
+using namespace bench_floors;
 
 template <class Id, class Out>
 void launch_gather(Ld f, const Id* ids, const i64* table, i64 n, Out* out, cudaStream_t s) {
@@ -128,54 +87,15 @@ constexpr std::pair<Ld, const char*> kFlavours[] = {{Ld::plain, ""},          {L
                                                     {Ld::nc, "+nc"},          {Ld::l1_no_allocate, "+l1noalloc"},
                                                     {Ld::l2_128, "+l2pf128"}, {Ld::l2_256, "+l2pf256"}};
 
-__global__ void __launch_bounds__(256) k_chain(const i32* __restrict__ l0, const i32* __restrict__ l1,
-                                               const i64* __restrict__ l2, i64 n, int depth, i64* __restrict__ out) {
-  const i64 i = static_cast<i64>(blockIdx.x) * 256 + threadIdx.x;
-  if (i >= n) return;
-  const i64 x = l0[i];
-  if (depth == 1) {
-    out[i] = x;
-    return;
-  }
-  const i64 y = l1[x];
-  out[i] = l2[y];
-}
-
-// Floor for the ps = 64 page tables: the bare chain of the same data, no validation, no lane
-// function: out[b, c] = int32(v2p[req_to_token[rows[b], c * 64] >> 6] * 24), LANES columns a thread.
-template <int LANES>
-__global__ void __launch_bounds__(256) k_table_chain(const i32* __restrict__ r2t, i64 row_stride, const i64* __restrict__ rows,
-                                                     const i64* __restrict__ v2p, i64 cols, i32* __restrict__ out) {
-  const i64 b = blockIdx.y;
-  const i64 row = rows[b];
-#pragma unroll
-  for (int k = 0; k < LANES; ++k) {
-    const i64 c = (static_cast<i64>(blockIdx.x) * LANES + k) * 256 + threadIdx.x;
-    if (c < cols) {
-      const i64 tok = __ldcs(r2t + row * row_stride + c * 64);
-      out[b * cols + c] = static_cast<i32>(v2p[tok >> 6] * 24);
-    }
-  }
-}
-
-// Floor of the streaming workloads: out[i] = in[i] over N int64, 16-byte loads and stores
-// (evict-first), 4 pairs a thread: the launch-sized copy that the streaming kernels are read against.
-__global__ void __launch_bounds__(256) k_stream_copy(const longlong2* __restrict__ in, i64 pairs, longlong2* __restrict__ out) {
-  const i64 base = static_cast<i64>(blockIdx.x) * 1024 + threadIdx.x;
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const i64 i = base + k * 256;
-    if (i < pairs) __stcs(out + i, __ldcs(in + i));
-  }
-}
-
 struct Workload {
   std::string name, shape, target;
   double bytes = 0;
   bool ratio_target = false;  // true: ratio >= min_ratio of copy; false: time <= 1.8 x minimum
   std::function<void(cudaStream_t)> launch;
   double min_ratio = 0.95;
+  std::vector<std::string> floor{};  // the BenchFloor rows it is read against (BenchResult::time_vs_floors)
 };
+const std::vector<std::string> kStreamFloors = {"floor/stream_copy_n24", "floor/stream_gather_ps64"};
 
 // A harness-throughput workload: one check of n lanes (ids made on the device, the reference
 // launch, the on-device comparison with a second output buffer); returns the differing lanes.
@@ -238,24 +158,35 @@ struct BenchSession::Impl {
                       data + ", dcp_size=" + std::to_string(dcp) + " rank 0, out_width = N + 4097 (tail zeroed)", target,
                       8.0 * double(N) + 8.0 * double(N + tail) + table, true,
                       [w](cudaStream_t s) { launch_write_loc(w, s); }});
+      work.back().floor = kStreamFloors;
     }
     SwaTranslateArgs<i64> sw{dids, dv2p, ps, M, {zeros<i64>(N), N}, Variant::production};
     work.push_back({"swa_translate/ps64", data + " (the SWA table)", target, 16.0 * double(N) + table, true,
                     [sw](cudaStream_t s) { launch_swa_translate(sw, s); }});
+    work.back().floor = kStreamFloors;
     DcpReadTranslateArgs dr{dids, dv2p, ps, M, 2, {zeros<i64>(N), N}, Variant::production};
     work.push_back({"dcp_read_translate/ps64_dcp2", data + ", dcp_size=2", target, 16.0 * double(N) + table, true,
                     [dr](cudaStream_t s) { launch_dcp_read_translate(dr, s); }});
+    work.back().floor = kStreamFloors;
     TransferIdsArgs tr{dids, dv2p, ps, {zeros<i64>(N), N}, Variant::production};
     work.push_back({"transfer_ids/ps64", data, target, 16.0 * double(N) + table, true,
                     [tr](cudaStream_t s) { launch_transfer_ids(tr, s); }});
+    work.back().floor = kStreamFloors;
     {
       const auto* in = reinterpret_cast<const longlong2*>(ids);
       auto* out = reinterpret_cast<longlong2*>(zeros<i64>(N));
       const i64 pairs = N / 2;
-      floors.push_back({"floor/stream_copy_n24", "out[i] = in[i], N=2^24 int64, 16-byte loads/stores, one launch", "",
+      floors.push_back({kStreamFloors[0], "out[i] = in[i], N=2^24 int64, 16-byte loads/stores, one launch", "",
                         16.0 * double(N), false, [=](cudaStream_t s) {
                           k_stream_copy<<<static_cast<unsigned>((pairs + 1023) / 1024), 256, 0, s>>>(in, pairs, out);
                           ck(cudaGetLastError(), "k_stream_copy");
+                        }});
+      auto* gout = reinterpret_cast<longlong2*>(zeros<i64>(N));
+      const i64* tab = v2p;
+      floors.push_back({kStreamFloors[1], "out[i] = v2p[in[i] >> 6], the token_translate/ps64 data, 16-byte loads/stores",
+                        "", 16.0 * double(N) + table, false, [=](cudaStream_t s) {
+                          k_stream_gather<<<static_cast<unsigned>((pairs + 1023) / 1024), 256, 0, s>>>(in, pairs, tab, gout);
+                          ck(cudaGetLastError(), "k_stream_gather");
                         }});
     }
     // Harness throughput: ids drawn on the device in [0, pages * ps) (write_loc / dcp_read: widened by
@@ -317,6 +248,7 @@ struct BenchSession::Impl {
       work.push_back({"token_translate/ps64", "N=2^24 int64 in/out, M=24, v2p 2^18 pages (L2-resident)",
                       ">= 95% of copy bandwidth", 16.0 * double(N) + 8.0 * double(pages), true,
                       [a](cudaStream_t s) { launch_token_translate(a, s); }});
+      work.back().floor = kStreamFloors;
       // launch latency workload (N = 1024) on the same table
       TokenTranslateArgs<i64> l = a;
       l.ids.size = 1024;
@@ -337,6 +269,7 @@ struct BenchSession::Impl {
       work.push_back({"token_translate/ps1", "N=2^24 int64 in/out, M=24, v2p 2^24 pages, random ids",
                       "<= 1.8x minimum-traffic time", 16.0 * double(N) + 32.0 * double(N), false,
                       [a](cudaStream_t s) { launch_token_translate(a, s); }});
+      work.back().floor = {"floor/gather_ps1"};
       // Floor: the bare gather out[i] = v2p[ids[i]] on the same ids and table.
       const i64* ids_d = a.ids.data;
       const i64* tab_d = a.v2p.data;
@@ -429,15 +362,21 @@ struct BenchSession::Impl {
       CanonicalPageTableArgs c{dr2t, drows, dlens, dv2p, ps, M, pages_per_row, {out, bs, pages_per_row, pages_per_row, 1}, Variant::production};
       work.push_back({"canonical_page_table" + suffix, shape, "<= 1.8x minimum-traffic time", table_bytes, false,
                       [c](cudaStream_t s) { launch_canonical_page_table(c, s); }});
+      const std::vector<std::string> table_floor =
+          ps == 1 ? std::vector<std::string>{"floor/table_gather_ps1"}
+                  : std::vector<std::string>{"floor/table_chain_ps64_1lane", "floor/table_chain_ps64_2lane"};
+      work.back().floor = table_floor;
       ReadTableArgs rt{dr2t, drows, dlens, 0, pages_per_row, dv2p, ps, M, {out, bs, pages_per_row, pages_per_row, 1}, false, Variant::production};
       work.push_back({"read_table" + suffix, shape, "<= 1.8x minimum-traffic time", table_bytes, false,
                       [rt](cudaStream_t s) { launch_read_table(rt, s); }});
+      work.back().floor = table_floor;
       DecodeMetadataArgs d = decode_batch(dlens, dr2t, drows, pages_per_row, ps);
       d.v2p = dv2p;
       d.multiplier = M;
       set_decode_outputs(d, {zeros<i32>(bs), bs}, {zeros<i32>(bs + 1), bs + 1}, {out, bs, pages_per_row, pages_per_row, 1});
       work.push_back({"decode_metadata" + suffix, shape + " (Era B remap)", "<= 1.8x minimum-traffic time",
                       table_bytes + 8.0 * 2 * double(bs), false, [d](cudaStream_t s) { launch_decode_metadata(d, s); }});
+      work.back().floor = table_floor;
     }
     ck(cudaDeviceSynchronize(), "cudaDeviceSynchronize");  // every setup copy, memset and fill is done
   }
@@ -646,25 +585,11 @@ BenchReport run_bench(const BenchOptions& o) {
     (void)cudaGraphExecDestroy(ge);
     (void)cudaGraphDestroy(g);
   }
-  // The same workloads under the other launch shapes (kvaddr::gpu::LaunchShape), in this process,
-  // so that the defaults are compared with round 2's (decode: 8 lanes, resident grid) and with 8
-  // lanes / resident grids everywhere, on the same data and copy bandwidth. Rows are named
-  // "<workload>@<shape>".
+  // The same workloads under other launch shapes (kvaddr::gpu::LaunchShape), same process, data and
+  // copy bandwidth; rows named "<workload>@<shape>".
   {
     const LaunchShape keep = launch_shape();
-    const std::pair<const char*, LaunchShape> shapes[] = {
-        {"@round2", LaunchShape{4, false, 8, true}},  // round 2 defaults (decode: 8 lanes, resident grid)
-        {"@ilp8-resident", LaunchShape{8, true, 8, true}},
-        {"@ilp8-fullgrid", LaunchShape{8, false, 8, false}},
-        {"@ilp4-resident", LaunchShape{4, true, 4, true}},
-        {"@scalar-io", LaunchShape{4, false, 4, false, 0, false}},  // 8-byte accesses only
-        {"@fastdiv", LaunchShape{4, false, 4, false, 1, true}},     // FastDivisor for every divisor
-        {"@hwdiv", LaunchShape{4, false, 4, false, 2, true}},       // int64 division for every divisor
-        {"@hwdiv-scalar-io", LaunchShape{4, false, 4, false, 2, false}},
-        {"@minblocks8", LaunchShape{4, false, 4, false, 0, true, 8}},
-        {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 0, true}},  // slice divided per thread
-        {"@unstaged", LaunchShape{4, false, 4, false, 0, true, 0, false, false}}};  // gathers lane by lane
-    for (const auto& [tag, shape] : shapes) {
+    for (const auto& [tag, shape] : bench_shapes()) {
       set_launch_shape(shape);
       for (auto& w : s.work) {
         if (w.name == "token_translate/latency_n1024") continue;
@@ -678,6 +603,10 @@ BenchReport run_bench(const BenchOptions& o) {
     }
     set_launch_shape(keep);
   }
+  for (auto& b : rep.results)  // each row against its floors of this run (shape rows too)
+    for (const auto& name : s.find(b.name.substr(0, b.name.find('@'))).floor)
+      for (const auto& f : rep.floors)
+        if (f.name == name) b.time_vs_floors.emplace_back(f.name, b.median_us / f.median_us);
   return rep;
 }
 

@@ -20,7 +20,8 @@ std::string to_json(const BenchReport& r) {
   for (const auto& b : r.results)
     arr.push_back({{"name", b.name}, {"workload", b.workload}, {"median_us", b.median_us}, {"min_us", b.min_us},
                    {"bytes", b.bytes}, {"achieved_gbps", b.achieved_gbps}, {"ratio_to_copy", b.ratio_to_copy},
-                   {"time_vs_min_traffic", b.time_vs_min}, {"target", b.target}, {"target_met", b.target_met}});
+                   {"time_vs_min_traffic", b.time_vs_min}, {"target", b.target}, {"target_met", b.target_met},
+                   {"time_vs_floors", b.time_vs_floors}});
   auto& fl = j["floors"] = nlohmann::json::array();
   for (const auto& f : r.floors)
     fl.push_back({{"name", f.name}, {"workload", f.workload}, {"median_us", f.median_us}, {"min_us", f.min_us},
@@ -59,6 +60,7 @@ std::string to_text(const BenchReport& r) {
       << b.achieved_gbps << " GB/s, ";
     s.precision(3);
     s << b.ratio_to_copy << " x copy, " << b.time_vs_min << " x min-traffic time";
+    for (const auto& [floor, ratio] : b.time_vs_floors) s << ", " << ratio << " x " << floor;
     s.precision(1);
     s << "  [" << b.target << ": " << (b.target_met ? "met" : "NOT met") << "]\n";
   }

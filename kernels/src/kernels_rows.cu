@@ -72,18 +72,23 @@ __global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows, bool sta
   for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b, staged);
 }
 
+template <class Body, int ILP>
+void launch_rows_ilp(const Body& body, i64 rows, i64 max_cols, cudaStream_t s) {
+  const void* k = reinterpret_cast<const void*>(&k_rows<Body, ILP>);
+  k_rows<Body, ILP><<<grid_rows(max_cols, rows, ILP, g_shape.resident_grid, k), kThreads, 0, s>>>(body, rows,
+                                                                                                g_shape.staged);
+}
+
+// Lanes per thread: LaunchShape::lanes_per_thread (8 or 4), except that rows no wider than one block
+// of 4-lane threads take one column a thread (LaunchShape::table_narrow_rows): more blocks, each
+// thread one chain of dependent loads instead of several.
 template <class Body>
 void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const char* name) {
   if (rows <= 0) return;
-  if (g_shape.lanes_per_thread >= kIlpWide) {
-    const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpWide>);
-    k_rows<Body, kIlpWide><<<grid_rows(max_cols, rows, kIlpWide, g_shape.resident_grid, k), kThreads, 0, s>>>(body, rows,
-                                                                                                     g_shape.staged);
-  } else {
-    const void* k = reinterpret_cast<const void*>(&k_rows<Body, kIlpNarrow>);
-    k_rows<Body, kIlpNarrow><<<grid_rows(max_cols, rows, kIlpNarrow, g_shape.resident_grid, k), kThreads, 0, s>>>(
-        body, rows, g_shape.staged);
-  }
+  if (g_shape.lanes_per_thread >= kIlpWide) launch_rows_ilp<Body, kIlpWide>(body, rows, max_cols, s);
+  else if (g_shape.table_narrow_rows && max_cols <= i64(kThreads) * kIlpNarrow)
+    launch_rows_ilp<Body, 1>(body, rows, max_cols, s);
+  else launch_rows_ilp<Body, kIlpNarrow>(body, rows, max_cols, s);
   check_launch(name);
 }
 

@@ -87,6 +87,25 @@ TEST(GpuDiff, ManySmallCasesPerKernel) {
   }
 }
 
+// Both lane shapes of the table kernels for rows of at most 1024 columns (one column a thread, the
+// default; four columns a thread) agree with the model on the same cases.
+TEST(GpuDiff, NarrowRowShapesAgree) {
+  REQUIRE_GPU();
+  const gpu::LaunchShape keep = gpu::launch_shape();
+  for (const bool narrow : {true, false}) {
+    gpu::LaunchShape shape;
+    shape.table_narrow_rows = narrow;
+    gpu::set_launch_shape(shape);
+    gpu::DiffOptions o;
+    o.seed = 31;
+    o.cases = gpu::kDiffKernelCount * 12;
+    o.max_case_lanes = 1 << 14;
+    const gpu::DiffReport r = gpu::run_differential(o);
+    EXPECT_TRUE(r.ok()) << "table_narrow_rows " << narrow << "\n" << gpu::to_text(r);
+  }
+  gpu::set_launch_shape(keep);
+}
+
 // ---- forced variants: the generator reaches every planted bug class (a kill = the route running
 // the variant disagrees with the model, or throws). Host-only needs no GPU; the GPU leg runs the
 // kernels with the variant and must kill against the model too (never a mere GPU-vs-host split).

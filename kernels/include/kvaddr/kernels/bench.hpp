@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kvaddr::gpu {
@@ -28,6 +29,8 @@ struct BenchResult {
   double time_vs_min = 0;    // median time / (bytes / copy bandwidth)
   std::string target;        // the target in words
   bool target_met = false;
+  // The BenchFloor rows of the same run it is read against, each with median / that floor's median.
+  std::vector<std::pair<std::string, double>> time_vs_floors{};
 };
 
 // A reference kernel timed like the workloads (L2 flushed, events around one launch): what the

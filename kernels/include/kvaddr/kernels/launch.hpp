@@ -71,6 +71,9 @@ struct LaunchShape {
   // their table gathers together (staged_lanes, kernels/src/kernel_common.cuh); false = column by
   // column. (The streaming kernels evaluate lane by lane: a staged form measured slower there.)
   bool staged = true;
+  // Table kernels at 4 lanes per thread: rows of at most 1024 columns (ps = 64 tables of 32768 tokens:
+  // 512) take one column a thread, several blocks a row; false = 4 columns a thread.
+  bool table_narrow_rows = true;
 };
 void set_launch_shape(const LaunchShape& shape);
 LaunchShape launch_shape();

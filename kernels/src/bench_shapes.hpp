@@ -1,0 +1,27 @@
+#pragma once
+// The launch shapes (kvaddr::gpu::LaunchShape) that run_bench times every workload under besides the
+// defaults, in the same process; rows are named "<workload><tag>".
+#include <utility>
+#include <vector>
+
+#include "kvaddr/kernels/launch.hpp"
+
+namespace kvaddr::gpu {
+
+inline std::vector<std::pair<const char*, LaunchShape>> bench_shapes() {
+  return {
+      {"@round2", LaunchShape{4, false, 8, true}},  // round 2 defaults (decode: 8 lanes, resident grid)
+      {"@ilp8-resident", LaunchShape{8, true, 8, true}},
+      {"@ilp8-fullgrid", LaunchShape{8, false, 8, false}},
+      {"@ilp4-resident", LaunchShape{4, true, 4, true}},
+      {"@scalar-io", LaunchShape{4, false, 4, false, 0, false}},  // 8-byte accesses only
+      {"@fastdiv", LaunchShape{4, false, 4, false, 1, true}},     // FastDivisor for every divisor
+      {"@hwdiv", LaunchShape{4, false, 4, false, 2, true}},       // int64 division for every divisor
+      {"@hwdiv-scalar-io", LaunchShape{4, false, 4, false, 2, false}},
+      {"@minblocks8", LaunchShape{4, false, 4, false, 0, true, 8}},
+      {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 0, true}},  // slice divided per thread
+      {"@unstaged", LaunchShape{4, false, 4, false, 0, true, 0, false, false}},  // table gathers lane by lane
+      {"@table-ilp4", LaunchShape{4, false, 4, false, 0, true, 0, false, true, false}}};  // narrow rows 4 lanes
+}
+
+}  // namespace kvaddr::gpu
