@@ -10,7 +10,7 @@ namespace kvaddr::gpu {
 
 inline std::vector<std::pair<const char*, LaunchShape>> bench_shapes() {
   return {
-      {"@round2", LaunchShape{4, false, 8, true}},  // round 2 defaults (decode: 8 lanes, resident grid)
+      {"@decode8-resident", LaunchShape{4, false, 8, true}},  // 4 lanes, full grid; decode: 8 lanes, resident grid
       {"@ilp8-resident", LaunchShape{8, true, 8, true}},
       {"@ilp8-fullgrid", LaunchShape{8, false, 8, false}},
       {"@ilp4-resident", LaunchShape{4, true, 4, true}},

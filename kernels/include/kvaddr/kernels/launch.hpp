@@ -44,16 +44,16 @@ namespace gpu {
 bool gpu_available(std::string* why = nullptr);
 
 // Launch shape of the gather kernels, per family. Defaults are the fastest shapes measured on
-// H200 machines (docs/performance.md, rounds 2 and 3): every family takes 4 independent lanes per
-// thread and one block per kThreads x 4 lanes; decode_metadata too since round 3, when it became one
-// kernel per page-table path (40 registers instead of 79). 8 lanes per thread and the resident grid
+// H200 machines (docs/performance.md): every family takes 4 independent lanes per thread and one
+// block per kThreads x 4 lanes; decode_metadata too (one kernel per page-table path, 40 registers).
+// 8 lanes per thread and the resident grid
 // (at most one wave, every block an equal, warp-aligned slice of its rows' columns) remain
 // selectable: the bench switches shapes to measure them in the same process. Process-wide; set it
 // only while no launch is in flight on another thread. Outputs are identical for every shape.
 struct LaunchShape {
   int lanes_per_thread = 4;          // elementwise and table kernels: 8, or 4 (anything below 8)
   bool resident_grid = false;        // cap their grid at the device's resident blocks
-  int decode_lanes_per_thread = 4;   // decode_metadata (one kernel per page-table path since round 3)
+  int decode_lanes_per_thread = 4;   // decode_metadata (one kernel per page-table path)
   bool decode_resident_grid = false;
   // Run-time divisors (page size, dcp_size) of the streaming token kernels: 0 = compile-time
   // constants for ps in {1, 16, 32, 64, 128} and dcp_size in {1, 2}, kvaddr::FastDivisor

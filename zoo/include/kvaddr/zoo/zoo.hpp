@@ -94,7 +94,7 @@ struct Mutant {
   // Left out of the score: survived, changed an intermediate value, and the classification table
   // (mutants.cpp) states why no output can differ on an admitted input.
   bool equivalent = false;
-  bool argued = false;  // == equivalent (kept for the JSON field classified_equivalent)
+  bool argued = false;  // == equivalent; the JSON field classified_equivalent
   // Survived without ever changing a value on the generated inputs: a coverage gap (the checks
   // never reach the input class that would infect it), not a proof of equivalence. Counted as a
   // survivor in score(), listed separately.
