@@ -15,8 +15,8 @@
 namespace kvaddr {
 namespace test_route {
 
-// transfer_ids' spec (routes/transfer_ids.hpp), spelt out under another name: its host route is
-// the per-id runner over its own lane and scalar checks.
+// transfer_ids' spec (routes/transfer_ids.hpp) under another name: its fields, behaviours and model
+// spelt out, its lane and scalar checks those of transfer_ids; its host route is the per-id runner.
 struct TransferIdsCopy {
   static constexpr Route id = Route::transfer_ids;
   static constexpr std::string_view name = "transfer_ids_copy";
@@ -28,17 +28,13 @@ struct TransferIdsCopy {
                       optional_arg("variant", &Args::variant)};
   }
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b16_virtual_as_physical; }
+  using Listed = RouteSpec<Route::transfer_ids>;
   template <class C>
-  static void check_scalars(const Args& a, const C& c) { c.page_size(a.page_size); }
+  static void check_scalars(const Args& a, const C& c) { Listed::check_scalars(a, c); }
   template <class I, class D>
-  struct Lane {
-    lanes::divisor_arg_t<D> ps;
-    Variant v;
-    template <class G>
-    I operator()(I t, G&& v2p) const { return lanes::transfer_lane<I, D>(t, v2p, ps, v); }
-  };
+  using Lane = Listed::Lane<I, D>;
   template <class I, class D, class Make>
-  static Lane<I, D> lane(const Args& a, const Make& make) { return {make.div(a.page_size), a.variant}; }
+  static Lane<I, D> lane(const Args& a, const Make& make) { return Listed::lane<I, D>(a, make); }
 };
 template <class Src>
 std::int64_t id_model(TransferIdsCopy, std::span<const std::int64_t> table, const Src& s, std::int64_t id) {
