@@ -17,15 +17,20 @@ using i64 = std::int64_t;
 using u64 = std::uint64_t;
 using diffcase::sz;
 
-constexpr std::array<std::string_view, kDiffKernelCount> kNames = {
+// The kernels before the per-id ones; a per-id kernel is named by its route.
+constexpr std::array<std::string_view, kFirstPerIdKernel> kNames = {
     "token_translate_i64", "token_translate_i32", "flashmla_block_table", "canonical_page_table",
     "read_table",          "read_stream",         "decode_metadata",      "eager_funnel",
     "kv_indices_inplace",  "write_loc",           "swa_translate_i64",    "swa_translate_i32",
-    "mamba_translate",     "full_prefill_table",  "dcp_read_translate",   "transfer_ids",
-    "envelope_moves"};
+    "mamba_translate",     "full_prefill_table",  "envelope_moves"};
+
+bool is_per_id_kernel(DiffKernel k) {
+  return static_cast<int>(k) >= kFirstPerIdKernel && static_cast<int>(k) < kDiffKernelCount;
+}
 
 void run_kernel_case(Ctx& c) {
   using namespace diffcase;
+  if (is_per_id_kernel(c.kernel)) return case_per_id(c, route_of(c.kernel));
   switch (c.kernel) {
     case DiffKernel::token_translate_i64: return case_token<i64>(c, false);
     case DiffKernel::token_translate_i32: return case_token<i32>(c, false);
@@ -41,9 +46,8 @@ void run_kernel_case(Ctx& c) {
     case DiffKernel::kv_indices_inplace: return case_kv_inplace(c);
     case DiffKernel::write_loc: return case_write_loc(c);
     case DiffKernel::mamba_translate: return case_mamba(c);
-    case DiffKernel::dcp_read_translate: return case_dcp_read(c);
-    case DiffKernel::transfer_ids: return case_transfer(c);
     case DiffKernel::envelope_moves: return case_envelope(c);
+    default: return;  // the per-id kernels, above
   }
 }
 
@@ -74,14 +78,16 @@ void check_shard(const DiffOptions& o) {
 
 std::string_view to_string(DiffKernel k) noexcept {
   const auto i = static_cast<std::size_t>(k);
+  if (is_per_id_kernel(k)) return kvaddr::to_string(route_of(k));
   return i < kNames.size() ? kNames[i] : "unknown";
 }
 std::optional<DiffKernel> parse_diff_kernel(std::string_view name) noexcept {
-  for (std::size_t i = 0; i < kNames.size(); ++i)
-    if (kNames[i] == name) return static_cast<DiffKernel>(i);
+  for (int i = 0; i < kDiffKernelCount; ++i)
+    if (to_string(static_cast<DiffKernel>(i)) == name) return static_cast<DiffKernel>(i);
   return std::nullopt;
 }
 Route route_of(DiffKernel k) noexcept {
+  if (is_per_id_kernel(k)) return kPerIdRoutes[static_cast<std::size_t>(static_cast<int>(k) - kFirstPerIdKernel)];
   switch (k) {
     case DiffKernel::token_translate_i64:
     case DiffKernel::token_translate_i32: return Route::token_translate;
@@ -97,9 +103,8 @@ Route route_of(DiffKernel k) noexcept {
     case DiffKernel::swa_translate_i32: return Route::swa_translate;
     case DiffKernel::mamba_translate: return Route::mamba_translate;
     case DiffKernel::full_prefill_table: return Route::full_prefill_table;
-    case DiffKernel::dcp_read_translate: return Route::dcp_read_translate;
-    case DiffKernel::transfer_ids:
     case DiffKernel::envelope_moves: return Route::transfer_ids;
+    default: break;  // the per-id kernels, above
   }
   return Route::token_translate;
 }

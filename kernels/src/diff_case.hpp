@@ -167,7 +167,8 @@ struct Ctx {
   // Whether an unforced case may take a planted edge variant (not under --production-only).
   bool may_plant() const { return !production_only && !forced; }
 
-  Variant choose_variant(std::initializer_list<Variant> extra) {
+  Variant choose_variant(std::initializer_list<Variant> extra) { return choose_variant(std::vector<Variant>(extra)); }
+  Variant choose_variant(const std::vector<Variant>& extra) {
     if (forced) return std::find(extra.begin(), extra.end(), *forced) != extra.end() ? *forced : Variant::production;
     if (production_only || extra.size() == 0 || rng.chance(0.5)) return Variant::production;
     return *(extra.begin() + rng.uniform(0, ssz(extra.size()) - 1));
@@ -414,8 +415,7 @@ inline void mark_ps(Ctx& c, i64 ps) {
 template <class Out>
 void case_token(Ctx& c, bool swa);
 void case_mamba(Ctx& c);
-void case_dcp_read(Ctx& c);
-void case_transfer(Ctx& c);
+void case_per_id(Ctx& c, Route r);  // a per-id route of the list, from its spec
 void case_write_loc(Ctx& c);
 void case_kv_inplace(Ctx& c);
 void case_envelope(Ctx& c);

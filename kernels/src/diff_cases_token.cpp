@@ -1,11 +1,12 @@
 // Differential check, token-granular cases: token_translate / swa_translate (int64 and int32
-// outputs), mamba_translate, dcp_read_translate, transfer_ids, write_loc, kv_indices_inplace and
-// envelope_moves. Each case draws its inputs from the case stream (diff_case.hpp), runs the host
+// outputs), mamba_translate, the per-id routes of the list (from their specs), write_loc,
+// kv_indices_inplace and envelope_moves. Each case draws its inputs from the case stream (diff_case.hpp), runs the host
 // route, the GPU kernel (unless host-only) and compares every output element, then the model.
 #include <limits>
 #include <span>
 
 #include "diff_case.hpp"
+#include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::gpu::diffcase {
@@ -172,71 +173,79 @@ void case_mamba(Ctx& c) {
     c.model_lane("out", i, host_out[sz(i)], [&] { return model::mamba_slot(p.v2p, slots[sz(i)], clamp); });
 }
 
-void case_dcp_read(Ctx& c) {
-  c.variant = c.choose_variant({Variant::b14_dcp_untranslated});
-  const i64 ps = pick_ps(c, false), M = pick_m(c), n = lanes_for(c);
+// A per-id route (kPerIdRoutes) from its spec alone: its ids are pool tokens (padding 0.05) over the
+// pool's v2p, page_size drawn, the multiplier drawn where the route has one, the other scalars at
+// their struct defaults; the spec's draw_sample(sample, rng) may redraw the ids and scalars. The
+// variant is production or one of the route's behaviours; every lane is compared with id_model.
+struct PerIdSample {
+  std::vector<i64> ids;
+  std::vector<i64> table;
+  ViewSource scalars;
+};
+
+template <class S>
+void per_id_spec_case(Ctx& c) {
+  using P = PerIdShape<S>;
+  std::vector<Variant> planted;
+  for (int b = 0; b < kBehaviourCount; ++b)
+    if (S::accepts(static_cast<Behaviour>(b))) planted.push_back(Variant::of(static_cast<Behaviour>(b)));
+  c.variant = c.choose_variant(planted);
+  const i64 ps = pick_ps(c, false), M = has_field<S>("multiplier") ? pick_m(c) : 1, n = lanes_for(c);
   mark_ps(c, ps);
-  const i64 dcp = c.rng.pick<i64>({1, 2, 4, 8, 14, 16});
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false, true);
-  std::vector<i64> ids(sz(n));
-  for (auto& w : ids) {
-    const i64 t = token(c, p, 0.05);
-    w = t < 0 ? -1 : t * dcp + c.rng.uniform(0, dcp - 1);
-  }
-  c.geo.kv("N", n).kv("dcp_size", dcp);
-  const auto want = [&](i64 i, i64) {
-    const i64 w = ids[sz(i)];
-    return model::kernel_id(p.v2p, ps, M, model::VirtualToken(w < 0 ? -1 : w / dcp)).value;
+  PerIdSample s;
+  s.ids.resize(sz(n));
+  for (auto& t : s.ids) t = token(c, p, 0.05);
+  s.table = p.v2p;
+  s.scalars.set("page_size", ps);
+  if constexpr (has_field<S>("multiplier")) s.scalars.set("multiplier", M);
+  if constexpr (requires { S::draw_sample(s, c.rng); }) S::draw_sample(s, c.rng);
+  const typename S::Args defaults{};
+  std::apply(
+      [&](const auto&... f) {
+        auto one = [&](const auto& fi) {
+          if constexpr (std::remove_cvref_t<decltype(fi)>::kind == ArgKind::int64) {
+            if (!s.scalars.has(fi.name)) s.scalars.set(fi.name, defaults.*(fi.member));
+            if (fi.name != "page_size" && fi.name != "multiplier") c.geo.kv(fi.name.data(), s.scalars.scalar(fi.name));
+          }
+        };
+        (one(f), ...);
+      },
+      S::fields());
+  c.geo.kv("N", n);
+  const auto args = [&](Vec<const i64> ids, Vec<const i64> table, Vec<i64> out) {
+    ViewSource src = s.scalars;
+    src.set(P::ids_name, ids);
+    src.set(P::table_name, table);
+    src.set(P::out_name, out);
+    auto a = fill_args<S>(src);
+    set_variant(a, c.variant);
+    return a;
   };
-  if (c.edge_on(0.3))
-    return alias_case(
-        c, gen::AliasRule::exact, ids, n,
-        [&](Vec<const i64> in, Vec<i64> out) { translate::dcp_read_translate({in, cvec(p.v2p), ps, M, dcp, out, c.variant}); },
-        [&](Vec<const i64> in, Vec<i64> out) {
-          launch_dcp_read_translate({in, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, M, dcp, out, c.variant}, nullptr);
-        },
-        want, [&](i64) { return n; });
-  std::vector<i64> host_out = stale<i64>(c, n + 5);
+  const auto host = [&](Vec<const i64> ids, Vec<i64> out) { S::run(args(ids, cvec(s.table), out)); };
+  const auto device = [&](Vec<const i64> ids, Vec<i64> out) {
+    launch(args(ids, {c.dev.up_v2p(s.table), ssz(s.table.size())}, out), nullptr);
+  };
+  const auto want = [&](i64 i, i64) { return id_model(S{}, s.table, s.scalars, s.ids[sz(i)]); };
+  if (c.edge_on(0.3)) return alias_case(c, gen::AliasRule::exact, s.ids, n, host, device, want, [&](i64) { return n; });
+  std::vector<i64> host_out = stale<i64>(c, n + 3);
   const std::vector<i64> initial = host_out;
-  translate::dcp_read_translate({cvec(ids), cvec(p.v2p), ps, M, dcp, mvec(host_out), c.variant});
+  host(cvec(s.ids), mvec(host_out));
   if (!c.host_only) {
-  i64* d_out = c.dev.up(initial);
-  launch_dcp_read_translate({{c.dev.up(ids), n}, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, M, dcp, {d_out, ssz(initial.size())}, c.variant}, nullptr);
-  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  c.compare("out", host_out, d_out);
+    i64* d_out = c.dev.up(initial);
+    device({c.dev.up(s.ids), n}, {d_out, ssz(initial.size())});
+    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    c.compare("out", host_out, d_out);
   }
   c.res.lanes += n;
   for (i64 i = 0; i < n && !c.res.mismatch; ++i) c.model_lane("out", i, host_out[sz(i)], [&] { return want(i, 0); });
 }
 
-void case_transfer(Ctx& c) {
-  c.variant = c.choose_variant({Variant::b16_virtual_as_physical});
-  const i64 ps = pick_ps(c, false), n = lanes_for(c);
-  mark_ps(c, ps);
-  Pool p = make_pool(c, ps, 1, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false, true);
-  std::vector<i64> ids(sz(n));
-  for (auto& t : ids) t = token(c, p, 0.05);
-  c.geo.kv("N", n);
-  if (c.edge_on(0.3))
-    return alias_case(
-        c, gen::AliasRule::exact, ids, n,
-        [&](Vec<const i64> in, Vec<i64> out) { translate::transfer_ids({in, cvec(p.v2p), ps, out, c.variant}); },
-        [&](Vec<const i64> in, Vec<i64> out) {
-          launch_transfer_ids({in, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, out, c.variant}, nullptr);
-        },
-        [&](i64 i, i64) { return model::phys(p.v2p, ps, model::VirtualToken(ids[sz(i)])).value; }, [&](i64) { return n; });
-  std::vector<i64> host_out = stale<i64>(c, n + 3);
-  const std::vector<i64> initial = host_out;
-  translate::transfer_ids({cvec(ids), cvec(p.v2p), ps, mvec(host_out), c.variant});
-  if (!c.host_only) {
-  i64* d_out = c.dev.up(initial);
-  launch_transfer_ids({{c.dev.up(ids), n}, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, ps, {d_out, ssz(initial.size())}, c.variant}, nullptr);
-  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  c.compare("out", host_out, d_out);
-  }
-  c.res.lanes += n;
-  for (i64 i = 0; i < n && !c.res.mismatch; ++i)
-    c.model_lane("out", i, host_out[sz(i)], [&] { return model::phys(p.v2p, ps, model::VirtualToken(ids[sz(i)])).value; });
+void case_per_id(Ctx& c, Route r) {
+  visit_route(r, [&](auto spec) {
+    using S = decltype(spec);
+    if constexpr (uses_per_id_runner<S>) per_id_spec_case<S>(c);
+  });
 }
 
 void case_write_loc(Ctx& c) {

@@ -4,7 +4,8 @@
 // compute-sanitizer memcheck can report it). No arithmetic of a route is re-derived here: the
 // kernels only decide which lanes run (grids, row/column loops) and where results are stored.
 // This unit holds the process-wide launch shape and the device query; the kernels are in
-// kernels_stream.cu and kernels_rows.cu (shared helpers: kernel_common.cuh).
+// kernels_stream.cu, kernels_rows.cu and, for the per-id routes of the route list, kernels_per_id.cu
+// (shared helpers: kernel_common.cuh).
 #include <cuda_runtime.h>
 
 #include <string>

@@ -1,5 +1,6 @@
-// CUDA kernels of the streaming routes (token_translate, swa_translate, write_loc, mamba_translate,
-// dcp_read_translate, transfer_ids): one lane function of kvaddr/translate/lanes.hpp per output lane.
+// CUDA kernels of the streaming routes (token_translate, swa_translate, write_loc, mamba_translate):
+// one lane function of kvaddr/translate/lanes.hpp per output lane. (The per-id routes run on
+// kernels_per_id.cu.)
 #include "kernel_common.cuh"
 
 namespace kvaddr::gpu {
@@ -119,22 +120,6 @@ struct MambaOp {
   __device__ i64 operator()(i64 slot) const { return L::mamba_lane<i64>(slot, g, clamp); }
   __device__ i64 tail() const { return 0; }
 };
-template <class DP, class DD>
-struct DcpOp {
-  Gather g; DP ps; i64 stride; DD dcp; Variant v;
-  __device__ i64 operator()(i64 w) const {
-    return L::dcp_read_lane<i64, typename DP::type, typename DD::type>(w, g, ps.get(), stride, dcp.get(), v);
-  }
-  __device__ i64 tail() const { return 0; }
-};
-template <class DP>
-struct TransferOp {
-  Gather g; DP ps; Variant v;
-  __device__ i64 operator()(i64 t) const {
-    return L::transfer_lane<i64, typename DP::type>(t, g, ps.get(), v);
-  }
-  __device__ i64 tail() const { return 0; }
-};
 // write_loc: lanes [0, N) translated; the tail [N, out_width) gets `fill` (the sink 0; E02: -1).
 template <class DP, class DD>
 struct WriteLocOp {
@@ -189,24 +174,6 @@ void launch_write_loc(const WriteLocArgs& a, cudaStream_t s) {
 void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s) {
   validate(a);
   launch_elementwise<i32>(a.slots.data, a.slots.size, a.out.data, MambaOp{Gather{a.v2p.data}, a.clamp}, s, "mamba_translate");
-}
-
-void launch_dcp_read_translate(const DcpReadTranslateArgs& a, cudaStream_t s) {
-  validate(a);
-  dispatch_div2(a.page_size, a.dcp_size, [&](auto ps, auto dcp) {
-    launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data,
-                            DcpOp<decltype(ps), decltype(dcp)>{Gather{a.v2p.data}, ps, a.page_size * a.multiplier, dcp,
-                                                               a.variant},
-                            s, "dcp_read_translate");
-  });
-}
-
-void launch_transfer_ids(const TransferIdsArgs& a, cudaStream_t s) {
-  validate(a);
-  dispatch_div(a.page_size, [&](auto ps) {
-    launch_elementwise<i64>(a.ids.data, a.ids.size, a.out.data, TransferOp<decltype(ps)>{Gather{a.v2p.data}, ps, a.variant},
-                            s, "transfer_ids");
-  });
 }
 
 }  // namespace kvaddr::gpu

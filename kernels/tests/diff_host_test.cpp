@@ -83,12 +83,17 @@ const std::map<gpu::DiffKernel, std::vector<std::string>>& expected_classes() {
       {K::eager_funnel, with(ps, {"strided_out", "strided_in", "alias_admitted"})},
       {K::kv_indices_inplace, with(ps, {"alias_admitted"})},
       {K::write_loc, with(with(ps, alias), {"values_past_2^31"})},
-      {K::dcp_read_translate, with(with(ps, alias), {"values_past_2^31"})},
-      {K::transfer_ids, with(with(ps, alias), {"values_past_2^31"})},
       {K::envelope_moves, ps},
       {K::mamba_translate, {}},
   };
-  return m;
+  // Every per-id kernel (kPerIdRoutes) draws the classes of its generic case.
+  static const std::map<K, std::vector<std::string>> all = [&] {
+    auto r = m;
+    for (int k = gpu::kFirstPerIdKernel; k < gpu::kDiffKernelCount; ++k)
+      r[static_cast<K>(k)] = with(with(ps, alias), {"values_past_2^31"});
+    return r;
+  }();
+  return all;
 }
 
 TEST(DiffHost, EveryEdgeClassIsDrawnForEveryAdmittingKernel) {

@@ -1,8 +1,9 @@
 // A new route of a per-id shape needs no code of its own in the consumers that work from its
 // field list. TransferIdsCopy is a copy of transfer_ids' spec under another name, compiled only
-// into this test and named by no consumer: the zoo's grid (grid_cases.hpp), replay's loader
-// (prepare_fields.hpp) and the route-shape traits the Python binding reads its signature from
-// (fill_args.hpp) take it as they are. Each check is also run against the spec's own bug (B16) or
+// into this test and named by no consumer: its host route is the per-id runner over its lane and
+// scalar checks (translate/src/routes_per_id.ipp), and the zoo's grid (grid_cases.hpp), replay's
+// loader (prepare_fields.hpp) and the route-shape traits the Python binding reads its signature
+// from (fill_args.hpp) take it as they are. Each check is also run against the spec's own bug (B16) or
 // with a consumer's coverage dropped, and must then fail.
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 #include <span>
 #include <unistd.h>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 #include "grid_cases.hpp"      // zoo/src: check_spec_on_grid
@@ -60,6 +62,55 @@ TEST(NewRoute, RunsOnTheZooGridFromItsFieldList) {
     EXPECT_EQ(b16.rfind("transfer_ids_copy[b16_virtual_as_physical] ps=" + std::to_string(ps), 0), 0u) << b16;
     EXPECT_NE(b16.find("model expects"), std::string::npos) << b16;
   }
+}
+
+// The copy runs on the per-id host runner from its spec alone: exact lanes, its bug, and the
+// generic validation, with the listed route's errors (the same type, argument, value and reason).
+TEST(NewRoute, RunsOnThePerIdRunner) {
+  const std::vector<std::int64_t> ids{0, 1, 5, -1}, v2p{3, 0, 2};
+  std::vector<std::int64_t> out(4, 9);
+  TransferIdsCopy::run({cvec(ids), cvec(v2p), 2, mvec(out)});
+  EXPECT_EQ(out, (std::vector<std::int64_t>{6, 7, 5, 0}));  // phys(t) = v2p[t / 2] * 2 + t % 2; padding 0
+  // Exactly enough lanes is admitted; a wider out keeps its tail. B16: the virtual ids, clamped at 0.
+  std::vector<std::int64_t> wide(5, 9);
+  TransferIdsCopy::run({cvec(ids), cvec(v2p), 2, mvec(wide), Variant::b16_virtual_as_physical});
+  EXPECT_EQ(wide, (std::vector<std::int64_t>{0, 1, 5, 0, 9}));
+  // In place: out aliasing the ids exactly.
+  std::vector<std::int64_t> inplace = ids;
+  TransferIdsCopy::run({cvec(inplace), cvec(v2p), 2, mvec(inplace)});
+  EXPECT_EQ(inplace, (std::vector<std::int64_t>{6, 7, 5, 0}));
+
+  // Each rejected call: the copy and the listed route throw the same error and write nothing.
+  const auto same_error = [](const TransferIdsArgs& a, const std::string& want_argument, const std::string& want_value) {
+    std::string copy, listed;
+    try {
+      TransferIdsCopy::run(a);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.argument(), want_argument);
+      EXPECT_EQ(e.value(), want_value);
+      copy = std::string(typeid(e).name()) + ": " + e.what();
+    }
+    try {
+      translate::transfer_ids(a);
+    } catch (const Error& e) {
+      listed = std::string(typeid(e).name()) + ": " + e.what();
+    }
+    EXPECT_NE(copy, "");
+    EXPECT_EQ(copy, listed);
+  };
+  std::vector<std::int64_t> shorter(3, 9);  // one lane short
+  same_error({cvec(ids), cvec(v2p), 2, mvec(shorter)}, "out", "3");
+  EXPECT_EQ(shorter, (std::vector<std::int64_t>{9, 9, 9}));
+  same_error({cvec(ids), cvec(v2p), 0, mvec(out)}, "page_size", "0");
+  same_error({cvec(ids), {}, 2, mvec(out)}, "v2p", "0");
+  same_error({cvec(ids), cvec(v2p), 2, mvec(out), Variant::b09_no_padding_guard}, "variant", "b09_no_padding_guard");
+  std::vector<std::int64_t> overlap(5, 0);  // out starting one past the ids inside the same buffer
+  same_error({{overlap.data(), 4}, cvec(v2p), 2, {overlap.data() + 1, 4}}, "out", "size 4");
+  // A content error (id 6 reads v2p[3]) names the table; the lanes written before it are rolled back.
+  const std::vector<std::int64_t> past{0, 6};
+  std::vector<std::int64_t> two(2, 9);
+  same_error({cvec(past), cvec(v2p), 2, mvec(two)}, "v2p", "3");
+  EXPECT_EQ(two, (std::vector<std::int64_t>{9, 9}));
 }
 
 // A replayed call of the copy: ids [0, 1, 5, -1], v2p [3, 0, 2], page_size 2.

@@ -18,6 +18,9 @@ class EntryPoints {
   KVADDR_HOST_ROUTES(KVADDR_DECLARE)
   KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_DECLARE)
 #undef KVADDR_DECLARE
+  // The per-id runner (routes_per_id.ipp) of per-id route r, its Args at `a`, and its validation.
+  virtual void run_per_id(Route r, const void* a) const = 0;
+  virtual void check_per_id(Route r, const void* a) const = 0;
 
  protected:
   ~EntryPoints() = default;

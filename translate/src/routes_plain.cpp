@@ -28,7 +28,17 @@ using TableGather = BasicTableGather<H>;
 #include "validate_body.ipp"
 #include "routes_tables.ipp"
 #include "routes_tokens.ipp"
+#include "routes_per_id.ipp"
 }  // namespace plain
+
+void per_id_entry(Route r, const void* a) {
+  if (const auto* e = entry_override()) [[unlikely]] return e->run_per_id(r, a);
+  plain::run_listed_per_id(r, a);
+}
+void per_id_check(Route r, const void* a) {
+  if (const auto* e = entry_override()) [[unlikely]] return e->check_per_id(r, a);
+  plain::validate_listed_per_id(r, a);
+}
 
 }  // namespace kvaddr::translate::detail
 

@@ -1,4 +1,5 @@
-// Token-granular host routes (spec §4.1, §4.7-§4.10, §4.12, §4.13): one lane per id, every lane
+// Token-granular host routes (spec §4.1, §4.7-§4.10, §4.13 move_kv_cache; the per-id routes
+// dcp_read_translate and transfer_ids run on routes_per_id.ipp): one lane per id, every lane
 // reads its input before writing its output, so exact aliasing of out and ids is safe.
 // Included by routes_plain.cpp (hooks policy NoHooks) and by mutation/hooked.cpp
 // (MutationHooks) inside namespace kvaddr::translate::detail::<policy namespace>, after
@@ -122,40 +123,6 @@ void mamba_translate(const MambaTranslateArgs& a) {
       H::lane(0);
       const CI v(a.slots.data[i]);
       put<H>(a.out, i, "out") = narrow_out<std::int32_t>(lanes::mamba_lane(v, g, a.clamp), "out");
-    }
-  });
-}
-
-// §4.12: out[i] = translate_kv_loc(ids[i] / dcp_size); padding -> 0 (B14: collapsed, untranslated).
-void dcp_read_translate(const DcpReadTranslateArgs& a) {
-  validate_args(a);
-  const detail::Rollback rollback(a.out);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::dcp_read_translate));
-  const TableGather g{a.v2p, "v2p"};
-  const CI ps(a.page_size);
-  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
-  const CI dcp(a.dcp_size);
-  rename_lane_overflow("out", [&] {
-    for (std::int64_t i = 0; i < a.ids.size; ++i) {
-      H::lane(0);
-      const CI w(a.ids.data[i]);
-      put<H>(a.out, i, "out") = lanes::dcp_read_lane(w, g, ps, stride, dcp, a.variant).get();
-    }
-  });
-}
-
-// §4.13: out[i] = phys(ids[i]) (B16: the virtual id itself, clamped at 0).
-void transfer_ids(const TransferIdsArgs& a) {
-  validate_args(a);
-  const detail::Rollback rollback(a.out);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::transfer_ids));
-  const TableGather g{a.v2p, "v2p"};
-  const CI ps(a.page_size);
-  rename_lane_overflow("out", [&] {
-    for (std::int64_t i = 0; i < a.ids.size; ++i) {
-      H::lane(0);
-      const CI t(a.ids.data[i]);
-      put<H>(a.out, i, "out") = lanes::transfer_lane(t, g, ps, a.variant).get();
     }
   });
 }

@@ -28,6 +28,7 @@ using TableGather = BasicTableGather<H>;
 #include "validate_body.ipp"
 #include "routes_tables.ipp"
 #include "routes_tokens.ipp"
+#include "routes_per_id.ipp"
 }  // namespace hooked
 
 namespace {
@@ -40,6 +41,8 @@ class HookedEntryPoints final : public EntryPoints {
   KVADDR_HOST_ROUTES(KVADDR_DEFINE)
   KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_DEFINE)
 #undef KVADDR_DEFINE
+  void run_per_id(Route r, const void* a) const override { hooked::run_listed_per_id(r, a); }
+  void check_per_id(Route r, const void* a) const override { hooked::validate_listed_per_id(r, a); }
 };
 
 const HookedEntryPoints kHooked;

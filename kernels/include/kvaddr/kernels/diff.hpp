@@ -11,11 +11,15 @@
 #include <string_view>
 #include <vector>
 
+#include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/variant.hpp"
 
 namespace kvaddr::gpu {
 
 // One kernel entry point of the differential check (a route, or a route at one output width).
+// Past envelope_moves, one per route of kPerIdRoutes (route_list.hpp), in list order: their names,
+// routes and cases come from the list (a per-id route needs no entry here; the two named below
+// are the per-id routes of this tree, for callers that name them).
 enum class DiffKernel : std::int32_t {
   token_translate_i64 = 0,
   token_translate_i32,
@@ -31,11 +35,24 @@ enum class DiffKernel : std::int32_t {
   swa_translate_i32,
   mamba_translate,
   full_prefill_table,
+  envelope_moves,
   dcp_read_translate,
   transfer_ids,
-  envelope_moves,
 };
-inline constexpr int kDiffKernelCount = 17;
+inline constexpr int kFirstPerIdKernel = static_cast<int>(DiffKernel::dcp_read_translate);
+inline constexpr int kDiffKernelCount = kFirstPerIdKernel + static_cast<int>(kPerIdRoutes.size());
+// The kernel of the per-id route r (one of kPerIdRoutes).
+constexpr DiffKernel per_id_kernel(Route r) {
+  int k = kFirstPerIdKernel;
+  for (const Route p : kPerIdRoutes) {
+    if (p == r) return static_cast<DiffKernel>(k);
+    ++k;
+  }
+  return static_cast<DiffKernel>(kDiffKernelCount);
+}
+static_assert(per_id_kernel(Route::dcp_read_translate) == DiffKernel::dcp_read_translate &&
+                  per_id_kernel(Route::transfer_ids) == DiffKernel::transfer_ids,
+              "the named per-id kernels follow kPerIdRoutes");
 std::string_view to_string(DiffKernel k) noexcept;
 std::optional<DiffKernel> parse_diff_kernel(std::string_view name) noexcept;
 Route route_of(DiffKernel k) noexcept;

@@ -1,5 +1,6 @@
 #pragma once
-// Route contracts: the argument set of every production route of spec §4.1-4.13, shared by the
+// Route contracts: the argument set of every production route of spec §4.1-4.13 (a per-id route
+// run by the per-id runner holds its own in its spec header, routes/<name>.hpp), shared by the
 // host routes (translate/) and the CUDA launchers (kernels/). The structs hold raw pointers and
 // int64 sizes only, so the same struct describes host memory (translate/) or device memory
 // (kernels/). `validate_*` checks everything that can be checked without reading the arrays
@@ -196,26 +197,6 @@ struct FullPrefillTableArgs {
   std::int64_t multiplier = 1;
   std::int64_t max_pages = 0;
   Mat<std::int32_t> out;                     // capture-stable; capacity guard rows >= B
-  Variant variant = Variant::production;
-};
-
-// §4.12 dcp_read_translate: translate_kv_loc(w / dcp_size).
-struct DcpReadTranslateArgs {
-  Vec<const std::int64_t> ids;
-  Vec<const std::int64_t> v2p;
-  std::int64_t page_size = 1;
-  std::int64_t multiplier = 1;
-  std::int64_t dcp_size = 1;
-  Vec<std::int64_t> out;
-  Variant variant = Variant::production;
-};
-
-// §4.13 transfer_ids: virtual -> physical token ids for envelope transfer (PD, HiCache).
-struct TransferIdsArgs {
-  Vec<const std::int64_t> ids;
-  Vec<const std::int64_t> v2p;
-  std::int64_t page_size = 1;
-  Vec<std::int64_t> out;
   Variant variant = Variant::production;
 };
 

@@ -2,6 +2,8 @@
 // The host entry points as one list: every host route (kvaddr::translate::<function>) with its
 // argument struct; the validation of each argument struct (kvaddr::validate) is an entry point
 // too. routes.hpp and validate.hpp declare them from it, the host library defines them from it.
+// The per-id routes (KVADDR_PER_ID_ROUTE_SPEC: dcp_read_translate, transfer_ids) are not listed
+// here: their spec declares translate::<route>, validate.hpp's template validates them.
 #include <cstdint>
 
 #include "kvaddr/translate/contracts.hpp"
@@ -18,8 +20,6 @@
   X(write_loc, WriteLocArgs)                    \
   X(mamba_translate, MambaTranslateArgs)        \
   X(full_prefill_table, FullPrefillTableArgs)   \
-  X(dcp_read_translate, DcpReadTranslateArgs)   \
-  X(transfer_ids, TransferIdsArgs)              \
   X(envelope_moves, EnvelopeMoveArgs)
 // The routes templated on their output element type (int32 and int64).
 #define KVADDR_HOST_TEMPLATE_ROUTES(X)                   \

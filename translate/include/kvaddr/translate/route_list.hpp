@@ -91,6 +91,18 @@ constexpr std::array<Route, sizeof...(S)> ids(RouteList<S...>) {
   return {S::id...};
 }
 
+template <class... S>
+constexpr int count_per_id(RouteList<S...>) {
+  return (0 + ... + int{uses_per_id_runner<S>});
+}
+template <std::size_t N, class... S>
+constexpr std::array<Route, N> per_id_ids(RouteList<S...>) {
+  std::array<Route, N> r{};
+  std::size_t i = 0;
+  ((uses_per_id_runner<S> ? void(r[i++] = S::id) : void()), ...);
+  return r;
+}
+
 }  // namespace route_list_detail
 
 // Calls f(RouteSpec<R>{}) for every route, in enumerator order.
@@ -109,6 +121,10 @@ constexpr auto visit_route(Route r, F&& f) {
 
 // Every route, in enumerator order.
 inline constexpr std::array<Route, AllRoutes::size> kAllRoutes = route_list_detail::ids(AllRoutes{});
+
+// The per-id routes run by the per-id runner (KVADDR_PER_ID_ROUTE_SPEC), in enumerator order.
+inline constexpr std::array<Route, static_cast<std::size_t>(route_list_detail::count_per_id(AllRoutes{}))> kPerIdRoutes =
+    route_list_detail::per_id_ids<static_cast<std::size_t>(route_list_detail::count_per_id(AllRoutes{}))>(AllRoutes{});
 
 // Which single behaviours belong to a route (its spec's accepts()).
 constexpr bool behaviour_in_route(Route r, Behaviour b) {

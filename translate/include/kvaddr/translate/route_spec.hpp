@@ -14,9 +14,24 @@
 //   id_model(RouteSpec<R>, table, s, id)   the model's lane of one id of a per-id route
 //                                 (model/formulas.hpp), the call's scalars in `s` by field name:
 //                                 the reference of replay, the zoo grid and the properties.
+//
+// A per-id route (one id input, one table, scalars, one output lane per id, in that field order)
+// opened with KVADDR_PER_ID_ROUTE_SPEC has no host body, validation or kernel of its own: the
+// host runner (translate/src/routes_per_id.ipp), the CUDA launcher (kernels/src/kernels_per_id.cu)
+// and the differential check run it from its spec, which then holds
+//   check_scalars(a, c)           its scalar rules, through the checker c (c.page_size(ps),
+//                                 c.multiplier(m), c.stride(ps, m), c.require(ok, name, value, reason));
+//   Lane<I, D>                    its lane: lane(id, table) -> I, over the integer I with divisors of
+//                                 type D (lanes.hpp's divisor_arg);
+//   lane<I, D>(a, make)           the Lane of a call, from its scalars (make.div(d): a divisor,
+//                                 make.stride(ps, m): S = ps * M, the host runner's stride site).
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 
 #include "kvaddr/translate/arg_field.hpp"
 
@@ -27,11 +42,70 @@ namespace kvaddr {
 template <Route R>
 struct RouteSpec;
 
+// The route of a per-id route's argument struct: `value` (KVADDR_PER_ID_ROUTE_SPEC specialises it).
+template <class A>
+struct PerIdRouteOf {};
+
+namespace translate::detail {
+// The host runner of per-id route r over its Args at `args` (the library instantiates it for every
+// per-id route of the list), and its validation alone.
+void per_id_entry(Route r, const void* args);
+void per_id_check(Route r, const void* args);
+}  // namespace translate::detail
+
 // Whether b is one of `list` (a spec's accepts()).
 template <class... B>
 constexpr bool one_of(Behaviour b, B... list) {
   return ((b == list) || ...);
 }
+
+namespace per_id_detail {
+// Index of the n-th field of kind k in the field tuple F (its size when there is none).
+template <class F, std::size_t... I>
+constexpr std::size_t nth_of_kind(ArgKind k, std::size_t n, std::index_sequence<I...>) {
+  constexpr ArgKind kinds[] = {std::tuple_element_t<I, F>::kind...};
+  for (std::size_t i = 0; i < sizeof...(I); ++i)
+    if (kinds[i] == k && n-- == 0) return i;
+  return sizeof...(I);
+}
+template <class Spec>
+using Fields = decltype(Spec::fields());
+template <class Spec>
+constexpr std::size_t field_index(ArgKind k, std::size_t n) {
+  return nth_of_kind<Fields<Spec>>(k, n, std::make_index_sequence<std::tuple_size<Fields<Spec>>::value>{});
+}
+template <class Spec, class = void>
+struct HasVariant : std::false_type {};
+template <class Spec>
+struct HasVariant<Spec, std::void_t<decltype(std::declval<typename Spec::Args&>().variant)>> : std::true_type {};
+template <class Spec, class = void>
+struct UsesRunner : std::false_type {};
+template <class Spec>
+struct UsesRunner<Spec, std::enable_if_t<Spec::per_id_runner>> : std::true_type {};
+}  // namespace per_id_detail
+
+// Whether Spec is run by the per-id runner (opened with KVADDR_PER_ID_ROUTE_SPEC).
+template <class Spec>
+inline constexpr bool uses_per_id_runner = per_id_detail::UsesRunner<Spec>::value;
+
+// The three arrays of a per-id route, read off its field list: the ids (the first 1-D input), the
+// table (the second) and the output, each with its field name.
+template <class Spec>
+struct PerIdShape {
+  static constexpr std::size_t kIds = per_id_detail::field_index<Spec>(ArgKind::vec_in, 0);
+  static constexpr std::size_t kTable = per_id_detail::field_index<Spec>(ArgKind::vec_in, 1);
+  static constexpr std::size_t kOut = per_id_detail::field_index<Spec>(ArgKind::vec_out, 0);
+  static constexpr std::string_view ids_name = std::get<kIds>(Spec::fields()).name;
+  static constexpr std::string_view table_name = std::get<kTable>(Spec::fields()).name;
+  static constexpr std::string_view out_name = std::get<kOut>(Spec::fields()).name;
+  static constexpr bool has_variant = per_id_detail::HasVariant<Spec>::value;
+  template <class A>
+  static constexpr const auto& ids(const A& a) { return a.*(std::get<kIds>(Spec::fields()).member); }
+  template <class A>
+  static constexpr const auto& table(const A& a) { return a.*(std::get<kTable>(Spec::fields()).member); }
+  template <class A>
+  static constexpr const auto& out(const A& a) { return a.*(std::get<kOut>(Spec::fields()).member); }
+};
 
 }  // namespace kvaddr
 
@@ -66,3 +140,21 @@ constexpr bool one_of(Behaviour b, B... list) {
     using Args = T<std::int64_t>;                                        \
     template <class Out>                                                 \
     static void run(const ArgsOf<Out>& a) { translate::r<Out>(a); }
+
+// Opens the spec of a per-id route `r` run by the per-id runner: as KVADDR_ROUTE_SPEC, and
+// translate::r(a) is the runner over the spec's lane (no host body, validation or kernel of its own).
+#define KVADDR_PER_ID_ROUTE_SPEC(r, A, ...)                                    \
+  template <>                                                                  \
+  struct PerIdRouteOf<A> {                                                     \
+    static constexpr Route value = Route::r;                                   \
+  };                                                                           \
+  namespace translate {                                                        \
+  inline void r(const A& a) { detail::per_id_entry(Route::r, &a); }            \
+  }                                                                            \
+  template <>                                                                  \
+  struct RouteSpec<Route::r> __VA_ARGS__ {                                     \
+    static constexpr Route id = Route::r;                                      \
+    static constexpr std::string_view name = #r;                               \
+    static constexpr bool per_id_runner = true;                                \
+    using Args = A;                                                            \
+    static void run(const Args& a) { translate::r(a); }

@@ -38,5 +38,10 @@ KVADDR_HOST_ROUTES(KVADDR_DECLARE_VALIDATE)
 #undef KVADDR_DECLARE_VALIDATE
 template <class Out> void validate(const TokenTranslateArgs<Out>& a);
 template <class Out> void validate(const SwaTranslateArgs<Out>& a);
+// The contract check of a per-id route's argument struct (KVADDR_PER_ID_ROUTE_SPEC, route_spec.hpp).
+template <class A, class = decltype(PerIdRouteOf<A>::value)>
+void validate(const A& a) {
+  translate::detail::per_id_check(PerIdRouteOf<A>::value, &a);
+}
 
 }  // namespace kvaddr

@@ -6,10 +6,9 @@ namespace kvaddr {
 
 KVADDR_ROUTE_SPEC(eager_funnel, EagerFunnelArgs)
   static constexpr auto fields() {
-    using A = Args;
-    return std::tuple{required_arg("page_table", &A::page_table), required_arg("v2p", &A::v2p),
-                      required_arg("page_size", &A::page_size), optional_arg("multiplier", &A::multiplier),
-                      required_arg("out", &A::out), optional_arg("variant", &A::variant)};
+    return std::tuple{required_arg("page_table", &Args::page_table), required_arg("v2p", &Args::v2p),
+                      required_arg("page_size", &Args::page_size), optional_arg("multiplier", &Args::multiplier),
+                      required_arg("out", &Args::out), optional_arg("variant", &Args::variant)};
   }
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b02_rank2_index_select; }
 };

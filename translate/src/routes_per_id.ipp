@@ -1,0 +1,81 @@
+// The host runner of every per-id route (one id input, one table, scalars, one output lane per id;
+// opened with KVADDR_PER_ID_ROUTE_SPEC, route_spec.hpp): the generic validation, the all-or-nothing
+// output, the mutation scope and the lane loop over the spec's lane with the checked integer.
+// Included by routes_plain.cpp (hooks policy NoHooks), by mutation/hooked.cpp (MutationHooks) and
+// by per_id_runner.hpp, inside namespace kvaddr::translate::detail::<policy namespace>, after
+// validate_rules.ipp; H, CI and TableGather are that namespace's policy types.
+namespace {
+
+// The checker a spec's check_scalars(a, c) calls: the rules of validate_rules.ipp.
+struct ScalarChecks {
+  void page_size(std::int64_t ps) const { check_page_size(ps); }
+  void multiplier(std::int64_t m) const { check_multiplier(m); }
+  void stride(std::int64_t ps, std::int64_t m) const { check_stride(ps, m); }
+  void require(bool ok, std::string_view argument, std::int64_t value, std::string_view reason) const {
+    rule_require(ok, argument, value, reason);
+  }
+};
+
+// A spec's lane values on the host: divisors as checked integers; S = ps * M (validated to fit)
+// through the route-loop stride site (mutation stride_drop_mult: S = ps).
+struct HostLaneValues {
+  CI div(std::int64_t d) const { return CI(d); }
+  CI stride(std::int64_t ps, std::int64_t m) const { return CI(H::alt(mutation::Site::stride, ps * m, ps)); }
+};
+
+}  // namespace
+
+// The contract of a per-id route: its variant, the spec's scalar rules, the ids, the table
+// (required), out at least as long as the ids, out exactly aliasing the ids or disjoint from them,
+// out disjoint from the table; every error names the argument by its field name.
+template <class Spec>
+void validate_per_id(const typename Spec::Args& a) {
+  using P = PerIdShape<Spec>;
+  const ValidateScope scope(mutation::unit_of(Spec::id));
+  if constexpr (P::has_variant) require_variant(Spec::id, a.variant);
+  Spec::check_scalars(a, ScalarChecks{});
+  const auto& ids = P::ids(a);
+  const auto& table = P::table(a);
+  const auto& out = P::out(a);
+  check_vec(ids, P::ids_name);
+  check_required(table, P::table_name);
+  check_at_least(out, P::out_name, ids.size);
+  check_exact_alias_or_disjoint(out, ids, P::out_name, P::ids_name);
+  check_disjoint(out, table, P::out_name, P::table_name);
+}
+
+// out[i] = the spec's lane of ids[i] over the table, for i < ids.size; out's tail is untouched.
+// Each lane reads its id before writing its output, so out may alias the ids exactly.
+template <class Spec>
+void run_per_id(const typename Spec::Args& a) {
+  using P = PerIdShape<Spec>;
+  validate_per_id<Spec>(a);
+  const auto& ids = P::ids(a);
+  const auto& out = P::out(a);
+  using Out = std::remove_cv_t<std::remove_pointer_t<decltype(out.data)>>;
+  const detail::Rollback rollback(out);
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Spec::id));
+  const TableGather g{P::table(a), P::table_name};
+  const auto lane = Spec::template lane<CI, CI>(a, HostLaneValues{});
+  rename_lane_overflow(P::out_name, [&] {
+    for (std::int64_t i = 0; i < ids.size; ++i) {
+      H::lane(0);
+      const CI id(ids.data[i]);
+      put<H>(out, i, P::out_name) = narrow_out<Out>(lane(id, g), P::out_name);
+    }
+  });
+}
+
+// The runner and the validation of the per-id route r of the route list, its Args at `a`.
+inline void run_listed_per_id(Route r, const void* a) {
+  visit_route(r, [a](auto spec) {
+    using S = decltype(spec);
+    if constexpr (uses_per_id_runner<S>) run_per_id<S>(*static_cast<const typename S::Args*>(a));
+  });
+}
+inline void validate_listed_per_id(Route r, const void* a) {
+  visit_route(r, [a](auto spec) {
+    using S = decltype(spec);
+    if constexpr (uses_per_id_runner<S>) validate_per_id<S>(*static_cast<const typename S::Args*>(a));
+  });
+}
