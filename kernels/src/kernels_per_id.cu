@@ -1,33 +1,24 @@
-// CUDA kernel of every per-id route (one id input, one table, scalars, one output lane per id;
+// CUDA launcher of every per-id route (one id input, one table, scalars, one output lane per id;
 // routes/<name>.hpp opened with KVADDR_PER_ID_ROUTE_SPEC): lane i of the output is the spec's lane
-// (its Lane, over plain int64 and a raw masked gather) of ids[i]. Instantiated for the per-id
-// routes of the route list by visit_route; no route is named here.
+// (its Lane, over plain int64 and a raw masked gather) of ids[i], run by the streaming kernel of
+// kernel_stream.cuh. Instantiated for the per-id routes of the route list by visit_route; no route is named here.
 #include "kernel_common.cuh"
+#include "kernel_stream.cuh"
 
 namespace kvaddr::gpu {
 using namespace detail;
 namespace {
 
-// out[i] = lane(ids[i], table) for i < n, ILP lanes per thread per pass of a grid-stride loop. The
-// thread that reads ids[i] writes out[i] after it, so out may alias the ids exactly.
-template <class Out, class Lane, int ILP>
-__global__ void __launch_bounds__(kThreads) k_per_id(const i64* ids, i64 n, Out* out, const i64* table, Lane lane) {
-  const Gather g{table};
-  const i64 step = i64(gridDim.x) * kThreads * ILP;
-  for (i64 base = i64(blockIdx.x) * kThreads * ILP + threadIdx.x; base < n; base += step) {
-    i64 v[ILP];
-#pragma unroll
-    for (int k = 0; k < ILP; ++k) {
-      const i64 i = base + i64(k) * kThreads;
-      v[k] = i < n ? ld_stream(ids + i) : 0;
-    }
-#pragma unroll
-    for (int k = 0; k < ILP; ++k) {
-      const i64 i = base + i64(k) * kThreads;
-      if (i < n) st_stream(out + i, static_cast<Out>(lane(v[k], g)));
-    }
-  }
-}
+// The spec's lane as an op of the streaming kernel (kernel_stream.cuh): out[i] = lane(ids[i], table).
+// The streaming kernel reads a lane's id in the thread that writes its output, so out may alias the ids
+// exactly; it takes 16-byte accesses where the pointers allow, like the hand-written streaming routes.
+template <class Lane>
+struct SpecOp {
+  Gather g;
+  Lane lane;
+  __device__ i64 operator()(i64 t) const { return static_cast<i64>(lane(t, g)); }
+  __device__ i64 tail() const { return 0; }
+};
 
 // A spec's lane values on the device: divisors as FastDivisor (LaunchShape::division 0 or 1) or
 // plain int64 (division 2), S = ps * M (validated to fit).
@@ -47,12 +38,9 @@ void launch_lane(const typename Spec::Args& a, const Make& make, cudaStream_t s)
   const auto& out = P::out(a);
   if (ids.size <= 0) return;
   using Out = std::remove_cv_t<std::remove_pointer_t<decltype(out.data)>>;
-  const auto lane = Spec::template lane<i64, D>(a, make);
-  constexpr int ilp = kIlpNarrow;
-  const auto kernel = &k_per_id<Out, std::remove_cv_t<decltype(lane)>, ilp>;
-  const unsigned grid = grid_elems(ids.size, ilp, reinterpret_cast<const void*>(kernel));
-  kernel<<<grid, kThreads, 0, s>>>(ids.data, ids.size, out.data, P::table(a).data, lane);
-  check_launch(Spec::name.data());
+  using Lane = std::remove_cv_t<decltype(Spec::template lane<i64, D>(a, make))>;
+  launch_elementwise<Out>(ids.data, ids.size, out.data, SpecOp<Lane>{Gather{P::table(a).data}, Spec::template lane<i64, D>(a, make)},
+                          s, Spec::name.data());
 }
 
 template <class Spec>

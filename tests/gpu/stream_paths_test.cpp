@@ -12,6 +12,7 @@
 
 #include "kvaddr/kernels/launch.hpp"
 #include "kvaddr/translate/host_routes.hpp"
+#include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace {
@@ -130,6 +131,11 @@ void compare_route(const std::string& what, const std::vector<i64>& ids, i64 wid
 KVADDR_HOST_ROUTES(KVADDR_TEST_HOST_AND_LAUNCH)
 KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_TEST_HOST_AND_LAUNCH)
 #undef KVADDR_TEST_HOST_AND_LAUNCH
+// A per-id route (KVADDR_PER_ID_ROUTE_SPEC): its spec's host route, the per-id launcher.
+template <class A, Route R = PerIdRouteOf<A>::value>
+void host(const A& a) { RouteSpec<R>::run(a); }
+template <class A, Route R = PerIdRouteOf<A>::value>
+void launch(const A& a) { gpu::launch(a, nullptr); }
 
 // The host and the device copy of a table (v2p).
 struct Tables {

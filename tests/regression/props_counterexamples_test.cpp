@@ -43,7 +43,8 @@ TEST(PropsRegression, FlashmlaTombstoneInLivePrefixClampsAndTailKeepsMinusOne) {
   const std::vector<i64> req{0}, lens{4};
   std::vector<i32> kv{-1, -1, -1};
   tr::flashmla_block_table({.req_to_token = cmat(r2t, 1, 4), .req_pool_indices = cvec(req),
-                             .page_kernel_lens = cvec(lens), .v2p = cvec(v2p), .page_size = 2, .multiplier = 3,
+                             .page_kernel_lens = cvec(lens), .kv_start_idx = {}, .v2p = cvec(v2p), .page_size = 2,
+                             .multiplier = 3,
                              .kv_indices = kvaddr::mmat(kv, 1, 3)});
   EXPECT_EQ(kv, (std::vector<i32>{0, 3, -1}));
 }
