@@ -102,8 +102,9 @@ void run(const WriteLocArgs& a, cudaStream_t s) { gpu::launch_write_loc(a, s); }
 void run(const SwaTranslateArgs<int64_t>& a, cudaStream_t s) { gpu::launch_swa_translate(a, s); }
 void run(const MambaTranslateArgs& a, cudaStream_t s) { gpu::launch_mamba_translate(a, s); }
 void run(const FullPrefillTableArgs& a, cudaStream_t s) { gpu::launch_full_prefill_table(a, s); }
-void run(const DcpReadTranslateArgs& a, cudaStream_t s) { gpu::launch_dcp_read_translate(a, s); }
-void run(const TransferIdsArgs& a, cudaStream_t s) { gpu::launch_transfer_ids(a, s); }
+// A per-id route (KVADDR_PER_ID_ROUTE_SPEC): the per-id launcher, with no line per route.
+template <class A, Route R = PerIdRouteOf<A>::value>
+void run(const A& a, cudaStream_t s) { gpu::launch(a, s); }
 
 cudaStream_t as_stream(std::uintptr_t handle) { return reinterpret_cast<cudaStream_t>(handle); }
 
