@@ -21,6 +21,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -171,6 +172,12 @@ PYBIND11_MODULE(_core, m) {
         "The route's shape: {'per_id': bool, 'fields': [(name, kind, int32, required, default), ...]} in field "
         "order (kind: int64, bool, variant, vec_in, mat_in, vec_out, mat_out; default: the argument struct's "
         "value of a scalar, else None).");
+  m.def("id_model", [](const std::string& route, const std::vector<int64_t>& table, const std::vector<int64_t>& ids,
+                       const std::map<std::string, int64_t>& scalars) {
+          return id_model_lanes(parse_route(route), table, ids, scalars);
+        }, py::arg("route"), py::arg("table"), py::arg("ids"), py::arg("scalars") = std::map<std::string, int64_t>{},
+        "The model's lane of every id of a per-id route over `table` (the spec's id_model, model/formulas.hpp); "
+        "`scalars` by field name, the others at their defaults.");
   m.def("route_parameters", [](const std::string& route) { return route_parameters(parse_route(route)); },
         py::arg("route"),
         "The Python parameters of the route's binding, in order, as (name, field it fills or None).");

@@ -11,6 +11,8 @@
 #include <array>
 #include <cstddef>
 #include <deque>
+#include <map>
+#include <span>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -590,6 +592,45 @@ inline py::dict route_shape(Route r) {
     d["per_id"] = is_per_id_route<S>;
     d["fields"] = fields;
     return d;
+  });
+}
+// The model's lanes of a per-id route (its spec's id_model over model/formulas.hpp) for `ids` over
+// `table`, the call's scalars (int64 and bool fields) by field name in `scalars` (a missing one: its
+// argument struct's default). InvalidArgument for a route of another shape or a name that is no scalar
+// field of it.
+inline std::vector<std::int64_t> id_model_lanes(Route r, const std::vector<std::int64_t>& table,
+                                                const std::vector<std::int64_t>& ids,
+                                                const std::map<std::string, std::int64_t>& scalars) {
+  return visit_route(r, [&](auto spec) {
+    using S = decltype(spec);
+    std::vector<std::int64_t> lanes;
+    if constexpr (!is_per_id_route<S>) {
+      throw InvalidArgument("route", std::string(S::name), "not a per-id route: it has no id_model");
+    } else {
+      constexpr typename S::Args defaults{};
+      std::map<std::string, std::int64_t> values;
+      std::apply(
+          [&](const auto&... f) {
+            auto one = [&](const auto& x) {
+              constexpr ArgKind k = std::remove_cvref_t<decltype(x)>::kind;
+              if constexpr (k == ArgKind::int64 || k == ArgKind::boolean)
+                values[std::string(x.name)] = static_cast<std::int64_t>(defaults.*(x.member));
+            };
+            (one(f), ...);
+          },
+          S::fields());
+      for (const auto& [k, v] : scalars) {
+        if (!values.count(k)) throw InvalidArgument("scalars", k, "not a scalar field of " + std::string(S::name));
+        values[k] = v;
+      }
+      struct Scalars {
+        const std::map<std::string, std::int64_t>& v;
+        std::int64_t scalar(std::string_view k) const { return v.at(std::string(k)); }
+        bool flag(std::string_view k) const { return v.at(std::string(k)) != 0; }
+      } src{values};
+      for (std::int64_t id : ids) lanes.push_back(id_model(spec, std::span<const std::int64_t>(table), src, id));
+    }
+    return lanes;
   });
 }
 // The Python parameters of a route's binding, in order, each with the field it fills (None: the
