@@ -34,31 +34,51 @@ struct UnitDef {
   std::vector<std::string> properties;
 };
 
+// The properties beside "<route>_vs_model" (every route's, the generated one of a per-id route
+// included) that exercise a route's lane unit; a route without a row has that one alone.
+struct LaneProperties {
+  Route route;
+  std::vector<std::string> more;
+};
+const std::vector<LaneProperties>& lane_properties() {
+  static const std::vector<LaneProperties> l = {
+      {Route::token_translate, {"token_vs_page_entry", "write_loc_vs_token_translate", "int32_no_silent_wrap", "stateful_pool"}},
+      {Route::flashmla_block_table, {"token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "kv_indices_vs_block_table", "int32_no_silent_wrap"}},
+      {Route::canonical_page_table, {"token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "eager_funnel_vs_canonical", "int32_no_silent_wrap"}},
+      {Route::read_table, {"token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "read_stream_vs_table", "int32_no_silent_wrap"}},
+      {Route::decode_metadata, {"decode_vs_canonical_vs_flashmla", "int32_no_silent_wrap"}},
+      {Route::eager_funnel, {"eager_funnel_vs_canonical"}},
+      {Route::kv_indices_inplace, {"kv_indices_vs_block_table", "int32_no_silent_wrap", "kv_indices_inplace_rejects_invalid"}},
+      {Route::write_loc, {"write_loc_loc0_unpinned", "write_loc_vs_token_translate"}},
+      {Route::swa_translate, {"stateful_pool", "int32_no_silent_wrap"}},
+      {Route::mamba_translate, {"stateful_pool", "int32_no_silent_wrap"}},
+      {Route::full_prefill_table, {"stateful_pool"}},
+      {Route::dcp_read_translate, {"stateful_pool"}},
+      {Route::transfer_ids, {"stateful_pool"}},
+  };
+  return l;
+}
+
 const std::vector<UnitDef>& units() {
   static const std::vector<UnitDef> u = [] {
-    std::vector<UnitDef> v = {
-        {mut::unit_of(Route::token_translate), "token_translate", Route::token_translate,
-         {"token_translate_vs_model", "token_vs_page_entry", "write_loc_vs_token_translate", "int32_no_silent_wrap", "stateful_pool"}},
-        {mut::unit_of(Route::flashmla_block_table), "flashmla_block_table", Route::flashmla_block_table,
-         {"flashmla_block_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "kv_indices_vs_block_table", "int32_no_silent_wrap"}},
-        {mut::unit_of(Route::canonical_page_table), "canonical_page_table", Route::canonical_page_table,
-         {"canonical_page_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "eager_funnel_vs_canonical", "int32_no_silent_wrap"}},
-        {mut::unit_of(Route::read_table), "read_table", Route::read_table,
-         {"read_table_vs_model", "token_vs_page_entry", "decode_vs_canonical_vs_flashmla", "read_stream_vs_table", "int32_no_silent_wrap"}},
-        {mut::kUnitReadStream, "read_table.stream", Route::read_table, {"read_stream_vs_model", "read_stream_vs_table", "int32_no_silent_wrap", "read_stream_rejects_invalid"}},
-        {mut::unit_of(Route::decode_metadata), "decode_metadata", Route::decode_metadata,
-         {"decode_metadata_vs_model", "decode_vs_canonical_vs_flashmla", "int32_no_silent_wrap"}},
-        {mut::unit_of(Route::eager_funnel), "eager_funnel", Route::eager_funnel, {"eager_funnel_vs_model", "eager_funnel_vs_canonical"}},
-        {mut::unit_of(Route::kv_indices_inplace), "kv_indices_inplace", Route::kv_indices_inplace,
-         {"kv_indices_inplace_vs_model", "kv_indices_vs_block_table", "int32_no_silent_wrap", "kv_indices_inplace_rejects_invalid"}},
-        {mut::unit_of(Route::write_loc), "write_loc", Route::write_loc, {"write_loc_vs_model", "write_loc_loc0_unpinned", "write_loc_vs_token_translate"}},
-        {mut::unit_of(Route::swa_translate), "swa_translate", Route::swa_translate, {"swa_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
-        {mut::unit_of(Route::mamba_translate), "mamba_translate", Route::mamba_translate, {"mamba_translate_vs_model", "stateful_pool", "int32_no_silent_wrap"}},
-        {mut::unit_of(Route::full_prefill_table), "full_prefill_table", Route::full_prefill_table, {"full_prefill_table_vs_model", "stateful_pool"}},
-        {mut::unit_of(Route::dcp_read_translate), "dcp_read_translate", Route::dcp_read_translate, {"dcp_read_translate_vs_model", "stateful_pool"}},
-        {mut::unit_of(Route::transfer_ids), "transfer_ids", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
-        {mut::kUnitEnvelopeMoves, "transfer_ids.envelope_moves", Route::transfer_ids, {"transfer_ids_vs_model", "stateful_pool"}},
-    };
+    std::vector<UnitDef> v;
+    // Each route's lane unit, in list order (a route added to the list gets its unit here), with the
+    // route-loop units beside their route.
+    for (Route r : kAllRoutes) {
+      const std::string name(to_string(r));
+      std::vector<std::string> props{name + "_vs_model"};
+      for (const LaneProperties& l : lane_properties()) {
+        if (l.route == r) props.insert(props.end(), l.more.begin(), l.more.end());
+      }
+      v.push_back({mut::unit_of(r), name, r, std::move(props)});
+      if (r == Route::read_table) {
+        v.push_back({mut::kUnitReadStream, "read_table.stream", r,
+                     {"read_stream_vs_model", "read_stream_vs_table", "int32_no_silent_wrap", "read_stream_rejects_invalid"}});
+      }
+      if (r == Route::transfer_ids) {
+        v.push_back({mut::kUnitEnvelopeMoves, "transfer_ids.envelope_moves", r, {"transfer_ids_vs_model", "stateful_pool"}});
+      }
+    }
     // The validation rules of each route (validate.cpp and the routes' content preconditions):
     // rule_skip mutants, checked by the same grid and properties plus the invalid-input ones.
     for (Route r : kAllRoutes) {
