@@ -33,7 +33,7 @@ KVADDR_PER_ID_ROUTE_SPEC(dcp_read_translate, DcpReadTranslateArgs)
   // The zoo grid under DCP 2: each live token t as the widened id 2t + 1 (padding stays -1).
   template <class Sample>
   static void grid_sample(Sample& s) {
-    for (auto& id : s.ids) id = id < 0 ? id : id * 2 + 1;
+    for (auto& w : s.ids) w = w < 0 ? w : w * 2 + 1;
     s.scalars.set("dcp_size", std::int64_t{2});
   }
   // A drawn call (the differential check): a DCP size of {1, 2, 4, 8, 14, 16}, each live token t as
@@ -41,7 +41,7 @@ KVADDR_PER_ID_ROUTE_SPEC(dcp_read_translate, DcpReadTranslateArgs)
   template <class Sample, class Rng>
   static void draw_sample(Sample& s, Rng& rng) {
     const std::int64_t dcp = rng.template pick<std::int64_t>({1, 2, 4, 8, 14, 16});
-    for (auto& id : s.ids) id = id < 0 ? -1 : id * dcp + rng.uniform(0, dcp - 1);
+    for (auto& w : s.ids) w = w < 0 ? -1 : w * dcp + rng.uniform(0, dcp - 1);
     s.scalars.set("dcp_size", dcp);
   }
   template <class C>
