@@ -84,6 +84,10 @@ void add_lifecycle_obligations(std::vector<Def>& out);
 void add_row_obligations(std::vector<Def>& out);
 void add_read_table_column_obligations(std::vector<Def>& out, bool grid_spill);
 void add_spec_rule_obligations(std::vector<Def>& out);
+// route.<name>.spec_lane for every route opened with KVADDR_PER_ID_ROUTE_SPEC (per_id.cpp), and its
+// query under a variant (the vacuity tests run the routes' bug variants, which must be refuted).
+void add_per_id_obligations(std::vector<Def>& out);
+Outcome per_id_spec_lane_of(Route r, Variant v, const RunOptions& o);
 
 constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
 constexpr std::int64_t kMaxPs = std::int64_t{1} << 16;

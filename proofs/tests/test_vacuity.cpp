@@ -8,7 +8,8 @@
 //
 // kRefuting holds one refuting mutant per proved obligation, found by the search below
 // (DISABLED_SearchRefutingMutants; run it with --gtest_also_run_disabled_tests after adding an
-// obligation). A new proved obligation without an entry fails EveryProvedObligationHasAMutant.
+// obligation). A new proved obligation without an entry fails EveryProvedObligationHasAMutant; the
+// per-id routes' route.<r>.spec_lane obligations share one entry (kSpecLane).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,7 +21,9 @@
 #include <vector>
 
 #include "common.hpp"  // proofs/src: i2_phi_of
+#include "kvaddr/model/errors.hpp"
 #include "kvaddr/proofs/registry.hpp"
+#include "kvaddr/translate/route_list.hpp"
 #include "sym.hpp"
 
 namespace {
@@ -49,10 +52,21 @@ std::vector<std::string> proved_names() {
   return v;
 }
 
+// route.<r>.spec_lane (proofs/src/per_id.cpp: every route opened with KVADDR_PER_ID_ROUTE_SPEC, a route
+// added to the list included): the table gather dropped, which moves the page index past the physical
+// pages (NV > N) and the lane past N*S.
+constexpr Entry kSpecLane = {"route.*.spec_lane", Op::gather_index, 0, nullptr};
+
+bool is_spec_lane(const std::string& name) {
+  const std::string suffix = ".spec_lane";
+  return name.rfind("route.", 0) == 0 && name.size() > suffix.size() &&
+         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 const Entry* entry_of(const std::string& name) {
   for (const auto& e : kRefuting)
     if (name == e.name) return &e;
-  return nullptr;
+  return is_spec_lane(name) ? &kSpecLane : nullptr;
 }
 
 std::string sanitize(const ::testing::TestParamInfo<std::string>& info) {
@@ -228,3 +242,23 @@ TEST(Vacuity, DISABLED_SearchRefutingMutants) {
 }
 
 }  // namespace
+
+// The per-id routes' obligation from their spec (route.<r>.spec_lane) holds in production and is refuted
+// by the routes' catalogue bugs that break it: B16 hands the virtual id on as a physical one (past N*ps
+// when NV > N), B14 returns the collapsed id untranslated (past N*S when NV*ps > N*S).
+TEST(PerIdSpecLane, ProvedInProductionRefutedByTheBugVariants) {
+  using kvaddr::Route;
+  using kvaddr::Variant;
+  const kvaddr::proofs::RunOptions o;
+  for (Route r : kvaddr::kPerIdRoutes) {
+    EXPECT_EQ(kvaddr::proofs::per_id_spec_lane_of(r, Variant::production, o).verdict, Verdict::proved)
+        << static_cast<int>(r);
+  }
+  const auto b16 = kvaddr::proofs::per_id_spec_lane_of(Route::transfer_ids, Variant::b16_virtual_as_physical, o);
+  EXPECT_EQ(b16.verdict, Verdict::refuted);
+  EXPECT_NE(b16.text.find("id_in_range"), std::string::npos) << b16.text;
+  const auto b14 = kvaddr::proofs::per_id_spec_lane_of(Route::dcp_read_translate, Variant::b14_dcp_untranslated, o);
+  EXPECT_EQ(b14.verdict, Verdict::refuted);
+  EXPECT_NE(b14.text.find("id_in_range"), std::string::npos) << b14.text;
+  EXPECT_THROW(kvaddr::proofs::per_id_spec_lane_of(Route::read_table, Variant::production, o), kvaddr::InvalidArgument);
+}
