@@ -62,8 +62,10 @@ HUGE_TABLE_ROWS = _S["HUGE_TABLE_ROWS"]  # (2047, 2051, 2049, 2048, 2050): the r
 HUGE_EAGER = _S["HUGE_EAGER"]  # [2^19 + 2, 2^12]
 TABLE_LIKE = ("canonical_page_table", "full_prefill_table", "read_table", "flashmla_block_table", "decode_metadata")
 STREAMED = ("mamba_translate", "eager_funnel")
-HUGE_ROUTES = ("token_translate", "swa_translate", "dcp_read_translate", "transfer_ids", "write_loc") + TABLE_LIKE \
-    + STREAMED
+# The per-id routes with an int64 output share one huge case (ids and out of HUGE_TOKENS, from their row in
+# kvaddr.cases.TOKEN_ROUTES), so a per-id route added to the list has one with no edit here.
+PER_ID_HUGE = tuple(r for r, row in C.TOKEN_ROUTES.items() if row[4] == np.int64 and r not in STREAMED)
+HUGE_ROUTES = PER_ID_HUGE + ("write_loc",) + TABLE_LIKE + STREAMED
 # Routes without a huge case, and why (report.huge["why"], docs/harness.md).
 NO_HUGE = {"kv_indices_inplace": "kv_indices_inplace cannot reach element 2^31: kv_indptr is int32, so every lane it "
                                  "reads or writes lies below kv_indptr[batch_size] <= 2^31 - 1"}
