@@ -79,13 +79,10 @@ void prop_per_id(Variant v) {
   const auto t = *g::tables();
   const auto ids = *g::tokens(t, ps, true);
   ViewSource src;
-  const typename S::Args defaults{};
+  set_scalar_defaults<S>(src);
   std::string_view ids_name;
   auto one = [&](const auto& f) {
-    constexpr ArgKind k = std::remove_cvref_t<decltype(f)>::kind;
-    if constexpr (k == ArgKind::int64 || k == ArgKind::boolean) {
-      src.set(f.name, defaults.*(f.member));
-    } else if constexpr (k == ArgKind::vec_in) {
+    if constexpr (std::remove_cvref_t<decltype(f)>::kind == ArgKind::vec_in) {
       if (ids_name.empty()) ids_name = f.name;
       else src.set(f.name, cvec(t.v2p));
     }

@@ -8,12 +8,13 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <deque>
 #include <map>
-#include <span>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -563,7 +564,7 @@ inline std::vector<std::string> route_fields(Route r) {
     return v;
   });
 }
-// A route's shape as plain data for the Python harness (python/kvaddr/routes.py): whether it is a
+// A route's shape as plain data for the Python harness (python/kvaddr/route_tables.py): whether it is a
 // per-id route (is_per_id_route: one id input, one table, scalars, one output lane per id) and its
 // fields in list order as (name, kind, int32 elements, required, default of an int64 / bool scalar
 // in the argument struct, else None). kind: "int64", "bool", "variant", "vec_in", "mat_in",
@@ -607,27 +608,16 @@ inline std::vector<std::int64_t> id_model_lanes(Route r, const std::vector<std::
     if constexpr (!is_per_id_route<S>) {
       throw InvalidArgument("route", std::string(S::name), "not a per-id route: it has no id_model");
     } else {
-      constexpr typename S::Args defaults{};
-      std::map<std::string, std::int64_t> values;
-      std::apply(
-          [&](const auto&... f) {
-            auto one = [&](const auto& x) {
-              constexpr ArgKind k = std::remove_cvref_t<decltype(x)>::kind;
-              if constexpr (k == ArgKind::int64 || k == ArgKind::boolean)
-                values[std::string(x.name)] = static_cast<std::int64_t>(defaults.*(x.member));
-            };
-            (one(f), ...);
-          },
-          S::fields());
+      ViewSource src;
+      const std::vector<FieldInfo> infos = field_infos<S>();
       for (const auto& [k, v] : scalars) {
-        if (!values.count(k)) throw InvalidArgument("scalars", k, "not a scalar field of " + std::string(S::name));
-        values[k] = v;
+        const auto f = std::find_if(infos.begin(), infos.end(), [&](const FieldInfo& i) { return i.name == k; });
+        if (f == infos.end() || (f->kind != ArgKind::int64 && f->kind != ArgKind::boolean))
+          throw InvalidArgument("scalars", k, "not a scalar field of " + std::string(S::name));
+        if (f->kind == ArgKind::boolean) src.set(k, v != 0);
+        else src.set(k, v);
       }
-      struct Scalars {
-        const std::map<std::string, std::int64_t>& v;
-        std::int64_t scalar(std::string_view k) const { return v.at(std::string(k)); }
-        bool flag(std::string_view k) const { return v.at(std::string(k)) != 0; }
-      } src{values};
+      set_scalar_defaults<S>(src);
       for (std::int64_t id : ids) lanes.push_back(id_model(spec, std::span<const std::int64_t>(table), src, id));
     }
     return lanes;

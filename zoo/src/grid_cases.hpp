@@ -102,18 +102,7 @@ void per_id_case(Variant variant, const Grid& g, Diff& diff) {
   if constexpr (has_field<S>("multiplier")) s.scalars.set("multiplier", g.M);
   if constexpr (requires { S::grid_sample(s); }) S::grid_sample(s);
   // Every other scalar at its argument struct's default, so that id_model can read each one.
-  const typename S::Args defaults{};
-  std::apply(
-      [&](const auto&... f) {
-        auto one = [&](const auto& fi) {
-          constexpr ArgKind k = std::remove_cvref_t<decltype(fi)>::kind;
-          if constexpr (k == ArgKind::int64 || k == ArgKind::boolean) {
-            if (!s.scalars.has(fi.name)) s.scalars.set(fi.name, defaults.*(fi.member));
-          }
-        };
-        (one(f), ...);
-      },
-      S::fields());
+  set_scalar_defaults<S>(s.scalars);
   std::vector<std::int64_t> want;
   for (const std::int64_t id : s.ids) want.push_back(id_model(S{}, s.table, s.scalars, id));
   std::vector<Out> out(s.ids.size(), kStale);

@@ -168,6 +168,20 @@ bool field_needed(const FieldInfo& f, Given&& given) {
   else return false;
 }
 
+// Sets every int64 and bool field of Spec that `src` does not hold yet (src.has / src.set, e.g. a
+// ViewSource) to its argument struct's default: the scalars a call leaves out, for id_model or fill_args.
+template <class Spec, class Src>
+void set_scalar_defaults(Src& src) {
+  const typename Spec::Args defaults{};
+  auto one = [&](const auto& f) {
+    constexpr ArgKind k = std::remove_cvref_t<decltype(f)>::kind;
+    if constexpr (k == ArgKind::int64 || k == ArgKind::boolean) {
+      if (!src.has(f.name)) src.set(f.name, defaults.*(f.member));
+    }
+  };
+  std::apply([&](const auto&... f) { (one(f), ...); }, Spec::fields());
+}
+
 // Whether the spec's output element type is a parameter (ArgsOf<Out>, fields_of<Out>()).
 template <class Spec>
 inline constexpr bool has_out_parameter = requires { typename Spec::template ArgsOf<std::int32_t>; };
