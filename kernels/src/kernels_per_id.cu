@@ -20,15 +20,24 @@ struct SpecOp {
   __device__ i64 tail() const { return 0; }
 };
 
-// A spec's lane values on the device: divisors as FastDivisor (LaunchShape::division 0 or 1) or
-// plain int64 (division 2), S = ps * M (validated to fit).
-struct FastValues {
-  FastDivisor div(i64 d) const { return FastDivisor::of(d); }
+// A spec's lane values on the device, its divisors of type D: Pow2Divisor, FastDivisor or plain int64
+// (LaunchShape::division 2); S = ps * M (validated to fit).
+template <class D>
+struct Values {
+  D div(i64 d) const {
+    if constexpr (std::is_same_v<D, i64>) return d;
+    else return D::of(d);
+  }
   i64 stride(i64 ps, i64 m) const { return ps * m; }
 };
-struct PlainValues {
-  i64 div(i64 d) const { return d; }
-  i64 stride(i64 ps, i64 m) const { return ps * m; }
+// Run on the host over a spec's lane construction: whether every divisor it asks for is a power of two.
+struct Pow2Probe : Values<i64> {
+  bool* all;
+  explicit Pow2Probe(bool* a) : all(a) {}
+  i64 div(i64 d) const {
+    *all = *all && Pow2Divisor::fits(d);
+    return d;
+  }
 };
 
 template <class Spec, class D, class Make>
@@ -43,11 +52,16 @@ void launch_lane(const typename Spec::Args& a, const Make& make, cudaStream_t s)
                           s, Spec::name.data());
 }
 
+// LaunchShape::division 0: Pow2Divisor when every divisor of the call is a power of two (every common
+// page and DCP size: a shift, no branch), FastDivisor otherwise; 1: FastDivisor; 2: int64 division.
 template <class Spec>
 void launch_spec(const typename Spec::Args& a, cudaStream_t s) {
   validate(a);
-  if (g_shape.division == 2) launch_lane<Spec, i64>(a, PlainValues{}, s);
-  else launch_lane<Spec, FastDivisor>(a, FastValues{}, s);
+  if (g_shape.division == 2) return launch_lane<Spec, i64>(a, Values<i64>{}, s);
+  bool pow2 = g_shape.division == 0;
+  if (pow2) (void)Spec::template lane<i64, i64>(a, Pow2Probe{&pow2});
+  if (pow2) launch_lane<Spec, Pow2Divisor>(a, Values<Pow2Divisor>{}, s);
+  else launch_lane<Spec, FastDivisor>(a, Values<FastDivisor>{}, s);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// kvaddr::FastDivisor (fast_div.hpp) against the builtin int64 `/` and `%`: every divisor class the
-// kernels use (powers of two, the 64-bit-magic path, the 65-bit "add" path, the largest divisors),
-// over edge dividends and random ones; and the lane functions instantiated with it.
+// kvaddr::FastDivisor and kvaddr::Pow2Divisor (fast_div.hpp) against the builtin int64 `/` and `%`:
+// every divisor class the kernels use (powers of two, the 64-bit-magic path, the 65-bit "add" path, the
+// largest divisors), over edge dividends and random ones; and the lane functions instantiated with them.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 namespace {
 
 using kvaddr::FastDivisor;
+using kvaddr::Pow2Divisor;
 using i64 = std::int64_t;
 constexpr i64 kMax = std::numeric_limits<i64>::max();
 constexpr i64 kMin = std::numeric_limits<i64>::min();
@@ -40,7 +41,8 @@ std::vector<i64> edge_dividends(i64 d) {
   return v;
 }
 
-void expect_exact(const FastDivisor& f, i64 a) {
+template <class Div>
+void expect_exact(const Div& f, i64 a) {
   const i64 d = f.d;
   // INT64_MIN / -1 is the only overflowing case of `/`, and d >= 1 excludes it.
   ASSERT_EQ(f.div(a), a / d) << "a = " << a << ", d = " << d;
@@ -161,6 +163,18 @@ TEST(FastDivisor, LanesAgreeWithBuiltinDivisors) {
         const i64 w = t < 0 ? t : t * dcp + static_cast<i64>(rng() % static_cast<std::uint64_t>(dcp));
         EXPECT_EQ((L::dcp_read_lane<i64, FastDivisor, FastDivisor>(w, g, fps, stride, fdcp, Variant::production)),
                   L::dcp_read_lane<i64>(w, g, ps, stride, dcp, Variant::production));
+        if (Pow2Divisor::fits(ps) && Pow2Divisor::fits(dcp)) {
+          const Pow2Divisor pps = Pow2Divisor::of(ps), pdcp = Pow2Divisor::of(dcp);
+          EXPECT_EQ((L::token_translate_lane<i64, Pow2Divisor>(t, g, pps, stride, Variant::e03_int32_offset)),
+                    L::token_translate_lane<i64>(t, g, ps, stride, Variant::e03_int32_offset));
+          EXPECT_EQ((L::transfer_lane<i64, Pow2Divisor>(t, g, pps, Variant::production)),
+                    L::transfer_lane<i64>(t, g, ps, Variant::production));
+          EXPECT_EQ((L::dcp_read_lane<i64, Pow2Divisor, Pow2Divisor>(w, g, pps, stride, pdcp, Variant::production)),
+                    L::dcp_read_lane<i64>(w, g, ps, stride, dcp, Variant::production));
+          for (i64 rank = 0; rank < dcp; ++rank)
+            EXPECT_EQ((L::write_loc_lane<i64, Pow2Divisor, Pow2Divisor>(w, g, pps, stride, pdcp, rank, Variant::production)),
+                      L::write_loc_lane<i64>(w, g, ps, stride, dcp, rank, Variant::production));
+        }
         for (i64 rank = 0; rank < dcp; ++rank) {
           EXPECT_EQ((L::write_loc_lane<i64, FastDivisor, FastDivisor>(w, g, fps, stride, fdcp, rank, Variant::production)),
                     L::write_loc_lane<i64>(w, g, ps, stride, dcp, rank, Variant::production));
@@ -168,6 +182,70 @@ TEST(FastDivisor, LanesAgreeWithBuiltinDivisors) {
                     L::write_loc_lane<i64>(w, g, ps, stride, dcp, rank, Variant::e03_int32_offset));
         }
       }
+    }
+  }
+}
+
+// ---- Pow2Divisor ----
+
+TEST(Pow2Divisor, HandComputedSmallCases) {
+  const Pow2Divisor one = Pow2Divisor::of(1), two = Pow2Divisor::of(2), sixty_four = Pow2Divisor::of(64);
+  EXPECT_EQ(sixty_four.shift, 6);
+  EXPECT_EQ(one.shift, 0);
+  EXPECT_EQ(two.div(7), 3);
+  EXPECT_EQ(two.rem(7), 1);
+  EXPECT_EQ(two.div(-7), -3);  // truncates toward zero, not floor (-4)
+  EXPECT_EQ(two.rem(-7), -1);  // the dividend's sign
+  EXPECT_EQ(sixty_four.div(-1), 0);
+  EXPECT_EQ(sixty_four.rem(-1), -1);
+  EXPECT_EQ(sixty_four.div(-64), -1);
+  EXPECT_EQ(sixty_four.rem(-64), 0);
+  EXPECT_EQ(sixty_four.div(-65), -1);
+  EXPECT_EQ(sixty_four.rem(-65), -1);
+  EXPECT_EQ(sixty_four.div(130), 2);
+  EXPECT_EQ(sixty_four.rem(130), 2);
+  EXPECT_EQ(one.div(kMin), kMin);
+  EXPECT_EQ(one.rem(kMin), 0);
+  EXPECT_EQ(Pow2Divisor::of(i64(1) << 62).div(kMin), -2);
+  EXPECT_EQ(Pow2Divisor::of(i64(1) << 62).rem(kMin), 0);
+  EXPECT_EQ(Pow2Divisor::of(i64(1) << 62).div(kMax), 1);
+  EXPECT_EQ(Pow2Divisor::of(i64(1) << 62).rem(kMax), (i64(1) << 62) - 1);
+  EXPECT_EQ(static_cast<i64>(sixty_four), 64);
+}
+
+// fits() on both sides of every boundary: 0 and negatives, 1, non-powers next to powers, 2^62, INT64_MAX.
+TEST(Pow2Divisor, FitsExactlyThePowersOfTwo) {
+  EXPECT_FALSE(Pow2Divisor::fits(0));
+  EXPECT_FALSE(Pow2Divisor::fits(-1));
+  EXPECT_FALSE(Pow2Divisor::fits(-64));
+  EXPECT_FALSE(Pow2Divisor::fits(kMin));
+  EXPECT_TRUE(Pow2Divisor::fits(1));
+  for (int k = 1; k <= 62; ++k) {
+    const i64 p = i64(1) << k;
+    EXPECT_TRUE(Pow2Divisor::fits(p)) << p;
+    EXPECT_FALSE(Pow2Divisor::fits(p + 1)) << p + 1;
+    if (k >= 2) EXPECT_FALSE(Pow2Divisor::fits(p - 1)) << p - 1;
+    EXPECT_EQ(Pow2Divisor::of(p).shift, k);
+    EXPECT_EQ(Pow2Divisor::of(p).d, p);
+  }
+  EXPECT_FALSE(Pow2Divisor::fits(kMax));
+  EXPECT_FALSE(Pow2Divisor::fits(3));
+  EXPECT_FALSE(Pow2Divisor::fits(14));
+  EXPECT_EQ(Pow2Divisor::of(14).d, 1);  // outside the precondition: the divisor 1
+}
+
+TEST(Pow2Divisor, EveryPowerEdgeAndRandomDividends) {
+  std::mt19937_64 rng(99);
+  for (int k = 0; k <= 62; ++k) {
+    const i64 d = i64(1) << k;
+    const Pow2Divisor p = Pow2Divisor::of(d);
+    for (i64 a : edge_dividends(d)) expect_exact(p, a);
+    for (int i = 0; i < 2000; ++i) {
+      const i64 scaled = static_cast<i64>(rng() >> (rng() % 64));
+      expect_exact(p, static_cast<i64>(rng()));
+      expect_exact(p, static_cast<i64>(rng() % 4096) - 2048);
+      expect_exact(p, scaled);
+      expect_exact(p, -scaled);
     }
   }
 }
