@@ -22,7 +22,7 @@ constexpr std::array<std::string_view, kFirstPerIdKernel> kNames = {
     "token_translate_i64", "token_translate_i32", "flashmla_block_table", "canonical_page_table",
     "read_table",          "read_stream",         "decode_metadata",      "eager_funnel",
     "kv_indices_inplace",  "write_loc",           "swa_translate_i64",    "swa_translate_i32",
-    "mamba_translate",     "full_prefill_table",  "envelope_moves"};
+    "full_prefill_table",  "envelope_moves"};
 
 bool is_per_id_kernel(DiffKernel k) {
   return static_cast<int>(k) >= kFirstPerIdKernel && static_cast<int>(k) < kDiffKernelCount;
@@ -45,7 +45,6 @@ void run_kernel_case(Ctx& c) {
     case DiffKernel::eager_funnel: return case_eager(c);
     case DiffKernel::kv_indices_inplace: return case_kv_inplace(c);
     case DiffKernel::write_loc: return case_write_loc(c);
-    case DiffKernel::mamba_translate: return case_mamba(c);
     case DiffKernel::envelope_moves: return case_envelope(c);
     default: return;  // the per-id kernels, above
   }
@@ -101,7 +100,6 @@ Route route_of(DiffKernel k) noexcept {
     case DiffKernel::write_loc: return Route::write_loc;
     case DiffKernel::swa_translate_i64:
     case DiffKernel::swa_translate_i32: return Route::swa_translate;
-    case DiffKernel::mamba_translate: return Route::mamba_translate;
     case DiffKernel::full_prefill_table: return Route::full_prefill_table;
     case DiffKernel::envelope_moves: return Route::transfer_ids;
     default: break;  // the per-id kernels, above

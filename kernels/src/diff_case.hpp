@@ -414,7 +414,6 @@ inline void mark_ps(Ctx& c, i64 ps) {
 // ---- the cases (diff_cases_token.cpp, diff_cases_table.cpp) --------------------------------------
 template <class Out>
 void case_token(Ctx& c, bool swa);
-void case_mamba(Ctx& c);
 void case_per_id(Ctx& c, Route r);  // a per-id route of the list, from its spec
 void case_write_loc(Ctx& c);
 void case_kv_inplace(Ctx& c);

@@ -1,6 +1,6 @@
 // Differential check, token-granular cases: token_translate / swa_translate (int64 and int32
-// outputs), mamba_translate, the per-id routes of the list (from their specs), write_loc,
-// kv_indices_inplace and envelope_moves. Each case draws its inputs from the case stream (diff_case.hpp), runs the host
+// outputs), the per-id routes of the list (mamba_translate, dcp_read_translate, transfer_ids: from
+// their specs), write_loc, kv_indices_inplace and envelope_moves. Each case draws its inputs from the case stream (diff_case.hpp), runs the host
 // route, the GPU kernel (unless host-only) and compares every output element, then the model.
 #include <limits>
 #include <span>
@@ -150,33 +150,11 @@ void case_token(Ctx& c, bool swa) {
   }
 }
 
-void case_mamba(Ctx& c) {
-  c.variant = Variant::production;
-  const i64 n = lanes_for(c);
-  Pool p = make_pool(c, 1, 1, c.rng.uniform(2, c.scale + 2), true);
-  const bool clamp = c.rng.chance(0.3);
-  std::vector<i64> slots(sz(n));
-  for (auto& s : slots) s = c.rng.uniform(0, p.num_virtual);
-  const i64 slack = c.rng.uniform(0, 40);
-  c.geo.kv("N", n).kv("clamp", clamp).kv("slack", slack);
-  std::vector<i32> host_out = stale<i32>(c, n + slack);
-  const std::vector<i32> initial = host_out;
-  translate::mamba_translate({cvec(slots), cvec(p.v2p), clamp, mvec(host_out)});
-  if (!c.host_only) {
-  i32* d_out = c.dev.up(initial);
-  launch_mamba_translate({{c.dev.up(slots), n}, {c.dev.up_v2p(p.v2p), ssz(p.v2p.size())}, clamp, {d_out, ssz(initial.size())}}, nullptr);
-  cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  c.compare("out", host_out, d_out);
-  }
-  c.res.lanes += n;
-  for (i64 i = 0; i < n && !c.res.mismatch; ++i)
-    c.model_lane("out", i, host_out[sz(i)], [&] { return model::mamba_slot(p.v2p, slots[sz(i)], clamp); });
-}
-
 // A per-id route (kPerIdRoutes) from its spec alone: its ids are pool tokens (padding 0.05) over the
-// pool's v2p, page_size drawn, the multiplier drawn where the route has one, the other scalars at
-// their struct defaults; the spec's draw_sample(sample, rng) may redraw the ids and scalars. The
-// variant is production or one of the route's behaviours; every lane is compared with id_model.
+// pool's v2p, page_size drawn where the route has one (else 1), the multiplier likewise, the other
+// scalars at their struct defaults; the spec's draw_sample(sample, rng) may redraw the ids and
+// scalars. The variant is production or one of the route's behaviours; every lane is compared with
+// id_model. Out is the route's output element type (an int32 output never aliases the int64 ids).
 struct PerIdSample {
   std::vector<i64> ids;
   std::vector<i64> table;
@@ -190,30 +168,35 @@ void per_id_spec_case(Ctx& c) {
   for (int b = 0; b < kBehaviourCount; ++b)
     if (S::accepts(static_cast<Behaviour>(b))) planted.push_back(Variant::of(static_cast<Behaviour>(b)));
   c.variant = c.choose_variant(planted);
-  const i64 ps = pick_ps(c, false), M = has_field<S>("multiplier") ? pick_m(c) : 1, n = lanes_for(c);
+  using Out = std::remove_cv_t<std::remove_pointer_t<decltype(P::out(typename S::Args{}).data)>>;
+  const i64 ps = has_field<S>("page_size") ? pick_ps(c, false) : 1, M = has_field<S>("multiplier") ? pick_m(c) : 1;
+  const i64 n = lanes_for(c);
   mark_ps(c, ps);
-  Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), false, true);
+  constexpr bool int32_out = std::is_same_v<Out, i32>;  // an int32 output: ids in int32, no pages past 2^31
+  Pool p = make_pool(c, ps, M, c.rng.uniform(2, std::max<i64>(2, c.scale / ps + 2)), int32_out, !int32_out);
   PerIdSample s;
   s.ids.resize(sz(n));
   for (auto& t : s.ids) t = token(c, p, 0.05);
   s.table = p.v2p;
-  s.scalars.set("page_size", ps);
+  if constexpr (has_field<S>("page_size")) s.scalars.set("page_size", ps);
   if constexpr (has_field<S>("multiplier")) s.scalars.set("multiplier", M);
   if constexpr (requires { S::draw_sample(s, c.rng); }) S::draw_sample(s, c.rng);
-  const typename S::Args defaults{};
+  set_scalar_defaults<S>(s.scalars);
   std::apply(
       [&](const auto&... f) {
         auto one = [&](const auto& fi) {
-          if constexpr (std::remove_cvref_t<decltype(fi)>::kind == ArgKind::int64) {
-            if (!s.scalars.has(fi.name)) s.scalars.set(fi.name, defaults.*(fi.member));
+          constexpr ArgKind k = std::remove_cvref_t<decltype(fi)>::kind;
+          if constexpr (k == ArgKind::int64) {
             if (fi.name != "page_size" && fi.name != "multiplier") c.geo.kv(fi.name.data(), s.scalars.scalar(fi.name));
+          } else if constexpr (k == ArgKind::boolean) {
+            c.geo.kv(fi.name.data(), s.scalars.flag(fi.name));
           }
         };
         (one(f), ...);
       },
       S::fields());
   c.geo.kv("N", n);
-  const auto args = [&](Vec<const i64> ids, Vec<const i64> table, Vec<i64> out) {
+  const auto args = [&](Vec<const i64> ids, Vec<const i64> table, Vec<Out> out) {
     ViewSource src = s.scalars;
     src.set(P::ids_name, ids);
     src.set(P::table_name, table);
@@ -222,17 +205,19 @@ void per_id_spec_case(Ctx& c) {
     set_variant(a, c.variant);
     return a;
   };
-  const auto host = [&](Vec<const i64> ids, Vec<i64> out) { S::run(args(ids, cvec(s.table), out)); };
-  const auto device = [&](Vec<const i64> ids, Vec<i64> out) {
+  const auto host = [&](Vec<const i64> ids, Vec<Out> out) { S::run(args(ids, cvec(s.table), out)); };
+  const auto device = [&](Vec<const i64> ids, Vec<Out> out) {
     launch(args(ids, {c.dev.up_v2p(s.table), ssz(s.table.size())}, out), nullptr);
   };
   const auto want = [&](i64 i, i64) { return id_model(S{}, s.table, s.scalars, s.ids[sz(i)]); };
-  if (c.edge_on(0.3)) return alias_case(c, gen::AliasRule::exact, s.ids, n, host, device, want, [&](i64) { return n; });
-  std::vector<i64> host_out = stale<i64>(c, n + 3);
-  const std::vector<i64> initial = host_out;
+  if constexpr (std::is_same_v<Out, i64>) {
+    if (c.edge_on(0.3)) return alias_case(c, gen::AliasRule::exact, s.ids, n, host, device, want, [&](i64) { return n; });
+  }
+  std::vector<Out> host_out = stale<Out>(c, n + 3);
+  const std::vector<Out> initial = host_out;
   host(cvec(s.ids), mvec(host_out));
   if (!c.host_only) {
-    i64* d_out = c.dev.up(initial);
+    Out* d_out = c.dev.up(initial);
     device({c.dev.up(s.ids), n}, {d_out, ssz(initial.size())});
     cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     c.compare("out", host_out, d_out);

@@ -1,4 +1,4 @@
-// CUDA kernels of the streaming routes (token_translate, swa_translate, write_loc, mamba_translate):
+// CUDA kernels of the streaming routes (token_translate, swa_translate, write_loc):
 // one lane function of kvaddr/translate/lanes.hpp per output lane. (The per-id routes run on
 // kernels_per_id.cu.)
 #include "kernel_common.cuh"
@@ -16,11 +16,6 @@ struct TokenOp {
     if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
     else return L::token_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
   }
-  __device__ i64 tail() const { return 0; }
-};
-struct MambaOp {
-  Gather g; bool clamp;
-  __device__ i64 operator()(i64 slot) const { return L::mamba_lane<i64>(slot, g, clamp); }
   __device__ i64 tail() const { return 0; }
 };
 // write_loc: lanes [0, N) translated; the tail [N, out_width) gets `fill` (the sink 0; E02: -1).
@@ -72,11 +67,6 @@ void launch_write_loc(const WriteLocArgs& a, cudaStream_t s) {
                                                                a.dcp_rank, a.variant, fill},
                        s, "write_loc");
   });
-}
-
-void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s) {
-  validate(a);
-  launch_elementwise<i32>(a.slots.data, a.slots.size, a.out.data, MambaOp{Gather{a.v2p.data}, a.clamp}, s, "mamba_translate");
 }
 
 }  // namespace kvaddr::gpu

@@ -15,6 +15,8 @@
 #include "kvaddr/gen/edges.hpp"
 #include "kvaddr/kernels/diff.hpp"
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/fill_args.hpp"
+#include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
 
@@ -84,13 +86,23 @@ const std::map<gpu::DiffKernel, std::vector<std::string>>& expected_classes() {
       {K::kv_indices_inplace, with(ps, {"alias_admitted"})},
       {K::write_loc, with(with(ps, alias), {"values_past_2^31"})},
       {K::envelope_moves, ps},
-      {K::mamba_translate, {}},
   };
-  // Every per-id kernel (kPerIdRoutes) draws the classes of its generic case.
+  // Every per-id kernel (kPerIdRoutes) draws the classes of its generic case: the page-size classes
+  // where the route has a page size, aliasing and values past 2^31 where its output is int64 (mamba's
+  // int32 output has neither).
   static const std::map<K, std::vector<std::string>> all = [&] {
     auto r = m;
-    for (int k = gpu::kFirstPerIdKernel; k < gpu::kDiffKernelCount; ++k)
-      r[static_cast<K>(k)] = with(with(ps, alias), {"values_past_2^31"});
+    for (int k = gpu::kFirstPerIdKernel; k < gpu::kDiffKernelCount; ++k) {
+      visit_route(gpu::route_of(static_cast<K>(k)), [&](auto spec) {
+        using S = decltype(spec);
+        if constexpr (uses_per_id_runner<S>) {
+          using Out = std::remove_pointer_t<decltype(PerIdShape<S>::out(typename S::Args{}).data)>;
+          std::vector<std::string> c = has_field<S>("page_size") ? ps : std::vector<std::string>{};
+          if (std::is_same_v<Out, i64>) c = with(with(c, alias), {"values_past_2^31"});
+          r[static_cast<K>(k)] = c;
+        }
+      });
+    }
     return r;
   }();
   return all;

@@ -26,6 +26,13 @@ constexpr bool is_multiplier(std::string_view name) {
   return name.size() >= m.size() && name.substr(name.size() - m.size()) == m;
 }
 
+// A route without a page size reads its table at the id itself: page size 1 only.
+template <class Spec>
+constexpr bool has_page_size() {
+  return std::apply([](const auto&... f) { return ((f.kind == ArgKind::int64 && f.name == "page_size") || ...); },
+                    Spec::fields());
+}
+
 template <class Spec>
 constexpr bool has_multiplier() {
   return std::apply([](const auto&... f) { return ((f.kind == ArgKind::int64 && is_multiplier(f.name)) || ...); },
@@ -33,7 +40,8 @@ constexpr bool has_multiplier() {
 }
 
 // The call's argument struct: page_size = ps, the multiplier field(s) = m, the variant v, every other
-// field at its default (the arrays stay empty: the lane reads its scalars only).
+// field at its default (the arrays stay empty: the lane reads its scalars only), then the spec's
+// sink_safe(a) where it has one (the scalars under which it promises the sink contract).
 template <class Spec>
 typename Spec::Args args_of(std::int64_t ps, std::int64_t m, Variant v) {
   typename Spec::Args a{};
@@ -47,6 +55,7 @@ typename Spec::Args args_of(std::int64_t ps, std::int64_t m, Variant v) {
     }
   };
   std::apply([&](const auto&... f) { (set(f), ...); }, Spec::fields());
+  if constexpr (requires { Spec::sink_safe(a); }) Spec::sink_safe(a);
   return a;
 }
 
@@ -87,7 +96,8 @@ Outcome spec_lane_query(Variant v, std::int64_t ps, std::int64_t m, unsigned tim
 template <class Spec>
 Outcome spec_lane_sweep(Variant v, unsigned timeout_ms) {
   const std::vector<std::int64_t> ms = has_multiplier<Spec>() ? kMultipliers : std::vector<std::int64_t>{1};
-  return sweep(kPageSizes, [&](std::int64_t ps) {
+  const std::vector<std::int64_t> pss = has_page_size<Spec>() ? kPageSizes : std::vector<std::int64_t>{1};
+  return sweep(pss, [&](std::int64_t ps) {
     return sweep(ms, [&](std::int64_t m) { return spec_lane_query<Spec>(v, ps, m, timeout_ms); });
   });
 }
@@ -116,7 +126,10 @@ void add_per_id_obligations(std::vector<Def>& out) {
                           "id -1 (padding) or 0 <= id < NV*ps; the route's other scalars at their defaults",
                           "every table load lies in [0, NV], the padding id gives the sink 0, 0 <= out < N*S "
                           "(S = ps*M, or ps without a multiplier), int64 exact",
-                          std::string(has_multiplier<S>() ? "ps in {1, 3, 64}, M in {1, 3}" : "ps in {1, 3, 64}") +
+                          std::string(!has_page_size<S>() ? "ps 1 (no page size)"
+                                      : has_multiplier<S>() ? "ps in {1, 3, 64}, M in {1, 3}"
+                                                            : "ps in {1, 3, 64}") +
+                              (requires(typename S::Args a) { S::sink_safe(a); } ? " under the spec's sink_safe scalars" : "") +
                               ", N, NV and the table symbolic",
                           Verdict::proved},
                          [id = S::id](const RunOptions& o) { return per_id_spec_lane_of(id, Variant::production, o); }));

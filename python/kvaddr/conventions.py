@@ -66,10 +66,10 @@ def reference(case, variant="production", table_guards=False):
     if case.alias:  # the input as the very elements of the output buffer the kernel gets (alias_view)
         kw[case.alias[1]] = alias_view(outs[case.alias[0]], case)
     kw.update(case.scalars)
-    if route != "mamba_translate":
+    if _routes.has_variant(route):
         kw["variant"] = variant
     elif variant != "production":
-        raise _core.InvalidArgument(f"variant = {variant}: mamba_translate has no variants")
+        raise _core.InvalidArgument(f"variant = {variant}: {route} has no variants")
     if route in ("decode_metadata", "kv_indices_inplace"):
         getattr(_core, route)(**kw, **outs)
     else:
@@ -99,7 +99,7 @@ def host_kernel(route, variant="production"):
         views = {k: kw.pop(k) for k in outs}
         args = {k: np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
         tmp = {k: np.array(v, copy=True, order="C") for k, v in views.items()}
-        if route != "mamba_translate":
+        if _routes.has_variant(route):
             args["variant"] = variant
         fn(**args, **{out_names.get(k, k): v for k, v in tmp.items()})
         for k, v in views.items():

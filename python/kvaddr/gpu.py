@@ -318,16 +318,16 @@ def kernel(route, variant="production"):
     name = ALIASES.get(route, route)
     if name not in ROUTES:
         raise ValueError(f"route = {route!r}: kvaddr.gpu has {', '.join(ROUTES)} (and the aliases {', '.join(ALIASES)})")
-    if name == "mamba_translate":
+    if not _routes.has_variant(name):
         if variant != "production":
-            raise ValueError(f"variant = {variant!r}: mamba_translate has no variants")
+            raise ValueError(f"variant = {variant!r}: {name} has no variants")
     elif variant not in _core.variants(name):
         raise ValueError(f"variant = {variant!r}: {name} accepts {', '.join(_core.variants(name))}")
     _require()
 
     def launch(stream=None, **kwargs):
         fields, temps = marshal(name, kwargs)
-        if name != "mamba_translate":
+        if _routes.has_variant(name):
             fields["variant"] = variant
         s = default_stream() if stream is None else _int("stream", stream)
         _gpu.launch(name, fields, s)

@@ -28,6 +28,7 @@ from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
 from .conventions import CRASH_VARIANTS, broken_preconditions, output_dtypes, reference
 from .overflow import check_mode as check_overflow_mode
+from .route_tables import has_variant
 from .overflow import describe as overflow_line
 from .overflow import note_rejected, overflow_case
 from .shrink import shrink_recipe
@@ -394,7 +395,7 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
     if ext is not None:
         forms.append(ext)
     names = []
-    for v in _core.variants(case.route) if case.route != "mamba_translate" else []:
+    for v in _core.variants(case.route) if has_variant(case.route) else []:
         if v == claimed:
             continue
         for c, act in forms:
@@ -437,7 +438,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     route = C.ALIASES.get(route, route)
     if route not in C.ROUTES:
         raise ValueError(f"route = {route!r}: the harness supports {', '.join(C.ROUTES)}")
-    if route != "mamba_translate" and variant not in _core.variants(route):
+    if has_variant(route) and variant not in _core.variants(route):
         raise ValueError(f"variant = {variant!r}: {route} accepts {', '.join(_core.variants(route))}")
     fam = family(device, array)
     rep = Report(route, int(seed), variant, device, fam.name, bool(graph), shard=shard,

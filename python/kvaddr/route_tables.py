@@ -105,6 +105,11 @@ def has_field(route, name):
     return any(f[0] == name for f in shape(route)["fields"])
 
 
+def has_variant(route):
+    """Whether the route takes a variant (mamba_translate, the raw slot gather, takes none)."""
+    return bool(_fields(route, "variant"))
+
+
 def _derived_convention(route):
     what = {"vec_in": "in", "vec_out": "out"}
     conv = []

@@ -100,7 +100,6 @@ void run(const EagerFunnelArgs& a, cudaStream_t s) { gpu::launch_eager_funnel(a,
 void run(const KvIndicesInplaceArgs& a, cudaStream_t s) { gpu::launch_kv_indices_inplace(a, s); }
 void run(const WriteLocArgs& a, cudaStream_t s) { gpu::launch_write_loc(a, s); }
 void run(const SwaTranslateArgs<int64_t>& a, cudaStream_t s) { gpu::launch_swa_translate(a, s); }
-void run(const MambaTranslateArgs& a, cudaStream_t s) { gpu::launch_mamba_translate(a, s); }
 void run(const FullPrefillTableArgs& a, cudaStream_t s) { gpu::launch_full_prefill_table(a, s); }
 // A per-id route (KVADDR_PER_ID_ROUTE_SPEC): the per-id launcher, with no line per route.
 template <class A, Route R = PerIdRouteOf<A>::value>

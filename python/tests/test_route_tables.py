@@ -32,6 +32,12 @@ def test_route_shape_of_mamba_and_a_table_route():
         _core.route_shape("no_such_route")
 
 
+def test_has_variant_is_read_off_the_field_list():
+    assert R.has_variant("token_translate") and R.has_variant("transfer_ids") and R.has_variant("read_table")
+    assert not R.has_variant("mamba_translate")
+    assert [r for r in R.route_names() if not R.has_variant(r)] == ["mamba_translate"]
+
+
 def test_per_id_routes_are_read_off_the_list():
     assert R.per_id_routes() == ("token_translate", "swa_translate", "mamba_translate", "dcp_read_translate",
                                  "transfer_ids")

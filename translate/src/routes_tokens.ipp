@@ -1,11 +1,9 @@
-// Token-granular host routes (spec §4.1, §4.7-§4.10, §4.13 move_kv_cache; the per-id routes
-// dcp_read_translate and transfer_ids run on routes_per_id.ipp): one lane per id, every lane
+// Token-granular host routes (spec §4.1, §4.7-§4.9, §4.13 move_kv_cache; the per-id routes
+// mamba_translate, dcp_read_translate and transfer_ids run on routes_per_id.ipp): one lane per id, every lane
 // reads its input before writing its output, so exact aliasing of out and ids is safe.
 // Included by routes_plain.cpp (hooks policy NoHooks) and by mutation/hooked.cpp
 // (MutationHooks) inside namespace kvaddr::translate::detail::<policy namespace>, after
 // validate_body.ipp; H, CI and TableGather are that namespace's policy types.
-
-
 
 // §4.1: out[i] = t < 0 ? 0 : max(v2p[t / ps] * ps * M + t % ps, 0) for i < ids.size; out's tail
 // past ids.size is untouched.
@@ -109,22 +107,6 @@ void write_loc(const WriteLocArgs& a) {
     const auto fill = Spec::tail_fill<std::int64_t>(a.variant);
     for (std::int64_t i = H::bound(a.loc.size); i < a.out.size; ++i) put<H>(a.out, i, "out") = fill;
   }
-}
-
-// §4.10: out[i] = int32(v2p[slots[i]]) (clamped at 0 when `clamp`); a padding or out-of-table
-// slot is a read outside v2p (OutOfRange), as the Triton kernel would read out of bounds.
-void mamba_translate(const MambaTranslateArgs& a) {
-  validate_args(a);
-  const detail::Rollback rollback(a.out);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::mamba_translate));
-  const TableGather g{a.v2p, "v2p"};
-  rename_lane_overflow("out", [&] {
-    for (std::int64_t i = 0; i < a.slots.size; ++i) {
-      H::lane(0);
-      const CI v(a.slots.data[i]);
-      put<H>(a.out, i, "out") = narrow_out<std::int32_t>(lanes::mamba_lane(v, g, a.clamp), "out");
-    }
-  });
 }
 
 // §4.13 move_kv_cache: run r covers tokens [r*ps, (r+1)*ps) of dst_tokens / src_tokens, which must

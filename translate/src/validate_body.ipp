@@ -241,16 +241,7 @@ void validate_args(const WriteLocArgs& a) {
   check_disjoint(a.out, a.v2p, "out", "v2p");
 }
 
-// ---- §4.10, §4.11, §4.13 -----------------------------------------------------------------------------
-void validate_args(const MambaTranslateArgs& a) {
-  const ValidateScope scope(mutation::unit_of(Route::mamba_translate));
-  check_vec(a.slots, "slots");
-  check_required(a.v2p, "v2p");
-  check_at_least(a.out, "out", a.slots.size);
-  check_disjoint(a.out, a.slots, "out", "slots");
-  check_disjoint(a.out, a.v2p, "out", "v2p");
-}
-
+// ---- §4.11, §4.13 -----------------------------------------------------------------------------
 void validate_args(const FullPrefillTableArgs& a) {
   const ValidateScope scope(mutation::unit_of(Route::full_prefill_table));
   const std::int64_t b = check_page_table_args(a, Route::full_prefill_table);

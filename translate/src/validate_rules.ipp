@@ -135,14 +135,25 @@ Span span_of(const Mat<T>& m) {
 }
 bool overlaps(Span a, Span b) { return a.lo < a.hi && b.lo < b.hi && a.lo < b.hi && b.lo < a.hi; }
 
-// `out` must be exactly `in` (same element type, same pointer, same size) or disjoint from it.
+// `out` must not overlap `in`.
+template <class O, class I>
+void check_disjoint(const O& out, const I& in, std::string_view out_name, std::string_view in_name) {
+  if (!H::rule(!overlaps(span_of(out), span_of(in)))) {
+    throw InvalidArgument(std::string(out_name), "overlapping buffer", "must not overlap " + std::string(in_name));
+  }
+}
+// `out` must be exactly `in` (same element type, same pointer, same size) or disjoint from it;
+// an `out` of another element type than `in` must be disjoint from it.
 template <class O, class I>
 void check_exact_alias_or_disjoint(const Vec<O>& out, const Vec<I>& in, std::string_view out_name,
                                    std::string_view in_name) {
-  if (!overlaps(span_of(out), span_of(in))) return;
   constexpr bool same_type = std::is_same_v<std::remove_const_t<O>, std::remove_const_t<I>>;
-  const bool exact = same_type && static_cast<const void*>(out.data) == static_cast<const void*>(in.data) &&
-                     out.size == in.size;
+  if constexpr (!same_type) {
+    return check_disjoint(out, in, out_name, in_name);  // elements of two widths never alias exactly
+  } else {
+    if (!overlaps(span_of(out), span_of(in))) return;
+  }
+  const bool exact = static_cast<const void*>(out.data) == static_cast<const void*>(in.data) && out.size == in.size;
   if (!H::rule(exact)) {
     throw InvalidArgument(std::string(out_name), "size " + s(out.size),
                           "partially overlaps " + std::string(in_name) + " (must alias it exactly or be disjoint)");
@@ -159,12 +170,6 @@ void check_prefix_alias_or_disjoint(const Vec<O>& out, const Vec<I>& in, std::st
   if (!H::rule(exact)) {
     throw InvalidArgument(std::string(out_name), "size " + s(out.size),
                           "partially overlaps " + std::string(in_name) + " (must alias it exactly or be disjoint)");
-  }
-}
-template <class O, class I>
-void check_disjoint(const O& out, const I& in, std::string_view out_name, std::string_view in_name) {
-  if (!H::rule(!overlaps(span_of(out), span_of(in)))) {
-    throw InvalidArgument(std::string(out_name), "overlapping buffer", "must not overlap " + std::string(in_name));
   }
 }
 

@@ -18,7 +18,7 @@ namespace kvaddr::gpu {
 
 // One kernel entry point of the differential check (a route, or a route at one output width).
 // Past envelope_moves, one per route of kPerIdRoutes (route_list.hpp), in list order: their names,
-// routes and cases come from the list (a per-id route needs no entry here; the two named below
+// routes and cases come from the list (a per-id route needs no entry here; the three named below
 // are the per-id routes of this tree, for callers that name them).
 enum class DiffKernel : std::int32_t {
   token_translate_i64 = 0,
@@ -33,13 +33,13 @@ enum class DiffKernel : std::int32_t {
   write_loc,
   swa_translate_i64,
   swa_translate_i32,
-  mamba_translate,
   full_prefill_table,
   envelope_moves,
+  mamba_translate,
   dcp_read_translate,
   transfer_ids,
 };
-inline constexpr int kFirstPerIdKernel = static_cast<int>(DiffKernel::dcp_read_translate);
+inline constexpr int kFirstPerIdKernel = static_cast<int>(DiffKernel::mamba_translate);
 inline constexpr int kDiffKernelCount = kFirstPerIdKernel + static_cast<int>(kPerIdRoutes.size());
 // The kernel of the per-id route r (one of kPerIdRoutes).
 constexpr DiffKernel per_id_kernel(Route r) {
@@ -50,7 +50,8 @@ constexpr DiffKernel per_id_kernel(Route r) {
   }
   return static_cast<DiffKernel>(kDiffKernelCount);
 }
-static_assert(per_id_kernel(Route::dcp_read_translate) == DiffKernel::dcp_read_translate &&
+static_assert(per_id_kernel(Route::mamba_translate) == DiffKernel::mamba_translate &&
+                  per_id_kernel(Route::dcp_read_translate) == DiffKernel::dcp_read_translate &&
                   per_id_kernel(Route::transfer_ids) == DiffKernel::transfer_ids,
               "the named per-id kernels follow kPerIdRoutes");
 std::string_view to_string(DiffKernel k) noexcept;

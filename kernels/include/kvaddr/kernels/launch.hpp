@@ -90,7 +90,6 @@ LaunchShape launch_shape();
 //   §4.7 in-place kv_indices translate: fixed grid, n = kv_indptr[batch_size] read on the device;
 //   §4.8 write loc: lanes [0, N) translated, [N, out_width) zeroed in the same launch;
 //   §4.9 SWA translate (int64 and int32 out);
-//   §4.10 Mamba slot translate (raw gather, int32 out);
 //   §4.11 FULL-prefill graph table;
 //   §4.13 envelope moves (page-major runs -> pages).
 #define KVADDR_DECLARE_LAUNCH(fn, A) void launch_##fn(const A& a, cudaStream_t s);
@@ -98,15 +97,16 @@ KVADDR_HOST_ROUTES(KVADDR_DECLARE_LAUNCH)
 KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_DECLARE_LAUNCH)
 #undef KVADDR_DECLARE_LAUNCH
 
-// The launcher of every per-id route (KVADDR_PER_ID_ROUTE_SPEC: §4.12 dcp_read_translate, §4.13
-// transfer_ids): one kernel over the spec's lane (kernels/src/kernels_per_id.cu), out may alias
-// the ids exactly. launch_per_id takes the route and its Args by address; launch(a, s) is the typed form.
+// The launcher of every per-id route (KVADDR_PER_ID_ROUTE_SPEC: §4.10 mamba_translate, §4.12
+// dcp_read_translate, §4.13 transfer_ids): one kernel over the spec's lane (kernels/src/kernels_per_id.cu),
+// out may alias the ids exactly where both have one element type. launch_per_id takes the route and its Args by address; launch(a, s) is the typed form.
 void launch_per_id(Route r, const void* args, cudaStream_t s);
 template <class A, class = decltype(PerIdRouteOf<A>::value)>
 void launch(const A& a, cudaStream_t s) {
   launch_per_id(PerIdRouteOf<A>::value, &a, s);
 }
-// The names the two per-id launchers had before launch(a, s), for their callers (bench, harness, python).
+// launch_<route> names of the per-id launchers, for their callers (bench, harness, python).
+inline void launch_mamba_translate(const MambaTranslateArgs& a, cudaStream_t s) { launch(a, s); }
 inline void launch_dcp_read_translate(const DcpReadTranslateArgs& a, cudaStream_t s) { launch(a, s); }
 inline void launch_transfer_ids(const TransferIdsArgs& a, cudaStream_t s) { launch(a, s); }
 

@@ -2,7 +2,7 @@
 // The host entry points as one list: every host route (kvaddr::translate::<function>) with its
 // argument struct; the validation of each argument struct (kvaddr::validate) is an entry point
 // too. routes.hpp and validate.hpp declare them from it, the host library defines them from it.
-// The per-id routes (KVADDR_PER_ID_ROUTE_SPEC: dcp_read_translate, transfer_ids) are not listed
+// The per-id routes (KVADDR_PER_ID_ROUTE_SPEC: dcp_read_translate, transfer_ids, mamba_translate) are not listed
 // here: their spec declares translate::<route>, validate.hpp's template validates them.
 #include <cstdint>
 
@@ -18,7 +18,6 @@
   X(eager_funnel, EagerFunnelArgs)              \
   X(kv_indices_inplace, KvIndicesInplaceArgs)   \
   X(write_loc, WriteLocArgs)                    \
-  X(mamba_translate, MambaTranslateArgs)        \
   X(full_prefill_table, FullPrefillTableArgs)   \
   X(envelope_moves, EnvelopeMoveArgs)
 // The routes templated on their output element type (int32 and int64).
