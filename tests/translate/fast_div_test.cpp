@@ -41,9 +41,12 @@ std::vector<i64> edge_dividends(i64 d) {
   return v;
 }
 
+i64 value_of(const FastDivisor& f) { return f.d; }
+i64 value_of(const Pow2Divisor& p) { return p.value(); }
+
 template <class Div>
 void expect_exact(const Div& f, i64 a) {
-  const i64 d = f.d;
+  const i64 d = value_of(f);
   // INT64_MIN / -1 is the only overflowing case of `/`, and d >= 1 excludes it.
   ASSERT_EQ(f.div(a), a / d) << "a = " << a << ", d = " << d;
   ASSERT_EQ(f.rem(a), a % d) << "a = " << a << ", d = " << d;
@@ -226,12 +229,13 @@ TEST(Pow2Divisor, FitsExactlyThePowersOfTwo) {
     EXPECT_FALSE(Pow2Divisor::fits(p + 1)) << p + 1;
     if (k >= 2) EXPECT_FALSE(Pow2Divisor::fits(p - 1)) << p - 1;
     EXPECT_EQ(Pow2Divisor::of(p).shift, k);
-    EXPECT_EQ(Pow2Divisor::of(p).d, p);
+    EXPECT_EQ(Pow2Divisor::of(p).value(), p);
+    EXPECT_EQ(Pow2Divisor::of(p).mask, p - 1);
   }
   EXPECT_FALSE(Pow2Divisor::fits(kMax));
   EXPECT_FALSE(Pow2Divisor::fits(3));
   EXPECT_FALSE(Pow2Divisor::fits(14));
-  EXPECT_EQ(Pow2Divisor::of(14).d, 1);  // outside the precondition: the divisor 1
+  EXPECT_EQ(Pow2Divisor::of(14).value(), 1);  // outside the precondition: the divisor 1
 }
 
 TEST(Pow2Divisor, EveryPowerEdgeAndRandomDividends) {

@@ -99,14 +99,16 @@ struct FastDivisor {
 KVADDR_HD constexpr std::int64_t kv_div(std::int64_t a, const FastDivisor& f) { return f.div(a); }
 KVADDR_HD constexpr std::int64_t kv_rem(std::int64_t a, const FastDivisor& f) { return f.rem(a); }
 
-// Pow2Divisor: a divisor that is a power of two, d = 2^k (1 <= d <= 2^62), with no branch: the quotient
-// is the arithmetic shift of a biased toward zero, the remainder a - (quotient << k) formed in unsigned
-// arithmetic. The same truncating `/` and `%` as FastDivisor and int64 for every int64 dividend. Every
-// common page size and DCP size is a power of two; the CUDA launcher of the per-id routes takes it
-// when all of a call's divisors are (FastDivisor otherwise).
+// Pow2Divisor: a divisor that is a power of two, d = 2^k (1 <= d <= 2^62), with no branch. With
+// b = a + (d - 1 if a < 0 else 0) (a + d - 1 <= d - 2 for a < 0: no overflow), the quotient is the
+// arithmetic shift b >> k and the remainder a - (b & ~(d - 1)) (b with its low k bits cleared is
+// quotient * d; formed in unsigned arithmetic), so a lane that takes both shares b. The same truncating
+// `/` and `%` as FastDivisor and int64 for every int64 dividend. Every common page size and DCP size is
+// a power of two; the CUDA launcher of the per-id routes takes it when all of a call's divisors are
+// (FastDivisor otherwise).
 struct Pow2Divisor {
-  std::int64_t d = 1;
-  int shift = 0;
+  std::int64_t mask = 0;  // d - 1
+  int shift = 0;          // k
 
   // Whether v can be a Pow2Divisor.
   KVADDR_HD static constexpr bool fits(std::int64_t v) { return v >= 1 && (v & (v - 1)) == 0; }
@@ -114,18 +116,17 @@ struct Pow2Divisor {
   KVADDR_HD static constexpr Pow2Divisor of(std::int64_t v) {
     Pow2Divisor p;
     if (!fits(v)) return p;
-    p.d = v;
+    p.mask = v - 1;
     while ((std::int64_t(1) << p.shift) != v) ++p.shift;
     return p;
   }
-  KVADDR_HD constexpr std::int64_t div(std::int64_t a) const {
-    const std::int64_t bias = (a >> 63) & (d - 1);  // a + d - 1 <= d - 2 for a < 0: no overflow
-    return (a + bias) >> shift;
-  }
+  KVADDR_HD constexpr std::int64_t biased(std::int64_t a) const { return a + ((a >> 63) & mask); }
+  KVADDR_HD constexpr std::int64_t div(std::int64_t a) const { return biased(a) >> shift; }
   KVADDR_HD constexpr std::int64_t rem(std::int64_t a) const {
-    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - (static_cast<std::uint64_t>(div(a)) << shift));
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - (static_cast<std::uint64_t>(biased(a)) & ~static_cast<std::uint64_t>(mask)));
   }
-  KVADDR_HD constexpr explicit operator std::int64_t() const { return d; }
+  KVADDR_HD constexpr std::int64_t value() const { return mask + 1; }
+  KVADDR_HD constexpr explicit operator std::int64_t() const { return mask + 1; }
 };
 
 KVADDR_HD constexpr std::int64_t kv_div(std::int64_t a, const Pow2Divisor& p) { return p.div(a); }
