@@ -222,15 +222,8 @@ struct DivSet {
 using PageSizes = DivSet<1, 16, 32, 64, 128>;  // the common page sizes
 using DcpSizes = DivSet<1, 2>;                 // the common DCP sizes
 
-// LaunchShape::division: 0 = FixedDiv for the values of PageSizes / DcpSizes, FastDiv otherwise;
-// 1 = FastDiv always; 2 = run-time int64 division always.
-template <class F>
-void dispatch_div(i64 ps, F&& f) {
-  if (g_shape.division == 2) return f(HwDiv{ps});
-  if (g_shape.division == 1) return f(FastDiv{FastDivisor::of(ps)});
-  PageSizes::pick(ps, f);
-}
-// Two divisors (ps, dcp_size) under the same mode.
+// The two divisors (ps, dcp_size) of write_loc under LaunchShape::division: 0 = FixedDiv for the
+// values of PageSizes / DcpSizes, FastDiv otherwise; 1 = FastDiv always; 2 = run-time int64 division.
 template <class F>
 void dispatch_div2(i64 ps, i64 dcp, F&& f) {
   if (g_shape.division == 2) return f(HwDiv{ps}, HwDiv{dcp});

@@ -1,7 +1,8 @@
 // CUDA launcher of every per-id route (one id input, one table, scalars, one output lane per id;
 // routes/<name>.hpp opened with KVADDR_PER_ID_ROUTE_SPEC): lane i of the output is the spec's lane
 // (its Lane, over plain int64 and a raw masked gather) of ids[i], run by the streaming kernel of
-// kernel_stream.cuh. Instantiated for the per-id routes of the route list by visit_route; no route is named here.
+// kernel_stream.cuh. Instantiated for the per-id routes of the route list by visit_route, and for
+// token_translate and swa_translate (whose output element type is a parameter) by their launchers.
 #include "kernel_common.cuh"
 #include "kernel_stream.cuh"
 
@@ -40,8 +41,8 @@ struct Pow2Probe : Values<i64> {
   }
 };
 
-template <class Spec, class D, class Make>
-void launch_lane(const typename Spec::Args& a, const Make& make, cudaStream_t s) {
+template <class Spec, class D, class A, class Make>
+void launch_lane(const A& a, const Make& make, cudaStream_t s) {
   using P = PerIdShape<Spec>;
   const auto& ids = P::ids(a);
   const auto& out = P::out(a);
@@ -54,8 +55,9 @@ void launch_lane(const typename Spec::Args& a, const Make& make, cudaStream_t s)
 
 // LaunchShape::division 0: Pow2Divisor when every divisor of the call is a power of two (every common
 // page and DCP size: a shift, no branch), FastDivisor otherwise; 1: FastDivisor; 2: int64 division.
-template <class Spec>
-void launch_spec(const typename Spec::Args& a, cudaStream_t s) {
+// A: Spec::Args, or Spec::ArgsOf<Out> of a route whose output element type is a parameter.
+template <class Spec, class A>
+void launch_spec(const A& a, cudaStream_t s) {
   validate(a);
   if (g_shape.division == 2) return launch_lane<Spec, i64>(a, Values<i64>{}, s);
   bool pow2 = g_shape.division == 0;
@@ -72,5 +74,15 @@ void launch_per_id(Route r, const void* args, cudaStream_t s) {
     if constexpr (uses_per_id_runner<S>) launch_spec<S>(*static_cast<const typename S::Args*>(args), s);
   });
 }
+
+// token_translate and swa_translate (int64 or int32 out): the same launcher over their spec's Lane.
+void launch_token_translate(const TokenTranslateArgs<i64>& a, cudaStream_t s) {
+  launch_spec<RouteSpec<Route::token_translate>>(a, s);
+}
+void launch_token_translate(const TokenTranslateArgs<i32>& a, cudaStream_t s) {
+  launch_spec<RouteSpec<Route::token_translate>>(a, s);
+}
+void launch_swa_translate(const SwaTranslateArgs<i64>& a, cudaStream_t s) { launch_spec<RouteSpec<Route::swa_translate>>(a, s); }
+void launch_swa_translate(const SwaTranslateArgs<i32>& a, cudaStream_t s) { launch_spec<RouteSpec<Route::swa_translate>>(a, s); }
 
 }  // namespace kvaddr::gpu

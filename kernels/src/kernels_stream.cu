@@ -1,6 +1,6 @@
-// CUDA kernels of the streaming routes (token_translate, swa_translate, write_loc):
-// one lane function of kvaddr/translate/lanes.hpp per output lane. (The per-id routes run on
-// kernels_per_id.cu.)
+// CUDA kernel of write_loc (a streaming route with a tail of constant lanes): one lane function of
+// kvaddr/translate/lanes.hpp per output lane. (token_translate, swa_translate and the per-id routes run
+// on kernels_per_id.cu.)
 #include "kernel_common.cuh"
 #include "kernel_stream.cuh"
 
@@ -8,16 +8,6 @@ namespace kvaddr::gpu {
 using namespace detail;
 namespace {
 
-// One token id through a v2p: the token_translate lane, or the swa_translate lane when Swa.
-template <class DP, bool Swa>
-struct TokenOp {
-  Gather g; DP ps; i64 stride; Variant v;
-  __device__ i64 operator()(i64 t) const {
-    if constexpr (Swa) return L::swa_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
-    else return L::token_translate_lane<i64, typename DP::type>(t, g, ps.get(), stride, v);
-  }
-  __device__ i64 tail() const { return 0; }
-};
 // write_loc: lanes [0, N) translated; the tail [N, out_width) gets `fill` (the sink 0; E02: -1).
 template <class DP, class DD>
 struct WriteLocOp {
@@ -29,31 +19,7 @@ struct WriteLocOp {
   __device__ i64 tail() const { return fill; }
 };
 
-// token_translate and swa_translate: ids through v2p with stride page_size * multiplier.
-template <bool Swa, class Out, class Args>
-void token_like_impl(const Args& a, const i64* v2p, i64 multiplier, cudaStream_t s, const char* name) {
-  validate(a);
-  const i64 stride = a.page_size * multiplier;
-  dispatch_div(a.page_size, [&](auto ps) {
-    launch_elementwise<Out>(a.ids.data, a.ids.size, a.out.data, TokenOp<decltype(ps), Swa>{Gather{v2p}, ps, stride, a.variant},
-                            s, name);
-  });
-}
-template <class Out>
-void token_translate_impl(const TokenTranslateArgs<Out>& a, cudaStream_t s) {
-  token_like_impl<false, Out>(a, a.v2p.data, a.multiplier, s, "token_translate");
-}
-template <class Out>
-void swa_translate_impl(const SwaTranslateArgs<Out>& a, cudaStream_t s) {
-  token_like_impl<true, Out>(a, a.swa_v2p.data, a.swa_multiplier, s, "swa_translate");
-}
-
 }  // namespace
-
-void launch_token_translate(const TokenTranslateArgs<i64>& a, cudaStream_t s) { token_translate_impl(a, s); }
-void launch_token_translate(const TokenTranslateArgs<i32>& a, cudaStream_t s) { token_translate_impl(a, s); }
-void launch_swa_translate(const SwaTranslateArgs<i64>& a, cudaStream_t s) { swa_translate_impl(a, s); }
-void launch_swa_translate(const SwaTranslateArgs<i32>& a, cudaStream_t s) { swa_translate_impl(a, s); }
 
 void launch_write_loc(const WriteLocArgs& a, cudaStream_t s) {
   validate(a);

@@ -9,8 +9,8 @@ namespace {
 // The checker a spec's check_scalars(a, c) calls: the rules of validate_rules.ipp.
 struct ScalarChecks {
   void page_size(std::int64_t ps) const { check_page_size(ps); }
-  void multiplier(std::int64_t m) const { check_multiplier(m); }
-  void stride(std::int64_t ps, std::int64_t m) const { check_stride(ps, m); }
+  void multiplier(std::int64_t m, std::string_view name = "multiplier") const { check_multiplier(m, name); }
+  void stride(std::int64_t ps, std::int64_t m, std::string_view name = "multiplier") const { check_stride(ps, m, name); }
   void require(bool ok, std::string_view argument, std::int64_t value, std::string_view reason) const {
     rule_require(ok, argument, value, reason);
   }
@@ -27,9 +27,10 @@ struct HostLaneValues {
 
 // The contract of a per-id route: its variant, the spec's scalar rules, the ids, the table
 // (required), out at least as long as the ids, out exactly aliasing the ids or disjoint from them,
-// out disjoint from the table; every error names the argument by its field name.
-template <class Spec>
-void validate_per_id(const typename Spec::Args& a) {
+// out disjoint from the table; every error names the argument by its field name. A is Spec::Args or,
+// for a route whose output element type is a parameter, any Spec::ArgsOf<Out>.
+template <class Spec, class A>
+void validate_per_id(const A& a) {
   using P = PerIdShape<Spec>;
   const ValidateScope scope(mutation::unit_of(Spec::id));
   if constexpr (P::has_variant) require_variant(Spec::id, a.variant);
@@ -45,9 +46,11 @@ void validate_per_id(const typename Spec::Args& a) {
 }
 
 // out[i] = the spec's lane of ids[i] over the table, for i < ids.size; out's tail is untouched.
-// Each lane reads its id before writing its output, so out may alias the ids exactly.
-template <class Spec>
-void run_per_id(const typename Spec::Args& a) {
+// Each lane reads its id before writing its output, so out may alias the ids exactly. An int32 out
+// takes the lane's value through the int32 store rule (an Overflow past int32, or the silent wrap of
+// the int32_wrap variant).
+template <class Spec, class A>
+void run_per_id(const A& a) {
   using P = PerIdShape<Spec>;
   validate_per_id<Spec>(a);
   const auto& ids = P::ids(a);
@@ -57,11 +60,15 @@ void run_per_id(const typename Spec::Args& a) {
   [[maybe_unused]] const H::Scope scope(mutation::unit_of(Spec::id));
   const TableGather g{P::table(a), P::table_name};
   const auto lane = Spec::template lane<CI, CI>(a, HostLaneValues{});
+  const auto variant_of = [](const A& x) {
+    if constexpr (P::has_variant) return x.variant;
+    else return Variant{};
+  };
   rename_lane_overflow(P::out_name, [&] {
     for (std::int64_t i = 0; i < ids.size; ++i) {
       H::lane(0);
       const CI id(ids.data[i]);
-      put<H>(out, i, P::out_name) = narrow_out<Out>(lane(id, g), P::out_name);
+      put<H>(out, i, P::out_name) = narrow_out<Out>(lane(id, g), P::out_name, variant_of(a));
     }
   });
 }

@@ -1,47 +1,27 @@
-// Token-granular host routes (spec §4.1, §4.7-§4.9, §4.13 move_kv_cache; the per-id routes
-// mamba_translate, dcp_read_translate and transfer_ids run on routes_per_id.ipp): one lane per id, every lane
-// reads its input before writing its output, so exact aliasing of out and ids is safe.
+// Token-granular host routes (spec §4.1, §4.7-§4.9, §4.13 move_kv_cache; token_translate and
+// swa_translate are entry points over the per-id runner of routes_per_id.ipp, which runs mamba_translate,
+// dcp_read_translate and transfer_ids directly): one lane per id, every lane reads its input before
+// writing its output, so exact aliasing of out and ids is safe.
 // Included by routes_plain.cpp (hooks policy NoHooks) and by mutation/hooked.cpp
 // (MutationHooks) inside namespace kvaddr::translate::detail::<policy namespace>, after
 // validate_body.ipp; H, CI and TableGather are that namespace's policy types.
 
+// The per-id runner (routes_per_id.ipp, included after this file).
+template <class Spec, class A>
+void run_per_id(const A& a);
+
 // §4.1: out[i] = t < 0 ? 0 : max(v2p[t / ps] * ps * M + t % ps, 0) for i < ids.size; out's tail
-// past ids.size is untouched.
+// past ids.size is untouched. The spec's Lane on the per-id runner.
 template <class Out>
 void token_translate(const TokenTranslateArgs<Out>& a) {
-  validate_args(a);
-  const detail::Rollback rollback(a.out);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::token_translate));
-  const TableGather g{a.v2p, "v2p"};
-  const CI ps(a.page_size);
-  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));  // validated to fit
-  rename_lane_overflow("out", [&] {
-    for (std::int64_t i = 0; i < a.ids.size; ++i) {
-      H::lane(0);
-      const CI t(a.ids.data[i]);
-      const CI d = lanes::token_translate_lane(t, g, ps, stride, a.variant);
-      put<H>(a.out, i, "out") = narrow_out<Out>(d, "out", a.variant);
-    }
-  });
+  run_per_id<RouteSpec<Route::token_translate>>(a);
 }
 
-// §4.9: token_translate over swa_v2p with S_swa = ps * M_swa (B11: no clamp).
+// §4.9: token_translate over swa_v2p with S_swa = ps * M_swa (B11: no clamp). The spec's Lane on
+// the per-id runner.
 template <class Out>
 void swa_translate(const SwaTranslateArgs<Out>& a) {
-  validate_args(a);
-  const detail::Rollback rollback(a.out);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::swa_translate));
-  const TableGather g{a.swa_v2p, "swa_v2p"};
-  const CI ps(a.page_size);
-  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.swa_multiplier, a.page_size));
-  rename_lane_overflow("out", [&] {
-    for (std::int64_t i = 0; i < a.ids.size; ++i) {
-      H::lane(0);
-      const CI t(a.ids.data[i]);
-      const CI d = lanes::swa_translate_lane(t, g, ps, stride, a.variant);
-      put<H>(a.out, i, "out") = narrow_out<Out>(d, "out");
-    }
-  });
+  run_per_id<RouteSpec<Route::swa_translate>>(a);
 }
 
 // §4.7: n = kv_indptr[batch_size]; kv_indices[:n] <- int32(d(src[:n])) in place; tail untouched.

@@ -6,38 +6,19 @@
 // themselves are in validate_rules.ipp; the per-id routes' validation is routes_per_id.ipp's.
 #include "validate_rules.ipp"
 
-namespace {
+// The per-id routes' contract (routes_per_id.ipp, included after this file).
+template <class Spec, class A>
+void validate_per_id(const A& a);
 
-template <class Out>
-void validate_token_like(Route route, Variant variant, const Vec<const std::int64_t>& ids,
-                         const Vec<const std::int64_t>& v2p, std::string_view v2p_name, std::int64_t ps,
-                         std::int64_t m, std::string_view m_name, const Vec<Out>& out) {
-  require_variant(route, variant);
-  check_page_size(ps);
-  check_multiplier(m, m_name);
-  check_stride(ps, m, m_name);
-  check_vec(ids, "ids");
-  check_required(v2p, v2p_name);
-  check_at_least(out, "out", ids.size);
-  check_exact_alias_or_disjoint(out, ids, "out", "ids");
-  check_disjoint(out, v2p, "out", v2p_name);
-}
-
-}  // namespace
-
-// ---- §4.1 / §4.9 -------------------------------------------------------------------------------
+// ---- §4.1 / §4.9: the per-id contract over the spec's field list and check_scalars -------------
 template <class Out>
 void validate_args(const TokenTranslateArgs<Out>& a) {
-  const ValidateScope scope(mutation::unit_of(Route::token_translate));
-  validate_token_like(Route::token_translate, a.variant, a.ids, a.v2p, "v2p", a.page_size, a.multiplier,
-                      "multiplier", a.out);
+  validate_per_id<RouteSpec<Route::token_translate>>(a);
 }
 
 template <class Out>
 void validate_args(const SwaTranslateArgs<Out>& a) {
-  const ValidateScope scope(mutation::unit_of(Route::swa_translate));
-  validate_token_like(Route::swa_translate, a.variant, a.ids, a.swa_v2p, "swa_v2p", a.page_size, a.swa_multiplier,
-                      "swa_multiplier", a.out);
+  validate_per_id<RouteSpec<Route::swa_translate>>(a);
 }
 
 // ---- §4.2 --------------------------------------------------------------------------------------

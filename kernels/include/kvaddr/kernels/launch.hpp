@@ -56,8 +56,8 @@ struct LaunchShape {
   int decode_lanes_per_thread = 4;   // decode_metadata (one kernel per page-table path)
   bool decode_resident_grid = false;
   // Run-time divisors (page size, dcp_size) of the streaming kernels: 0 = compile-time constants for
-  // ps in {1, 16, 32, 64, 128} and dcp_size in {1, 2} (token, swa, write_loc), kvaddr::Pow2Divisor
-  // when every divisor of the call is a power of two (the per-id routes), kvaddr::FastDivisor
+  // ps in {1, 16, 32, 64, 128} and dcp_size in {1, 2} (write_loc), kvaddr::Pow2Divisor when every
+  // divisor of the call is a power of two (token, swa and the per-id routes), kvaddr::FastDivisor
   // (fast_div.hpp) for the others; 1 = FastDivisor for every value; 2 = the plain int64 division.
   int division = 0;
   // Streaming kernels: 16-byte loads / stores of two lanes where in and out are aligned for them.

@@ -78,6 +78,13 @@ template <class Spec, class = void>
 struct HasVariant : std::false_type {};
 template <class Spec>
 struct HasVariant<Spec, std::void_t<decltype(std::declval<typename Spec::Args&>().variant)>> : std::true_type {};
+// The output element type Out of an argument struct template instance T<Out>.
+template <class A>
+struct OutParam {};
+template <template <class> class T, class O>
+struct OutParam<T<O>> {
+  using type = O;
+};
 template <class Spec, class = void>
 struct UsesRunner : std::false_type {};
 template <class Spec>
@@ -99,12 +106,19 @@ struct PerIdShape {
   static constexpr std::string_view table_name = std::get<kTable>(Spec::fields()).name;
   static constexpr std::string_view out_name = std::get<kOut>(Spec::fields()).name;
   static constexpr bool has_variant = per_id_detail::HasVariant<Spec>::value;
+  // The field list of the argument struct A: Spec::fields(), or, for a route whose output element type
+  // is a parameter, Spec::fields_of<Out>() of A = ArgsOf<Out> (the same fields in the same order).
   template <class A>
-  static constexpr const auto& ids(const A& a) { return a.*(std::get<kIds>(Spec::fields()).member); }
+  static constexpr auto fields_for() {
+    if constexpr (std::is_same_v<A, typename Spec::Args>) return Spec::fields();
+    else return Spec::template fields_of<typename per_id_detail::OutParam<A>::type>();
+  }
   template <class A>
-  static constexpr const auto& table(const A& a) { return a.*(std::get<kTable>(Spec::fields()).member); }
+  static constexpr const auto& ids(const A& a) { return a.*(std::get<kIds>(fields_for<A>()).member); }
   template <class A>
-  static constexpr const auto& out(const A& a) { return a.*(std::get<kOut>(Spec::fields()).member); }
+  static constexpr const auto& table(const A& a) { return a.*(std::get<kTable>(fields_for<A>()).member); }
+  template <class A>
+  static constexpr const auto& out(const A& a) { return a.*(std::get<kOut>(fields_for<A>()).member); }
 };
 
 }  // namespace kvaddr

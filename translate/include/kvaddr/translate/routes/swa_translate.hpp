@@ -1,8 +1,10 @@
 #pragma once
-// Route spec of swa_translate (spec §4.9): token_translate over the SWA map, int32 or int64 out.
+// Route spec of swa_translate (spec §4.9): token_translate over the SWA map, int32 or int64 out. Its
+// host route and CUDA launcher are the per-id runner and launcher over this spec's Lane.
 #include <cstddef>
 #include <vector>
 
+#include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/route_spec.hpp"
 #if !defined(__CUDACC__)  // id_model: host checks only (model/ is C++20, nvcc reads this header as C++17)
 #include <span>
@@ -32,6 +34,26 @@ KVADDR_ROUTE_SPEC_OUT(swa_translate, SwaTranslateArgs)
     s.scalars.set("swa_multiplier", std::int64_t{2});
   }
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b11_swa_no_clamp; }
+  // The per-id runner's pieces (route_spec.hpp), for either output type A = ArgsOf<Out>.
+  template <class A, class C>
+  static void check_scalars(const A& a, const C& c) {
+    c.page_size(a.page_size);
+    c.multiplier(a.swa_multiplier, "swa_multiplier");
+    c.stride(a.page_size, a.swa_multiplier, "swa_multiplier");
+  }
+  // out[i] = swa_translate_lane(ids[i]) with S_swa = ps * M_swa (B11: no clamp).
+  template <class I, class D>
+  struct Lane {
+    lanes::divisor_arg_t<D> ps;
+    I stride;
+    Variant v;
+    template <class G>
+    KVADDR_HD I operator()(I t, G&& swa_v2p) const { return lanes::swa_translate_lane<I, D>(t, swa_v2p, ps, stride, v); }
+  };
+  template <class I, class D, class A, class Make>
+  static Lane<I, D> lane(const A& a, const Make& make) {
+    return {make.div(a.page_size), make.stride(a.page_size, a.swa_multiplier), a.variant};
+  }
 };
 
 #if !defined(__CUDACC__)

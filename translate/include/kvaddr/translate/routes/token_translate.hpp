@@ -1,5 +1,7 @@
 #pragma once
 // Route spec of token_translate (spec §4.1): the output element type (int32 or int64) is a parameter.
+// Its host route and CUDA launcher are the per-id runner and launcher over this spec's Lane.
+#include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/route_spec.hpp"
 #if !defined(__CUDACC__)  // id_model: host checks only (model/ is C++20, nvcc reads this header as C++17)
 #include <span>
@@ -28,6 +30,26 @@ KVADDR_ROUTE_SPEC_OUT(token_translate, TokenTranslateArgs)
   }
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::b17_doc_formula, Behaviour::e03_int32_offset, Behaviour::int32_wrap);
+  }
+  // The per-id runner's pieces (route_spec.hpp), for either output type A = ArgsOf<Out>.
+  template <class A, class C>
+  static void check_scalars(const A& a, const C& c) {
+    c.page_size(a.page_size);
+    c.multiplier(a.multiplier);
+    c.stride(a.page_size, a.multiplier);
+  }
+  // out[i] = token_translate_lane(ids[i]) with S = ps * M (B17, E03 in the lane; int32_wrap at the store).
+  template <class I, class D>
+  struct Lane {
+    lanes::divisor_arg_t<D> ps;
+    I stride;
+    Variant v;
+    template <class G>
+    KVADDR_HD I operator()(I t, G&& v2p) const { return lanes::token_translate_lane<I, D>(t, v2p, ps, stride, v); }
+  };
+  template <class I, class D, class A, class Make>
+  static Lane<I, D> lane(const A& a, const Make& make) {
+    return {make.div(a.page_size), make.stride(a.page_size, a.multiplier), a.variant};
   }
 };
 
