@@ -84,7 +84,7 @@ void add_lifecycle_obligations(std::vector<Def>& out);
 void add_row_obligations(std::vector<Def>& out);
 void add_read_table_column_obligations(std::vector<Def>& out, bool grid_spill);
 void add_spec_rule_obligations(std::vector<Def>& out);
-// route.<name>.spec_lane for every route opened with KVADDR_PER_ID_ROUTE_SPEC (per_id.cpp), and its
+// route.<name>.spec_lane for every route whose spec has a per-id Lane (per_id.cpp), and its
 // query under a variant (the vacuity tests run the routes' bug variants, which must be refuted).
 void add_per_id_obligations(std::vector<Def>& out);
 Outcome per_id_spec_lane_of(Route r, Variant v, const RunOptions& o);

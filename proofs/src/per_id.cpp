@@ -1,9 +1,10 @@
-// The obligation of every per-id route opened with KVADDR_PER_ID_ROUTE_SPEC (route_spec.hpp), read
-// off its spec: the spec's own Lane (the function the host runner, the CUDA launcher and the
-// differential check run) instantiated over Z3 integers, over a symbolic pool and a symbolic id. A
-// route added to the list gets it with no edit here. Conclusions (spec §1 "Padding ids", §2 the sink,
-// I6 range): every table load in [0, NV], the padding id -1 gives the sink 0, 0 <= out < N * S (S = ps
-// times the route's multiplier, ps alone for a route without one), int64 arithmetic exact.
+// The obligation of every route whose spec has a per-id Lane (route_spec.hpp's has_spec_lane: the
+// routes opened with KVADDR_PER_ID_ROUTE_SPEC, token_translate and swa_translate), read off its spec:
+// the spec's own Lane (the function the host runner, the CUDA launcher and the differential check
+// run) instantiated over Z3 integers, over a symbolic pool and a symbolic id. A route added to the
+// list gets it with no edit here. Conclusions (spec §1 "Padding ids", §2 the sink, I6 range): every
+// table load in [0, NV], the padding id -1 gives the sink 0, 0 <= out < N * S (S = ps times the
+// route's multiplier, ps alone for a route without one), int64 arithmetic exact.
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -107,10 +108,10 @@ Outcome spec_lane_sweep(Variant v, unsigned timeout_ms) {
 Outcome per_id_spec_lane_of(Route r, Variant v, const RunOptions& o) {
   return visit_route(r, [&](auto spec) -> Outcome {
     using S = decltype(spec);
-    if constexpr (uses_per_id_runner<S>) {
+    if constexpr (has_spec_lane<S>) {
       return spec_lane_sweep<S>(v, o.timeout_ms);
     } else {
-      throw kvaddr::InvalidArgument("route", std::string(S::name), "not a route opened with KVADDR_PER_ID_ROUTE_SPEC");
+      throw kvaddr::InvalidArgument("route", std::string(S::name), "not a route with a per-id Lane in its spec");
     }
   });
 }
@@ -118,7 +119,7 @@ Outcome per_id_spec_lane_of(Route r, Variant v, const RunOptions& o) {
 void add_per_id_obligations(std::vector<Def>& out) {
   for_each_route([&](auto spec) {
     using S = decltype(spec);
-    if constexpr (uses_per_id_runner<S>) {
+    if constexpr (has_spec_lane<S>) {
       const std::string name(S::name);
       out.push_back(make({"route." + name + ".spec_lane",
                           "§1 padding ids, §2 the sink, I6; routes/" + name + ".hpp (the spec's Lane)",

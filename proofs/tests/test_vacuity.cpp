@@ -243,16 +243,29 @@ TEST(Vacuity, DISABLED_SearchRefutingMutants) {
 
 }  // namespace
 
-// The per-id routes' obligation from their spec (route.<r>.spec_lane) holds in production and is refuted
-// by the routes' catalogue bugs that break it: B16 hands the virtual id on as a physical one (past N*ps
-// when NV > N), B14 returns the collapsed id untranslated (past N*S when NV*ps > N*S).
+// The obligation from a spec's per-id Lane (route.<r>.spec_lane) holds in production for every such
+// route and is refuted by the catalogue bugs that break it: B16 hands the virtual id on as a physical
+// one (past N*ps when NV > N), B14 returns the collapsed id untranslated (past N*S when NV*ps > N*S),
+// B17 and B11 as below.
 TEST(PerIdSpecLane, ProvedInProductionRefutedByTheBugVariants) {
   using kvaddr::Route;
   using kvaddr::Variant;
   const kvaddr::proofs::RunOptions o;
-  for (Route r : kvaddr::kPerIdRoutes) {
-    EXPECT_EQ(kvaddr::proofs::per_id_spec_lane_of(r, Variant::production, o).verdict, Verdict::proved)
-        << static_cast<int>(r);
+  int routes = 0;
+  kvaddr::for_each_route([&](auto spec) {
+    using S = decltype(spec);
+    if constexpr (kvaddr::has_spec_lane<S>) {
+      ++routes;
+      EXPECT_EQ(kvaddr::proofs::per_id_spec_lane_of(S::id, Variant::production, o).verdict, Verdict::proved) << S::name;
+    }
+  });
+  EXPECT_EQ(routes, static_cast<int>(kvaddr::kPerIdRoutes.size()) + 2);  // + token_translate, swa_translate
+  // B17 drops the gather (the virtual page as the physical one), B11 leaves a tombstone unclamped (-S + off).
+  for (const auto& [r, v] : {std::pair{Route::token_translate, Variant::b17_doc_formula},
+                             std::pair{Route::swa_translate, Variant::b11_swa_no_clamp}}) {
+    const auto bad = kvaddr::proofs::per_id_spec_lane_of(r, v, o);
+    EXPECT_EQ(bad.verdict, Verdict::refuted) << static_cast<int>(r);
+    EXPECT_NE(bad.text.find("id_in_range"), std::string::npos) << bad.text;
   }
   const auto b16 = kvaddr::proofs::per_id_spec_lane_of(Route::transfer_ids, Variant::b16_virtual_as_physical, o);
   EXPECT_EQ(b16.verdict, Verdict::refuted);

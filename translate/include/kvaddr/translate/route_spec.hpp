@@ -86,6 +86,10 @@ struct OutParam<T<O>> {
   using type = O;
 };
 template <class Spec, class = void>
+struct HasLane : std::false_type {};
+template <class Spec>
+struct HasLane<Spec, std::void_t<typename Spec::template Lane<std::int64_t, std::int64_t>>> : std::true_type {};
+template <class Spec, class = void>
 struct UsesRunner : std::false_type {};
 template <class Spec>
 struct UsesRunner<Spec, std::enable_if_t<Spec::per_id_runner>> : std::true_type {};
@@ -94,6 +98,10 @@ struct UsesRunner<Spec, std::enable_if_t<Spec::per_id_runner>> : std::true_type 
 // Whether Spec is run by the per-id runner (opened with KVADDR_PER_ID_ROUTE_SPEC).
 template <class Spec>
 inline constexpr bool uses_per_id_runner = per_id_detail::UsesRunner<Spec>::value;
+// Whether Spec has a per-id Lane (the per-id routes, and token_translate / swa_translate, whose host
+// routes and launchers run that Lane on the per-id runner for either output type).
+template <class Spec>
+inline constexpr bool has_spec_lane = per_id_detail::HasLane<Spec>::value;
 
 // The three arrays of a per-id route, read off its field list: the ids (the first 1-D input), the
 // table (the second) and the output, each with its field name.
