@@ -10,6 +10,11 @@ namespace kvaddr::gpu {
 using namespace detail;
 namespace {
 
+template <class D>
+struct IsPack : std::false_type {};
+template <int... K>
+struct IsPack<Pow2Pack<K...>> : std::true_type {};
+
 // The spec's lane as an op of the streaming kernel (kernel_stream.cuh): out[i] = lane(ids[i], table).
 // The streaming kernel reads a lane's id in the thread that writes its output, so out may alias the ids
 // exactly; it takes 16-byte accesses where the pointers allow, like the hand-written streaming routes.
@@ -21,23 +26,27 @@ struct SpecOp {
   __device__ i64 tail() const { return 0; }
 };
 
-// A spec's lane values on the device, its divisors of type D: Pow2Divisor, FastDivisor or plain int64
-// (LaunchShape::division 2); S = ps * M (validated to fit).
+// A spec's lane values on the device, its divisors of family D (lanes::divisor_at): Pow2Pack<K...>
+// (each divisor handed over as a Pow2Value, which becomes its compile-time ConstPow2), Pow2Divisor,
+// FastDivisor or plain int64 (LaunchShape::division 2); S = ps * M (validated to fit).
 template <class D>
 struct Values {
-  D div(i64 d) const {
+  auto div(i64 d) const {
     if constexpr (std::is_same_v<D, i64>) return d;
+    else if constexpr (IsPack<D>::value) return Pow2Value{d};
     else return D::of(d);
   }
   i64 stride(i64 ps, i64 m) const { return ps * m; }
 };
-// Run on the host over a spec's lane construction: whether every divisor it asks for is a power of two.
-struct Pow2Probe : Values<i64> {
-  bool* all;
-  explicit Pow2Probe(bool* a) : all(a) {}
-  i64 div(i64 d) const {
-    *all = *all && Pow2Divisor::fits(d);
-    return d;
+// Run on the host over a spec's lane construction: the divisors it asks for, in order (at most kMax).
+struct DivisorProbe : Values<i64> {
+  static constexpr int kMax = 4;
+  i64* d;
+  int* n;
+  i64 div(i64 v) const {
+    if (*n < kMax) d[*n] = v;
+    ++*n;
+    return v;
   }
 };
 
@@ -53,17 +62,52 @@ void launch_lane(const A& a, const Make& make, cudaStream_t s) {
                           s, Spec::name.data());
 }
 
-// LaunchShape::division 0: Pow2Divisor when every divisor of the call is a power of two (every common
-// page and DCP size: a shift, no branch), FastDivisor otherwise; 1: FastDivisor; 2: int64 division.
-// A: Spec::Args, or Spec::ArgsOf<Out> of a route whose output element type is a parameter.
+// The compile-time specialisations: page sizes 1, 16, 32, 64, 128 at divisor position 0 and DCP sizes
+// 1, 2 at position 1 (their log2); a call whose divisors are all among them runs a lane built over
+// Pow2Pack<log2 ps[, log2 dcp]>.
+template <int... K>
+struct Shifts {};
+using PageShifts = Shifts<0, 4, 5, 6, 7>;
+using DcpShifts = Shifts<0, 1>;
+
+// Launches over Pow2Pack<Done..., K> for the K of `shifts` with 2^K == d[pos], then the next position;
+// false when d[pos] has no specialisation.
+template <class Spec, int Count, int... Done, class A, int... K>
+bool launch_packed(const A& a, const i64* d, cudaStream_t s, Shifts<K...>) {
+  constexpr int pos = sizeof...(Done);
+  bool done = false;
+  auto one = [&](auto k) {
+    constexpr int kk = decltype(k)::value;
+    if (done || d[pos] != (i64(1) << kk)) return;
+    if constexpr (pos + 1 == Count) launch_lane<Spec, Pow2Pack<Done..., kk>>(a, Values<Pow2Pack<Done..., kk>>{}, s), done = true;
+    else done = launch_packed<Spec, Count, Done..., kk>(a, d, s, DcpShifts{});
+  };
+  (one(std::integral_constant<int, K>{}), ...);
+  return done;
+}
+
+// LaunchShape::division 0: a compile-time lane (Pow2Pack) when the call's divisors are common sizes,
+// else Pow2Divisor when every divisor is a power of two (a shift, no branch), else FastDivisor;
+// 1: FastDivisor; 2: int64 division. A: Spec::Args, or Spec::ArgsOf<Out> of a route whose output
+// element type is a parameter.
 template <class Spec, class A>
 void launch_spec(const A& a, cudaStream_t s) {
   validate(a);
   if (g_shape.division == 2) return launch_lane<Spec, i64>(a, Values<i64>{}, s);
-  bool pow2 = g_shape.division == 0;
-  if (pow2) (void)Spec::template lane<i64, i64>(a, Pow2Probe{&pow2});
-  if (pow2) launch_lane<Spec, Pow2Divisor>(a, Values<Pow2Divisor>{}, s);
-  else launch_lane<Spec, FastDivisor>(a, Values<FastDivisor>{}, s);
+  if (g_shape.division == 1) return launch_lane<Spec, FastDivisor>(a, Values<FastDivisor>{}, s);
+  i64 d[DivisorProbe::kMax] = {};
+  int n = 0;
+  (void)Spec::template lane<i64, i64>(a, DivisorProbe{{}, d, &n});
+  constexpr int count = spec_divisor_count<Spec>();
+  bool pow2 = n == count;
+  for (int i = 0; i < n && i < DivisorProbe::kMax; ++i) pow2 = pow2 && Pow2Divisor::fits(d[i]);
+  if (!pow2) return launch_lane<Spec, FastDivisor>(a, Values<FastDivisor>{}, s);
+  if constexpr (count == 0) {
+    return launch_lane<Spec, Pow2Pack<>>(a, Values<Pow2Pack<>>{}, s);
+  } else if constexpr (count <= 2) {
+    if (launch_packed<Spec, count>(a, d, s, PageShifts{})) return;
+  }
+  launch_lane<Spec, Pow2Divisor>(a, Values<Pow2Divisor>{}, s);
 }
 
 }  // namespace

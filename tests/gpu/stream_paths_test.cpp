@@ -1,7 +1,8 @@
 // GPU tests (label gpu): every code path of the streaming token kernels against the host routes —
 // the 16-byte vector path and the scalar path (aligned and one-element-offset pointers), odd lengths
-// and block-slice tails, out aliasing the input, write_loc's tail, and every divisor form
-// (compile-time constants, FastDivisor, int64 division) under every launch shape.
+// and block-slice tails, out aliasing the input, write_loc's tail, and every divisor form under every
+// launch shape: compile-time constants (Pow2Pack: ps 1, 16, 64, 128 with dcp 1, 2), Pow2Divisor (ps 8,
+// dcp 4), FastDivisor (ps 3, 100, dcp 3) and int64 division.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -164,7 +165,7 @@ TEST(GpuStreamPaths, TokenRoutesEveryShapeLengthAlignmentAndAlias) {
   const Tables t{cv(v2p), {dv2p.p, static_cast<i64>(v2p.size())}};
   for (const Shape& sh : kShapes) {
     gpu::set_launch_shape(sh.s);
-    for (i64 ps : {i64(1), i64(3), i64(16), i64(64), i64(100), i64(128)}) {
+    for (i64 ps : {i64(1), i64(3), i64(8), i64(16), i64(64), i64(100), i64(128)}) {
       for (i64 n : kLengths) {
         for (std::size_t off : {std::size_t(0), std::size_t(1)}) {
           for (bool alias : {false, true}) {
@@ -187,7 +188,7 @@ TEST(GpuStreamPaths, TokenRoutesEveryShapeLengthAlignmentAndAlias) {
                                   return TokenTranslateArgs<i32>{in, tab, ps, M, out, Variant::production};
                                 });
             }
-            for (i64 dcp : {i64(1), i64(2), i64(3)}) {
+            for (i64 dcp : {i64(1), i64(2), i64(3), i64(4)}) {
               const std::vector<i64> w = make_ids(n, pages, ps, dcp, rng);
               const std::string wd = what + " dcp " + std::to_string(dcp);
               compare_args<i64>("dcp_read " + wd, w, n, off, alias, t, [&](Vec<const i64> in, auto tab, Vec<i64> out) {

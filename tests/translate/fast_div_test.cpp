@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "kvaddr/translate/fast_div.hpp"
+#include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/lanes.hpp"
+#include "kvaddr/translate/route_list.hpp"
 
 namespace {
 
@@ -43,6 +45,8 @@ std::vector<i64> edge_dividends(i64 d) {
 
 i64 value_of(const FastDivisor& f) { return f.d; }
 i64 value_of(const Pow2Divisor& p) { return p.value(); }
+template <int K>
+i64 value_of(kvaddr::ConstPow2<K> c) { return static_cast<i64>(c); }
 
 template <class Div>
 void expect_exact(const Div& f, i64 a) {
@@ -252,6 +256,96 @@ TEST(Pow2Divisor, EveryPowerEdgeAndRandomDividends) {
       expect_exact(p, -scaled);
     }
   }
+}
+
+// ---- ConstPow2, Pow2Pack, divisor positions ----
+
+template <int K>
+void const_pow2_exact(std::mt19937_64& rng) {
+  const kvaddr::ConstPow2<K> c;
+  for (i64 a : edge_dividends(i64(1) << K)) expect_exact(c, a);
+  for (int i = 0; i < 500; ++i) {
+    const i64 scaled = static_cast<i64>(rng() >> (rng() % 64));
+    expect_exact(c, static_cast<i64>(rng()));
+    expect_exact(c, scaled);
+    expect_exact(c, -scaled);
+  }
+}
+
+TEST(ConstPow2, ExactForEveryShiftTheLauncherUsesAndTheExtremes) {
+  std::mt19937_64 rng(5);
+  const_pow2_exact<0>(rng);
+  const_pow2_exact<1>(rng);
+  const_pow2_exact<4>(rng);
+  const_pow2_exact<5>(rng);
+  const_pow2_exact<6>(rng);
+  const_pow2_exact<7>(rng);
+  const_pow2_exact<31>(rng);
+  const_pow2_exact<62>(rng);
+  EXPECT_EQ(kvaddr::ConstPow2<6>::div(-65), -1);
+  EXPECT_EQ(kvaddr::ConstPow2<6>::rem(-65), -1);
+  EXPECT_EQ(static_cast<i64>(kvaddr::ConstPow2<6>{}), 64);
+}
+
+TEST(Pow2Pack, PositionsAndTheRuntimeFallbackPastThePack) {
+  namespace L = kvaddr::lanes;
+  using Pack = kvaddr::Pow2Pack<6, 1>;
+  static_assert(std::is_same_v<L::divisor_at_t<Pack, 0>, kvaddr::ConstPow2<6>>);
+  static_assert(std::is_same_v<L::divisor_at_t<Pack, 1>, kvaddr::ConstPow2<1>>);
+  static_assert(std::is_same_v<L::divisor_at_t<Pack, 2>, Pow2Divisor>);
+  static_assert(std::is_same_v<L::divisor_at_t<kvaddr::Pow2Pack<>, 0>, Pow2Divisor>);
+  static_assert(std::is_same_v<L::divisor_at_t<FastDivisor, 1>, FastDivisor>);
+  static_assert(std::is_same_v<L::divisor_at_t<i64, 0>, i64>);
+  // A Pow2Value becomes the pack's constant only when it is that power of two.
+  const kvaddr::ConstPow2<6> ok = kvaddr::Pow2Value{64};
+  EXPECT_EQ(static_cast<i64>(ok), 64);
+  EXPECT_THROW((void)static_cast<kvaddr::ConstPow2<6>>(kvaddr::Pow2Value{32}), kvaddr::InvalidArgument);
+  EXPECT_THROW((void)static_cast<kvaddr::ConstPow2<0>>(kvaddr::Pow2Value{2}), kvaddr::InvalidArgument);
+  const Pow2Divisor past = kvaddr::Pow2Value{16};
+  EXPECT_EQ(past.value(), 16);
+  EXPECT_THROW((void)static_cast<Pow2Divisor>(kvaddr::Pow2Value{12}), kvaddr::InvalidArgument);
+}
+
+// The divisor count of each spec's lane (constexpr): the launcher's pack has one position per divisor.
+TEST(Pow2Pack, SpecDivisorCounts) {
+  using kvaddr::Route;
+  using kvaddr::RouteSpec;
+  static_assert(kvaddr::spec_divisor_count<RouteSpec<Route::token_translate>>() == 1);
+  static_assert(kvaddr::spec_divisor_count<RouteSpec<Route::swa_translate>>() == 1);
+  static_assert(kvaddr::spec_divisor_count<RouteSpec<Route::transfer_ids>>() == 1);
+  static_assert(kvaddr::spec_divisor_count<RouteSpec<Route::dcp_read_translate>>() == 2);
+  static_assert(kvaddr::spec_divisor_count<RouteSpec<Route::mamba_translate>>() == 0);
+  SUCCEED();
+}
+
+// A spec's lane over a Pow2Pack computes what it computes over int64 divisors (dcp_read: two positions).
+TEST(Pow2Pack, SpecLaneOverAPackEqualsTheInt64Lane) {
+  using kvaddr::Route;
+  using Spec = kvaddr::RouteSpec<Route::dcp_read_translate>;
+  std::vector<i64> v2p(1 << 10);
+  std::mt19937_64 rng(11);
+  for (auto& x : v2p) x = static_cast<i64>(rng() % 1024) - 1;
+  const auto g = [&](i64 i, bool m) { return m ? v2p[static_cast<std::size_t>(i)] : i64(0); };
+  Spec::Args a{};
+  a.page_size = 64;
+  a.multiplier = 3;
+  a.dcp_size = 2;
+  struct Plain {
+    i64 div(i64 d) const { return d; }
+    i64 stride(i64 ps, i64 m) const { return ps * m; }
+  };
+  struct Packed {
+    kvaddr::Pow2Value div(i64 d) const { return {d}; }
+    i64 stride(i64 ps, i64 m) const { return ps * m; }
+  };
+  const auto plain = Spec::lane<i64, i64>(a, Plain{});
+  const auto packed = Spec::lane<i64, kvaddr::Pow2Pack<6, 1>>(a, Packed{});
+  for (int i = 0; i < 20000; ++i) {
+    const i64 w = static_cast<i64>(rng() % (v2p.size() * 64 * 2)) - (i % 9 == 0 ? 5 : 0);
+    ASSERT_EQ(packed(w, g), plain(w, g)) << w;
+  }
+  a.dcp_size = 4;  // not the pack's 2^1: refused when the lane is made
+  EXPECT_THROW((void)(Spec::lane<i64, kvaddr::Pow2Pack<6, 1>>(a, Packed{})), kvaddr::InvalidArgument);
 }
 
 }  // namespace

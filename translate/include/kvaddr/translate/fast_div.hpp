@@ -14,7 +14,10 @@
 // kvaddr/translate/lanes.hpp (found by argument-dependent lookup), so the lane functions that take
 // a divisor type run unchanged over it; `std::int64_t(d)` is the divisor's value.
 #include <cstdint>
+#include <string>
 
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/lanes.hpp"  // divisor_at
 #include "kvaddr/translate/variant.hpp"  // KVADDR_HD
 
 namespace kvaddr {
@@ -131,5 +134,66 @@ struct Pow2Divisor {
 
 KVADDR_HD constexpr std::int64_t kv_div(std::int64_t a, const Pow2Divisor& p) { return p.div(a); }
 KVADDR_HD constexpr std::int64_t kv_rem(std::int64_t a, const Pow2Divisor& p) { return p.rem(a); }
+
+// ConstPow2<K>: the divisor 2^K as a compile-time constant (the division of Pow2Divisor with K and
+// 2^K - 1 known to the compiler, as int64 `/` and `%` by a constant). Pow2Pack<K0, K1, ...> is a
+// divisor family (lanes.hpp's divisor_at) whose k-th divisor is ConstPow2<Kk>, and Pow2Divisor past
+// the pack. A lane built over a Pow2Pack takes each divisor as a Pow2Value (the value the launcher
+// read from the call), which becomes a ConstPow2<K> only if it is 2^K: the pack was chosen from the
+// call's divisors in the same order, and a mismatch is an InvalidArgument on the host, not a wrong
+// division.
+template <int K>
+struct ConstPow2 {
+  static_assert(K >= 0 && K <= 62, "ConstPow2: 2^K must fit int64");
+  static constexpr std::int64_t kMask = (std::int64_t(1) << K) - 1;
+  KVADDR_HD static constexpr std::int64_t biased(std::int64_t a) { return a + ((a >> 63) & kMask); }
+  KVADDR_HD static constexpr std::int64_t div(std::int64_t a) { return biased(a) >> K; }
+  KVADDR_HD static constexpr std::int64_t rem(std::int64_t a) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - (static_cast<std::uint64_t>(biased(a)) & ~static_cast<std::uint64_t>(kMask)));
+  }
+  KVADDR_HD constexpr explicit operator std::int64_t() const { return kMask + 1; }
+};
+template <int K>
+KVADDR_HD constexpr std::int64_t kv_div(std::int64_t a, ConstPow2<K>) { return ConstPow2<K>::div(a); }
+template <int K>
+KVADDR_HD constexpr std::int64_t kv_rem(std::int64_t a, ConstPow2<K>) { return ConstPow2<K>::rem(a); }
+
+template <int... K>
+struct Pow2Pack {};
+
+// A divisor value handed to a lane built over a Pow2Pack (host only: the lane is made on the host).
+struct Pow2Value {
+  std::int64_t v = 1;
+  template <int K>
+  operator ConstPow2<K>() const {
+    if (v != (std::int64_t(1) << K)) throw InvalidArgument("divisor", std::to_string(v), "not the 2^" + std::to_string(K) + " of the lane's Pow2Pack");
+    return {};
+  }
+  operator Pow2Divisor() const {
+    if (!Pow2Divisor::fits(v)) throw InvalidArgument("divisor", std::to_string(v), "past the lane's Pow2Pack: not a power of two");
+    return Pow2Divisor::of(v);
+  }
+};
+
+namespace lanes {
+namespace pow2_detail {
+template <int I, int... K>
+struct At {
+  using type = Pow2Divisor;
+};
+template <int K0, int... K>
+struct At<0, K0, K...> {
+  using type = ConstPow2<K0>;
+};
+template <int I, int K0, int... K>
+struct At<I, K0, K...> {
+  using type = typename At<I - 1, K...>::type;
+};
+}  // namespace pow2_detail
+template <int... K, int I>
+struct divisor_at<Pow2Pack<K...>, I> {
+  using type = typename pow2_detail::At<I, K...>::type;
+};
+}  // namespace lanes
 
 }  // namespace kvaddr

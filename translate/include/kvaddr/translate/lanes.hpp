@@ -57,6 +57,16 @@ struct divisor_arg {
 };
 template <class T>
 using divisor_arg_t = typename divisor_arg<T>::type;
+// The type of the k-th divisor (k = 0, 1, ... in the order a route spec's lane() takes them) of a
+// lane built with divisor family D: D itself for one type for all (int64, FastDivisor, Pow2Divisor,
+// the checked and Z3 integers); a pack of compile-time powers of two (fast_div.hpp's Pow2Pack) gives
+// each position its own constant.
+template <class D, int K>
+struct divisor_at {
+  using type = divisor_arg_t<D>;
+};
+template <class D, int K>
+using divisor_at_t = typename divisor_at<D, K>::type;
 
 // ---- shared pieces -------------------------------------------------------------------------
 

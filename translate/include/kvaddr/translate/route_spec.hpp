@@ -21,10 +21,12 @@
 // and the differential check run it from its spec, which then holds
 //   check_scalars(a, c)           its scalar rules, through the checker c (c.page_size(ps),
 //                                 c.multiplier(m), c.stride(ps, m), c.require(ok, name, value, reason));
-//   Lane<I, D>                    its lane: lane(id, table) -> I, over the integer I with divisors of
-//                                 type D (lanes.hpp's divisor_arg);
-//   lane<I, D>(a, make)           the Lane of a call, from its scalars (make.div(d): a divisor,
-//                                 make.stride(ps, m): S = ps * M, the host runner's stride site).
+//   Lane<I, D>                    its lane: lane(id, table) -> I, over the integer I; its k-th divisor
+//                                 has type lanes::divisor_at_t<D, k> (D for one type for all; the
+//                                 launcher's Pow2Pack gives compile-time powers of two);
+//   lane<I, D>(a, make)           the Lane of a call, from its scalars (constexpr; make.div(d): the
+//                                 next divisor, in member order; make.stride(ps, m): S = ps * M, the
+//                                 host runner's stride site).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -98,6 +100,26 @@ struct UsesRunner<Spec, std::enable_if_t<Spec::per_id_runner>> : std::true_type 
 // Whether Spec is run by the per-id runner (opened with KVADDR_PER_ID_ROUTE_SPEC).
 template <class Spec>
 inline constexpr bool uses_per_id_runner = per_id_detail::UsesRunner<Spec>::value;
+namespace per_id_detail {
+// The `make` of a spec's lane() that counts the divisors it asks for.
+struct CountDivisors {
+  int* n;
+  constexpr std::int64_t div(std::int64_t d) const {
+    ++*n;
+    return d;
+  }
+  constexpr std::int64_t stride(std::int64_t ps, std::int64_t m) const { return ps * m; }
+};
+}  // namespace per_id_detail
+// How many divisors a spec's lane() takes (make.div calls: divisor positions 0, 1, ... of
+// lanes::divisor_at), evaluated at compile time over a default argument struct.
+template <class Spec>
+constexpr int spec_divisor_count() {
+  int n = 0;
+  (void)Spec::template lane<std::int64_t, std::int64_t>(typename Spec::Args{}, per_id_detail::CountDivisors{&n});
+  return n;
+}
+
 // Whether Spec has a per-id Lane (the per-id routes, and token_translate / swa_translate, whose host
 // routes and launchers run that Lane on the per-id runner for either output type).
 template <class Spec>

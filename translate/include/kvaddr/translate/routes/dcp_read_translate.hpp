@@ -54,15 +54,17 @@ KVADDR_PER_ID_ROUTE_SPEC(dcp_read_translate, DcpReadTranslateArgs)
   // out[i] = translate_kv_loc(ids[i] / dcp_size); padding -> 0 (B14: collapsed, untranslated).
   template <class I, class D>
   struct Lane {
-    lanes::divisor_arg_t<D> ps;
+    lanes::divisor_at_t<D, 0> ps;
     I stride;
-    lanes::divisor_arg_t<D> dcp;
+    lanes::divisor_at_t<D, 1> dcp;
     Variant v;
     template <class G>
-    KVADDR_HD I operator()(I w, G&& v2p) const { return lanes::dcp_read_lane<I, D, D>(w, v2p, ps, stride, dcp, v); }
+    KVADDR_HD I operator()(I w, G&& v2p) const {
+      return lanes::dcp_read_lane<I, lanes::divisor_at_t<D, 0>, lanes::divisor_at_t<D, 1>>(w, v2p, ps, stride, dcp, v);
+    }
   };
   template <class I, class D, class Make>
-  static Lane<I, D> lane(const Args& a, const Make& make) {
+  static constexpr Lane<I, D> lane(const Args& a, const Make& make) {
     return {make.div(a.page_size), make.stride(a.page_size, a.multiplier), make.div(a.dcp_size), a.variant};
   }
 };

@@ -50,7 +50,7 @@ KVADDR_PER_ID_ROUTE_SPEC(mamba_translate, MambaTranslateArgs)
     KVADDR_HD I operator()(I v, G&& v2p) const { return lanes::mamba_lane(v, v2p, clamp); }
   };
   template <class I, class D, class Make>
-  static Lane<I, D> lane(const Args& a, const Make&) { return {a.clamp}; }
+  static constexpr Lane<I, D> lane(const Args& a, const Make&) { return {a.clamp}; }
   // The sink contract (route.mamba_translate.spec_lane) under clamp: the upstream gather, unclamped,
   // reads v2p[-1] for a padding slot (spec §7 Q3; proved refuted by route.mamba_translate).
   static void sink_safe(Args& a) { a.clamp = true; }

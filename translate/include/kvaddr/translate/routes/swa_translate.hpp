@@ -44,14 +44,16 @@ KVADDR_ROUTE_SPEC_OUT(swa_translate, SwaTranslateArgs)
   // out[i] = swa_translate_lane(ids[i]) with S_swa = ps * M_swa (B11: no clamp).
   template <class I, class D>
   struct Lane {
-    lanes::divisor_arg_t<D> ps;
+    lanes::divisor_at_t<D, 0> ps;
     I stride;
     Variant v;
     template <class G>
-    KVADDR_HD I operator()(I t, G&& swa_v2p) const { return lanes::swa_translate_lane<I, D>(t, swa_v2p, ps, stride, v); }
+    KVADDR_HD I operator()(I t, G&& swa_v2p) const {
+      return lanes::swa_translate_lane<I, lanes::divisor_at_t<D, 0>>(t, swa_v2p, ps, stride, v);
+    }
   };
   template <class I, class D, class A, class Make>
-  static Lane<I, D> lane(const A& a, const Make& make) {
+  static constexpr Lane<I, D> lane(const A& a, const Make& make) {
     return {make.div(a.page_size), make.stride(a.page_size, a.swa_multiplier), a.variant};
   }
 };

@@ -41,14 +41,16 @@ KVADDR_ROUTE_SPEC_OUT(token_translate, TokenTranslateArgs)
   // out[i] = token_translate_lane(ids[i]) with S = ps * M (B17, E03 in the lane; int32_wrap at the store).
   template <class I, class D>
   struct Lane {
-    lanes::divisor_arg_t<D> ps;
+    lanes::divisor_at_t<D, 0> ps;
     I stride;
     Variant v;
     template <class G>
-    KVADDR_HD I operator()(I t, G&& v2p) const { return lanes::token_translate_lane<I, D>(t, v2p, ps, stride, v); }
+    KVADDR_HD I operator()(I t, G&& v2p) const {
+      return lanes::token_translate_lane<I, lanes::divisor_at_t<D, 0>>(t, v2p, ps, stride, v);
+    }
   };
   template <class I, class D, class A, class Make>
-  static Lane<I, D> lane(const A& a, const Make& make) {
+  static constexpr Lane<I, D> lane(const A& a, const Make& make) {
     return {make.div(a.page_size), make.stride(a.page_size, a.multiplier), a.variant};
   }
 };

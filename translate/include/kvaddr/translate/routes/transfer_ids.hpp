@@ -31,13 +31,13 @@ KVADDR_PER_ID_ROUTE_SPEC(transfer_ids, TransferIdsArgs)
   // out[i] = phys(ids[i]) (B16: the virtual id itself, clamped at 0).
   template <class I, class D>
   struct Lane {
-    lanes::divisor_arg_t<D> ps;
+    lanes::divisor_at_t<D, 0> ps;
     Variant v;
     template <class G>
-    KVADDR_HD I operator()(I t, G&& v2p) const { return lanes::transfer_lane<I, D>(t, v2p, ps, v); }
+    KVADDR_HD I operator()(I t, G&& v2p) const { return lanes::transfer_lane<I, lanes::divisor_at_t<D, 0>>(t, v2p, ps, v); }
   };
   template <class I, class D, class Make>
-  static Lane<I, D> lane(const Args& a, const Make& make) { return {make.div(a.page_size), a.variant}; }
+  static constexpr Lane<I, D> lane(const Args& a, const Make& make) { return {make.div(a.page_size), a.variant}; }
 };
 
 #if !defined(__CUDACC__)
