@@ -42,4 +42,19 @@ constexpr auto bounded_table_fields() {
                     optional_arg("variant", &A::variant)};
 }
 
+// The per-id Lane of token_translate (Swa false) and swa_translate (Swa true): the token lane of an id
+// through a table with stride S = ps * M (swa: B11 leaves a tombstone unclamped). Its one divisor is
+// the page size (position 0 of lanes::divisor_at).
+template <class I, class D, bool Swa>
+struct TokenLane {
+  lanes::divisor_at_t<D, 0> ps;
+  I stride;
+  Variant v;
+  template <class G>
+  KVADDR_HD I operator()(I t, G&& table) const {
+    if constexpr (Swa) return lanes::swa_translate_lane<I, lanes::divisor_at_t<D, 0>>(t, table, ps, stride, v);
+    else return lanes::token_translate_lane<I, lanes::divisor_at_t<D, 0>>(t, table, ps, stride, v);
+  }
+};
+
 }  // namespace kvaddr::spec_rules

@@ -6,6 +6,7 @@
 
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/route_spec.hpp"
+#include "kvaddr/translate/routes/shared_rules.hpp"
 #if !defined(__CUDACC__)  // id_model: host checks only (model/ is C++20, nvcc reads this header as C++17)
 #include <span>
 
@@ -43,15 +44,7 @@ KVADDR_ROUTE_SPEC_OUT(swa_translate, SwaTranslateArgs)
   }
   // out[i] = swa_translate_lane(ids[i]) with S_swa = ps * M_swa (B11: no clamp).
   template <class I, class D>
-  struct Lane {
-    lanes::divisor_at_t<D, 0> ps;
-    I stride;
-    Variant v;
-    template <class G>
-    KVADDR_HD I operator()(I t, G&& swa_v2p) const {
-      return lanes::swa_translate_lane<I, lanes::divisor_at_t<D, 0>>(t, swa_v2p, ps, stride, v);
-    }
-  };
+  using Lane = spec_rules::TokenLane<I, D, true>;
   template <class I, class D, class A, class Make>
   static constexpr Lane<I, D> lane(const A& a, const Make& make) {
     return {make.div(a.page_size), make.stride(a.page_size, a.swa_multiplier), a.variant};

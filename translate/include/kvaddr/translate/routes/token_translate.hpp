@@ -3,6 +3,7 @@
 // Its host route and CUDA launcher are the per-id runner and launcher over this spec's Lane.
 #include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/route_spec.hpp"
+#include "kvaddr/translate/routes/shared_rules.hpp"
 #if !defined(__CUDACC__)  // id_model: host checks only (model/ is C++20, nvcc reads this header as C++17)
 #include <span>
 
@@ -40,15 +41,7 @@ KVADDR_ROUTE_SPEC_OUT(token_translate, TokenTranslateArgs)
   }
   // out[i] = token_translate_lane(ids[i]) with S = ps * M (B17, E03 in the lane; int32_wrap at the store).
   template <class I, class D>
-  struct Lane {
-    lanes::divisor_at_t<D, 0> ps;
-    I stride;
-    Variant v;
-    template <class G>
-    KVADDR_HD I operator()(I t, G&& v2p) const {
-      return lanes::token_translate_lane<I, lanes::divisor_at_t<D, 0>>(t, v2p, ps, stride, v);
-    }
-  };
+  using Lane = spec_rules::TokenLane<I, D, false>;
   template <class I, class D, class A, class Make>
   static constexpr Lane<I, D> lane(const A& a, const Make& make) {
     return {make.div(a.page_size), make.stride(a.page_size, a.multiplier), a.variant};
