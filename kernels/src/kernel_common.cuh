@@ -208,19 +208,28 @@ struct FastDiv {
   __device__ const FastDivisor& get() const { return d; }
 };
 
-// The divisor values with a compile-time specialisation (FixedDiv); pick(v, f) calls f with the
-// FixedDiv of v when v is in the set, else with a FastDiv of v.
-template <i64... Ns>
-struct DivSet {
+// The divisor values with a compile-time specialisation, as powers of two 2^K: the common page
+// sizes 1, 16, 32, 64, 128 and DCP sizes 1, 2. write_loc's kernel takes them as FixedDiv (DivSet), the
+// per-id launcher as ConstPow2 positions of a Pow2Pack.
+template <int... K>
+struct Shifts {};
+using PageShifts = Shifts<0, 4, 5, 6, 7>;
+using DcpShifts = Shifts<0, 1>;
+
+// pick(v, f) calls f with the FixedDiv of v when v is in the set, else with a FastDiv of v.
+template <class S>
+struct DivSet;
+template <int... K>
+struct DivSet<Shifts<K...>> {
   template <class F>
   static void pick(i64 v, F&& f) {
     bool done = false;
-    ((!done && v == Ns ? (f(FixedDiv<Ns>{}), done = true) : false), ...);
+    ((!done && v == (i64(1) << K) ? (f(FixedDiv<(i64(1) << K)>{}), done = true) : false), ...);
     if (!done) f(FastDiv{FastDivisor::of(v)});
   }
 };
-using PageSizes = DivSet<1, 16, 32, 64, 128>;  // the common page sizes
-using DcpSizes = DivSet<1, 2>;                 // the common DCP sizes
+using PageSizes = DivSet<PageShifts>;
+using DcpSizes = DivSet<DcpShifts>;
 
 // The two divisors (ps, dcp_size) of write_loc under LaunchShape::division: 0 = FixedDiv for the
 // values of PageSizes / DcpSizes, FastDiv otherwise; 1 = FastDiv always; 2 = run-time int64 division.

@@ -62,13 +62,9 @@ void launch_lane(const A& a, const Make& make, cudaStream_t s) {
                           s, Spec::name.data());
 }
 
-// The compile-time specialisations: page sizes 1, 16, 32, 64, 128 at divisor position 0 and DCP sizes
-// 1, 2 at position 1 (their log2); a call whose divisors are all among them runs a lane built over
-// Pow2Pack<log2 ps[, log2 dcp]>.
-template <int... K>
-struct Shifts {};
-using PageShifts = Shifts<0, 4, 5, 6, 7>;
-using DcpShifts = Shifts<0, 1>;
+// The compile-time specialisations (kernel_common.cuh): the common page sizes (PageShifts) at divisor
+// position 0 and DCP sizes (DcpShifts) at position 1; a call whose divisors are all among them runs a
+// lane built over Pow2Pack<log2 ps[, log2 dcp]>.
 
 // Launches over Pow2Pack<Done..., K> for the K of `shifts` with 2^K == d[pos], then the next position;
 // false when d[pos] has no specialisation.
@@ -99,8 +95,8 @@ void launch_spec(const A& a, cudaStream_t s) {
   int n = 0;
   (void)Spec::template lane<i64, i64>(a, DivisorProbe{{}, d, &n});
   constexpr int count = spec_divisor_count<Spec>();
-  bool pow2 = n == count;
-  for (int i = 0; i < n && i < DivisorProbe::kMax; ++i) pow2 = pow2 && Pow2Divisor::fits(d[i]);
+  bool pow2 = n == count && n <= DivisorProbe::kMax;  // a lane with a varying or long divisor list: FastDivisor
+  for (int i = 0; pow2 && i < n; ++i) pow2 = Pow2Divisor::fits(d[i]);
   if (!pow2) return launch_lane<Spec, FastDivisor>(a, Values<FastDivisor>{}, s);
   if constexpr (count == 0) {
     return launch_lane<Spec, Pow2Pack<>>(a, Values<Pow2Pack<>>{}, s);

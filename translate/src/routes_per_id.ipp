@@ -60,15 +60,13 @@ void run_per_id(const A& a) {
   [[maybe_unused]] const H::Scope scope(mutation::unit_of(Spec::id));
   const TableGather g{P::table(a), P::table_name};
   const auto lane = Spec::template lane<CI, CI>(a, HostLaneValues{});
-  const auto variant_of = [](const A& x) {
-    if constexpr (P::has_variant) return x.variant;
-    else return Variant{};
-  };
+  Variant store = Variant::production;  // the int32 store rule's variant
+  if constexpr (P::has_variant) store = a.variant;
   rename_lane_overflow(P::out_name, [&] {
     for (std::int64_t i = 0; i < ids.size; ++i) {
       H::lane(0);
       const CI id(ids.data[i]);
-      put<H>(out, i, P::out_name) = narrow_out<Out>(lane(id, g), P::out_name, variant_of(a));
+      put<H>(out, i, P::out_name) = narrow_out<Out>(lane(id, g), P::out_name, store);
     }
   });
 }

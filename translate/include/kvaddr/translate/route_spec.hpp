@@ -91,16 +91,6 @@ template <class Spec, class = void>
 struct HasLane : std::false_type {};
 template <class Spec>
 struct HasLane<Spec, std::void_t<typename Spec::template Lane<std::int64_t, std::int64_t>>> : std::true_type {};
-template <class Spec, class = void>
-struct UsesRunner : std::false_type {};
-template <class Spec>
-struct UsesRunner<Spec, std::enable_if_t<Spec::per_id_runner>> : std::true_type {};
-}  // namespace per_id_detail
-
-// Whether Spec is run by the per-id runner (opened with KVADDR_PER_ID_ROUTE_SPEC).
-template <class Spec>
-inline constexpr bool uses_per_id_runner = per_id_detail::UsesRunner<Spec>::value;
-namespace per_id_detail {
 // The `make` of a spec's lane() that counts the divisors it asks for.
 struct CountDivisors {
   int* n;
@@ -110,7 +100,15 @@ struct CountDivisors {
   }
   constexpr std::int64_t stride(std::int64_t ps, std::int64_t m) const { return ps * m; }
 };
+template <class Spec, class = void>
+struct UsesRunner : std::false_type {};
+template <class Spec>
+struct UsesRunner<Spec, std::enable_if_t<Spec::per_id_runner>> : std::true_type {};
 }  // namespace per_id_detail
+
+// Whether Spec is run by the per-id runner (opened with KVADDR_PER_ID_ROUTE_SPEC).
+template <class Spec>
+inline constexpr bool uses_per_id_runner = per_id_detail::UsesRunner<Spec>::value;
 // How many divisors a spec's lane() takes (make.div calls: divisor positions 0, 1, ... of
 // lanes::divisor_at), evaluated at compile time over a default argument struct.
 template <class Spec>
