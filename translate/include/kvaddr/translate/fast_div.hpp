@@ -109,6 +109,17 @@ KVADDR_HD constexpr std::int64_t kv_rem(std::int64_t a, const FastDivisor& f) { 
 // `/` and `%` as FastDivisor and int64 for every int64 dividend. Every common page size and DCP size is
 // a power of two; the CUDA launcher of the per-id routes takes it when all of a call's divisors are
 // (FastDivisor otherwise).
+namespace pow2 {
+// Truncating a / 2^k and a % 2^k for every int64 a, with mask = 2^k - 1 (Pow2Divisor at run time,
+// ConstPow2 with k a constant).
+KVADDR_HD constexpr std::int64_t biased(std::int64_t a, std::int64_t mask) { return a + ((a >> 63) & mask); }
+KVADDR_HD constexpr std::int64_t div(std::int64_t a, std::int64_t mask, int k) { return biased(a, mask) >> k; }
+KVADDR_HD constexpr std::int64_t rem(std::int64_t a, std::int64_t mask) {
+  return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) -
+                                   (static_cast<std::uint64_t>(biased(a, mask)) & ~static_cast<std::uint64_t>(mask)));
+}
+}  // namespace pow2
+
 struct Pow2Divisor {
   std::int64_t mask = 0;  // d - 1
   int shift = 0;          // k
@@ -123,11 +134,8 @@ struct Pow2Divisor {
     while ((std::int64_t(1) << p.shift) != v) ++p.shift;
     return p;
   }
-  KVADDR_HD constexpr std::int64_t biased(std::int64_t a) const { return a + ((a >> 63) & mask); }
-  KVADDR_HD constexpr std::int64_t div(std::int64_t a) const { return biased(a) >> shift; }
-  KVADDR_HD constexpr std::int64_t rem(std::int64_t a) const {
-    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - (static_cast<std::uint64_t>(biased(a)) & ~static_cast<std::uint64_t>(mask)));
-  }
+  KVADDR_HD constexpr std::int64_t div(std::int64_t a) const { return pow2::div(a, mask, shift); }
+  KVADDR_HD constexpr std::int64_t rem(std::int64_t a) const { return pow2::rem(a, mask); }
   KVADDR_HD constexpr std::int64_t value() const { return mask + 1; }
   KVADDR_HD constexpr explicit operator std::int64_t() const { return mask + 1; }
 };
@@ -146,11 +154,8 @@ template <int K>
 struct ConstPow2 {
   static_assert(K >= 0 && K <= 62, "ConstPow2: 2^K must fit int64");
   static constexpr std::int64_t kMask = (std::int64_t(1) << K) - 1;
-  KVADDR_HD static constexpr std::int64_t biased(std::int64_t a) { return a + ((a >> 63) & kMask); }
-  KVADDR_HD static constexpr std::int64_t div(std::int64_t a) { return biased(a) >> K; }
-  KVADDR_HD static constexpr std::int64_t rem(std::int64_t a) {
-    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - (static_cast<std::uint64_t>(biased(a)) & ~static_cast<std::uint64_t>(kMask)));
-  }
+  KVADDR_HD static constexpr std::int64_t div(std::int64_t a) { return pow2::div(a, kMask, K); }
+  KVADDR_HD static constexpr std::int64_t rem(std::int64_t a) { return pow2::rem(a, kMask); }
   KVADDR_HD constexpr explicit operator std::int64_t() const { return kMask + 1; }
 };
 template <int K>
