@@ -109,106 +109,52 @@ __device__ __forceinline__ void store_entry(const Mat<i32>& m, i64 b, i64 c, i64
   st_stream(m.data + b * m.row_stride + c * m.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
 }
 
-// §4.3 canonical_page_table and §4.11 full_prefill_table (identical argument fields): one
-// prefix-only body; only the entry lane differs. E01 drops the max_pages bound (columns up to
-// n_pages, at flat addresses like the host route), E10 reads row b; full prefill's one variant,
-// B04, acts in its lane only, so the shared row arithmetic is its production one.
-template <i64 PS, class Args>
-struct PrefixTableBody {
-  using Spec = std::conditional_t<std::is_same_v<Args, FullPrefillTableArgs>, RouteSpec<Route::full_prefill_table>,
-                                  RouteSpec<Route::canonical_page_table>>;
+// The row kernel's body of every page-table route whose spec inherits spec_rules::TableRoute
+// (flashmla_block_table, canonical_page_table, read_table, full_prefill_table): row b < B reads
+// req_to_token row Spec::row(b) from KV column start_b; its live columns get Spec::entry of their
+// page-start token; with a tail (Spec::has_tail), columns [live, tail_end) of every row and of the
+// padded rows [B, rows) get Spec::tail_fill. Stores and loads use the flat address of (row, column),
+// like the host runner under E01 / B10. PS: the page size when known at compile time (dispatch_ps).
+template <i64 PS, class Spec>
+struct TableBody {
+  using Args = typename Spec::Args;
+  static constexpr bool kTail = Spec::kMayHaveTail;
   Args a;
-  __device__ RowCtx row(i64 b) const {
-    return {Spec::columns(a.seq_lens.data[b], page_size<PS>(a.page_size), a.max_pages, a.variant),
-            batch_row<Spec>(a.req_pool_indices.data, b, a.variant)};
-  }
-  static constexpr bool kStaged = true;
-  __device__ const i64* table() const { return a.v2p.data; }
-  __device__ i64 token(const RowCtx& r, i64, i64 c) const {
-    return token_at(a.req_to_token, r.row, c * page_size<PS>(a.page_size));
-  }
-  template <class G>
-  __device__ i64 entry(const RowCtx&, i64, i64, i64 tok, const G& g) const {
-    const i64 ps = page_size<PS>(a.page_size);
-    if constexpr (std::is_same_v<Args, FullPrefillTableArgs>)
-      return L::full_prefill_entry_lane<i64>(tok, g, ps, a.multiplier, a.variant);
-    else
-      return L::page_entry_lane<i64>(tok, g, ps, a.multiplier, a.variant);
-  }
-  __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
-  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
-};
-
-// read_table: live prefix [0, n) gets entries; with zero_tail, [n, max_pages) and rows [B, rows)
-// get the sink 0. Columns are written as long as c < max(n, tail end).
-template <i64 PS>
-struct ReadTableBody {
-  using Spec = RouteSpec<Route::read_table>;
-  ReadTableArgs a;
+  Mat<i32> out;
+  const i64* rows;
+  const i64* lens;
+  const i64* starts;  // null: every row from column 0
   i64 batch;
-  __device__ i64 live(i64 b) const {
-    if (b >= batch) return 0;
-    return Spec::columns<i64>(a.seq_lens.data[b] + a.seq_len_delta, page_size<PS>(a.page_size), a.max_pages,
-                              a.variant);
-  }
-  // n: columns written (the live prefix, or max_pages with zero_tail); live_n: the live prefix;
-  // row: the req_to_token row (0 for the padded rows [batch, rows), which only get the tail).
+  bool remap;
+  // n: columns written; live: the live prefix; row: the req_to_token row (0 for a padded row).
   struct Ctx : RowCtx {
-    i64 live_n = 0;
+    i64 live = 0;
+    i64 start = 0;
   };
+  __device__ i64 ps() const { return page_size<PS>(a.page_size); }
   __device__ Ctx row(i64 b) const {
     Ctx r;
-    r.live_n = live(b);
-    r.row = b < batch ? batch_row<Spec>(a.row_ids.data, b, a.variant) : 0;
-    r.n = Spec::written_columns<i64>(r.live_n, a.max_pages, a.zero_tail);
+    if (!kTail || b < batch) {
+      r.live = Spec::clip(a, Spec::live(a, lens[b] + Spec::len_delta(a), ps()));
+      r.row = batch_row<Spec>(rows, b, a.variant);
+      r.start = starts != nullptr ? starts[b] : 0;
+    }
+    r.n = Spec::written(a, r.live);
     return r;
   }
   static constexpr bool kStaged = true;
   __device__ const i64* table() const { return a.v2p.data; }
   __device__ i64 token(const Ctx& r, i64, i64 c) const {
-    return c >= r.live_n ? 0 : token_at(a.req_to_token, r.row, c * page_size<PS>(a.page_size));
+    if (kTail && c >= r.live) return 0;
+    return token_at(a.req_to_token, r.row, r.start + c * ps());
   }
   template <class G>
   __device__ i64 entry(const Ctx& r, i64, i64 c, i64 tok, const G& g) const {
-    // Zero tail (only reached when zero_tail); E02 fills the pad -1 instead of the sink 0.
-    if (c >= r.live_n) return Spec::tail_fill<i64>(a.variant);
-    // Only B09 and era_b_unclamped act inside the entry lane (as the host route); the other
-    // variants act on the loop.
-    const Variant ev = Spec::entry_variant(a.variant);
-    return L::page_entry_lane<i64>(tok, g, page_size<PS>(a.page_size), a.multiplier, ev);
+    if (kTail && c >= r.live) return Spec::template tail_fill<i64>(a.variant);
+    return Spec::entry(tok, g, ps(), a.multiplier, a.variant, remap);
   }
   __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
-  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(a.out, b, c, v); }
-};
-
-struct FlashmlaBody {
-  using Spec = RouteSpec<Route::flashmla_block_table>;
-  FlashmlaBlockTableArgs a;
-  struct Ctx : RowCtx {
-    i64 start = 0;
-  };
-  __device__ Ctx row(i64 b) const {
-    Ctx r;
-    const i64 n = Spec::pages<i64>(a.page_kernel_lens.data[b], a.page_size, a.variant);  // E09: floor
-    r.n = Spec::columns(n, a.kv_indices.cols);  // never past the table width
-    r.row = batch_row<Spec>(a.req_pool_indices.data, b, a.variant);
-    r.start = (a.kv_start_idx.data != nullptr) ? a.kv_start_idx.data[b] : 0;
-    return r;
-  }
-  static constexpr bool kStaged = true;
-  __device__ const i64* table() const { return a.v2p.data; }
-  __device__ i64 token(const Ctx& r, i64, i64 c) const {
-    return token_at(a.req_to_token, r.row, r.start + c * a.page_size);
-  }
-  template <class G>
-  __device__ i64 entry(const Ctx&, i64, i64, i64 tok, const G& g) const {
-    if (!(a.v2p.data != nullptr)) return L::static_entry_lane<i64>(tok, a.page_size);
-    return L::page_entry_lane<i64>(tok, g, a.page_size, a.multiplier, a.variant);
-  }
-  __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
-  __device__ void store(i64 b, i64 c, i64 v) const {
-    a.kv_indices.data[b * a.kv_indices.row_stride + c * a.kv_indices.col_stride] = static_cast<i32>(L::kv_narrow32<i64>(v));
-  }
+  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(out, b, c, v); }
 };
 
 struct EagerFunnelBody {
@@ -390,33 +336,33 @@ int log2_exact(i64 ps) {
 
 }  // namespace
 
+// Every page-table route of spec_rules::TableRoute: one launcher over TableBody, rows [0, B) (and the
+// padded rows [B, out.rows) when the call has a tail), the grid's columns from Spec::grid_columns
+// (the grid-stride loop covers rows wider than it).
+template <class Spec>
+void launch_table(const typename Spec::Args& a, cudaStream_t s) {
+  validate(a);
+  const i64 batch = Spec::row_ids(a).size;
+  const auto& out = Spec::out(a);
+  const bool tail = Spec::has_tail(a);
+  const i64 rows = tail ? out.rows : batch;
+  const i64* starts = Spec::starts(a).data;
+  dispatch_ps(a.page_size, [&](auto ps_c) {
+    const TableBody<decltype(ps_c)::value, Spec> body{
+        a, out, Spec::row_ids(a).data, Spec::lens(a).data, starts, batch, a.v2p.data != nullptr};
+    launch_rows(body, rows, Spec::grid_columns(a), s, Spec::name.data());
+  });
+}
+
 void launch_flashmla_block_table(const FlashmlaBlockTableArgs& a, cudaStream_t s) {
-  validate(a);
-  launch_rows(FlashmlaBody{a}, a.req_pool_indices.size, a.kv_indices.cols, s, "flashmla_block_table");
+  launch_table<RouteSpec<Route::flashmla_block_table>>(a, s);
 }
-
-// canonical_page_table and full_prefill_table: one launcher over PrefixTableBody.
-template <class Args>
-void launch_prefix_table(const Args& a, cudaStream_t s, const char* name) {
-  validate(a);
-  dispatch_ps(a.page_size, [&](auto ps_c) {
-    launch_rows(PrefixTableBody<decltype(ps_c)::value, Args>{a}, a.req_pool_indices.size, a.max_pages, s, name);
-  });
-}
-
 void launch_canonical_page_table(const CanonicalPageTableArgs& a, cudaStream_t s) {
-  launch_prefix_table(a, s, "canonical_page_table");
+  launch_table<RouteSpec<Route::canonical_page_table>>(a, s);
 }
-
-void launch_read_table(const ReadTableArgs& a, cudaStream_t s) {
-  validate(a);
-  const i64 batch = a.row_ids.size;
-  const i64 rows = a.zero_tail ? a.out.rows : batch;
-  // B10 drops the max_pages bound: columns then run to n_pages, which the grid-stride loop covers.
-  const i64 cols = has(a.variant, Behaviour::b10_no_max_pages_bound) ? a.out.cols : a.max_pages;
-  dispatch_ps(a.page_size, [&](auto ps_c) {
-    launch_rows(ReadTableBody<decltype(ps_c)::value>{a, batch}, rows, cols, s, "read_table");
-  });
+void launch_read_table(const ReadTableArgs& a, cudaStream_t s) { launch_table<RouteSpec<Route::read_table>>(a, s); }
+void launch_full_prefill_table(const FullPrefillTableArgs& a, cudaStream_t s) {
+  launch_table<RouteSpec<Route::full_prefill_table>>(a, s);
 }
 
 void launch_read_stream(const ReadStreamArgs& a, cudaStream_t s) {
@@ -460,10 +406,6 @@ void launch_kv_indices_inplace(const KvIndicesInplaceArgs& a, cudaStream_t s) {
   if (RouteSpec<Route::kv_indices_inplace>::rebinds_fresh(a.variant)) return;
   k_kv_indices_inplace<<<kInplaceBlocks, kThreads, 0, s>>>(a);
   check_launch("kv_indices_inplace");
-}
-
-void launch_full_prefill_table(const FullPrefillTableArgs& a, cudaStream_t s) {
-  launch_prefix_table(a, s, "full_prefill_table");
 }
 
 void launch_envelope_moves(const EnvelopeMoveArgs& a, cudaStream_t s) {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "common.hpp"
+#include "kvaddr/translate/route_list.hpp"
 
 namespace kvaddr::proofs {
 namespace {
@@ -346,7 +347,7 @@ Outcome pair(Pair which, Variant v, const RunOptions& o) {
       break;
     case Pair::full_prefill:
       route = "full_prefill_table";
-      got = lanes::full_prefill_entry_lane(L.t, p.v2p, p.ps, p.M, v);
+      got = RouteSpec<Route::full_prefill_table>::entry(L.t, p.v2p, p.ps, p.M, v, true);
       want = lanes::page_entry_lane(L.t, p.v2p, p.ps, p.M, Variant::production);
       q.require(admitted_token(p, L.t));
       break;

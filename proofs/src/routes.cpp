@@ -6,6 +6,8 @@
 #include <string>
 
 #include "common.hpp"
+#include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/route_list.hpp"
 
 namespace kvaddr::proofs {
 namespace {
@@ -29,7 +31,13 @@ Outcome page_table_query(Route r, Variant v, PageLane kind, bool pinned, std::in
   Sym out(0);
   const int log2_ps = ceil_log2(ps_value);
   switch (kind) {
-    case PageLane::entry: out = lanes::page_entry_lane(tok, pool.v2p, pool.ps, pool.M, v); break;
+    case PageLane::entry:  // the table route's spec entry (the lane the table runner and row kernel run)
+      visit_route(r, [&](auto spec) {
+        using S = decltype(spec);
+        if constexpr (spec_rules::is_table_route<S>) out = S::entry(tok, pool.v2p, pool.ps, pool.M, v, true);
+        else throw kvaddr::InvalidArgument("route", std::string(S::name), "not a page-table route");
+      });
+      break;
     case PageLane::decode: out = lanes::decode_entry_lane(tok, pool.v2p, log2_ps, pool.M, v); break;
     case PageLane::eager: out = lanes::eager_funnel_lane(tok, pool.v2p, pool.ps, pool.stride()); break;
   }

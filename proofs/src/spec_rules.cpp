@@ -33,10 +33,8 @@ template <class Spec>
 Sym entry_of(const Sym& tok, SymPool& pool) {
   if constexpr (Spec::id == Route::decode_metadata) {
     return lanes::decode_entry_lane(tok, pool.v2p, 0, pool.M, Variant::production);
-  } else if constexpr (Spec::id == Route::full_prefill_table) {
-    return lanes::full_prefill_entry_lane(tok, pool.v2p, pool.ps, pool.M, Variant::production);
   } else {
-    return lanes::page_entry_lane(tok, pool.v2p, pool.ps, pool.M, Variant::production);
+    return Spec::entry(tok, pool.v2p, pool.ps, pool.M, Variant::production, true);
   }
 }
 

@@ -231,7 +231,9 @@ TEST(Pow2Divisor, FitsExactlyThePowersOfTwo) {
     const i64 p = i64(1) << k;
     EXPECT_TRUE(Pow2Divisor::fits(p)) << p;
     EXPECT_FALSE(Pow2Divisor::fits(p + 1)) << p + 1;
-    if (k >= 2) EXPECT_FALSE(Pow2Divisor::fits(p - 1)) << p - 1;
+    if (k >= 2) {
+      EXPECT_FALSE(Pow2Divisor::fits(p - 1)) << p - 1;
+    }
     EXPECT_EQ(Pow2Divisor::of(p).shift, k);
     EXPECT_EQ(Pow2Divisor::of(p).value(), p);
     EXPECT_EQ(Pow2Divisor::of(p).mask, p - 1);

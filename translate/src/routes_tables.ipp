@@ -87,115 +87,68 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
 
 }  // namespace
 
-// §4.2: kv_indices[b, i] for i < min(ceil(len_b / ps), W): the page entry of token
-// req_to_token[row_b, kv_start_b + i * ps]; other lanes keep the caller's -1.
-void flashmla_block_table(const FlashmlaBlockTableArgs& a) {
-  using Spec = RouteSpec<Route::flashmla_block_table>;
+// The table runner of every page-table route whose spec inherits spec_rules::TableRoute (§4.2
+// flashmla_block_table, §4.3 canonical_page_table, §4.4 read_table, §4.11 full_prefill_table):
+// batch lane b reads req_to_token row Spec::row(b) from KV column start_b, and columns
+// c < Spec::clip(Spec::live(len_b)) get Spec::entry(page-start token of column start_b + c * ps),
+// stored through the int32 store rule; with Spec::has_tail, columns [live, tail_end) of each row and
+// of rows [B, out.rows) get Spec::tail_fill. Every other column keeps the caller's value. Loads and
+// stores at flat addresses where the spec says so (a column past the row lands in the next row; past
+// the buffer is an OutOfRange).
+template <class Spec>
+void run_table(const typename Spec::Args& a) {
   validate_args(a);
-  const detail::Rollback rollback(a.kv_indices);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::flashmla_block_table));
+  const auto& out = Spec::out(a);
+  const char* out_name = Spec::out_name.data();
+  const detail::Rollback rollback(out);
+  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Spec::id));
   const TableGather g{a.v2p, "v2p"};
   const CI ps(a.page_size);
   const CI mult(a.multiplier);
-  const std::int64_t width = a.kv_indices.cols;
-  rename_lane_overflow("kv_indices", [&] {
-    for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
-      H::lane(0);
-      const std::int64_t row =
-          batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
-      const std::int64_t start = a.kv_start_idx.present() ? read_vec(a.kv_start_idx, b, "kv_start_idx") : 0;
-      if (start < 0) throw OutOfRange("kv_start_idx", std::to_string(start), "negative KV start");
-      const std::int64_t len = kv_length(a.page_kernel_lens, b, 0, "page_kernel_lens");
-      const std::int64_t n = H::bound(Spec::columns(Spec::pages(CI(len), ps, a.variant).get(), width));
-      for (std::int64_t i = 0; i < n; ++i) {
-        H::lane(1);
-        const CI tok(page_start_token(a.req_to_token, row, start, i, a.page_size));
-        const CI e = a.v2p.present() ? lanes::page_entry_lane(tok, g, ps, mult, a.variant)
-                                     : lanes::static_entry_lane(tok, ps);
-        put<H>(a.kv_indices, b, i, "kv_indices") = narrow_out<std::int32_t>(e, "kv_indices", a.variant);
-      }
-    }
-  });
-}
-
-// §4.3: out[b, c] = max(v2p[page(tok)] * M, 0) for c < min(ceil(len_b / ps), max_pages); prefix-only.
-// E01: columns bounded by n_pages only, loads and stores at flat addresses (next row / OutOfRange);
-// grid_spill: columns bounded by the grid's column extent, same flat addresses; E02 /
-// era_b_unclamped: no clamp (lane); E10: row b of req_to_token; int32_wrap: silent int32 stores.
-void canonical_page_table(const CanonicalPageTableArgs& a) {
-  using Spec = RouteSpec<Route::canonical_page_table>;
-  validate_args(a);
-  const detail::Rollback rollback(a.out);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::canonical_page_table));
-  const TableGather g{a.v2p, "v2p"};
-  const CI ps(a.page_size);
-  const CI mult(a.multiplier);
-  const bool e01 = Spec::flat_addresses(a.variant);
-  rename_lane_overflow("out", [&] {
-    for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
-      H::lane(0);
-      const std::int64_t row =
-          batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
-      const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
-      const std::int64_t n = H::bound(Spec::columns(CI(len), ps, CI(a.max_pages), a.variant).get());
-      for (std::int64_t c = 0; c < n; ++c) {
-        H::lane(1);
-        const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
-                         : page_start_token(a.req_to_token, row, 0, c, a.page_size));
-        const std::int32_t e =
-            narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, a.variant), "out", a.variant);
-        if (e01) {
-          flat_store(a.out, b, c, e, "out");
-        } else {
-          put<H>(a.out, b, c, "out") = e;
-        }
-      }
-    }
-  });
-}
-
-// §4.4: out[b, c] for c < min(ceil((len_b + delta) / ps), max_pages) (B10: no max_pages bound, so
-// writes continue into the guard columns / next row, and past the buffer is OutOfRange("out")).
-// zero_tail: 0 on [live, max_pages) of each row and on [0, max_pages) of rows [B, out.rows).
-void read_table(const ReadTableArgs& a) {
-  using Spec = RouteSpec<Route::read_table>;
-  validate_args(a);
-  const detail::Rollback rollback(a.out);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::read_table));
-  const TableGather g{a.v2p, "v2p"};
-  const CI ps(a.page_size);
-  const CI mult(a.multiplier);
-  const Variant entry_variant = Spec::entry_variant(a.variant);
-  const bool e01 = Spec::flat_addresses(a.variant);
-  const auto tail_fill = Spec::tail_fill<std::int32_t>(a.variant);
-  const std::int64_t batch = a.row_ids.size;
-  rename_lane_overflow("out", [&] {
+  const bool remap = a.v2p.present();
+  const bool flat_loads = Spec::flat_loads(a.variant);
+  const bool flat_stores = Spec::flat_stores(a.variant);
+  const auto& rows = Spec::row_ids(a);
+  const Vec<const std::int64_t> starts = Spec::starts(a);
+  const std::int64_t batch = rows.size;
+  const bool tail = Spec::has_tail(a);
+  const auto fill = Spec::template tail_fill<std::int32_t>(a.variant);
+  rename_lane_overflow(out_name, [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
       H::lane(0);
-      const std::int64_t row = batch_row<Spec>(a.row_ids, b, a.req_to_token, "row_ids", a.variant);
-      const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-      const std::int64_t n = H::bound(Spec::columns(CI(len), ps, CI(a.max_pages), a.variant).get());
+      const std::int64_t row = batch_row<Spec>(rows, b, a.req_to_token, Spec::rows_name.data(), a.variant);
+      const std::int64_t start = starts.present() ? read_vec(starts, b, Spec::starts_name) : 0;
+      if (start < 0) throw OutOfRange(std::string(Spec::starts_name), std::to_string(start), "negative KV start");
+      const std::int64_t len = kv_length(Spec::lens(a), b, Spec::len_delta(a), Spec::lens_name.data());
+      const std::int64_t n = H::bound(Spec::clip(a, Spec::live(a, CI(len), ps).get()));
       for (std::int64_t c = 0; c < n; ++c) {
         H::lane(1);
-        const CI tok(e01 ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
-                         : page_start_token(a.req_to_token, row, 0, c, a.page_size));
-        const std::int32_t e =
-            narrow_out<std::int32_t>(lanes::page_entry_lane(tok, g, ps, mult, entry_variant), "out", a.variant);
-        // Flat address of a packed row: beyond the row width it lands in the next row (B10 / E01 spill).
-        flat_store(a.out, b, c, e, "out");
+        const std::int64_t col = checked_add(start, checked_mul(c, a.page_size, "req_to_token"), "req_to_token");
+        const CI tok(flat_loads ? unbounded_load(a.req_to_token, row, col) : read_mat<H>(a.req_to_token, row, col, "req_to_token"));
+        const std::int32_t e = narrow_out<std::int32_t>(Spec::entry(tok, g, ps, mult, a.variant, remap), out_name, a.variant);
+        if (flat_stores) {
+          flat_store(out, b, c, e, out_name);
+        } else {
+          put<H>(out, b, c, out_name) = e;
+        }
       }
       H::resume(0);  // the row's tail bound is a per-row site whatever n is
-      if (a.zero_tail) {
-        for (std::int64_t c = H::bound(n); c < a.max_pages; ++c) put<H>(a.out, b, c, "out") = tail_fill;
+      if (tail) {
+        for (std::int64_t c = H::bound(n); c < Spec::tail_end(a); ++c) put<H>(out, b, c, out_name) = fill;
       }
     }
   });
   H::lane(2);  // epilogue: the padded rows
-  if (a.zero_tail) {
-    for (std::int64_t b = H::bound(batch); b < a.out.rows; ++b)
-      for (std::int64_t c = 0; c < a.max_pages; ++c) put<H>(a.out, b, c, "out") = tail_fill;
+  if (tail) {
+    for (std::int64_t b = H::bound(batch); b < out.rows; ++b)
+      for (std::int64_t c = 0; c < Spec::tail_end(a); ++c) put<H>(out, b, c, out_name) = fill;
   }
 }
+
+void flashmla_block_table(const FlashmlaBlockTableArgs& a) { run_table<RouteSpec<Route::flashmla_block_table>>(a); }
+void canonical_page_table(const CanonicalPageTableArgs& a) { run_table<RouteSpec<Route::canonical_page_table>>(a); }
+void read_table(const ReadTableArgs& a) { run_table<RouteSpec<Route::read_table>>(a); }
+void full_prefill_table(const FullPrefillTableArgs& a) { run_table<RouteSpec<Route::full_prefill_table>>(a); }
 
 // §4.4 packed CSR stream: stream[j] = table[b, pos / ps] * ps + pos % ps for
 // indptr[b] <= j < indptr[b + 1], pos = kv_start_b + (j - indptr[b]); lanes >= indptr[B] untouched.
@@ -319,31 +272,3 @@ void eager_funnel(const EagerFunnelArgs& a) {
     }
   });
 }
-
-// §4.11: out[b, c] for c < min(ceil(len_b / ps), max_pages), rebuilt from the live v2p (B04:
-// page-start token / ps, no remap); prefix-only.
-void full_prefill_table(const FullPrefillTableArgs& a) {
-  using Spec = RouteSpec<Route::full_prefill_table>;
-  validate_args(a);
-  const detail::Rollback rollback(a.out);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::full_prefill_table));
-  const TableGather g{a.v2p, "v2p"};
-  const CI ps(a.page_size);
-  const CI mult(a.multiplier);
-  rename_lane_overflow("out", [&] {
-    for (std::int64_t b = 0; b < a.req_pool_indices.size; ++b) {
-      H::lane(0);
-      const std::int64_t row =
-          batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant);
-      const std::int64_t len = kv_length(a.seq_lens, b, 0, "seq_lens");
-      const std::int64_t n = H::bound(Spec::columns(CI(len), ps, CI(a.max_pages), a.variant).get());
-      for (std::int64_t c = 0; c < n; ++c) {
-        H::lane(1);
-        const CI tok(page_start_token(a.req_to_token, row, 0, c, a.page_size));
-        put<H>(a.out, b, c, "out") =
-            narrow_out<std::int32_t>(lanes::full_prefill_entry_lane(tok, g, ps, mult, a.variant), "out");
-      }
-    }
-  });
-}
-

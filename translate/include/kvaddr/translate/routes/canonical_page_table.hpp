@@ -7,7 +7,8 @@
 namespace kvaddr {
 
 KVADDR_ROUTE_SPEC(canonical_page_table, CanonicalPageTableArgs,
-                  : spec_rules::PoolRowOrBatchIndex, spec_rules::BoundedTableColumns)
+                  : spec_rules::TableRoute<CanonicalPageTableArgs>, spec_rules::PoolRowOrBatchIndex,
+                    spec_rules::BoundedTableColumns)
   static constexpr auto fields() { return spec_rules::bounded_table_fields<Args>(); }
   static constexpr std::string_view doc = "§4.3, prefix-only; out int32 [>= B, >= max_pages].";
   static constexpr bool accepts(Behaviour b) {
@@ -15,7 +16,18 @@ KVADDR_ROUTE_SPEC(canonical_page_table, CanonicalPageTableArgs,
                   Behaviour::e01_no_column_bound, Behaviour::era_b_unclamped, Behaviour::grid_spill,
                   Behaviour::int32_wrap);
   }
-  // Untouched: columns [columns, width) keep the caller's values (prefix-only).
+  // The table runner's live columns, entry lane and addresses (spec_rules::TableRoute); columns
+  // [live, width) keep the caller's values (prefix-only). E01 / grid_spill: flat loads and stores.
+  template <class I>
+  KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {
+    return columns(len, ps, I(a.max_pages), a.variant);
+  }
+  template <class I, class G>
+  KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool) {
+    return lanes::page_entry_lane(tok, v2p, ps, mult, v);
+  }
+  static constexpr bool flat_loads(Variant v) { return flat_addresses(v); }
+  static constexpr bool flat_stores(Variant v) { return flat_addresses(v); }
 };
 
 }  // namespace kvaddr

@@ -6,7 +6,8 @@
 
 namespace kvaddr {
 
-KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs, : spec_rules::PoolRowOrBatchIndex)
+KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs,
+                  : spec_rules::TableRoute<FlashmlaBlockTableArgs>, spec_rules::PoolRowOrBatchIndex)
   static constexpr auto fields() {
     using A = Args;
     return std::tuple{required_arg("req_to_token", &A::req_to_token), required_arg("req_pool_indices", &A::req_pool_indices).widening(),
@@ -22,8 +23,16 @@ KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs, : spec_rules::Po
     return one_of(b, Behaviour::era_b_unclamped, Behaviour::b09_no_padding_guard, Behaviour::e09_floor_pages,
                   Behaviour::e10_batch_index_rows, Behaviour::int32_wrap);
   }
-  // Live columns: ceil(len / ps) pages (E09: floor), never past the table width W; columns
-  // [live, W) keep the caller's -1.
+  // The table runner (spec_rules::TableRoute): lengths page_kernel_lens, each row from its
+  // kv_start_idx; live columns ceil(len / ps) pages (E09: floor), clipped to the table width W
+  // (columns [live, W) keep the caller's -1); the static entry tok / ps without a v2p.
+  static constexpr std::string_view lens_name = "page_kernel_lens";
+  static constexpr std::string_view out_name = "kv_indices";
+  template <class T>
+  static constexpr const auto& lens(const T& a) { return a.page_kernel_lens; }
+  template <class T>
+  static constexpr const auto& out(const T& a) { return a.kv_indices; }
+  static constexpr Vec<const std::int64_t> starts(const Args& a) { return a.kv_start_idx; }
   template <class I>
   KVADDR_HD static constexpr I pages(I len, I ps, Variant v) {
     return lanes::page_count(len, ps, v);
@@ -33,6 +42,16 @@ KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs, : spec_rules::Po
     using lanes::kv_pick;  // builtin integers; a symbolic I brings its own by argument-dependent lookup
     return kv_pick(pages < width, pages, width);
   }
+  template <class I>
+  KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {
+    return pages(len, ps, a.variant);
+  }
+  KVADDR_HD static constexpr std::int64_t clip(const Args& a, std::int64_t n) { return columns(n, a.kv_indices.cols); }
+  template <class I, class G>
+  KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool remap) {
+    return remap ? lanes::page_entry_lane(tok, v2p, ps, mult, v) : lanes::static_entry_lane(tok, ps);
+  }
+  static constexpr std::int64_t grid_columns(const Args& a) { return a.kv_indices.cols; }
 };
 
 }  // namespace kvaddr

@@ -6,7 +6,7 @@
 
 namespace kvaddr {
 
-KVADDR_ROUTE_SPEC(full_prefill_table, FullPrefillTableArgs)
+KVADDR_ROUTE_SPEC(full_prefill_table, FullPrefillTableArgs, : spec_rules::TableRoute<FullPrefillTableArgs>)
   static constexpr auto fields() { return spec_rules::bounded_table_fields<Args>(); }
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b04_prefill_no_remap; }
   // The req_to_token row batch lane b reads: always its pool row.
@@ -19,7 +19,16 @@ KVADDR_ROUTE_SPEC(full_prefill_table, FullPrefillTableArgs)
   KVADDR_HD static constexpr I columns(I len, I ps, I max_pages, Variant) {
     return lanes::table_columns(len, ps, max_pages, Variant{});
   }
-  // Untouched: columns [columns, width) keep the caller's values (prefix-only).
+  // The table runner's live columns and entry lane (spec_rules::TableRoute); columns [live, width)
+  // keep the caller's values (prefix-only).
+  template <class I>
+  KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {
+    return columns(len, ps, I(a.max_pages), a.variant);
+  }
+  template <class I, class G>
+  KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool) {
+    return lanes::full_prefill_entry_lane(tok, v2p, ps, mult, v);
+  }
 };
 
 }  // namespace kvaddr

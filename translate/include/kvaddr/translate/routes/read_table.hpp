@@ -6,7 +6,8 @@
 
 namespace kvaddr {
 
-KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::PoolRowOrBatchIndex, spec_rules::BoundedTableColumns)
+KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::TableRoute<ReadTableArgs>, spec_rules::PoolRowOrBatchIndex,
+                  spec_rules::BoundedTableColumns)
   // The arguments, by spec / manifest name (req_pool_indices fills row_ids).
   static constexpr auto fields() {
     using A = Args;
@@ -30,8 +31,28 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::PoolRowOrBatchIndex, 
     return Variant{v.bits & (Variant::of(Behaviour::b09_no_padding_guard).bits |
                              Variant::of(Behaviour::era_b_unclamped).bits)};
   }
+  // The table runner (spec_rules::TableRoute): rows from row_ids, KV lengths seq_lens + seq_len_delta,
+  // stores at flat addresses (B10 / E01 spill into the next row; past the buffer is OutOfRange("out")),
+  // loads at flat addresses under E01 / grid_spill; only B09 and era_b_unclamped act in the entry lane.
+  static constexpr std::string_view rows_name = "row_ids";
+  template <class T>
+  static constexpr const auto& row_ids(const T& a) { return a.row_ids; }
+  KVADDR_HD static constexpr std::int64_t len_delta(const Args& a) { return a.seq_len_delta; }
+  template <class I>
+  KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {
+    return columns(len, ps, I(a.max_pages), a.variant);
+  }
+  template <class I, class G>
+  KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool) {
+    return lanes::page_entry_lane(tok, v2p, ps, mult, entry_variant(v));
+  }
+  static constexpr bool flat_loads(Variant v) { return flat_addresses(v); }
+  static constexpr bool flat_stores(Variant) { return true; }
   // zero_tail: columns [live, max_pages) of each row and [0, max_pages) of rows [B, out.rows) get
   // the sink 0; E02 fills the slot-map pad -1 instead. Without zero_tail they are untouched.
+  static constexpr bool kMayHaveTail = true;
+  KVADDR_HD static constexpr bool has_tail(const Args& a) { return a.zero_tail; }
+  KVADDR_HD static constexpr std::int64_t tail_end(const Args& a) { return a.max_pages; }
   template <class I>
   KVADDR_HD static constexpr I tail_fill(Variant v) {
     return has(v, Behaviour::e02_minus_one_sentinel) ? I(-1) : I(0);
@@ -41,6 +62,14 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::PoolRowOrBatchIndex, 
   KVADDR_HD static constexpr I written_columns(I live, I max_pages, bool zero_tail) {
     using lanes::kv_pick;  // builtin integers; a symbolic I brings its own by argument-dependent lookup
     return zero_tail ? kv_pick(live < max_pages, max_pages, live) : live;
+  }
+  template <class I>
+  KVADDR_HD static constexpr I written(const Args& a, I live) {
+    return written_columns(live, I(a.max_pages), a.zero_tail);
+  }
+  // B10 drops the max_pages bound: the launch grid spans the output's columns.
+  static constexpr std::int64_t grid_columns(const Args& a) {
+    return has(a.variant, Behaviour::b10_no_max_pages_bound) ? a.out.cols : a.max_pages;
   }
 };
 

@@ -1,7 +1,10 @@
 #pragma once
 // Row and column rules that several page-table route specs follow; a spec inherits the ones it
 // follows, so each rule is written once for the host, the device and every consumer.
+#include <cstdint>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
 
 #include "kvaddr/translate/arg_field.hpp"
 #include "kvaddr/translate/lanes.hpp"
@@ -30,6 +33,53 @@ struct BoundedTableColumns {
     return has(v, Behaviour::e01_no_column_bound) || has(v, Behaviour::grid_spill);
   }
 };
+
+// A page-table route as the table runner (host, translate/src/routes_tables.ipp) and the row kernel
+// (device, kernels/src/kernels_rows.cu) run it. Batch lane b < B reads req_to_token row row(b) (the
+// spec's row rule over its row ids) from KV column start(b); its live columns c < clip(a, live(a,
+// len_b, ps)) get entry(page-start token of column c) (the token at column start(b) + c * ps); where
+// has_tail(a), columns [live, tail_end(a)) of each row and of the padded rows [B, out.rows) get
+// tail_fill (written(a, live): the end of the columns a row writes); every other column is untouched. A spec opts in by inheriting TableRoute<Args> (the
+// defaults below: the pool tables over req_pool_indices, seq_lens and out, from column 0, no
+// tail, element addresses checked against the row) and defining
+//   live(a, len, ps)                 the live page count over the lane integer I (its arithmetic
+//                                    sites); clip(a, n) the buffer bound after it (plain int64);
+//   entry(tok, v2p, ps, mult, v, remap)  the entry lane of a page-start token (remap: v2p present).
+// Optional: row_ids / lens / starts / out with their names, len_delta, has_tail / tail_end /
+// written / tail_fill, flat_loads / flat_stores (loads and stores at flat addresses: a column past the row
+// lands in the next row), grid_columns (the launch grid's column extent).
+template <class A>
+struct TableRoute {
+  static constexpr bool table_runner = true;
+  static constexpr std::string_view rows_name = "req_pool_indices";
+  static constexpr std::string_view lens_name = "seq_lens";
+  static constexpr std::string_view starts_name = "kv_start_idx";
+  static constexpr std::string_view out_name = "out";
+  template <class T>
+  static constexpr const auto& row_ids(const T& a) { return a.req_pool_indices; }
+  template <class T>
+  static constexpr const auto& lens(const T& a) { return a.seq_lens; }
+  template <class T>
+  static constexpr const auto& out(const T& a) { return a.out; }
+  static constexpr Vec<const std::int64_t> starts(const A&) { return {}; }  // every row from column 0
+  KVADDR_HD static constexpr std::int64_t len_delta(const A&) { return 0; }
+  KVADDR_HD static constexpr std::int64_t clip(const A&, std::int64_t n) { return n; }
+  // The tail: false / 0 / the sink unless a spec says otherwise (read_table's zero_tail).
+  static constexpr bool kMayHaveTail = false;
+  KVADDR_HD static constexpr bool has_tail(const A&) { return false; }
+  KVADDR_HD static constexpr std::int64_t tail_end(const A&) { return 0; }
+  template <class I>
+  KVADDR_HD static constexpr I written(const A&, I live) { return live; }  // the columns a row writes
+  template <class I>
+  KVADDR_HD static constexpr I tail_fill(Variant) { return I(0); }
+  static constexpr bool flat_loads(Variant) { return false; }
+  static constexpr bool flat_stores(Variant) { return false; }
+  static constexpr std::int64_t grid_columns(const A& a) { return a.max_pages; }
+};
+
+// Whether Spec is run by the table runner and the row kernel (it inherits TableRoute).
+template <class Spec>
+inline constexpr bool is_table_route = std::is_base_of_v<TableRoute<typename Spec::Args>, Spec>;
 
 // The fields of a page-table route over (req_to_token, req_pool_indices, seq_lens) with a
 // max_pages bound and one out table (canonical_page_table, full_prefill_table).
