@@ -1,5 +1,5 @@
 #pragma once
-// Device helpers shared by the kernel translation units (kernels_stream.cu, kernels_rows.cu): launch
+// Device helpers shared by the kernel translation units (kernels_per_id.cu, kernels_rows.cu): launch
 // constants and grids, the masked gather and staged gathers, block slices, streaming loads / stores and
 // the divisor dispatch. Internal to kvaddr_kernels (nvcc only).
 #include <cuda_runtime.h>
@@ -189,55 +189,11 @@ void dispatch_ps(i64 ps, F&& f) {
   else f(std::integral_constant<i64, 0>{});
 }
 
-// Divisor arguments of the token lanes (lanes.hpp, divisor_arg): a compile-time constant, a run-time
-// int64 (the hardware-less 64-bit division subroutine), or a FastDivisor (shift for powers of two,
-// multiply-high otherwise). `type` is the lane's divisor type D, get() its argument.
-template <i64 N>
-struct FixedDiv {
-  using type = i64;
-  __device__ static constexpr i64 get() { return N; }
-};
-struct HwDiv {
-  using type = i64;
-  i64 d;
-  __device__ i64 get() const { return d; }
-};
-struct FastDiv {
-  using type = FastDivisor;
-  FastDivisor d;
-  __device__ const FastDivisor& get() const { return d; }
-};
-
 // The divisor values with a compile-time specialisation, as powers of two 2^K: the common page
-// sizes 1, 16, 32, 64, 128 and DCP sizes 1, 2. write_loc's kernel takes them as FixedDiv (DivSet), the
-// per-id launcher as ConstPow2 positions of a Pow2Pack.
+// sizes 1, 16, 32, 64, 128 and DCP sizes 1, 2: the per-id launcher's ConstPow2 positions of a Pow2Pack.
 template <int... K>
 struct Shifts {};
 using PageShifts = Shifts<0, 4, 5, 6, 7>;
 using DcpShifts = Shifts<0, 1>;
-
-// pick(v, f) calls f with the FixedDiv of v when v is in the set, else with a FastDiv of v.
-template <class S>
-struct DivSet;
-template <int... K>
-struct DivSet<Shifts<K...>> {
-  template <class F>
-  static void pick(i64 v, F&& f) {
-    bool done = false;
-    ((!done && v == (i64(1) << K) ? (f(FixedDiv<(i64(1) << K)>{}), done = true) : false), ...);
-    if (!done) f(FastDiv{FastDivisor::of(v)});
-  }
-};
-using PageSizes = DivSet<PageShifts>;
-using DcpSizes = DivSet<DcpShifts>;
-
-// The two divisors (ps, dcp_size) of write_loc under LaunchShape::division: 0 = FixedDiv for the
-// values of PageSizes / DcpSizes, FastDiv otherwise; 1 = FastDiv always; 2 = run-time int64 division.
-template <class F>
-void dispatch_div2(i64 ps, i64 dcp, F&& f) {
-  if (g_shape.division == 2) return f(HwDiv{ps}, HwDiv{dcp});
-  if (g_shape.division == 1) return f(FastDiv{FastDivisor::of(ps)}, FastDiv{FastDivisor::of(dcp)});
-  PageSizes::pick(ps, [&](auto p) { DcpSizes::pick(dcp, [&](auto d) { f(p, d); }); });
-}
 
 }  // namespace kvaddr::gpu::detail

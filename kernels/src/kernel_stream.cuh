@@ -1,7 +1,7 @@
 #pragma once
 // Private to kernels/: the streaming kernel (one output lane per input lane, 16-byte vector accesses where
-// the pointers allow, a tail of constant lanes) and its launchers, shared by the streaming routes
-// (kernels_stream.cu) and the per-id routes' generic launcher (kernels_per_id.cu).
+// the pointers allow, a tail of constant lanes) and its launcher, run by the per-id routes' generic
+// launcher (kernels_per_id.cu).
 #include "kernel_common.cuh"
 
 namespace kvaddr::gpu::detail {
@@ -97,11 +97,6 @@ void launch_stream(const i64* in, i64 n, Out* out, i64 w, Op op, cudaStream_t s,
   else if (g_shape.stream_min_blocks >= 8) launch_stream_ilp<kIlpNarrow, 8>(in, n, out, w, op, s);
   else launch_stream_ilp<kIlpNarrow, 1>(in, n, out, w, op, s);
   check_launch(name);
-}
-
-template <class Out, class Op>
-void launch_elementwise(const i64* in, i64 n, Out* out, Op op, cudaStream_t s, const char* name) {
-  launch_stream<Out>(in, n, out, n, op, s, name);
 }
 
 }  // namespace kvaddr::gpu::detail

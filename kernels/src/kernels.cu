@@ -4,7 +4,8 @@
 // compute-sanitizer memcheck can report it). No arithmetic of a route is re-derived here: the
 // kernels only decide which lanes run (grids, row/column loops) and where results are stored.
 // This unit holds the process-wide launch shape and the device query; the kernels are in
-// kernels_stream.cu, kernels_rows.cu and, for the per-id routes of the route list, kernels_per_id.cu
+// kernels_per_id.cu (the per-id routes, token_translate, swa_translate and write_loc, on the streaming
+// kernel of kernel_stream.cuh) and kernels_rows.cu (the page tables and the other row-shaped routes)
 // (shared helpers: kernel_common.cuh).
 #include <cuda_runtime.h>
 

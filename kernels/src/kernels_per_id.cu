@@ -18,12 +18,14 @@ struct IsPack<Pow2Pack<K...>> : std::true_type {};
 // The spec's lane as an op of the streaming kernel (kernel_stream.cuh): out[i] = lane(ids[i], table).
 // The streaming kernel reads a lane's id in the thread that writes its output, so out may alias the ids
 // exactly; it takes 16-byte accesses where the pointers allow, like the hand-written streaming routes.
+// A route with tail lanes (write_loc) gets `fill` on lanes [N, w).
 template <class Lane>
 struct SpecOp {
   Gather g;
   Lane lane;
+  i64 fill;
   __device__ i64 operator()(i64 t) const { return static_cast<i64>(lane(t, g)); }
-  __device__ i64 tail() const { return 0; }
+  __device__ i64 tail() const { return fill; }
 };
 
 // A spec's lane values on the device, its divisors of family D (lanes::divisor_at): Pow2Pack<K...>
@@ -55,11 +57,20 @@ void launch_lane(const A& a, const Make& make, cudaStream_t s) {
   using P = PerIdShape<Spec>;
   const auto& ids = P::ids(a);
   const auto& out = P::out(a);
-  if (ids.size <= 0) return;
+  // Lanes written: the ids' [0, N), and for a route with tail lanes the tail [N, out.size) too
+  // unless its variant keeps it stale.
+  i64 w = ids.size;
+  i64 fill = 0;
+  if constexpr (has_tail_lanes<Spec>) {
+    if (!Spec::keeps_tail(a.variant)) w = out.size > w ? out.size : w;
+    fill = Spec::template tail_fill<i64>(a.variant);
+  }
+  if (w <= 0) return;
   using Out = std::remove_cv_t<std::remove_pointer_t<decltype(out.data)>>;
   using Lane = std::remove_cv_t<decltype(Spec::template lane<i64, D>(a, make))>;
-  launch_elementwise<Out>(ids.data, ids.size, out.data, SpecOp<Lane>{Gather{P::table(a).data}, Spec::template lane<i64, D>(a, make)},
-                          s, Spec::name.data());
+  launch_stream<Out>(ids.data, ids.size, out.data, w,
+                     SpecOp<Lane>{Gather{P::table(a).data}, Spec::template lane<i64, D>(a, make), fill}, s,
+                     Spec::name.data());
 }
 
 // The compile-time specialisations (kernel_common.cuh): the common page sizes (PageShifts) at divisor
@@ -124,5 +135,8 @@ void launch_token_translate(const TokenTranslateArgs<i32>& a, cudaStream_t s) {
 }
 void launch_swa_translate(const SwaTranslateArgs<i64>& a, cudaStream_t s) { launch_spec<RouteSpec<Route::swa_translate>>(a, s); }
 void launch_swa_translate(const SwaTranslateArgs<i32>& a, cudaStream_t s) { launch_spec<RouteSpec<Route::swa_translate>>(a, s); }
+
+// write_loc: its spec's Lane and tail lanes on the same launcher.
+void launch_write_loc(const WriteLocArgs& a, cudaStream_t s) { launch_spec<RouteSpec<Route::write_loc>>(a, s); }
 
 }  // namespace kvaddr::gpu

@@ -259,7 +259,7 @@ TEST(PerIdSpecLane, ProvedInProductionRefutedByTheBugVariants) {
       EXPECT_EQ(kvaddr::proofs::per_id_spec_lane_of(S::id, Variant::production, o).verdict, Verdict::proved) << S::name;
     }
   });
-  EXPECT_EQ(routes, static_cast<int>(kvaddr::kPerIdRoutes.size()) + 2);  // + token_translate, swa_translate
+  EXPECT_EQ(routes, static_cast<int>(kvaddr::kPerIdRoutes.size()) + 3);  // + token_translate, swa_translate, write_loc
   // B17 drops the gather (the virtual page as the physical one), B11 leaves a tombstone unclamped (-S + off).
   for (const auto& [r, v] : {std::pair{Route::token_translate, Variant::b17_doc_formula},
                              std::pair{Route::swa_translate, Variant::b11_swa_no_clamp}}) {

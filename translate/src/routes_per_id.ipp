@@ -11,6 +11,7 @@ struct ScalarChecks {
   void page_size(std::int64_t ps) const { check_page_size(ps); }
   void multiplier(std::int64_t m, std::string_view name = "multiplier") const { check_multiplier(m, name); }
   void stride(std::int64_t ps, std::int64_t m, std::string_view name = "multiplier") const { check_stride(ps, m, name); }
+  void dcp(std::int64_t size, std::int64_t rank) const { check_dcp(size, rank); }
   void require(bool ok, std::string_view argument, std::int64_t value, std::string_view reason) const {
     rule_require(ok, argument, value, reason);
   }
@@ -26,7 +27,8 @@ struct HostLaneValues {
 }  // namespace
 
 // The contract of a per-id route: its variant, the spec's scalar rules, the ids, the table
-// (required), out at least as long as the ids, out exactly aliasing the ids or disjoint from them,
+// (required), out at least as long as the ids, out exactly aliasing the ids (a route with tail lanes:
+// the ids as a prefix of out) or disjoint from them,
 // out disjoint from the table; every error names the argument by its field name. A is Spec::Args or,
 // for a route whose output element type is a parameter, any Spec::ArgsOf<Out>.
 template <class Spec, class A>
@@ -41,11 +43,13 @@ void validate_per_id(const A& a) {
   check_vec(ids, P::ids_name);
   check_required(table, P::table_name);
   check_at_least(out, P::out_name, ids.size);
-  check_exact_alias_or_disjoint(out, ids, P::out_name, P::ids_name);
+  if constexpr (has_tail_lanes<Spec>) check_prefix_alias_or_disjoint(out, ids, P::out_name, P::ids_name);
+  else check_exact_alias_or_disjoint(out, ids, P::out_name, P::ids_name);
   check_disjoint(out, table, P::out_name, P::table_name);
 }
 
-// out[i] = the spec's lane of ids[i] over the table, for i < ids.size; out's tail is untouched.
+// out[i] = the spec's lane of ids[i] over the table, for i < ids.size; out's tail [ids.size, out.size)
+// is untouched, or, for a route with tail lanes, gets Spec::tail_fill unless Spec::keeps_tail.
 // Each lane reads its id before writing its output, so out may alias the ids exactly. An int32 out
 // takes the lane's value through the int32 store rule (an Overflow past int32, or the silent wrap of
 // the int32_wrap variant).
@@ -69,6 +73,13 @@ void run_per_id(const A& a) {
       put<H>(out, i, P::out_name) = narrow_out<Out>(lane(id, g), P::out_name, store);
     }
   });
+  if constexpr (has_tail_lanes<Spec>) {
+    H::lane(2);  // epilogue: the tail lanes [N, out.size)
+    if (!Spec::keeps_tail(a.variant)) {
+      const auto fill = Spec::template tail_fill<Out>(a.variant);
+      for (std::int64_t i = H::bound(ids.size); i < out.size; ++i) put<H>(out, i, P::out_name) = fill;
+    }
+  }
 }
 
 // The runner and the validation of the per-id route r of the route list, its Args at `a`.

@@ -1,5 +1,5 @@
-// Token-granular host routes (spec §4.1, §4.7-§4.9, §4.13 move_kv_cache; token_translate and
-// swa_translate are entry points over the per-id runner of routes_per_id.ipp, which runs mamba_translate,
+// Token-granular host routes (spec §4.1, §4.7-§4.9, §4.13 move_kv_cache; token_translate,
+// swa_translate and write_loc are entry points over the per-id runner of routes_per_id.ipp, which runs mamba_translate,
 // dcp_read_translate and transfer_ids directly): one lane per id, every lane reads its input before
 // writing its output, so exact aliasing of out and ids is safe.
 // Included by routes_plain.cpp (hooks policy NoHooks) and by mutation/hooked.cpp
@@ -64,30 +64,9 @@ void kv_indices_inplace(const KvIndicesInplaceArgs& a) {
 }
 
 // §4.8: out[i] = keep(loc[i]) ? d(loc[i] / dcp_size) : 0 for i < N; out[N, out.size) = 0
-// (B06: that tail is left stale; E02: filled with -1; E03: int32 id arithmetic in the lane).
-void write_loc(const WriteLocArgs& a) {
-  validate_args(a);
-  const detail::Rollback rollback(a.out);
-  [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::write_loc));
-  const TableGather g{a.v2p, "v2p"};
-  const CI ps(a.page_size);
-  const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
-  const CI dcp_size(a.dcp_size);
-  const CI dcp_rank(a.dcp_rank);
-  rename_lane_overflow("out", [&] {
-    for (std::int64_t i = 0; i < a.loc.size; ++i) {
-      H::lane(0);
-      const CI loc(a.loc.data[i]);
-      put<H>(a.out, i, "out") = lanes::write_loc_lane(loc, g, ps, stride, dcp_size, dcp_rank, a.variant).get();
-    }
-  });
-  H::lane(2);  // epilogue: the tail [N, out.size)
-  using Spec = RouteSpec<Route::write_loc>;
-  if (!Spec::keeps_tail(a.variant)) {
-    const auto fill = Spec::tail_fill<std::int64_t>(a.variant);
-    for (std::int64_t i = H::bound(a.loc.size); i < a.out.size; ++i) put<H>(a.out, i, "out") = fill;
-  }
-}
+// (B06: that tail is left stale; E02: filled with -1; E03: int32 id arithmetic in the lane). The
+// spec's Lane and tail rule on the per-id runner.
+void write_loc(const WriteLocArgs& a) { run_per_id<RouteSpec<Route::write_loc>>(a); }
 
 // §4.13 move_kv_cache: run r covers tokens [r*ps, (r+1)*ps) of dst_tokens / src_tokens, which must
 // be a page-aligned ascending run of physical tokens; its page is first / ps.

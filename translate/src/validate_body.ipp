@@ -208,19 +208,7 @@ void validate_args(const KvIndicesInplaceArgs& a) {
 }
 
 // ---- §4.8 --------------------------------------------------------------------------------------
-void validate_args(const WriteLocArgs& a) {
-  const ValidateScope scope(mutation::unit_of(Route::write_loc));
-  require_variant(Route::write_loc, a.variant);
-  check_page_size(a.page_size);
-  check_multiplier(a.multiplier);
-  check_stride(a.page_size, a.multiplier);
-  check_dcp(a.dcp_size, a.dcp_rank);
-  check_vec(a.loc, "loc");
-  check_required(a.v2p, "v2p");
-  check_at_least(a.out, "out", a.loc.size);
-  check_prefix_alias_or_disjoint(a.out, a.loc, "out", "loc");
-  check_disjoint(a.out, a.v2p, "out", "v2p");
-}
+void validate_args(const WriteLocArgs& a) { validate_per_id<RouteSpec<Route::write_loc>>(a); }
 
 // ---- §4.11, §4.13 -----------------------------------------------------------------------------
 void validate_args(const FullPrefillTableArgs& a) {

@@ -194,7 +194,7 @@ KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, divisor_arg_t<D> ps, I
   return kv_pick(keep, kv_max0(d), I(0));
 }
 
-// The production write_loc lane (signature kept for existing instantiations).
+// The production write_loc lane (no variant).
 template <class I, class D = I, class E = D, class Gather>
 KVADDR_HD constexpr I write_loc_lane(I loc, Gather&& v2p, divisor_arg_t<D> ps, I stride, divisor_arg_t<E> dcp_size,
                                      I dcp_rank) {

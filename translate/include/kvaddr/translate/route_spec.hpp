@@ -27,6 +27,10 @@
 //   lane<I, D>(a, make)           the Lane of a call, from its scalars (constexpr; make.div(d): the
 //                                 next divisor, in member order; make.stride(ps, m): S = ps * M, the
 //                                 host runner's stride site).
+// A per-id route whose output has tail lanes [N, out.size) past its ids (write_loc) adds
+//   keeps_tail(v), tail_fill<I>(v) whether the variant leaves the tail stale, else the value the
+//                                 runner and the launcher write there; its output may then alias
+//                                 the ids as a prefix (out longer than the ids) instead of exactly.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -104,8 +108,16 @@ template <class Spec, class = void>
 struct UsesRunner : std::false_type {};
 template <class Spec>
 struct UsesRunner<Spec, std::enable_if_t<Spec::per_id_runner>> : std::true_type {};
+template <class Spec, class = void>
+struct HasTailLanes : std::false_type {};
+template <class Spec>
+struct HasTailLanes<Spec, std::void_t<decltype(Spec::keeps_tail(Variant{}))>> : std::true_type {};
+
 }  // namespace per_id_detail
 
+// Whether a per-id Spec writes tail lanes [N, out.size) past its ids (keeps_tail / tail_fill).
+template <class Spec>
+inline constexpr bool has_tail_lanes = per_id_detail::HasTailLanes<Spec>::value;
 // Whether Spec is run by the per-id runner (opened with KVADDR_PER_ID_ROUTE_SPEC).
 template <class Spec>
 inline constexpr bool uses_per_id_runner = per_id_detail::UsesRunner<Spec>::value;
@@ -118,8 +130,9 @@ constexpr int spec_divisor_count() {
   return n;
 }
 
-// Whether Spec has a per-id Lane (the per-id routes, and token_translate / swa_translate, whose host
-// routes and launchers run that Lane on the per-id runner for either output type).
+// Whether Spec has a per-id Lane (the per-id routes; token_translate and swa_translate, whose host
+// routes and launchers run that Lane on the per-id runner for either output type; write_loc, whose
+// runner and launcher add its tail lanes).
 template <class Spec>
 inline constexpr bool has_spec_lane = per_id_detail::HasLane<Spec>::value;
 
