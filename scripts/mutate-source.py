@@ -78,7 +78,8 @@ LAYERS = {
     # The CUDA kernels: judged by the GPU tests and a differential campaign, so this layer needs a
     # GPU (without one the GPU tests skip and every mutant would survive; the layer is refused).
     "kernels": {
-        "files": ["kernels/src/kernel_common.cuh", "kernels/src/kernels_stream.cu", "kernels/src/kernels_rows.cu"],
+        "files": ["kernels/src/kernel_common.cuh", "kernels/src/kernel_stream.cuh", "kernels/src/kernels_per_id.cu",
+                  "kernels/src/kernels_rows.cu"],
         "targets": ["kvaddr_gpu_tests", "kvaddr"],
         "tests": [["tests/kvaddr_gpu_tests", "--gtest_brief=1"],
                   ["kvaddr", "diff", "--cases", "200", "--seed", "7"]],
