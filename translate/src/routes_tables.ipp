@@ -9,10 +9,10 @@ namespace {
 
 // A request-pool row id, checked against the rows of req_to_token.
 std::int64_t pool_row(const Vec<const std::int64_t>& rows, std::int64_t b, const Mat<const std::int32_t>& r2t,
-                      const char* name) {
+                      std::string_view name) {
   const std::int64_t row = H::alt(mutation::Site::row, read_vec(rows, b, name), b);
   if (row < 0 || row >= r2t.rows) {
-    throw OutOfRange(name, std::to_string(row),
+    throw OutOfRange(std::string(name), std::to_string(row),
                      "row id outside req_to_token's " + std::to_string(r2t.rows) + " rows (batch lane " +
                          std::to_string(b) + ")");
   }
@@ -24,7 +24,7 @@ std::int64_t pool_row(const Vec<const std::int64_t>& rows, std::int64_t b, const
 // request's row whenever the pool rows are not 0..B-1.
 template <class Spec>
 std::int64_t batch_row(const Vec<const std::int64_t>& rows, std::int64_t b, const Mat<const std::int32_t>& r2t,
-                       const char* name, Variant v) {
+                       std::string_view name, Variant v) {
   const std::int64_t row = Spec::row(b, [&](std::int64_t lane) { return pool_row(rows, lane, r2t, name); }, v);
   if (!has(v, Behaviour::e10_batch_index_rows)) return row;
   (void)read_vec(rows, b, name);  // the lane still exists
@@ -39,7 +39,7 @@ std::int64_t batch_row(const Vec<const std::int64_t>& rows, std::int64_t b, cons
 // Flat element offset and extent of a matrix: what an unmasked kernel address computes. A
 // column past the row width lands in the next row; past the extent it is outside the buffer.
 template <class T>
-std::int64_t flat_index(const Mat<T>& m, std::int64_t r, std::int64_t c, const char* name) {
+std::int64_t flat_index(const Mat<T>& m, std::int64_t r, std::int64_t c, std::string_view name) {
   return checked_add(checked_mul(r, m.row_stride, name), checked_mul(c, m.col_stride, name), name);
 }
 template <class T>
@@ -60,20 +60,20 @@ std::int64_t unbounded_load(const Mat<const std::int32_t>& r2t, std::int64_t row
 
 // A table store at the flat address of (b, c): beyond the row width it lands in the next row
 // (B10 / E01 spill); past the buffer it is OutOfRange naming the output.
-void flat_store(const Mat<std::int32_t>& out, std::int64_t b, std::int64_t c, std::int32_t value, const char* name) {
+void flat_store(const Mat<std::int32_t>& out, std::int64_t b, std::int64_t c, std::int32_t value, std::string_view name) {
   const std::int64_t flat = flat_index(out, b, c, name);
   if (flat >= flat_extent(out)) {
-    throw OutOfRange(name, "row " + std::to_string(b) + " column " + std::to_string(c),
+    throw OutOfRange(std::string(name), "row " + std::to_string(b) + " column " + std::to_string(c),
                      "write past the end of the table buffer of " + std::to_string(flat_extent(out)) + " elements");
   }
   put<H>(out.data, flat_extent(out), flat, name) = value;
 }
 
 // A KV length (sequence length plus delta); negative lengths are rejected naming the field.
-std::int64_t kv_length(const Vec<const std::int64_t>& lens, std::int64_t b, std::int64_t delta, const char* name) {
+std::int64_t kv_length(const Vec<const std::int64_t>& lens, std::int64_t b, std::int64_t delta, std::string_view name) {
   const std::int64_t len = checked_add(read_vec(lens, b, name), delta, name);
   if (len < 0) {
-    throw OutOfRange(name, std::to_string(len), "negative KV length at batch lane " + std::to_string(b));
+    throw OutOfRange(std::string(name), std::to_string(len), "negative KV length at batch lane " + std::to_string(b));
   }
   return len;
 }
@@ -99,7 +99,7 @@ template <class Spec>
 void run_table(const typename Spec::Args& a) {
   validate_args(a);
   const auto& out = Spec::out(a);
-  const char* out_name = Spec::out_name.data();
+  constexpr std::string_view out_name = Spec::out_name;
   const detail::Rollback rollback(out);
   [[maybe_unused]] const H::Scope scope(mutation::unit_of(Spec::id));
   const TableGather g{a.v2p, "v2p"};
@@ -116,10 +116,10 @@ void run_table(const typename Spec::Args& a) {
   rename_lane_overflow(out_name, [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
       H::lane(0);
-      const std::int64_t row = batch_row<Spec>(rows, b, a.req_to_token, Spec::rows_name.data(), a.variant);
+      const std::int64_t row = batch_row<Spec>(rows, b, a.req_to_token, Spec::rows_name, a.variant);
       const std::int64_t start = starts.present() ? read_vec(starts, b, Spec::starts_name) : 0;
       if (start < 0) throw OutOfRange(std::string(Spec::starts_name), std::to_string(start), "negative KV start");
-      const std::int64_t len = kv_length(Spec::lens(a), b, Spec::len_delta(a), Spec::lens_name.data());
+      const std::int64_t len = kv_length(Spec::lens(a), b, Spec::len_delta(a), Spec::lens_name);
       const std::int64_t n = H::bound(Spec::clip(a, Spec::live(a, CI(len), ps).get()));
       for (std::int64_t c = 0; c < n; ++c) {
         H::lane(1);
