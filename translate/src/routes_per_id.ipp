@@ -67,10 +67,15 @@ void run_per_id(const A& a) {
   Variant store = Variant::production;  // the int32 store rule's variant
   if constexpr (P::has_variant) store = a.variant;
   rename_lane_overflow(P::out_name, [&] {
-    for (std::int64_t i = 0; i < ids.size; ++i) {
+    // Local copies of the lane and the views: the output stores cannot alias them, so they stay in
+    // registers across the loop.
+    const auto lane_local = lane;
+    const auto in = ids;
+    const auto dst = out;
+    for (std::int64_t i = 0; i < in.size; ++i) {
       H::lane(0);
-      const CI id(ids.data[i]);
-      put<H>(out, i, P::out_name) = narrow_out<Out>(lane(id, g), P::out_name, store);
+      const CI id(in.data[i]);
+      put<H>(dst, i, P::out_name) = narrow_out<Out>(lane_local(id, g), P::out_name, store);
     }
   });
   if constexpr (has_tail_lanes<Spec>) {
