@@ -120,10 +120,7 @@ struct TableBody {
   using Args = typename Spec::Args;
   static constexpr bool kTail = Spec::kMayHaveTail;
   Args a;
-  Mat<i32> out;
-  const i64* rows;
-  const i64* lens;
-  const i64* starts;  // null: every row from column 0
+  Mat<i32> out;  // Spec::out(a)
   i64 batch;
   bool remap;
   // n: columns written; live: the live prefix; row: the req_to_token row (0 for a padded row).
@@ -135,9 +132,12 @@ struct TableBody {
   __device__ Ctx row(i64 b) const {
     Ctx r;
     if (!kTail || b < batch) {
-      r.live = Spec::clip(a, Spec::live(a, lens[b] + Spec::len_delta(a), ps()));
-      r.row = batch_row<Spec>(rows, b, a.variant);
-      r.start = starts != nullptr ? starts[b] : 0;
+      r.live = Spec::clip(a, Spec::live(a, Spec::lens(a).data[b] + Spec::len_delta(a), ps()));
+      r.row = batch_row<Spec>(Spec::row_ids(a).data, b, a.variant);
+      if constexpr (Spec::kHasStarts) {
+        const Vec<const i64> starts = Spec::starts(a);
+        r.start = starts.data != nullptr ? starts.data[b] : 0;
+      }
     }
     r.n = Spec::written(a, r.live);
     return r;
@@ -146,7 +146,8 @@ struct TableBody {
   __device__ const i64* table() const { return a.v2p.data; }
   __device__ i64 token(const Ctx& r, i64, i64 c) const {
     if (kTail && c >= r.live) return 0;
-    return token_at(a.req_to_token, r.row, r.start + c * ps());
+    if constexpr (Spec::kHasStarts) return token_at(a.req_to_token, r.row, r.start + c * ps());
+    else return token_at(a.req_to_token, r.row, c * ps());
   }
   template <class G>
   __device__ i64 entry(const Ctx& r, i64, i64 c, i64 tok, const G& g) const {
@@ -343,13 +344,9 @@ template <class Spec>
 void launch_table(const typename Spec::Args& a, cudaStream_t s) {
   validate(a);
   const i64 batch = Spec::row_ids(a).size;
-  const auto& out = Spec::out(a);
-  const bool tail = Spec::has_tail(a);
-  const i64 rows = tail ? out.rows : batch;
-  const i64* starts = Spec::starts(a).data;
+  const i64 rows = Spec::has_tail(a) ? Spec::out(a).rows : batch;
   dispatch_ps(a.page_size, [&](auto ps_c) {
-    const TableBody<decltype(ps_c)::value, Spec> body{
-        a, out, Spec::row_ids(a).data, Spec::lens(a).data, starts, batch, a.v2p.data != nullptr};
+    const TableBody<decltype(ps_c)::value, Spec> body{a, Spec::out(a), batch, a.v2p.data != nullptr};
     launch_rows(body, rows, Spec::grid_columns(a), s, Spec::name.data());
   });
 }

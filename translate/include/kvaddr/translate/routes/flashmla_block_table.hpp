@@ -29,10 +29,11 @@ KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs,
   static constexpr std::string_view lens_name = "page_kernel_lens";
   static constexpr std::string_view out_name = "kv_indices";
   template <class T>
-  static constexpr const auto& lens(const T& a) { return a.page_kernel_lens; }
+  KVADDR_HD static constexpr const auto& lens(const T& a) { return a.page_kernel_lens; }
   template <class T>
-  static constexpr const auto& out(const T& a) { return a.kv_indices; }
-  static constexpr Vec<const std::int64_t> starts(const Args& a) { return a.kv_start_idx; }
+  KVADDR_HD static constexpr const auto& out(const T& a) { return a.kv_indices; }
+  static constexpr bool kHasStarts = true;
+  KVADDR_HD static constexpr Vec<const std::int64_t> starts(const Args& a) { return a.kv_start_idx; }
   template <class I>
   KVADDR_HD static constexpr I pages(I len, I ps, Variant v) {
     return lanes::page_count(len, ps, v);

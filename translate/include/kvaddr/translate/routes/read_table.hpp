@@ -36,7 +36,7 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::TableRoute<ReadTableA
   // loads at flat addresses under E01 / grid_spill; only B09 and era_b_unclamped act in the entry lane.
   static constexpr std::string_view rows_name = "row_ids";
   template <class T>
-  static constexpr const auto& row_ids(const T& a) { return a.row_ids; }
+  KVADDR_HD static constexpr const auto& row_ids(const T& a) { return a.row_ids; }
   KVADDR_HD static constexpr std::int64_t len_delta(const Args& a) { return a.seq_len_delta; }
   template <class I>
   KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {

@@ -56,12 +56,13 @@ struct TableRoute {
   static constexpr std::string_view starts_name = "kv_start_idx";
   static constexpr std::string_view out_name = "out";
   template <class T>
-  static constexpr const auto& row_ids(const T& a) { return a.req_pool_indices; }
+  KVADDR_HD static constexpr const auto& row_ids(const T& a) { return a.req_pool_indices; }
   template <class T>
-  static constexpr const auto& lens(const T& a) { return a.seq_lens; }
+  KVADDR_HD static constexpr const auto& lens(const T& a) { return a.seq_lens; }
   template <class T>
-  static constexpr const auto& out(const T& a) { return a.out; }
-  static constexpr Vec<const std::int64_t> starts(const A&) { return {}; }  // every row from column 0
+  KVADDR_HD static constexpr const auto& out(const T& a) { return a.out; }
+  static constexpr bool kHasStarts = false;  // every row from column 0 (starts(a) absent)
+  KVADDR_HD static constexpr Vec<const std::int64_t> starts(const A&) { return {}; }
   KVADDR_HD static constexpr std::int64_t len_delta(const A&) { return 0; }
   KVADDR_HD static constexpr std::int64_t clip(const A&, std::int64_t n) { return n; }
   // The tail: false / 0 / the sink unless a spec says otherwise (read_table's zero_tail).
