@@ -120,9 +120,7 @@ struct TableBody {
   using Args = typename Spec::Args;
   static constexpr bool kTail = Spec::kMayHaveTail;
   Args a;
-  Mat<i32> out;  // Spec::out(a)
   i64 batch;
-  bool remap;
   // n: columns written; live: the live prefix; row: the req_to_token row (0 for a padded row).
   struct Ctx : RowCtx {
     i64 live = 0;
@@ -152,10 +150,10 @@ struct TableBody {
   template <class G>
   __device__ i64 entry(const Ctx& r, i64, i64 c, i64 tok, const G& g) const {
     if (kTail && c >= r.live) return Spec::template tail_fill<i64>(a.variant);
-    return Spec::entry(tok, g, ps(), a.multiplier, a.variant, remap);
+    return Spec::entry(tok, g, ps(), a.multiplier, a.variant, a.v2p.data != nullptr);
   }
   __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
-  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(out, b, c, v); }
+  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(Spec::out(a), b, c, v); }
 };
 
 struct EagerFunnelBody {
@@ -346,7 +344,7 @@ void launch_table(const typename Spec::Args& a, cudaStream_t s) {
   const i64 batch = Spec::row_ids(a).size;
   const i64 rows = Spec::has_tail(a) ? Spec::out(a).rows : batch;
   dispatch_ps(a.page_size, [&](auto ps_c) {
-    const TableBody<decltype(ps_c)::value, Spec> body{a, Spec::out(a), batch, a.v2p.data != nullptr};
+    const TableBody<decltype(ps_c)::value, Spec> body{a, batch};
     launch_rows(body, rows, Spec::grid_columns(a), s, Spec::name.data());
   });
 }
