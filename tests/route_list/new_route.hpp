@@ -1,7 +1,7 @@
 #pragma once
 // Test-only route specs of tests/route_list (compiled into no library): TransferIdsCopy, a copy of
 // transfer_ids' spec under another name that no consumer names, run by the per-id host runner
-// (translate/src/per_id_runner.hpp), and TwoOutputs, a field list of no known route shape.
+// (translate/src/standalone_runners.hpp), and TwoOutputs, a field list of no known route shape.
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -10,7 +10,7 @@
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/routes.hpp"
-#include "per_id_runner.hpp"  // translate/src: the per-id host runner
+#include "standalone_runners.hpp"  // translate/src: the per-id host runner for a spec outside the list
 
 namespace kvaddr {
 namespace test_route {

@@ -9,13 +9,13 @@
 
 #include "expect_error.hpp"
 #include "kvaddr/translate/routes.hpp"
-#include "table_runner.hpp"  // translate/src: the table runner for specs outside the list
+#include "standalone_runners.hpp"  // translate/src: the table runner for a spec outside the list
 
 namespace kvaddr {
 namespace {
 
 using namespace test;  // expect_error.hpp: I32, I64
-using translate::detail::standalone_tables::run_table;
+using translate::detail::standalone::run_table;
 
 // canonical_page_table with the entry lane's clamp dropped (a tombstone page's entry is v2p * M = -M).
 struct UnclampedCanonical : RouteSpec<Route::canonical_page_table> {

@@ -2,7 +2,7 @@
 // opened with KVADDR_PER_ID_ROUTE_SPEC, route_spec.hpp): the generic validation, the all-or-nothing
 // output, the mutation scope and the lane loop over the spec's lane with the checked integer.
 // Included by routes_plain.cpp (hooks policy NoHooks), by mutation/hooked.cpp (MutationHooks) and
-// by per_id_runner.hpp, inside namespace kvaddr::translate::detail::<policy namespace>, after
+// by standalone_runners.hpp, inside namespace kvaddr::translate::detail::<policy namespace>, after
 // validate_rules.ipp; H, CI and TableGather are that namespace's policy types.
 namespace {
 

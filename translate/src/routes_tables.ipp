@@ -1,7 +1,7 @@
 // Page-granular host routes (spec §4.2-§4.6, §4.11): one lane per (row, column) of the kernel's
 // grid, writing exactly the columns the production kernel writes.
-// Included by routes_plain.cpp (hooks policy NoHooks) and by mutation/hooked.cpp
-// (MutationHooks) inside namespace kvaddr::translate::detail::<policy namespace>, after
+// Included by routes_plain.cpp (hooks policy NoHooks), by mutation/hooked.cpp (MutationHooks) and by
+// standalone_runners.hpp, inside namespace kvaddr::translate::detail::<policy namespace>, after
 // validate_body.ipp; H, CI and TableGather are that namespace's policy types.
 
 namespace {

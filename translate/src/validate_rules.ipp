@@ -1,5 +1,5 @@
 // The contract rules every route's validation is built from (scalars, vectors, matrices,
-// aliasing), each through H::rule. Included by validate_body.ipp and by per_id_runner.hpp inside
+// aliasing), each through H::rule. Included by validate_body.ipp inside
 // namespace kvaddr::translate::detail::<policy namespace>; H is that namespace's policy type.
 namespace {
 

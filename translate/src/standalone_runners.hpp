@@ -1,8 +1,9 @@
 #pragma once
-// Private: the table runner (routes_tables.ipp) with the production hooks policy, for a page-table
-// route spec outside the route list (a test's design change of a listed route):
-// standalone_tables::run_table<Spec>(a) validates and runs it exactly as the library runs the listed
-// page-table routes (translate::canonical_page_table and the others).
+// Private: the host runners with the production hooks policy, for a route spec outside the route list
+// (a test's route, or a listed route's spec with one function replaced): standalone::run_per_id<Spec>(a)
+// and standalone::validate_per_id<Spec>(a) (routes_per_id.ipp), and standalone::run_table<Spec>(a)
+// (routes_tables.ipp), validate and run it exactly as the library runs the listed per-id and page-table
+// routes (whose entry points are translate::<route> and kvaddr::validate).
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -19,16 +20,16 @@
 
 namespace kvaddr::translate::detail {
 namespace {  // each including translation unit has its own instantiation
-namespace standalone_tables {
+namespace standalone {
 using H = NoHooks;
 using CI = BasicCI<H>;
 using TableGather = BasicTableGather<H>;
 #pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"  // the listed routes' bodies a test does not call
+#pragma GCC diagnostic ignored "-Wunused-function"  // the listed routes' bodies and rules a test does not call
 #include "validate_body.ipp"
 #include "routes_tables.ipp"
 #include "routes_per_id.ipp"
 #pragma GCC diagnostic pop
-}  // namespace standalone_tables
+}  // namespace standalone
 }  // namespace
 }  // namespace kvaddr::translate::detail
