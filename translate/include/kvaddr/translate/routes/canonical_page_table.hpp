@@ -16,12 +16,9 @@ KVADDR_ROUTE_SPEC(canonical_page_table, CanonicalPageTableArgs,
                   Behaviour::e01_no_column_bound, Behaviour::era_b_unclamped, Behaviour::grid_spill,
                   Behaviour::int32_wrap);
   }
-  // The table runner's live columns, entry lane and addresses (spec_rules::TableRoute); columns
-  // [live, width) keep the caller's values (prefix-only). E01 / grid_spill: flat loads and stores.
-  template <class I>
-  KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {
-    return columns(len, ps, I(a.max_pages), a.variant);
-  }
+  // The table runner's entry lane and addresses (spec_rules::TableRoute; its live columns are
+  // BoundedTableColumns::live); columns [live, width) keep the caller's values (prefix-only).
+  // E01 / grid_spill: flat loads and stores.
   template <class I, class G>
   KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool) {
     return lanes::page_entry_lane(tok, v2p, ps, mult, v);

@@ -38,10 +38,6 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::TableRoute<ReadTableA
   template <class T>
   KVADDR_HD static constexpr const auto& row_ids(const T& a) { return a.row_ids; }
   KVADDR_HD static constexpr std::int64_t len_delta(const Args& a) { return a.seq_len_delta; }
-  template <class I>
-  KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {
-    return columns(len, ps, I(a.max_pages), a.variant);
-  }
   template <class I, class G>
   KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool) {
     return lanes::page_entry_lane(tok, v2p, ps, mult, entry_variant(v));

@@ -32,6 +32,11 @@ struct BoundedTableColumns {
   KVADDR_HD static constexpr bool flat_addresses(Variant v) {
     return has(v, Behaviour::e01_no_column_bound) || has(v, Behaviour::grid_spill);
   }
+  // The table runner's live columns of a call (TableRoute): columns() against its max_pages.
+  template <class A, class I>
+  KVADDR_HD static constexpr I live(const A& a, I len, I ps) {
+    return columns(len, ps, I(a.max_pages), a.variant);
+  }
 };
 
 // A page-table route as the table runner (host, translate/src/routes_tables.ipp) and the row kernel
@@ -43,7 +48,8 @@ struct BoundedTableColumns {
 // defaults below: the pool tables over req_pool_indices, seq_lens and out, from column 0, no
 // tail, element addresses checked against the row) and defining
 //   live(a, len, ps)                 the live page count over the lane integer I (its arithmetic
-//                                    sites); clip(a, n) the buffer bound after it (plain int64);
+//                                    sites; BoundedTableColumns has one); clip(a, n) the buffer
+//                                    bound after it (plain int64);
 //   entry(tok, v2p, ps, mult, v, remap)  the entry lane of a page-start token (remap: v2p present).
 // Optional: row_ids / lens / starts / out with their names, len_delta, has_tail / tail_end /
 // written / tail_fill, flat_loads / flat_stores (loads and stores at flat addresses: a column past the row
