@@ -294,18 +294,44 @@ std::string pool_preconditions(bool pinned, const std::string& ids) {
          (pinned ? ", v2p[0] = 0 (pinned)" : ", v2p[0] unconstrained (pin removed)") + ", v2p[NV] = -1; " + ids;
 }
 
-// The lane functions of a page-table route and of a token-level route.
+// The lane function of a page-table route and of a token-level route: exhaustive switches (no default),
+// so a route added to Route is a -Wswitch warning here until it is given its kind; a route of the other
+// kind is a programming error of the obligation list.
 PageLane page_lane(Route r) {
-  return r == Route::decode_metadata ? PageLane::decode : (r == Route::eager_funnel ? PageLane::eager : PageLane::entry);
+  switch (r) {
+    case Route::flashmla_block_table:
+    case Route::canonical_page_table:
+    case Route::full_prefill_table:
+    case Route::read_table: return PageLane::entry;
+    case Route::decode_metadata: return PageLane::decode;
+    case Route::eager_funnel: return PageLane::eager;
+    case Route::token_translate:
+    case Route::kv_indices_inplace:
+    case Route::write_loc:
+    case Route::swa_translate:
+    case Route::mamba_translate:
+    case Route::dcp_read_translate:
+    case Route::transfer_ids: break;
+  }
+  throw kvaddr::InvalidArgument("route", std::string(route_name(r)), "not a page-table route (page_lane)");
 }
 TokenLane token_lane(Route r) {
   switch (r) {
+    case Route::token_translate:
+    case Route::kv_indices_inplace: return TokenLane::token;
     case Route::transfer_ids: return TokenLane::transfer;
     case Route::swa_translate: return TokenLane::swa;
     case Route::dcp_read_translate: return TokenLane::dcp_read;
     case Route::write_loc: return TokenLane::write_loc;
-    default: return TokenLane::token;
+    case Route::flashmla_block_table:
+    case Route::canonical_page_table:
+    case Route::read_table:
+    case Route::decode_metadata:
+    case Route::eager_funnel:
+    case Route::mamba_translate:
+    case Route::full_prefill_table: break;
   }
+  throw kvaddr::InvalidArgument("route", std::string(route_name(r)), "no token lane among the route obligations (token_lane)");
 }
 
 void add_page_route(std::vector<Def>& out, Route r, Variant v, Verdict expected, std::string name, std::string spec,
