@@ -91,8 +91,9 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
 // flashmla_block_table, §4.3 canonical_page_table, §4.4 read_table, §4.11 full_prefill_table):
 // batch lane b reads req_to_token row Spec::row(b) from KV column start_b, and columns
 // c < Spec::clip(Spec::live(len_b)) get Spec::entry(page-start token of column start_b + c * ps),
-// stored through the int32 store rule; with Spec::has_tail, columns [live, tail_end) of each row and
-// of rows [B, out.rows) get Spec::tail_fill. Every other column keeps the caller's value. Loads and
+// stored through the int32 store rule; with Spec::has_tail, columns [live, written) of each row and
+// of rows [B, out.rows) get Spec::tail_fill, written = Spec::written(a, 0) (a row writes
+// [0, max(live, written)): the kernel's Spec::written(a, live)). Every other column keeps the caller's value. Loads and
 // stores at flat addresses where the spec says so (a column past the row lands in the next row; past
 // the buffer is an OutOfRange).
 template <class Spec>
@@ -112,6 +113,7 @@ void run_table(const typename Spec::Args& a) {
   const Vec<const std::int64_t> starts = Spec::starts(a);
   const std::int64_t batch = rows.size;
   const bool tail = Spec::has_tail(a);
+  const std::int64_t tail_cols = Spec::written(a, std::int64_t{0});  // the end of the tail columns
   const auto fill = Spec::template tail_fill<std::int32_t>(a.variant);
   rename_lane_overflow(out_name, [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
@@ -134,14 +136,14 @@ void run_table(const typename Spec::Args& a) {
       }
       H::resume(0);  // the row's tail bound is a per-row site whatever n is
       if (tail) {
-        for (std::int64_t c = H::bound(n); c < Spec::tail_end(a); ++c) put<H>(out, b, c, out_name) = fill;
+        for (std::int64_t c = H::bound(n); c < tail_cols; ++c) put<H>(out, b, c, out_name) = fill;
       }
     }
   });
   H::lane(2);  // epilogue: the padded rows
   if (tail) {
     for (std::int64_t b = H::bound(batch); b < out.rows; ++b)
-      for (std::int64_t c = 0; c < Spec::tail_end(a); ++c) put<H>(out, b, c, out_name) = fill;
+      for (std::int64_t c = 0; c < tail_cols; ++c) put<H>(out, b, c, out_name) = fill;
   }
 }
 

@@ -48,7 +48,6 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::TableRoute<ReadTableA
   // the sink 0; E02 fills the slot-map pad -1 instead. Without zero_tail they are untouched.
   static constexpr bool kMayHaveTail = true;
   KVADDR_HD static constexpr bool has_tail(const Args& a) { return a.zero_tail; }
-  KVADDR_HD static constexpr std::int64_t tail_end(const Args& a) { return a.max_pages; }
   template <class I>
   KVADDR_HD static constexpr I tail_fill(Variant v) {
     return has(v, Behaviour::e02_minus_one_sentinel) ? I(-1) : I(0);

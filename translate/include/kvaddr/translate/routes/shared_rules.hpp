@@ -43,16 +43,17 @@ struct BoundedTableColumns {
 // (device, kernels/src/kernels_rows.cu) run it. Batch lane b < B reads req_to_token row row(b) (the
 // spec's row rule over its row ids) from KV column start(b); its live columns c < clip(a, live(a,
 // len_b, ps)) get entry(page-start token of column c) (the token at column start(b) + c * ps); where
-// has_tail(a), columns [live, tail_end(a)) of each row and of the padded rows [B, out.rows) get
-// tail_fill (written(a, live): the end of the columns a row writes); every other column is untouched. A spec opts in by inheriting TableRoute<Args> (the
+// has_tail(a), columns [live, written(a, live)) of each row and [0, written(a, 0)) of the padded
+// rows [B, out.rows) get tail_fill (written(a, live): the end of the columns a row writes, at least
+// live); every other column is untouched. A spec opts in by inheriting TableRoute<Args> (the
 // defaults below: the pool tables over req_pool_indices, seq_lens and out, from column 0, no
 // tail, element addresses checked against the row) and defining
 //   live(a, len, ps)                 the live page count over the lane integer I (its arithmetic
 //                                    sites; BoundedTableColumns has one); clip(a, n) the buffer
 //                                    bound after it (plain int64);
 //   entry(tok, v2p, ps, mult, v, remap)  the entry lane of a page-start token (remap: v2p present).
-// Optional: row_ids / lens / starts / out with their names, len_delta, has_tail / tail_end /
-// written / tail_fill, flat_loads / flat_stores (loads and stores at flat addresses: a column past the row
+// Optional: row_ids / lens / starts / out with their names, len_delta, has_tail / written /
+// tail_fill, flat_loads / flat_stores (loads and stores at flat addresses: a column past the row
 // lands in the next row), grid_columns (the launch grid's column extent).
 template <class A>
 struct TableRoute {
@@ -74,7 +75,6 @@ struct TableRoute {
   // The tail: false / 0 / the sink unless a spec says otherwise (read_table's zero_tail).
   static constexpr bool kMayHaveTail = false;
   KVADDR_HD static constexpr bool has_tail(const A&) { return false; }
-  KVADDR_HD static constexpr std::int64_t tail_end(const A&) { return 0; }
   template <class I>
   KVADDR_HD static constexpr I written(const A&, I live) { return live; }  // the columns a row writes
   template <class I>
