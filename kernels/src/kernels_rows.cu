@@ -113,8 +113,8 @@ __device__ __forceinline__ void store_entry(const Mat<i32>& m, i64 b, i64 c, i64
 // (flashmla_block_table, canonical_page_table, read_table, full_prefill_table): row b < B reads
 // req_to_token row Spec::row(b) from KV column start_b; its live columns get Spec::entry of their
 // page-start token; with a tail (Spec::has_tail), columns [live, Spec::written(a, live)) of every row
-// and [0, Spec::written(a, 0)) of the padded rows [B, rows) get Spec::tail_fill. Stores and loads use the flat address of (row, column),
-// like the host runner under E01 / B10. PS: the page size when known at compile time (dispatch_ps).
+// and [0, Spec::written(a, 0)) of the padded rows [B, rows) get Spec::tail_fill. Stores and loads use
+// the flat address of (row, column), like the host runner under E01 / B10. PS: the page size when known at compile time (dispatch_ps).
 template <i64 PS, class Spec>
 struct TableBody {
   using Args = typename Spec::Args;

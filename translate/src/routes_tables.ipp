@@ -91,9 +91,9 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
 // flashmla_block_table, §4.3 canonical_page_table, §4.4 read_table, §4.11 full_prefill_table):
 // batch lane b reads req_to_token row Spec::row(b) from KV column start_b, and columns
 // c < Spec::clip(Spec::live(len_b)) get Spec::entry(page-start token of column start_b + c * ps),
-// stored through the int32 store rule; with Spec::has_tail, columns [live, written) of each row and
-// of rows [B, out.rows) get Spec::tail_fill, written = Spec::written(a, 0) (a row writes
-// [0, max(live, written)): the kernel's Spec::written(a, live)). Every other column keeps the caller's value. Loads and
+// stored through the int32 store rule; with Spec::has_tail, columns [live, Spec::written(a, 0)) of
+// each row and [0, Spec::written(a, 0)) of rows [B, out.rows) get Spec::tail_fill (the kernel's
+// Spec::written(a, live) ends the same tail). Every other column keeps the caller's value. Loads and
 // stores at flat addresses where the spec says so (a column past the row lands in the next row; past
 // the buffer is an OutOfRange).
 template <class Spec>
