@@ -10,11 +10,14 @@ export PATH="/usr/local/cuda/bin:$PATH"
 B="${B:-build-gpu}"
 OUT="${OUT:-./ncu-out}"
 mkdir -p "$OUT"
+# The kernels and how many launches of each to skip (the harness set-up launches come before the workload).
+kstream_re='regex:detail::k_stream<'; kstream_skip=5
+floor_re='regex:k_stream_gather'; floor_skip=0
 ncu_csv=(timeout "${NCU_S:-150}" ncu --kernel-name-base demangled --set full --csv --page details -c 1)
 if [ "${FULL:-1}" = 1 ]; then
-  "${ncu_csv[@]}" -k 'regex:detail::k_stream<' -s 5 "$B/kvaddr" bench --runs 1 --warmup 0 --quiet >"$OUT/ncu-kstream.csv" 2>"$OUT/ncu-kstream.err"
+  "${ncu_csv[@]}" -k "$kstream_re" -s "$kstream_skip" "$B/kvaddr" bench --runs 1 --warmup 0 --quiet >"$OUT/ncu-kstream.csv" 2>"$OUT/ncu-kstream.err"
   echo "ncu kvaddr k_stream: exit $?"
-  "${ncu_csv[@]}" -k 'regex:k_stream_gather' "$B/kvaddr" bench --runs 1 --warmup 0 --quiet >"$OUT/ncu-floor.csv" 2>"$OUT/ncu-floor.err"
+  "${ncu_csv[@]}" -k "$floor_re" -s "$floor_skip" "$B/kvaddr" bench --runs 1 --warmup 0 --quiet >"$OUT/ncu-floor.csv" 2>"$OUT/ncu-floor.err"
   echo "ncu floor k_stream_gather: exit $?"
   PYTHONPATH="$B/python/package" "${ncu_csv[@]}" -k 'regex:^_translate' python3 bench/peer.py --triton-only \
     --only token_translate/ps64 --runs 1 --mode eager >"$OUT/ncu-triton.csv" 2>"$OUT/ncu-triton.err"
@@ -24,7 +27,7 @@ fi
 # sectors of each load and store show (reports kept as $OUT/*.ncu-rep).
 if [ "${SOURCE:-0}" = 1 ]; then
   for k in kstream floor; do
-    re='regex:detail::k_stream<'; skip=5; [ $k = floor ] && re='regex:k_stream_gather' && skip=0
+    re="$kstream_re"; skip="$kstream_skip"; [ "$k" = floor ] && re="$floor_re" && skip="$floor_skip"
     timeout "${NCU_S:-150}" ncu --kernel-name-base demangled --section SourceCounters --section MemoryWorkloadAnalysis_Tables \
       --metrics l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,dram__bytes_read.sum,dram__bytes_write.sum,smsp__inst_executed_op_global_ld.sum,smsp__inst_executed_op_global_st.sum \
       -c 1 -s "$skip" -k "$re" -o "$OUT/$k" -f "$B/kvaddr" bench --runs 1 --warmup 0 --quiet >"$OUT/ncu-$k-src.log" 2>&1
