@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Nsight Compute profiles (full section set, CSV details) of the ps-64 stream workload's kernels, one launch each:
-# kvaddr's streaming kernel on token_translate/ps64 (the sixth k_stream launch of `kvaddr bench`: the bench's
-# set-up runs the five harness-row reference launches, on random ids, before any workload), the bench's
-# bare-gather floor on the same data (floor/stream_gather_ps64) and, where torch + Triton + the Python module
+# kvaddr's streaming kernel on token_translate/ps64 (the sixth k_stream_tiles launch of `kvaddr bench`: the
+# bench's set-up runs the five harness-row reference launches, on random ids, before any workload), the bench's
+# bare-gather floor on the same data under the same cache policy (floor/stream_gather_ps64_plain) and, where torch + Triton + the Python module
 # are present, the Triton peer's token kernel from bench/peer.py (FULL=0 skips these). CSVs go to $OUT.
 #   B=build-gpu OUT=... scripts/ncu-streams.sh
 set -u
@@ -11,12 +11,12 @@ B="${B:-build-gpu}"
 OUT="${OUT:-./ncu-out}"
 mkdir -p "$OUT"
 # The kernels and how many launches of each to skip (the harness set-up launches come before the workload).
-kstream_re='regex:detail::k_stream<'; kstream_skip=5
-floor_re='regex:k_stream_gather'; floor_skip=0
+kstream_re='regex:detail::k_stream_tiles<'; kstream_skip=5
+floor_re='regex:k_stream_gather<false>'; floor_skip=0
 ncu_csv=(timeout "${NCU_S:-150}" ncu --kernel-name-base demangled --set full --csv --page details -c 1)
 if [ "${FULL:-1}" = 1 ]; then
   "${ncu_csv[@]}" -k "$kstream_re" -s "$kstream_skip" "$B/kvaddr" bench --runs 1 --warmup 0 --quiet >"$OUT/ncu-kstream.csv" 2>"$OUT/ncu-kstream.err"
-  echo "ncu kvaddr k_stream: exit $?"
+  echo "ncu kvaddr k_stream_tiles: exit $?"
   "${ncu_csv[@]}" -k "$floor_re" -s "$floor_skip" "$B/kvaddr" bench --runs 1 --warmup 0 --quiet >"$OUT/ncu-floor.csv" 2>"$OUT/ncu-floor.err"
   echo "ncu floor k_stream_gather: exit $?"
   PYTHONPATH="$B/python/package" "${ncu_csv[@]}" -k 'regex:^_translate' python3 bench/peer.py --triton-only \

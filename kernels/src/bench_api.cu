@@ -95,7 +95,9 @@ struct Workload {
   double min_ratio = 0.95;
   std::vector<std::string> floor{};  // the BenchFloor rows it is read against (BenchResult::time_vs_floors)
 };
-const std::vector<std::string> kStreamFloors = {"floor/stream_copy_n24", "floor/stream_gather_ps64"};
+// The ps-64 streams' floors: copy and bare gather, evict-first and under the default cache policy.
+const std::vector<std::string> kStreamFloors = {"floor/stream_copy_n24", "floor/stream_gather_ps64", "floor/stream_copy_n24_plain",
+                                                "floor/stream_gather_ps64_plain"};
 
 // A harness-throughput workload: one check of n lanes (ids made on the device, the reference
 // launch, the on-device comparison with a second output buffer); returns the differing lanes.
@@ -175,19 +177,25 @@ struct BenchSession::Impl {
     {
       const auto* in = reinterpret_cast<const longlong2*>(ids);
       auto* out = reinterpret_cast<longlong2*>(zeros<i64>(N));
-      const i64 pairs = N / 2;
-      floors.push_back({kStreamFloors[0], "out[i] = in[i], N=2^24 int64, 16-byte loads/stores, one launch", "",
-                        16.0 * double(N), false, [=](cudaStream_t s) {
-                          k_stream_copy<<<static_cast<unsigned>((pairs + 1023) / 1024), 256, 0, s>>>(in, pairs, out);
-                          ck(cudaGetLastError(), "k_stream_copy");
-                        }});
       auto* gout = reinterpret_cast<longlong2*>(zeros<i64>(N));
+      const i64 pairs = N / 2;
+      const auto blocks = static_cast<unsigned>((pairs + 1023) / 1024);
       const i64* tab = v2p;
-      floors.push_back({kStreamFloors[1], "out[i] = v2p[in[i] >> 6], the token_translate/ps64 data, 16-byte loads/stores",
-                        "", 16.0 * double(N) + table, false, [=](cudaStream_t s) {
-                          k_stream_gather<<<static_cast<unsigned>((pairs + 1023) / 1024), 256, 0, s>>>(in, pairs, tab, gout);
-                          ck(cudaGetLastError(), "k_stream_gather");
-                        }});
+      for (const bool ef : {true, false}) {
+        const std::string how = ef ? "16-byte loads/stores, evict-first" : "16-byte loads/stores, default cache policy";
+        floors.push_back({kStreamFloors[ef ? 0 : 2], "out[i] = in[i], N=2^24 int64, one launch, " + how, "",
+                          16.0 * double(N), false, [=](cudaStream_t s) {
+                            if (ef) k_stream_copy<true><<<blocks, 256, 0, s>>>(in, pairs, out);
+                            else k_stream_copy<false><<<blocks, 256, 0, s>>>(in, pairs, out);
+                            ck(cudaGetLastError(), "k_stream_copy");
+                          }});
+        floors.push_back({kStreamFloors[ef ? 1 : 3], "out[i] = v2p[in[i] >> 6], the token_translate/ps64 data, " + how, "",
+                          16.0 * double(N) + table, false, [=](cudaStream_t s) {
+                            if (ef) k_stream_gather<true><<<blocks, 256, 0, s>>>(in, pairs, tab, gout);
+                            else k_stream_gather<false><<<blocks, 256, 0, s>>>(in, pairs, tab, gout);
+                            ck(cudaGetLastError(), "k_stream_gather");
+                          }});
+      }
     }
     // Harness throughput: ids drawn on the device in [0, pages * ps) (write_loc / dcp_read: widened by
     // dcp 2), the reference launch into `ref`, then count_differences(ref, user) on the device; `user`

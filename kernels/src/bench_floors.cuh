@@ -85,20 +85,35 @@ __global__ void __launch_bounds__(256) k_table_chain(const i32* __restrict__ r2t
   }
 }
 
-// Floor of the streaming workloads: out[i] = in[i] over N int64, 16-byte loads and stores
-// (evict-first), 4 pairs a thread: the launch-sized copy that the streaming kernels are read against.
+// 16-byte load and store, evict-first (EF, as the table kernels and the slice streaming kernel) or under
+// the default cache policy (as the tile streaming kernel's default).
+template <bool EF>
+__device__ __forceinline__ longlong2 ld_pair(const longlong2* p) {
+  if constexpr (EF) return __ldcs(p);
+  else return *p;
+}
+template <bool EF>
+__device__ __forceinline__ void st_pair(longlong2* p, longlong2 v) {
+  if constexpr (EF) __stcs(p, v);
+  else *p = v;
+}
+
+// Floor of the streaming workloads: out[i] = in[i] over N int64, 16-byte loads and stores, 4 pairs a
+// thread: the launch-sized copy that the streaming kernels are read against.
+template <bool EF>
 __global__ void __launch_bounds__(256) k_stream_copy(const longlong2* __restrict__ in, i64 pairs, longlong2* __restrict__ out) {
   const i64 base = static_cast<i64>(blockIdx.x) * 1024 + threadIdx.x;
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     const i64 i = base + k * 256;
-    if (i < pairs) __stcs(out + i, __ldcs(in + i));
+    if (i < pairs) st_pair<EF>(out + i, ld_pair<EF>(in + i));
   }
 }
 
 // Floor of the ps = 64 streaming token routes' access pattern: out[i] = v2p[in[i] >> 6] over N int64
-// (in[i] >= 0), 16-byte loads and stores of in and out (evict-first) and one plain 8-byte gather per
-// lane, 4 pairs a thread as the copy: what the token_translate/ps64 data costs without the lane arithmetic.
+// (in[i] >= 0), 16-byte loads and stores of in and out and one plain 8-byte gather per lane, 4 pairs a
+// thread as the copy: what the token_translate/ps64 data costs without the lane arithmetic.
+template <bool EF>
 __global__ void __launch_bounds__(256) k_stream_gather(const longlong2* __restrict__ in, i64 pairs,
                                                        const i64* __restrict__ v2p, longlong2* __restrict__ out) {
   const i64 base = static_cast<i64>(blockIdx.x) * 1024 + threadIdx.x;
@@ -106,12 +121,12 @@ __global__ void __launch_bounds__(256) k_stream_gather(const longlong2* __restri
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     const i64 i = base + k * 256;
-    if (i < pairs) v[k] = __ldcs(in + i);
+    if (i < pairs) v[k] = ld_pair<EF>(in + i);
   }
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     const i64 i = base + k * 256;
-    if (i < pairs) __stcs(out + i, make_longlong2(v2p[v[k].x >> 6], v2p[v[k].y >> 6]));
+    if (i < pairs) st_pair<EF>(out + i, make_longlong2(v2p[v[k].x >> 6], v2p[v[k].y >> 6]));
   }
 }
 

@@ -18,8 +18,12 @@ inline std::vector<std::pair<const char*, LaunchShape>> bench_shapes() {
       {"@fastdiv", LaunchShape{4, false, 4, false, 1, true}},     // FastDivisor for every divisor
       {"@hwdiv", LaunchShape{4, false, 4, false, 2, true}},       // int64 division for every divisor
       {"@hwdiv-scalar-io", LaunchShape{4, false, 4, false, 2, false}},
-      {"@minblocks8", LaunchShape{4, false, 4, false, 0, true, 8}},
-      {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 0, true}},  // slice divided per thread
+      // The tile streaming kernel with evict-first ids and outputs; the slice streaming kernel (k_stream),
+      // default and with its knobs.
+      {"@stream-evict-first", LaunchShape{4, false, 4, false, 0, true, 0, false, true, true, true, true}},
+      {"@stream-slices", LaunchShape{4, false, 4, false, 0, true, 0, false, true, true, false}},
+      {"@minblocks8", LaunchShape{4, false, 4, false, 0, true, 8, false, true, true, false}},
+      {"@device-slice", LaunchShape{4, false, 4, false, 0, true, 0, true, true, true, false}},  // slice divided per thread
       {"@unstaged", LaunchShape{4, false, 4, false, 0, true, 0, false, false}},  // table gathers lane by lane
       {"@table-ilp4", LaunchShape{4, false, 4, false, 0, true, 0, false, true, false}}};  // narrow rows 4 lanes
 }

@@ -159,23 +159,55 @@ inline i64 slice_length(i64 n, i64 parts) {
 }
 
 // Streaming (evict-first) loads and stores for data touched once (ids, req_to_token, outputs), so
-// the L2 keeps the gathered tables. Cache hints only: values are unchanged.
-__device__ __forceinline__ i64 ld_stream(const i64* p) { return __ldcs(reinterpret_cast<const long long*>(p)); }
-__device__ __forceinline__ i64 ld_stream(const i32* p) { return __ldcs(p); }
-__device__ __forceinline__ void st_stream(i64* p, i64 v) { __stcs(reinterpret_cast<long long*>(p), static_cast<long long>(v)); }
-__device__ __forceinline__ void st_stream(i32* p, i32 v) { __stcs(p, v); }
+// the L2 keeps the gathered tables; EvictFirst = false: the same accesses under the default cache
+// policy (the tile streaming kernel's default, LaunchShape::stream_evict_first). Cache hints only:
+// values are unchanged.
+template <bool EvictFirst = true>
+__device__ __forceinline__ i64 ld_stream(const i64* p) {
+  const auto* q = reinterpret_cast<const long long*>(p);
+  if constexpr (EvictFirst) return __ldcs(q);
+  else return *q;
+}
+template <bool EvictFirst = true>
+__device__ __forceinline__ i32 ld_stream(const i32* p) {
+  if constexpr (EvictFirst) return __ldcs(p);
+  else return *p;
+}
+template <bool EvictFirst = true>
+__device__ __forceinline__ void st_stream(i64* p, i64 v) {
+  auto* q = reinterpret_cast<long long*>(p);
+  if constexpr (EvictFirst) __stcs(q, static_cast<long long>(v));
+  else *q = static_cast<long long>(v);
+}
+template <bool EvictFirst = true>
+__device__ __forceinline__ void st_stream(i32* p, i32 v) {
+  if constexpr (EvictFirst) __stcs(p, v);
+  else *p = v;
+}
 
-// 16-byte accesses of two consecutive lanes (int64 in; int64 or int32 out), evict-first.
+// 16-byte accesses of two consecutive lanes (int64 in; int64 or int32 out).
+template <bool EvictFirst = true>
 __device__ __forceinline__ void ld_stream2(const i64* p, i64& a, i64& b) {
-  const longlong2 v = __ldcs(reinterpret_cast<const longlong2*>(p));
+  const auto* q = reinterpret_cast<const longlong2*>(p);
+  longlong2 v;
+  if constexpr (EvictFirst) v = __ldcs(q);
+  else v = *q;
   a = v.x;
   b = v.y;
 }
+template <bool EvictFirst = true>
 __device__ __forceinline__ void st_stream2(i64* p, i64 a, i64 b) {
-  __stcs(reinterpret_cast<longlong2*>(p), make_longlong2(static_cast<long long>(a), static_cast<long long>(b)));
+  const longlong2 v = make_longlong2(static_cast<long long>(a), static_cast<long long>(b));
+  auto* q = reinterpret_cast<longlong2*>(p);
+  if constexpr (EvictFirst) __stcs(q, v);
+  else *q = v;
 }
+template <bool EvictFirst = true>
 __device__ __forceinline__ void st_stream2(i32* p, i64 a, i64 b) {
-  __stcs(reinterpret_cast<int2*>(p), make_int2(static_cast<i32>(a), static_cast<i32>(b)));
+  const int2 v = make_int2(static_cast<i32>(a), static_cast<i32>(b));
+  auto* q = reinterpret_cast<int2*>(p);
+  if constexpr (EvictFirst) __stcs(q, v);
+  else *q = v;
 }
 
 // Page sizes that get a compile-time specialisation (division by a constant); 0 = run time.

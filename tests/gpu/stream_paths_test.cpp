@@ -51,16 +51,22 @@ struct Shape {
   const char* name;
   gpu::LaunchShape s;
 };
+// Positional LaunchShape fields: lanes_per_thread, resident_grid, decode lanes, decode resident grid,
+// division, vector_io, stream_min_blocks, device_slice, staged, table_narrow_rows, stream_tiles,
+// stream_evict_first.
 const Shape kShapes[] = {
-    {"default", gpu::LaunchShape{}},
+    {"default", gpu::LaunchShape{}},  // the tile kernel, default cache policy
+    {"tiles-evict-first", gpu::LaunchShape{4, false, 4, false, 0, true, 0, false, true, true, true, true}},
     {"scalar-io", gpu::LaunchShape{4, false, 4, false, 0, false, 0}},
     {"fastdiv", gpu::LaunchShape{4, false, 4, false, 1, true, 0}},
     {"hwdiv", gpu::LaunchShape{4, false, 4, false, 2, true, 0}},
-    {"ilp8-resident", gpu::LaunchShape{8, true, 8, true, 0, true, 0}},
-    {"minblocks8", gpu::LaunchShape{4, false, 4, false, 0, true, 8}},
-    {"device-slice", gpu::LaunchShape{4, false, 4, false, 0, true, 0, true}},
-    {"ilp4-resident-device-slice", gpu::LaunchShape{4, true, 4, true, 0, true, 0, true}},
-    {"ilp4-resident", gpu::LaunchShape{4, true, 4, true, 0, true, 0, false}},
+    {"slices", gpu::LaunchShape{4, false, 4, false, 0, true, 0, false, true, true, false}},
+    {"slices-fastdiv", gpu::LaunchShape{4, false, 4, false, 1, true, 0, false, true, true, false}},
+    {"slices-ilp8-resident", gpu::LaunchShape{8, true, 8, true, 0, true, 0, false, true, true, false}},
+    {"slices-minblocks8", gpu::LaunchShape{4, false, 4, false, 0, true, 8, false, true, true, false}},
+    {"slices-device-slice", gpu::LaunchShape{4, false, 4, false, 0, true, 0, true, true, true, false}},
+    {"slices-ilp4-resident-device-slice", gpu::LaunchShape{4, true, 4, true, 0, true, 0, true, true, true, false}},
+    {"slices-ilp4-resident", gpu::LaunchShape{4, true, 4, true, 0, true, 0, false, true, true, false}},
     {"unstaged", gpu::LaunchShape{4, false, 4, false, 0, true, 0, false, false}},
     {"ilp8-unstaged", gpu::LaunchShape{8, false, 8, false, 0, true, 0, false, false}},
 };

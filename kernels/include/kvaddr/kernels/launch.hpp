@@ -62,10 +62,10 @@ struct LaunchShape {
   int division = 0;
   // Streaming kernels: 16-byte loads / stores of two lanes where in and out are aligned for them.
   bool vector_io = true;
-  // Streaming kernels at 4 lanes per thread: 8 = compile them for 8 resident blocks per SM
+  // Slice streaming kernel at 4 lanes per thread: 8 = compile it for 8 resident blocks per SM
   // (__launch_bounds__ minimum blocks: at most 32 registers); anything else: no such bound.
   int stream_min_blocks = 0;
-  // Streaming kernels: true = every thread computes its block's slice with a division on the device;
+  // Slice streaming kernel: true = every thread computes its block's slice with a division on the device;
   // false = the launcher passes the slice length (one host division per launch).
   bool device_slice = false;
   // Table kernels: true = a thread issues the req_to_token loads of all its columns together, then
@@ -75,6 +75,14 @@ struct LaunchShape {
   // Table kernels at 4 lanes per thread: rows of at most 1024 columns (ps = 64 tables of 32768 tokens:
   // 512) take one column a thread, several blocks a row; false = 4 columns a thread.
   bool table_narrow_rows = true;
+  // Streaming kernels: true = one tile of 4 lanes a thread a block where 16-byte access applies
+  // (k_stream_tiles, kernels/src/kernel_stream.cuh); false, and for unaligned pointers, the slice kernel
+  // (k_stream), the only one that reads lanes_per_thread, resident_grid, stream_min_blocks and
+  // device_slice.
+  bool stream_tiles = true;
+  // The tile kernel's id loads and output stores: true = evict-first (ld/st.global.cs, as the slice
+  // and table kernels), false = the default cache policy (measured faster, docs/performance.md).
+  bool stream_evict_first = false;
 };
 void set_launch_shape(const LaunchShape& shape);
 LaunchShape launch_shape();
