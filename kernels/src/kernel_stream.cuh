@@ -90,16 +90,15 @@ constexpr int kTilePairs = 2;                       // pairs a thread
 constexpr i64 kTileLanes = 2 * kTilePairs * kThreads;  // lanes a block
 template <class Out, class Op, bool EvictFirst>
 __global__ void __launch_bounds__(kThreads) k_stream_tiles(const i64* __restrict__ in, i64 n, Out* out, i64 w, Op op) {
-  constexpr int kPairs = kTilePairs;
-  const i64 first = i64(blockIdx.x) * (kPairs * kThreads) + threadIdx.x;  // this thread's first pair
-  i64 a[kPairs], b[kPairs];
+  const i64 first = i64(blockIdx.x) * (kTilePairs * kThreads) + threadIdx.x;  // this thread's first pair
+  i64 a[kTilePairs], b[kTilePairs];
 #pragma unroll
-  for (int k = 0; k < kPairs; ++k) {
+  for (int k = 0; k < kTilePairs; ++k) {
     const i64 i = 2 * (first + k * kThreads);
     if (i + 1 < n) ld_stream2<EvictFirst>(in + i, a[k], b[k]);
   }
 #pragma unroll
-  for (int k = 0; k < kPairs; ++k) {
+  for (int k = 0; k < kTilePairs; ++k) {
     const i64 i = 2 * (first + k * kThreads);
     if (i + 1 < n) {
       st_stream2<EvictFirst>(out + i, op(a[k]), op(b[k]));
