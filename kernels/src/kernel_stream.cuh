@@ -81,8 +81,8 @@ __global__ void __launch_bounds__(kThreads, MINB) k_stream(const i64* __restrict
 // A pair whose lanes are both input lanes (2j + 1 < n) moves as one 16-byte load and one 16- or 8-byte
 // store (in 16-byte aligned, out aligned to two elements: vector_ok); the last odd input lane and the
 // tail lanes [n, w) take 8-byte accesses. A thread issues both its loads before its first lane function,
-// and the kernel keeps 30-32 registers a thread for the production lanes at the common page sizes
-// (8 blocks a SM), where the slice kernel above takes up to 59. Same reads and writes per lane as
+// and the kernel keeps 25-32 registers a thread for the lanes at the common page and DCP sizes
+// (compile-time divisors: 8 blocks a SM), where the slice kernel above takes up to 59. Same reads and writes per lane as
 // k_stream; aliasing-safe for the same reason (out[i] is written by the thread that read in[i], after
 // reading it). EvictFirst: the cache policy of the id loads and output stores
 // (LaunchShape::stream_evict_first); the table gathers are plain loads either way.
