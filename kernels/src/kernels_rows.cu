@@ -1,5 +1,7 @@
 // CUDA kernels of the row-shaped routes (page tables, read stream, decode metadata, eager funnel) and
 // of kv_indices_inplace and the envelope moves.
+#include <cstddef>
+
 #include "kernel_common.cuh"
 
 namespace kvaddr::gpu {
@@ -72,6 +74,28 @@ __global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows, bool sta
   for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b, staged);
 }
 
+// One column a thread (narrow rows): column c of row b goes to thread c mod kThreads of block
+// (c / kThreads) mod gridDim.x, a grid-stride loop over the row's columns instead of row_slice's
+// equal slices, so a thread's first column needs no slice division and the common case (the grid
+// spans the row) is one pass: the row's loads, one req_to_token load, one gather, one store. The
+// first row and column are peeled out of the loops (grid_rows makes gridDim.y <= rows, so row
+// blockIdx.y exists): `rows` is read only after the first pass, off the lane's chain (measured
+// faster; docs/performance.md, stop 28).
+template <class Body>
+__global__ void __launch_bounds__(kThreads) k_row_columns(Body body, i64 rows) {
+  const i64 step = static_cast<i64>(gridDim.x) * kThreads;
+  i64 b = blockIdx.y;
+  do {
+    const auto ctx = body.row(b);
+    const i64 c0 = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x;
+    if (c0 < ctx.n) {
+      body.store(b, c0, body.lane(ctx, b, c0));
+      for (i64 c = c0 + step; c < ctx.n; c += step) body.store(b, c, body.lane(ctx, b, c));
+    }
+    b += gridDim.y;
+  } while (b < rows);
+}
+
 template <class Body, int ILP>
 void launch_rows_ilp(const Body& body, i64 rows, i64 max_cols, cudaStream_t s) {
   const void* k = reinterpret_cast<const void*>(&k_rows<Body, ILP>);
@@ -80,15 +104,19 @@ void launch_rows_ilp(const Body& body, i64 rows, i64 max_cols, cudaStream_t s) {
 }
 
 // Lanes per thread: LaunchShape::lanes_per_thread (8 or 4), except that rows no wider than one block
-// of 4-lane threads take one column a thread (LaunchShape::table_narrow_rows): more blocks, each
-// thread one chain of dependent loads instead of several.
+// of 4-lane threads take one column a thread (LaunchShape::table_narrow_rows, k_row_columns): more
+// blocks, each thread one chain of dependent loads instead of several.
 template <class Body>
 void launch_rows(const Body& body, i64 rows, i64 max_cols, cudaStream_t s, const char* name) {
   if (rows <= 0) return;
-  if (g_shape.lanes_per_thread >= kIlpWide) launch_rows_ilp<Body, kIlpWide>(body, rows, max_cols, s);
-  else if (g_shape.table_narrow_rows && max_cols <= i64(kThreads) * kIlpNarrow)
-    launch_rows_ilp<Body, 1>(body, rows, max_cols, s);
-  else launch_rows_ilp<Body, kIlpNarrow>(body, rows, max_cols, s);
+  if (g_shape.lanes_per_thread >= kIlpWide) {
+    launch_rows_ilp<Body, kIlpWide>(body, rows, max_cols, s);
+  } else if (g_shape.table_narrow_rows && max_cols <= i64(kThreads) * kIlpNarrow) {
+    const void* k = reinterpret_cast<const void*>(&k_row_columns<Body>);
+    k_row_columns<Body><<<grid_rows(max_cols, rows, 1, g_shape.resident_grid, k), kThreads, 0, s>>>(body, rows);
+  } else {
+    launch_rows_ilp<Body, kIlpNarrow>(body, rows, max_cols, s);
+  }
   check_launch(name);
 }
 
@@ -109,51 +137,94 @@ __device__ __forceinline__ void store_entry(const Mat<i32>& m, i64 b, i64 c, i64
   st_stream(m.data + b * m.row_stride + c * m.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
 }
 
+// A page-table call as the row kernel reads it: the row rules' scalars (Spec::row_args) first, then
+// the pointers and strides of the views in the order a lane uses them, 112 bytes before the rarely
+// used rest; not the whole Args (216 bytes for canonical_page_table). The parameter block is read
+// through the constant cache, and a field past its first ~112 bytes cost one more constant-cache miss
+// on the lane's chain of dependent loads (docs/performance.md, "Table kernels: ... stop 28").
+template <class T>
+struct Strided {
+  T* data = nullptr;
+  i64 row_stride = 0;
+  i64 col_stride = 1;
+  __device__ T* at(i64 row, i64 col) const { return data + row * row_stride + col * col_stride; }
+};
+struct TableView {
+  spec_rules::TableRowArgs rules;
+  const i64* row_ids = nullptr;
+  const i64* lens = nullptr;
+  Strided<const i32> req_to_token;
+  const i64* v2p = nullptr;
+  i64 multiplier = 1;
+  Strided<i32> out;
+  const i64* starts = nullptr;  // null: every row from column 0
+  i64 page_size = 1;
+  i64 batch = 0;  // B: rows [B, rows) are padded rows (a tail only)
+};
+static_assert(offsetof(TableView, starts) <= 112, "the fields a lane reads stay in the first 112 bytes");
+
+template <class Spec>
+TableView table_view(const typename Spec::Args& a) {
+  const auto& r2t = a.req_to_token;
+  const auto& out = Spec::out(a);
+  return TableView{Spec::row_args(a),
+                   Spec::row_ids(a).data,
+                   Spec::lens(a).data,
+                   {r2t.data, r2t.row_stride, r2t.col_stride},
+                   a.v2p.data,
+                   a.multiplier,
+                   {out.data, out.row_stride, out.col_stride},
+                   Spec::starts(a).data,
+                   a.page_size,
+                   Spec::row_ids(a).size};
+}
+
 // The row kernel's body of every page-table route whose spec inherits spec_rules::TableRoute
-// (flashmla_block_table, canonical_page_table, read_table, full_prefill_table): row b < B reads
-// req_to_token row Spec::row(b) from KV column start_b; its live columns get Spec::entry of their
-// page-start token; with a tail (Spec::has_tail), columns [live, Spec::written(a, live)) of every row
-// and [0, Spec::written(a, 0)) of the padded rows [B, rows) get Spec::tail_fill. Stores and loads use
-// the flat address of (row, column), like the host runner under E01 / B10. PS: the page size when known at compile time (dispatch_ps).
+// (flashmla_block_table, canonical_page_table, read_table, full_prefill_table) over its TableView v:
+// row b < B reads req_to_token row Spec::row(b) from KV column start_b; its live columns
+// c < Spec::clip(r, Spec::live(r, len_b + r.len_delta, ps)) (r = v.rules) get Spec::entry of their
+// page-start token; with a tail (r.tail), columns [live, Spec::written(r, live)) of every row and
+// [0, Spec::written(r, 0)) of the padded rows [B, rows) get Spec::tail_fill. Stores and loads use the
+// flat address of (row, column), like the host runner under E01 / B10. PS: the page size when known
+// at compile time (dispatch_ps).
 template <i64 PS, class Spec>
 struct TableBody {
-  using Args = typename Spec::Args;
   static constexpr bool kTail = Spec::kMayHaveTail;
-  Args a;
-  i64 batch;
+  TableView v;
   // n: columns written; live: the live prefix; row: the req_to_token row (0 for a padded row).
   struct Ctx : RowCtx {
     i64 live = 0;
     i64 start = 0;
   };
-  __device__ i64 ps() const { return page_size<PS>(a.page_size); }
+  __device__ i64 ps() const { return page_size<PS>(v.page_size); }
+  // The batch row is read first: written after the length-dependent arithmetic, its load was
+  // scheduled behind the length's round trip (four dependent accesses a lane instead of three).
   __device__ Ctx row(i64 b) const {
     Ctx r;
-    if (!kTail || b < batch) {
-      r.live = Spec::clip(a, Spec::live(a, Spec::lens(a).data[b] + Spec::len_delta(a), ps()));
-      r.row = batch_row<Spec>(Spec::row_ids(a).data, b, a.variant);
-      if constexpr (Spec::kHasStarts) {
-        const Vec<const i64> starts = Spec::starts(a);
-        r.start = starts.data != nullptr ? starts.data[b] : 0;
-      }
+    if (!kTail || b < v.batch) {
+      r.row = batch_row<Spec>(v.row_ids, b, v.rules.variant);
+      if constexpr (Spec::kHasStarts) r.start = v.starts != nullptr ? v.starts[b] : 0;
+      r.live = Spec::clip(v.rules, Spec::live(v.rules, v.lens[b] + v.rules.len_delta, ps()));
     }
-    r.n = Spec::written(a, r.live);
+    r.n = Spec::written(v.rules, r.live);
     return r;
   }
   static constexpr bool kStaged = true;
-  __device__ const i64* table() const { return a.v2p.data; }
+  __device__ const i64* table() const { return v.v2p; }
   __device__ i64 token(const Ctx& r, i64, i64 c) const {
     if (kTail && c >= r.live) return 0;
-    if constexpr (Spec::kHasStarts) return token_at(a.req_to_token, r.row, r.start + c * ps());
-    else return token_at(a.req_to_token, r.row, c * ps());
+    if constexpr (Spec::kHasStarts) return ld_stream(v.req_to_token.at(r.row, r.start + c * ps()));
+    else return ld_stream(v.req_to_token.at(r.row, c * ps()));
   }
   template <class G>
   __device__ i64 entry(const Ctx& r, i64, i64 c, i64 tok, const G& g) const {
-    if (kTail && c >= r.live) return Spec::template tail_fill<i64>(a.variant);
-    return Spec::entry(tok, g, ps(), a.multiplier, a.variant, a.v2p.data != nullptr);
+    if (kTail && c >= r.live) return Spec::template tail_fill<i64>(v.rules.variant);
+    return Spec::entry(tok, g, ps(), v.multiplier, v.rules.variant, v.v2p != nullptr);
   }
   __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
-  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(Spec::out(a), b, c, v); }
+  __device__ void store(i64 b, i64 c, i64 x) const {
+    st_stream(v.out.at(b, c), static_cast<i32>(L::kv_narrow32<i64>(x)));
+  }
 };
 
 struct EagerFunnelBody {
@@ -237,9 +308,9 @@ struct DecodeBody {
   __device__ i64 ps() const { return LOG2 >= 0 ? (i64(1) << LOG2) : p.a.page_size; }
   __device__ RowCtx row(i64 b) const {
     if (p.a.skip_page_table) return {0, 0};
-    const i64 n = Spec::columns<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta, ps(), log2_ps(), p.a.max_seq_pages);
-    // Era C without SWA reads no req_to_token row.
+    // Era C without SWA reads no req_to_token row. The row is read before the length (TableBody::row).
     const i64 r = (!COPY || SWA) ? batch_row<Spec>(p.a.req_pool_indices.data, b, p.a.variant) : 0;
+    const i64 n = Spec::columns<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta, ps(), log2_ps(), p.a.max_seq_pages);
     return {n, r};
   }
   // The Era-B remap without SWA is one token load and one gather: staged (row_slice).
@@ -341,10 +412,10 @@ int log2_exact(i64 ps) {
 template <class Spec>
 void launch_table(const typename Spec::Args& a, cudaStream_t s) {
   validate(a);
-  const i64 batch = Spec::row_ids(a).size;
-  const i64 rows = Spec::has_tail(a) ? Spec::out(a).rows : batch;
+  const TableView view = table_view<Spec>(a);
+  const i64 rows = view.rules.tail ? Spec::out(a).rows : view.batch;
   dispatch_ps(a.page_size, [&](auto ps_c) {
-    const TableBody<decltype(ps_c)::value, Spec> body{a, batch};
+    const TableBody<decltype(ps_c)::value, Spec> body{view};
     launch_rows(body, rows, Spec::grid_columns(a), s, Spec::name.data());
   });
 }

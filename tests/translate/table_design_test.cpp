@@ -28,10 +28,10 @@ struct UnclampedCanonical : RouteSpec<Route::canonical_page_table> {
 // canonical_page_table whose live columns are floor(len / ps) (the last partial page dropped).
 struct FloorPagesCanonical : RouteSpec<Route::canonical_page_table> {
   template <class I>
-  KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {
+  KVADDR_HD static constexpr I live(const spec_rules::TableRowArgs& r, I len, I ps) {
     using lanes::kv_div, lanes::kv_pick;  // builtin integers; the checked integer brings its own
     const I pages = kv_div(len, ps);
-    return kv_pick(pages < I(a.max_pages), pages, I(a.max_pages));
+    return kv_pick(pages < I(r.bound), pages, I(r.bound));  // r.bound: max_pages
   }
 };
 

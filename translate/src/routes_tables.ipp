@@ -90,10 +90,11 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
 // The table runner of every page-table route whose spec inherits spec_rules::TableRoute (§4.2
 // flashmla_block_table, §4.3 canonical_page_table, §4.4 read_table, §4.11 full_prefill_table):
 // batch lane b reads req_to_token row Spec::row(b) from KV column start_b, and columns
-// c < Spec::clip(Spec::live(len_b)) get Spec::entry(page-start token of column start_b + c * ps),
-// stored through the int32 store rule; with Spec::has_tail, columns [live, Spec::written(a, 0)) of
-// each row and [0, Spec::written(a, 0)) of rows [B, out.rows) get Spec::tail_fill (the kernel's
-// Spec::written(a, live) ends the same tail). Every other column keeps the caller's value. Loads and
+// c < Spec::clip(r, Spec::live(r, len_b + r.len_delta, ps)) (r = Spec::row_args(a)) get
+// Spec::entry(page-start token of column start_b + c * ps), stored through the int32 store rule;
+// with r.tail, columns [live, Spec::written(r, 0)) of each row and [0, Spec::written(r, 0)) of rows
+// [B, out.rows) get Spec::tail_fill (the kernel's Spec::written(r, live) ends the same tail). Every
+// other column keeps the caller's value. Loads and
 // stores at flat addresses where the spec says so (a column past the row lands in the next row; past
 // the buffer is an OutOfRange).
 template <class Spec>
@@ -112,8 +113,9 @@ void run_table(const typename Spec::Args& a) {
   const auto& rows = Spec::row_ids(a);
   const Vec<const std::int64_t> starts = Spec::starts(a);
   const std::int64_t batch = rows.size;
-  const bool tail = Spec::has_tail(a);
-  const std::int64_t tail_cols = Spec::written(a, std::int64_t{0});  // the end of the tail columns
+  const spec_rules::TableRowArgs row_args = Spec::row_args(a);
+  const bool tail = row_args.tail;
+  const std::int64_t tail_cols = Spec::written(row_args, std::int64_t{0});  // the end of the tail columns
   const auto fill = Spec::template tail_fill<std::int32_t>(a.variant);
   rename_lane_overflow(out_name, [&] {
     for (std::int64_t b = 0; b < batch; ++b) {
@@ -121,8 +123,8 @@ void run_table(const typename Spec::Args& a) {
       const std::int64_t row = batch_row<Spec>(rows, b, a.req_to_token, Spec::rows_name, a.variant);
       const std::int64_t start = starts.present() ? read_vec(starts, b, Spec::starts_name) : 0;
       if (start < 0) throw OutOfRange(std::string(Spec::starts_name), std::to_string(start), "negative KV start");
-      const std::int64_t len = kv_length(Spec::lens(a), b, Spec::len_delta(a), Spec::lens_name);
-      const std::int64_t n = H::bound(Spec::clip(a, Spec::live(a, CI(len), ps).get()));
+      const std::int64_t len = kv_length(Spec::lens(a), b, row_args.len_delta, Spec::lens_name);
+      const std::int64_t n = H::bound(Spec::clip(row_args, Spec::live(row_args, CI(len), ps).get()));
       for (std::int64_t c = 0; c < n; ++c) {
         H::lane(1);
         const std::int64_t col = checked_add(start, checked_mul(c, a.page_size, "req_to_token"), "req_to_token");

@@ -43,11 +43,15 @@ KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs,
     using lanes::kv_pick;  // builtin integers; a symbolic I brings its own by argument-dependent lookup
     return kv_pick(pages < width, pages, width);
   }
+  // The row rules' bound is the table width W.
+  static constexpr spec_rules::TableRowArgs row_args(const Args& a) { return {a.kv_indices.cols, 0, false, a.variant}; }
   template <class I>
-  KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {
-    return pages(len, ps, a.variant);
+  KVADDR_HD static constexpr I live(const spec_rules::TableRowArgs& r, I len, I ps) {
+    return pages(len, ps, r.variant);
   }
-  KVADDR_HD static constexpr std::int64_t clip(const Args& a, std::int64_t n) { return columns(n, a.kv_indices.cols); }
+  KVADDR_HD static constexpr std::int64_t clip(const spec_rules::TableRowArgs& r, std::int64_t n) {
+    return columns(n, r.bound);
+  }
   template <class I, class G>
   KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool remap) {
     return remap ? lanes::page_entry_lane(tok, v2p, ps, mult, v) : lanes::static_entry_lane(tok, ps);

@@ -22,8 +22,8 @@ KVADDR_ROUTE_SPEC(full_prefill_table, FullPrefillTableArgs, : spec_rules::TableR
   // The table runner's live columns and entry lane (spec_rules::TableRoute); columns [live, width)
   // keep the caller's values (prefix-only).
   template <class I>
-  KVADDR_HD static constexpr I live(const Args& a, I len, I ps) {
-    return columns(len, ps, I(a.max_pages), a.variant);
+  KVADDR_HD static constexpr I live(const spec_rules::TableRowArgs& r, I len, I ps) {
+    return columns(len, ps, I(r.bound), r.variant);
   }
   template <class I, class G>
   KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool) {

@@ -37,7 +37,9 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::TableRoute<ReadTableA
   static constexpr std::string_view rows_name = "row_ids";
   template <class T>
   KVADDR_HD static constexpr const auto& row_ids(const T& a) { return a.row_ids; }
-  KVADDR_HD static constexpr std::int64_t len_delta(const Args& a) { return a.seq_len_delta; }
+  static constexpr spec_rules::TableRowArgs row_args(const Args& a) {
+    return {a.max_pages, a.seq_len_delta, a.zero_tail, a.variant};
+  }
   template <class I, class G>
   KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool) {
     return lanes::page_entry_lane(tok, v2p, ps, mult, entry_variant(v));
@@ -46,8 +48,7 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::TableRoute<ReadTableA
   static constexpr bool flat_stores(Variant) { return true; }
   // zero_tail: columns [live, max_pages) of each row and [0, max_pages) of rows [B, out.rows) get
   // the sink 0; E02 fills the slot-map pad -1 instead. Without zero_tail they are untouched.
-  static constexpr bool kMayHaveTail = true;
-  KVADDR_HD static constexpr bool has_tail(const Args& a) { return a.zero_tail; }
+  static constexpr bool kMayHaveTail = true;  // row_args(a).tail = zero_tail
   template <class I>
   KVADDR_HD static constexpr I tail_fill(Variant v) {
     return has(v, Behaviour::e02_minus_one_sentinel) ? I(-1) : I(0);
@@ -59,8 +60,8 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::TableRoute<ReadTableA
     return zero_tail ? kv_pick(live < max_pages, max_pages, live) : live;
   }
   template <class I>
-  KVADDR_HD static constexpr I written(const Args& a, I live) {
-    return written_columns(live, I(a.max_pages), a.zero_tail);
+  KVADDR_HD static constexpr I written(const spec_rules::TableRowArgs& r, I live) {
+    return written_columns(live, I(r.bound), r.tail);
   }
   // B10 drops the max_pages bound: the launch grid spans the output's columns.
   static constexpr std::int64_t grid_columns(const Args& a) {

@@ -20,6 +20,17 @@ struct PoolRowOrBatchIndex {
   }
 };
 
+// The scalars of a page-table call that its row rules read (TableRoute: live, clip, written, the
+// KV length), apart from its views: Spec::row_args(a) makes them once, the host runner passes them
+// to the rules, and the row kernel carries them at the front of its parameter block (with the views'
+// pointers and strides, not the whole Args: docs/performance.md, stop 28).
+struct TableRowArgs {
+  std::int64_t bound = 0;      // the column bound: max_pages, or the table width (flashmla_block_table)
+  std::int64_t len_delta = 0;  // added to every KV length (read_table's seq_len_delta)
+  bool tail = false;           // columns past the live prefix, and the padded rows, get tail_fill
+  Variant variant{};
+};
+
 // Live columns of a row of KV length len: lanes::table_columns (ceil(len / ps) bounded by max_pages;
 // B10 / E01 drop the bound, grid_spill widens it to the launch grid's column extent, E09 floors the
 // page count). Under E01 / grid_spill loads and stores use flat addresses: a column past the row
@@ -32,29 +43,31 @@ struct BoundedTableColumns {
   KVADDR_HD static constexpr bool flat_addresses(Variant v) {
     return has(v, Behaviour::e01_no_column_bound) || has(v, Behaviour::grid_spill);
   }
-  // The table runner's live columns of a call (TableRoute): columns() against its max_pages.
-  template <class A, class I>
-  KVADDR_HD static constexpr I live(const A& a, I len, I ps) {
-    return columns(len, ps, I(a.max_pages), a.variant);
+  // The table runner's live columns of a call (TableRoute): columns() against its max_pages
+  // (TableRowArgs::bound).
+  template <class I>
+  KVADDR_HD static constexpr I live(const TableRowArgs& r, I len, I ps) {
+    return columns(len, ps, I(r.bound), r.variant);
   }
 };
 
 // A page-table route as the table runner (host, translate/src/routes_tables.ipp) and the row kernel
 // (device, kernels/src/kernels_rows.cu) run it. Batch lane b < B reads req_to_token row row(b) (the
-// spec's row rule over its row ids) from KV column start(b); its live columns c < clip(a, live(a,
-// len_b, ps)) get entry(page-start token of column c) (the token at column start(b) + c * ps); where
-// has_tail(a), columns [live, written(a, live)) of each row and [0, written(a, 0)) of the padded
-// rows [B, out.rows) get tail_fill (written(a, live): the end of the columns a row writes, at least
-// live); every other column is untouched. A spec opts in by inheriting TableRoute<Args> (the
-// defaults below: the pool tables over req_pool_indices, seq_lens and out, from column 0, no
-// tail, element addresses checked against the row) and defining
-//   live(a, len, ps)                 the live page count over the lane integer I (its arithmetic
-//                                    sites; BoundedTableColumns has one); clip(a, n) the buffer
+// spec's row rule over its row ids) from KV column start(b); with r = row_args(a) (TableRowArgs),
+// its live columns c < clip(r, live(r, len_b + r.len_delta, ps)) get entry(page-start token of
+// column c) (the token at column start(b) + c * ps); where r.tail, columns [live, written(r, live))
+// of each row and [0, written(r, 0)) of the padded rows [B, out.rows) get tail_fill (written(r,
+// live): the end of the columns a row writes, at least live); every other column is untouched. A
+// spec opts in by inheriting TableRoute<Args> (the defaults below: the pool tables over
+// req_pool_indices, seq_lens and out, from column 0, bound max_pages, no tail, element addresses
+// checked against the row) and defining
+//   live(r, len, ps)                 the live page count over the lane integer I (its arithmetic
+//                                    sites; BoundedTableColumns has one); clip(r, n) the buffer
 //                                    bound after it (plain int64);
 //   entry(tok, v2p, ps, mult, v, remap)  the entry lane of a page-start token (remap: v2p present).
-// Optional: row_ids / lens / starts / out with their names, len_delta, has_tail / written /
-// tail_fill, flat_loads / flat_stores (loads and stores at flat addresses: a column past the row
-// lands in the next row), grid_columns (the launch grid's column extent).
+// Optional: row_ids / lens / starts / out with their names, row_args (the bound, the length delta,
+// the tail), written / tail_fill, flat_loads / flat_stores (loads and stores at flat addresses: a
+// column past the row lands in the next row), grid_columns (the launch grid's column extent).
 template <class A>
 struct TableRoute {
   static constexpr bool table_runner = true;
@@ -70,13 +83,14 @@ struct TableRoute {
   KVADDR_HD static constexpr const auto& out(const T& a) { return a.out; }
   static constexpr bool kHasStarts = false;  // every row from column 0 (starts(a) absent)
   KVADDR_HD static constexpr Vec<const std::int64_t> starts(const A&) { return {}; }
-  KVADDR_HD static constexpr std::int64_t len_delta(const A&) { return 0; }
-  KVADDR_HD static constexpr std::int64_t clip(const A&, std::int64_t n) { return n; }
-  // The tail: false / 0 / the sink unless a spec says otherwise (read_table's zero_tail).
+  // The row rules' scalars: bound max_pages, no length delta, no tail.
+  template <class T>
+  static constexpr TableRowArgs row_args(const T& a) { return {a.max_pages, 0, false, a.variant}; }
+  KVADDR_HD static constexpr std::int64_t clip(const TableRowArgs&, std::int64_t n) { return n; }
+  // The tail: never, 0, the sink unless a spec says otherwise (read_table's zero_tail).
   static constexpr bool kMayHaveTail = false;
-  KVADDR_HD static constexpr bool has_tail(const A&) { return false; }
   template <class I>
-  KVADDR_HD static constexpr I written(const A&, I live) { return live; }  // the columns a row writes
+  KVADDR_HD static constexpr I written(const TableRowArgs&, I live) { return live; }  // the columns a row writes
   template <class I>
   KVADDR_HD static constexpr I tail_fill(Variant) { return I(0); }
   static constexpr bool flat_loads(Variant) { return false; }
