@@ -199,9 +199,11 @@ struct TableBody {
   __device__ i64 ps() const { return page_size<PS>(v.page_size); }
   // The batch row is read first: written after the length-dependent arithmetic, its load was
   // scheduled behind the length's round trip (four dependent accesses a lane instead of three).
+  // Without a tail the launch has rows = B, so only a call with a tail reads v.batch (past the
+  // first 112 bytes).
   __device__ Ctx row(i64 b) const {
     Ctx r;
-    if (!kTail || b < v.batch) {
+    if (!kTail || !v.rules.tail || b < v.batch) {
       r.row = batch_row<Spec>(v.row_ids, b, v.rules.variant);
       if constexpr (Spec::kHasStarts) r.start = v.starts != nullptr ? v.starts[b] : 0;
       r.live = Spec::clip(v.rules, Spec::live(v.rules, v.lens[b] + v.rules.len_delta, ps()));
