@@ -139,9 +139,10 @@ __device__ __forceinline__ void store_entry(const Mat<i32>& m, i64 b, i64 c, i64
 
 // A page-table call as the row kernel reads it: the row rules' scalars (Spec::row_args) first, then
 // the pointers and strides of the views in the order a lane uses them, 112 bytes before the rarely
-// used rest; not the whole Args (216 bytes for canonical_page_table). The parameter block is read
+// used rest; not the whole Args (208 bytes for canonical_page_table). The parameter block is read
 // through the constant cache, and a field past its first ~112 bytes cost one more constant-cache miss
-// on the lane's chain of dependent loads (docs/performance.md, "Table kernels: ... stop 28").
+// on the lane's chain of dependent loads (docs/performance.md, "Table kernels: the row load, one
+// column a thread, a small parameter block").
 template <class T>
 struct Strided {
   T* data = nullptr;
