@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "expect_error.hpp"
@@ -167,6 +168,41 @@ TEST(Validate, ReadTableWidthAssertionAndPackedRows) {
   EXPECT_TRUE(throws_naming<InvalidArgument>([&] { translate::read_table(a); }, "out"));
   a.out = {out.data(), 1, 2, 2, 1};  // fewer rows than the batch
   EXPECT_TRUE(throws_naming<BufferTooSmall>([&] { translate::read_table(a); }, "out"));
+}
+
+// The reasons that name a value are built only when their rule fails (validate_rules.ipp): the
+// text of each, in full.
+template <class F>
+std::string what_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Validate, ReasonsThatNameAValueAreBuiltOnFailure) {
+  I32 out(2 * 3);
+  EXPECT_EQ(what_of([&] {
+              translate::canonical_page_table(
+                  {cmat(kR2t, 2, 4), cvec(kRows), cvec(kSeq), cvec(kV2p), 2, 1, 3, mmat(out, 2, 3)});
+            }),
+            "req_to_token = 4: width < max_pages * page_size = 6");
+  ReadTableArgs rt{cmat(kR2t, 2, 4), cvec(kRows), cvec(kSeq), 0, 3, cvec(kV2p), 2, 1, mmat(out, 2, 3)};
+  EXPECT_EQ(what_of([&] { translate::read_table(rt); }), "req_to_token = 4: width <= (max_pages - 1) * page_size = 4");
+  rt.max_pages = 2;
+  rt.out = {out.data(), 1, 3, 3, 1};
+  EXPECT_EQ(what_of([&] { translate::read_table(rt); }), "out = 1: needs at least 2 rows");
+  rt.out = {out.data(), 2, 1, 1, 1};
+  EXPECT_EQ(what_of([&] { translate::read_table(rt); }), "out = 1: needs at least 2 columns");
+  const I64 short_lens = {3};
+  rt.seq_lens = cvec(short_lens);
+  EXPECT_EQ(what_of([&] { translate::read_table(rt); }), "seq_lens = 1: needs at least 2 elements");
+  const I64 loc = {1};
+  I64 lout(1);
+  EXPECT_EQ(what_of([&] { translate::write_loc({cvec(loc), cvec(kV2p), 1, 1, 2, 2, mvec(lout)}); }),
+            "dcp_rank = 2: dcp_rank must lie in [0, dcp_size = 2)");
 }
 
 TEST(Validate, RowIdOutsideReqToToken) {

@@ -71,7 +71,7 @@ void validate_args(const CanonicalPageTableArgs& a) {
   const std::int64_t b = check_page_table_args(a, Route::canonical_page_table);
   const std::int64_t span = checked_mul(a.max_pages, a.page_size, "max_pages");
   rule_require_size(span <= a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
-               "width < max_pages * page_size = " + s(span));
+               [&] { return "width < max_pages * page_size = " + s(span); });
   check_out_mat(a.out, "out");
   check_packed(a.out, "out");
   check_shape_at_least(a.out, "out", b, a.max_pages);
@@ -94,7 +94,7 @@ void validate_args(const ReadTableArgs& a) {
   if (a.max_pages > 0) {
     const std::int64_t last = checked_mul(a.max_pages - 1, a.page_size, "max_pages");
     rule_require_size(last < a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
-                 "width <= (max_pages - 1) * page_size = " + s(last));
+                 [&] { return "width <= (max_pages - 1) * page_size = " + s(last); });
   }
   check_out_mat(a.out, "out");
   check_packed(a.out, "out");
@@ -108,7 +108,7 @@ void validate_args(const ReadStreamArgs& a) {
   check_mat(a.table, "table");
   check_required(a.indptr, "indptr");
   const std::int64_t b = a.indptr.size - 1;
-  rule_require_size(a.table.rows >= b, "table", a.table.rows, "needs at least " + s(b) + " rows");
+  rule_require_size(a.table.rows >= b, "table", a.table.rows, [&] { return "needs at least " + s(b) + " rows"; });
   check_optional(a.kv_start_idx, "kv_start_idx", b);
   check_vec(a.stream, "stream");
   check_disjoint(a.stream, a.table, "stream", "table");
@@ -225,9 +225,9 @@ void validate_args(const EnvelopeMoveArgs& a) {
   check_vec(a.dst_tokens, "dst_tokens");
   check_vec(a.src_tokens, "src_tokens");
   rule_require(a.src_tokens.size == a.dst_tokens.size, "src_tokens", a.src_tokens.size,
-          "must have as many tokens as dst_tokens (" + s(a.dst_tokens.size) + ")");
+          [&] { return "must have as many tokens as dst_tokens (" + s(a.dst_tokens.size) + ")"; });
   rule_require(a.dst_tokens.size % a.page_size == 0, "dst_tokens", a.dst_tokens.size,
-          "not a whole number of page runs of " + s(a.page_size) + " tokens");
+          [&] { return "not a whole number of page runs of " + s(a.page_size) + " tokens"; });
   const std::int64_t runs = a.dst_tokens.size / a.page_size;
   check_at_least(a.dst_pages, "dst_pages", runs);
   check_at_least(a.src_pages, "src_pages", runs);

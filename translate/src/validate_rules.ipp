@@ -10,8 +10,16 @@ std::string s(std::int64_t v) { return std::to_string(v); }
 void rule_require(bool ok, std::string_view argument, std::int64_t value, std::string_view reason) {
   require(H::rule(ok), argument, value, reason);
 }
-void rule_require_size(bool ok, std::string_view argument, std::int64_t value, std::string_view reason) {
-  require_size(H::rule(ok), argument, value, reason);
+// rule_require with a reason that names a value: `reason()` builds its text only when the rule
+// fails, so a passing validation allocates no strings (it runs before every kernel launch).
+template <class Reason, std::enable_if_t<std::is_invocable_r_v<std::string, Reason&>, int> = 0>
+void rule_require(bool ok, std::string_view argument, std::int64_t value, Reason&& reason) {
+  if (!H::rule(ok)) require(false, argument, value, reason());
+}
+// A size rule (kvaddr::BufferTooSmall when it fails); its reasons all name a value, built as above.
+template <class Reason, std::enable_if_t<std::is_invocable_r_v<std::string, Reason&>, int> = 0>
+void rule_require_size(bool ok, std::string_view argument, std::int64_t value, Reason&& reason) {
+  if (!H::rule(ok)) require_size(false, argument, value, reason());
 }
 // The validation of route unit u is mutation unit validation_unit(u).
 class ValidateScope {
@@ -39,7 +47,7 @@ void check_nonneg(std::int64_t v, std::string_view name, std::string_view what) 
 void check_dcp(std::int64_t dcp_size, std::int64_t dcp_rank) {
   rule_require(dcp_size >= 1, "dcp_size", dcp_size, "dcp_size must be >= 1");
   rule_require(dcp_rank >= 0 && dcp_rank < dcp_size, "dcp_rank", dcp_rank,
-          "dcp_rank must lie in [0, dcp_size = " + s(dcp_size) + ")");
+          [&] { return "dcp_rank must lie in [0, dcp_size = " + s(dcp_size) + ")"; });
 }
 
 // ---- vectors ---------------------------------------------------------------------------------
@@ -64,12 +72,12 @@ void check_required(const Vec<T>& v, std::string_view name) {
 template <class T>
 void check_optional(const Vec<T>& v, std::string_view name, std::int64_t need) {
   check_vec(v, name);
-  if (v.present()) rule_require_size(v.size >= need, name, v.size, "needs at least " + s(need) + " elements");
+  if (v.present()) rule_require_size(v.size >= need, name, v.size, [&] { return "needs at least " + s(need) + " elements"; });
 }
 template <class T>
 void check_at_least(const Vec<T>& v, std::string_view name, std::int64_t need) {
   check_vec(v, name);
-  rule_require_size(v.size >= need, name, v.size, "needs at least " + s(need) + " elements");
+  rule_require_size(v.size >= need, name, v.size, [&] { return "needs at least " + s(need) + " elements"; });
 }
 
 // ---- matrices --------------------------------------------------------------------------------
@@ -112,8 +120,8 @@ void check_packed(const Mat<T>& m, std::string_view name) {
 }
 template <class T>
 void check_shape_at_least(const Mat<T>& m, std::string_view name, std::int64_t rows, std::int64_t cols) {
-  rule_require_size(m.rows >= rows, name, m.rows, "needs at least " + s(rows) + " rows");
-  rule_require_size(m.cols >= cols, name, m.cols, "needs at least " + s(cols) + " columns");
+  rule_require_size(m.rows >= rows, name, m.rows, [&] { return "needs at least " + s(rows) + " rows"; });
+  rule_require_size(m.cols >= cols, name, m.cols, [&] { return "needs at least " + s(cols) + " columns"; });
 }
 
 // ---- aliasing --------------------------------------------------------------------------------
