@@ -81,10 +81,11 @@ __global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows, bool sta
 // first row and column are peeled out of the loops (grid_rows makes gridDim.y <= rows, so row
 // blockIdx.y exists): `rows` is read only after the first pass, off the lane's chain (measured
 // faster; docs/performance.md, stop 28).
+// Rows b0, b0 + step_rows, ... below `rows` (b0 < rows), one column a thread.
 template <class Body>
-__global__ void __launch_bounds__(kThreads) k_row_columns(Body body, i64 rows) {
+__device__ __forceinline__ void row_columns(const Body& body, i64 b0, i64 step_rows, i64 rows) {
   const i64 step = static_cast<i64>(gridDim.x) * kThreads;
-  i64 b = blockIdx.y;
+  i64 b = b0;
   do {
     const auto ctx = body.row(b);
     const i64 c0 = static_cast<i64>(blockIdx.x) * kThreads + threadIdx.x;
@@ -92,8 +93,13 @@ __global__ void __launch_bounds__(kThreads) k_row_columns(Body body, i64 rows) {
       body.store(b, c0, body.lane(ctx, b, c0));
       for (i64 c = c0 + step; c < ctx.n; c += step) body.store(b, c, body.lane(ctx, b, c));
     }
-    b += gridDim.y;
+    b += step_rows;
   } while (b < rows);
+}
+
+template <class Body>
+__global__ void __launch_bounds__(kThreads) k_row_columns(Body body, i64 rows) {
+  row_columns(body, blockIdx.y, gridDim.y, rows);
 }
 
 template <class Body, int ILP>
@@ -127,16 +133,6 @@ __device__ __forceinline__ i64 batch_row(const i64* rows, i64 b, Variant v) {
   return Spec::row(b, [rows](i64 lane) { return rows[lane]; }, v);
 }
 
-// Page-start token of column c of a req_to_token row (int32 ids widened to int64).
-__device__ __forceinline__ i64 token_at(const Mat<const i32>& m, i64 row, i64 col) {
-  return ld_stream(m.data + row * m.row_stride + col * m.col_stride);
-}
-
-// Table entry c of row b, narrowed to the int32 the kernels store (streaming store).
-__device__ __forceinline__ void store_entry(const Mat<i32>& m, i64 b, i64 c, i64 v) {
-  st_stream(m.data + b * m.row_stride + c * m.col_stride, static_cast<i32>(L::kv_narrow32<i64>(v)));
-}
-
 // A page-table call as the row kernel reads it: the row rules' scalars (Spec::row_args) first, then
 // the pointers and strides of the views in the order a lane uses them, 112 bytes before the rarely
 // used rest; not the whole Args (208 bytes for canonical_page_table). The parameter block is read
@@ -150,6 +146,16 @@ struct Strided {
   i64 col_stride = 1;
   __device__ T* at(i64 row, i64 col) const { return data + row * row_stride + col * col_stride; }
 };
+
+// Page-start token of column c of a req_to_token row (int32 ids widened to int64).
+__device__ __forceinline__ i64 token_at(const Strided<const i32>& m, i64 row, i64 col) {
+  return ld_stream(m.at(row, col));
+}
+
+// Table entry c of row b, narrowed to the int32 the kernels store (streaming store).
+__device__ __forceinline__ void store_entry(const Strided<i32>& m, i64 b, i64 c, i64 v) {
+  st_stream(m.at(b, c), static_cast<i32>(L::kv_narrow32<i64>(v)));
+}
 struct TableView {
   spec_rules::TableRowArgs rules;
   const i64* row_ids = nullptr;
@@ -216,8 +222,8 @@ struct TableBody {
   __device__ const i64* table() const { return v.v2p; }
   __device__ i64 token(const Ctx& r, i64, i64 c) const {
     if (kTail && c >= r.live) return 0;
-    if constexpr (Spec::kHasStarts) return ld_stream(v.req_to_token.at(r.row, r.start + c * ps()));
-    else return ld_stream(v.req_to_token.at(r.row, c * ps()));
+    if constexpr (Spec::kHasStarts) return token_at(v.req_to_token, r.row, r.start + c * ps());
+    else return token_at(v.req_to_token, r.row, c * ps());
   }
   template <class G>
   __device__ i64 entry(const Ctx& r, i64, i64 c, i64 tok, const G& g) const {
@@ -225,9 +231,7 @@ struct TableBody {
     return Spec::entry(tok, g, ps(), v.multiplier, v.rules.variant, v.v2p != nullptr);
   }
   __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
-  __device__ void store(i64 b, i64 c, i64 x) const {
-    st_stream(v.out.at(b, c), static_cast<i32>(L::kv_narrow32<i64>(x)));
-  }
+  __device__ void store(i64 b, i64 c, i64 x) const { store_entry(v.out, b, c, x); }
 };
 
 struct EagerFunnelBody {
@@ -265,10 +269,51 @@ struct ReadStreamBody {
 };
 
 // ---- decode_metadata -----------------------------------------------------------------------------
-struct DecodeParams {
-  DecodeMetadataArgs a;
-  int log2_ps;
+// What the decode kernel's page-table rows read, first in its parameter block (112 bytes, as
+// TableView: fields past the first ~112 bytes of the parameters cost a constant-cache miss on the
+// lane's chain); the Args after it serve the prefix-sum block and the Era C copy and SWA paths.
+struct DecodeView {
+  Variant variant;
+  int log2_ps = 0;  // log2(page_size): decode_metadata's page size is a power of two (validate)
+  bool skip_page_table = false;
+  const i64* seq_lens = nullptr;
+  i64 seq_len_delta = 0;
+  const i64* req_pool_indices = nullptr;
+  i64 max_seq_pages = 0;
+  Strided<const i32> req_to_token;
+  const i64* v2p = nullptr;
+  i64 multiplier = 1;
+  Strided<i32> page_table;
 };
+static_assert(sizeof(DecodeView) <= 112, "the decode view stays in the first 112 bytes of the parameters");
+
+struct DecodeParams {
+  DecodeView v;
+  DecodeMetadataArgs a;
+};
+
+int log2_exact(i64 ps) {
+  int l = 0;
+  while ((i64(1) << l) < ps) ++l;
+  return l;
+}
+
+DecodeParams decode_params(const DecodeMetadataArgs& a) {
+  DecodeParams p{};
+  p.v.variant = a.variant;
+  p.v.log2_ps = log2_exact(a.page_size);
+  p.v.skip_page_table = a.skip_page_table;
+  p.v.seq_lens = a.seq_lens.data;
+  p.v.seq_len_delta = a.seq_len_delta;
+  p.v.req_pool_indices = a.req_pool_indices.data;
+  p.v.max_seq_pages = a.max_seq_pages;
+  p.v.req_to_token = {a.req_to_token.data, a.req_to_token.row_stride, a.req_to_token.col_stride};
+  p.v.v2p = a.v2p.data;
+  p.v.multiplier = a.multiplier;
+  p.v.page_table = {a.page_table.data, a.page_table.row_stride, a.page_table.col_stride};
+  p.a = a;
+  return p;
+}
 
 // Block x = 0 of the last grid row writes cache_seqlens and the exclusive prefix sums cu_seqlens_k[0..B] (int32, the
 // kernel's own accumulator width), by a block-wide scan over chunks of kThreads rows.
@@ -307,26 +352,26 @@ template <bool COPY, bool SWA, bool REMAP, int LOG2>
 struct DecodeBody {
   using Spec = RouteSpec<Route::decode_metadata>;
   DecodeParams p;
-  __device__ int log2_ps() const { return LOG2 >= 0 ? LOG2 : p.log2_ps; }
-  __device__ i64 ps() const { return LOG2 >= 0 ? (i64(1) << LOG2) : p.a.page_size; }
+  __device__ int log2_ps() const { return LOG2 >= 0 ? LOG2 : p.v.log2_ps; }
+  __device__ i64 ps() const { return i64(1) << log2_ps(); }
   __device__ RowCtx row(i64 b) const {
-    if (p.a.skip_page_table) return {0, 0};
+    if (p.v.skip_page_table) return {0, 0};
     // Era C without SWA reads no req_to_token row. The row is read before the length (TableBody::row).
-    const i64 r = (!COPY || SWA) ? batch_row<Spec>(p.a.req_pool_indices.data, b, p.a.variant) : 0;
-    const i64 n = Spec::columns<i64>(p.a.seq_lens.data[b] + p.a.seq_len_delta, ps(), log2_ps(), p.a.max_seq_pages);
+    const i64 r = (!COPY || SWA) ? batch_row<Spec>(p.v.req_pool_indices, b, p.v.variant) : 0;
+    const i64 n = Spec::columns<i64>(p.v.seq_lens[b] + p.v.seq_len_delta, ps(), log2_ps(), p.v.max_seq_pages);
     return {n, r};
   }
   // The Era-B remap without SWA is one token load and one gather: staged (row_slice).
   static constexpr bool kStaged = REMAP && !COPY && !SWA;
-  __device__ const i64* table() const { return p.a.v2p.data; }
-  __device__ i64 token(const RowCtx& r, i64, i64 c) const { return token_at(p.a.req_to_token, r.row, c * ps()); }
+  __device__ const i64* table() const { return p.v.v2p; }
+  __device__ i64 token(const RowCtx& r, i64, i64 c) const { return token_at(p.v.req_to_token, r.row, c * ps()); }
   template <class G>
   __device__ i64 entry(const RowCtx&, i64, i64, i64 page_index, const G& g) const {
-    return L::decode_entry_lane<i64>(page_index, g, log2_ps(), p.a.multiplier, p.a.variant);
+    return L::decode_entry_lane<i64>(page_index, g, log2_ps(), p.v.multiplier, p.v.variant);
   }
   __device__ i64 lane(const RowCtx& r, i64 b, i64 c) const {
     const DecodeMetadataArgs& a = p.a;
-    const i64 page_index = (!COPY || SWA) ? token_at(a.req_to_token, r.row, c * ps()) : 0;
+    const i64 page_index = (!COPY || SWA) ? token(r, b, c) : 0;
     if constexpr (SWA) {
       a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] = static_cast<i32>(
           L::kv_narrow32<i64>(L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, log2_ps(),
@@ -335,12 +380,12 @@ struct DecodeBody {
     if constexpr (COPY) {
       return a.kernel_page_table.data[b * a.kernel_page_table.row_stride + c * a.kernel_page_table.col_stride];
     } else if constexpr (REMAP) {
-      return entry(r, b, c, page_index, Gather{a.v2p.data});
+      return entry(r, b, c, page_index, Gather{table()});
     } else {
       return (log2_ps() == 0) ? page_index : L::kv_shr<i64>(page_index, log2_ps());  // static: the shift only
     }
   }
-  __device__ void store(i64 b, i64 c, i64 v) const { store_entry(p.a.page_table, b, c, v); }
+  __device__ void store(i64 b, i64 c, i64 x) const { store_entry(p.v.page_table, b, c, x); }
 };
 
 // The grid has one extra row of blocks (y = gridDim.y - 1): its block x = 0 writes the prefix
@@ -356,6 +401,17 @@ __global__ void __launch_bounds__(kThreads) k_decode_metadata(Body body, i64 row
   for (i64 b = blockIdx.y; b < rows; b += table_rows) row_slice<ILP>(body, b, staged);
 }
 
+// The same grid with one column a thread (rows of at most 1024 columns, as k_row_columns).
+template <class Body>
+__global__ void __launch_bounds__(kThreads) k_decode_columns(Body body, i64 rows) {
+  const unsigned table_rows = gridDim.y - 1;
+  if (blockIdx.y == table_rows) {
+    if (blockIdx.x == 0) decode_prefix_sums(body.p);
+    return;
+  }
+  row_columns(body, blockIdx.y, table_rows, rows);
+}
+
 // Grid of the page-table rows (capped one below the y limit) plus the prefix-sum row.
 dim3 decode_grid(i64 cols, i64 rows, int ilp, const void* kernel) {
   dim3 g = grid_rows(cols, rows < kMaxGridY ? rows : kMaxGridY - 1, ilp, g_shape.decode_resident_grid, kernel);
@@ -365,10 +421,13 @@ dim3 decode_grid(i64 cols, i64 rows, int ilp, const void* kernel) {
 
 template <class Body>
 void launch_decode_body(const Body& body, i64 rows, cudaStream_t s) {
-  const i64 cols = body.p.a.max_seq_pages;
+  const i64 cols = body.p.v.max_seq_pages;
   if (g_shape.decode_lanes_per_thread >= kIlpWide) {
     const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpWide>);
     k_decode_metadata<Body, kIlpWide><<<decode_grid(cols, rows, kIlpWide, k), kThreads, 0, s>>>(body, rows, g_shape.staged);
+  } else if (g_shape.table_narrow_rows && cols <= i64(kThreads) * kIlpNarrow) {
+    const void* k = reinterpret_cast<const void*>(&k_decode_columns<Body>);
+    k_decode_columns<Body><<<decode_grid(cols, rows, 1, k), kThreads, 0, s>>>(body, rows);
   } else {
     const void* k = reinterpret_cast<const void*>(&k_decode_metadata<Body, kIlpNarrow>);
     k_decode_metadata<Body, kIlpNarrow><<<decode_grid(cols, rows, kIlpNarrow, k), kThreads, 0, s>>>(body, rows, g_shape.staged);
@@ -399,12 +458,6 @@ __global__ void __launch_bounds__(kThreads) k_envelope_moves(EnvelopeMoveArgs a)
     a.dst_pages.data[r] = L::run_page_lane<i64>(a.dst_tokens.data[r * a.page_size], a.page_size);
     a.src_pages.data[r] = L::run_page_lane<i64>(a.src_tokens.data[r * a.page_size], a.page_size);
   }
-}
-
-int log2_exact(i64 ps) {
-  int l = 0;
-  while ((i64(1) << l) < ps) ++l;
-  return l;
 }
 
 }  // namespace
@@ -442,7 +495,7 @@ void launch_read_stream(const ReadStreamArgs& a, cudaStream_t s) {
 
 void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
   validate(a);
-  const DecodeParams p{a, log2_exact(a.page_size)};
+  const DecodeParams p = decode_params(a);
   const i64 rows = a.seq_lens.size;
   if (rows == 0) return;  // an empty batch launches nothing: cu_seqlens_k[0] keeps its old value
   const bool copy = a.kernel_page_table.data != nullptr, swa = a.swa_v2p.data != nullptr, remap = a.v2p.data != nullptr;
@@ -451,8 +504,8 @@ void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
   else if (swa && remap) launch_decode_body(DecodeBody<false, true, true, -1>{p}, rows, s);
   else if (swa) launch_decode_body(DecodeBody<false, true, false, -1>{p}, rows, s);
   else if (!remap) launch_decode_body(DecodeBody<false, false, false, -1>{p}, rows, s);
-  else if (p.log2_ps == 0) launch_decode_body(DecodeBody<false, false, true, 0>{p}, rows, s);  // the benchmarked
-  else if (p.log2_ps == 6) launch_decode_body(DecodeBody<false, false, true, 6>{p}, rows, s);  // Era B shapes
+  else if (p.v.log2_ps == 0) launch_decode_body(DecodeBody<false, false, true, 0>{p}, rows, s);  // the benchmarked
+  else if (p.v.log2_ps == 6) launch_decode_body(DecodeBody<false, false, true, 6>{p}, rows, s);  // Era B shapes
   else launch_decode_body(DecodeBody<false, false, true, -1>{p}, rows, s);
   check_launch("decode_metadata");
 }
