@@ -74,14 +74,13 @@ __global__ void __launch_bounds__(kThreads) k_rows(Body body, i64 rows, bool sta
   for (i64 b = blockIdx.y; b < rows; b += gridDim.y) row_slice<ILP>(body, b, staged);
 }
 
-// One column a thread (narrow rows): column c of row b goes to thread c mod kThreads of block
-// (c / kThreads) mod gridDim.x, a grid-stride loop over the row's columns instead of row_slice's
-// equal slices, so a thread's first column needs no slice division and the common case (the grid
-// spans the row) is one pass: the row's loads, one req_to_token load, one gather, one store. The
-// first row and column are peeled out of the loops (grid_rows makes gridDim.y <= rows, so row
-// blockIdx.y exists): `rows` is read only after the first pass, off the lane's chain (measured
-// faster; docs/performance.md, stop 28).
-// Rows b0, b0 + step_rows, ... below `rows` (b0 < rows), one column a thread.
+// Rows b0, b0 + step_rows, ... below `rows` (b0 < rows), one column a thread (narrow rows): column
+// c of row b goes to thread c mod kThreads of block (c / kThreads) mod gridDim.x, a grid-stride loop
+// over the row's columns instead of row_slice's equal slices, so a thread's first column needs no
+// slice division and the common case (the grid spans the row) is one pass: the row's loads, one
+// req_to_token load, one gather, one store. The first row and column are peeled out of the loops:
+// `rows` is read only after the first pass, off the lane's chain (measured faster; docs/performance.md,
+// stop 28).
 template <class Body>
 __device__ __forceinline__ void row_columns(const Body& body, i64 b0, i64 step_rows, i64 rows) {
   const i64 step = static_cast<i64>(gridDim.x) * kThreads;
@@ -97,6 +96,7 @@ __device__ __forceinline__ void row_columns(const Body& body, i64 b0, i64 step_r
   } while (b < rows);
 }
 
+// grid_rows makes gridDim.y <= rows, so row blockIdx.y exists.
 template <class Body>
 __global__ void __launch_bounds__(kThreads) k_row_columns(Body body, i64 rows) {
   row_columns(body, blockIdx.y, gridDim.y, rows);
@@ -133,12 +133,7 @@ __device__ __forceinline__ i64 batch_row(const i64* rows, i64 b, Variant v) {
   return Spec::row(b, [rows](i64 lane) { return rows[lane]; }, v);
 }
 
-// A page-table call as the row kernel reads it: the row rules' scalars (Spec::row_args) first, then
-// the pointers and strides of the views in the order a lane uses them, 112 bytes before the rarely
-// used rest; not the whole Args (208 bytes for canonical_page_table). The parameter block is read
-// through the constant cache, and a field past its first ~112 bytes cost one more constant-cache miss
-// on the lane's chain of dependent loads (docs/performance.md, "Table kernels: the row load, one
-// column a thread, a small parameter block").
+// A matrix view as a kernel addresses it: data and strides (elements).
 template <class T>
 struct Strided {
   T* data = nullptr;
@@ -156,6 +151,13 @@ __device__ __forceinline__ i64 token_at(const Strided<const i32>& m, i64 row, i6
 __device__ __forceinline__ void store_entry(const Strided<i32>& m, i64 b, i64 c, i64 v) {
   st_stream(m.at(b, c), static_cast<i32>(L::kv_narrow32<i64>(v)));
 }
+
+// A page-table call as the row kernel reads it: the row rules' scalars (Spec::row_args) first, then
+// the pointers and strides of the views in the order a lane uses them, 112 bytes before the rarely
+// used rest; not the whole Args (208 bytes for canonical_page_table). The parameter block is read
+// through the constant cache, and a field past its first ~112 bytes costs one more constant-cache
+// miss on the lane's chain of dependent loads (docs/performance.md, "Table kernels: the row load, one
+// column a thread, a small parameter block").
 struct TableView {
   spec_rules::TableRowArgs rules;
   const i64* row_ids = nullptr;
