@@ -94,9 +94,8 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
 // Spec::entry(page-start token of column start_b + c * ps), stored through the int32 store rule;
 // with r.tail, columns [live, Spec::written(r, 0)) of each row and [0, Spec::written(r, 0)) of rows
 // [B, out.rows) get Spec::tail_fill (the kernel's Spec::written(r, live) ends the same tail). Every
-// other column keeps the caller's value. Loads and
-// stores at flat addresses where the spec says so (a column past the row lands in the next row; past
-// the buffer is an OutOfRange).
+// other column keeps the caller's value. Loads and stores at flat addresses where the spec says so
+// (a column past the row lands in the next row; past the buffer is an OutOfRange).
 template <class Spec>
 void run_table(const typename Spec::Args& a) {
   validate_args(a);

@@ -108,7 +108,7 @@ void validate_args(const ReadStreamArgs& a) {
   check_mat(a.table, "table");
   check_required(a.indptr, "indptr");
   const std::int64_t b = a.indptr.size - 1;
-  rule_require_size(a.table.rows >= b, "table", a.table.rows, [&] { return "needs at least " + s(b) + " rows"; });
+  rule_require_size(a.table.rows >= b, "table", a.table.rows, needs_at_least(b, "rows"));
   check_optional(a.kv_start_idx, "kv_start_idx", b);
   check_vec(a.stream, "stream");
   check_disjoint(a.stream, a.table, "stream", "table");

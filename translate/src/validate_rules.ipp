@@ -21,6 +21,10 @@ template <class Reason, std::enable_if_t<std::is_invocable_r_v<std::string, Reas
 void rule_require_size(bool ok, std::string_view argument, std::int64_t value, Reason&& reason) {
   if (!H::rule(ok)) require_size(false, argument, value, reason());
 }
+// The reason of a size rule over `need` units ("needs at least 3 rows"), built on failure.
+auto needs_at_least(std::int64_t need, std::string_view units) {
+  return [need, units] { return "needs at least " + s(need) + " " + std::string(units); };
+}
 // The validation of route unit u is mutation unit validation_unit(u).
 class ValidateScope {
  public:
@@ -72,12 +76,12 @@ void check_required(const Vec<T>& v, std::string_view name) {
 template <class T>
 void check_optional(const Vec<T>& v, std::string_view name, std::int64_t need) {
   check_vec(v, name);
-  if (v.present()) rule_require_size(v.size >= need, name, v.size, [&] { return "needs at least " + s(need) + " elements"; });
+  if (v.present()) rule_require_size(v.size >= need, name, v.size, needs_at_least(need, "elements"));
 }
 template <class T>
 void check_at_least(const Vec<T>& v, std::string_view name, std::int64_t need) {
   check_vec(v, name);
-  rule_require_size(v.size >= need, name, v.size, [&] { return "needs at least " + s(need) + " elements"; });
+  rule_require_size(v.size >= need, name, v.size, needs_at_least(need, "elements"));
 }
 
 // ---- matrices --------------------------------------------------------------------------------
@@ -120,8 +124,8 @@ void check_packed(const Mat<T>& m, std::string_view name) {
 }
 template <class T>
 void check_shape_at_least(const Mat<T>& m, std::string_view name, std::int64_t rows, std::int64_t cols) {
-  rule_require_size(m.rows >= rows, name, m.rows, [&] { return "needs at least " + s(rows) + " rows"; });
-  rule_require_size(m.cols >= cols, name, m.cols, [&] { return "needs at least " + s(cols) + " columns"; });
+  rule_require_size(m.rows >= rows, name, m.rows, needs_at_least(rows, "rows"));
+  rule_require_size(m.cols >= cols, name, m.cols, needs_at_least(cols, "columns"));
 }
 
 // ---- aliasing --------------------------------------------------------------------------------
