@@ -141,6 +141,10 @@ struct Strided {
   i64 col_stride = 1;
   __device__ T* at(i64 row, i64 col) const { return data + row * row_stride + col * col_stride; }
 };
+template <class T>
+Strided<T> strided(const Mat<T>& m) {
+  return {m.data, m.row_stride, m.col_stride};
+}
 
 // Page-start token of column c of a req_to_token row (int32 ids widened to int64).
 __device__ __forceinline__ i64 token_at(const Strided<const i32>& m, i64 row, i64 col) {
@@ -174,15 +178,13 @@ static_assert(offsetof(TableView, starts) <= 112, "the fields a lane reads stay 
 
 template <class Spec>
 TableView table_view(const typename Spec::Args& a) {
-  const auto& r2t = a.req_to_token;
-  const auto& out = Spec::out(a);
   return TableView{Spec::row_args(a),
                    Spec::row_ids(a).data,
                    Spec::lens(a).data,
-                   {r2t.data, r2t.row_stride, r2t.col_stride},
+                   strided(a.req_to_token),
                    a.v2p.data,
                    a.multiplier,
-                   {out.data, out.row_stride, out.col_stride},
+                   strided(Spec::out(a)),
                    Spec::starts(a).data,
                    a.page_size,
                    Spec::row_ids(a).size};
@@ -309,10 +311,10 @@ DecodeParams decode_params(const DecodeMetadataArgs& a) {
   p.v.seq_len_delta = a.seq_len_delta;
   p.v.req_pool_indices = a.req_pool_indices.data;
   p.v.max_seq_pages = a.max_seq_pages;
-  p.v.req_to_token = {a.req_to_token.data, a.req_to_token.row_stride, a.req_to_token.col_stride};
+  p.v.req_to_token = strided(a.req_to_token);
   p.v.v2p = a.v2p.data;
   p.v.multiplier = a.multiplier;
-  p.v.page_table = {a.page_table.data, a.page_table.row_stride, a.page_table.col_stride};
+  p.v.page_table = strided(a.page_table);
   p.a = a;
   return p;
 }
