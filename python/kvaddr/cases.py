@@ -15,36 +15,16 @@ import dataclasses
 
 import numpy as np
 
+from . import adjacent
 from . import route_tables as _routes
-
-# Output buffers are prefilled with this pattern (distinct per lane, far from any route value),
-# and the guard regions around every output hold it too: a lane the route must not touch keeps it.
-SENTINEL_BASE = -0x2A2A0000
-GUARD = 64  # guard elements before and after every output buffer
-
-# v2p tables are handed to kernels (and to the host routes) as slices of a parent with TABLE_GUARD
-# elements on each side; the element k places before the table (or after its end) holds
-# TABLE_GUARD_PAGE + k, a positive page id no case draws, so a load outside the table (b09 reads
-# v2p[-1]) gives the same value on the device and on the host.
-TABLE_GUARD = 8
-TABLE_GUARD_PAGE = 9000
-GUARDED_TABLES = ("v2p", "swa_v2p")
+# the guarded buffers (kvaddr.buffers) under their kvaddr.cases names, which the harness's modules use
+from .buffers import (  # noqa: F401
+    GUARD, GUARDED_TABLES, SENTINEL_BASE, TABLE_GUARD, TABLE_GUARD_PAGE, guarded_table, sentinel,
+)
 
 ODD_PAGE_SIZES = (1, 2, 3, 4, 5, 7, 16, 64, 100, 256)
 POW2_PAGE_SIZES = (1, 2, 4, 16, 64, 256)
 MULTIPLIERS = (1, 2, 3, 7)
-
-
-def sentinel(n, dtype, offset=0):
-    """The prefill pattern of n lanes (lane k holds SENTINEL_BASE - ((offset + k) % 65521))."""
-    return (SENTINEL_BASE - ((np.arange(n, dtype=np.int64) + offset) % 65521)).astype(dtype)
-
-
-def guarded_table(table):
-    """(parent, view): `table` in the middle of a parent with TABLE_GUARD guard pages on each side."""
-    g = np.arange(TABLE_GUARD, 0, -1, dtype=table.dtype) + TABLE_GUARD_PAGE
-    parent = np.concatenate([g, table.ravel(), g[::-1]])
-    return parent, parent[TABLE_GUARD:TABLE_GUARD + table.size]
 
 
 @dataclasses.dataclass
@@ -408,9 +388,7 @@ def draw_recipe(route, rng, lanes, params=None):
         raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
     # adjacent slices of one allocation (kvaddr.adjacent), drawn after everything else; params "adjacent":
     # False never, "always" an admitted layout in every case that admits one
-    from . import adjacent
-
-    got = adjacent.draw(route, rng, r, params.get("adjacent", True))
+    got = adjacent.draw(route, rng, r, _build, params.get("adjacent", True))
     r["adjacent"] = None if got is None else got[0]
     if got is not None and got[1]:
         r["overlap"] = got[1]  # the shared int32 lanes of a rejected layout (adjacent.REJECTED routes)
@@ -420,9 +398,7 @@ def draw_recipe(route, rng, lanes, params=None):
 def build(route, recipe):
     case = _build(route, recipe)
     if recipe.get("adjacent"):
-        from .adjacent import attach
-
-        case = attach(case, recipe)
+        case = adjacent.attach(case, recipe)
     return case
 
 
