@@ -278,30 +278,26 @@ def attach(case, recipe):
     return case
 
 
-def draw(route, rng, recipe, build, mode=True):
-    """(names, shared) or None for a recipe just drawn: an admitted layout in about ADMITTED_P of the cases
-    whose recipe has no aliasing layout, a rejected one in about REJECTED_P (drawn last, from the case's own
-    generator, so that every earlier draw of the case is unchanged). mode False: None; "always": an admitted
-    layout whenever one fits. build(route, recipe) is kvaddr.cases' builder (the layer above passes it)."""
-    u = rng.random()
-    k = int(rng.integers(0, 1 << 20))
+def check_mode(mode):
+    """params["adjacent"]: True (drawn in some cases), False (never) or "always" (whenever one fits)."""
     if mode not in (True, False, "always"):
         raise ValueError(f"params['adjacent'] = {mode!r}: must be True, False or 'always'")
-    if not mode or recipe.get("alias") or recipe.get("overlap"):
-        return None
-    if mode == "always":
-        u = 0.0
-    if u < ADMITTED_P:
-        pool = tuple((names, 0) for names in ADMITTED.get(route, ()))
-    elif u < ADMITTED_P + REJECTED_P:
-        pool = REJECTED.get(route, ())
-    else:
-        return None
-    if not pool:
-        return None
-    case = build(route, recipe)
-    for j in range(len(pool)):
-        names, sh = pool[(k + j) % len(pool)]
+    return mode
+
+
+def pool(route, admitted=True):
+    """The candidate layouts ((names, shared) pairs) of `route`: the admitted (touching) ones, or the rejected
+    (partially overlapping) ones."""
+    if admitted:
+        return tuple((names, 0) for names in ADMITTED.get(route, ()))
+    return tuple(REJECTED.get(route, ()))
+
+
+def choose(case, candidates, k):
+    """The first of `candidates`, from the k-th on (cyclically), that `case` can be laid out in, as (names,
+    shared); None when none fits."""
+    for j in range(len(candidates)):
+        names, sh = candidates[(k + j) % len(candidates)]
         if not _usable(case, names):
             continue
         cand = dataclasses.replace(case, adjacent=(tuple(names), sh))
@@ -313,3 +309,24 @@ def draw(route, rng, recipe, build, mode=True):
             continue  # an empty member overlaps nothing
         return (tuple(names), int(sh))
     return None
+
+
+def draw(route, rng, recipe, build, mode=True):
+    """(names, shared) or None for a recipe just drawn: an admitted layout in about ADMITTED_P of the cases
+    whose recipe has no aliasing layout, a rejected one in about REJECTED_P (drawn last, from the case's own
+    generator, so that every earlier draw of the case is unchanged). mode False: None; "always": an admitted
+    layout whenever one fits. build(route, recipe) is kvaddr.cases' builder (the layer above passes it)."""
+    u = rng.random()
+    k = int(rng.integers(0, 1 << 20))
+    check_mode(mode)
+    if not mode or recipe.get("alias") or recipe.get("overlap"):
+        return None
+    if mode == "always":
+        u = 0.0
+    if u < ADMITTED_P + REJECTED_P:
+        candidates = pool(route, admitted=u < ADMITTED_P)
+    else:
+        return None
+    if not candidates:
+        return None
+    return choose(build(route, recipe), candidates, k)

@@ -83,11 +83,18 @@ def draw_ids(rng, n, num_pages, ps, *, pad=0.05, tombstone_pages=True):
     return ids
 
 
+def page_major(vp, ps, cols):
+    """req_to_token int32 [rows, cols] from the virtual pages vp int32 [rows, >= ceil(cols / ps)]: each run of ps
+    columns holds the tokens of one page (page * ps + offset)."""
+    rows = vp.shape[0]
+    return (vp[:, :, None] * np.int32(ps) + np.arange(ps, dtype=np.int32)).reshape(rows, -1)[:, :cols]
+
+
 def page_major_rows(rng, rows, cols, ps, num_pages, padding):
     """req_to_token int32 [rows, cols]: each run of ps columns holds the tokens of one random virtual page
     (page * ps + offset); a fraction `padding` of the page-start tokens (the ones the routes read) is -1."""
     vp = rng.integers(0, num_pages + 1, size=(rows, cols // ps + 1), dtype=np.int32)
-    r2t = (vp[:, :, None] * np.int32(ps) + np.arange(ps, dtype=np.int32)).reshape(rows, -1)[:, :cols]
+    r2t = page_major(vp, ps, cols)
     if padding:
         starts = r2t[:, ::ps]
         starts[rng.random(starts.shape) < padding] = -1
@@ -136,13 +143,10 @@ def draw_token_recipe(route, rng, lanes, params):
     num_pages = max(1, int(rng.integers(1, max(2, n // max(ps, 1) + 2))))
     big = out_dtype == np.int64 and mult_name is not None and rng.random() < 0.15  # entries scaled by ps * M
     r = {"page_size": ps, "multiplier": m, "v2p": draw_v2p(rng, num_pages, big=big, scale=ps * m)}
-    r["ids"] = draw_ids(rng, n, num_pages, ps)
-    if route == "mamba_translate":
-        r["ids"] = np.where(r["ids"] < 0, 0, r["ids"]) % (num_pages + 1)
-        r["v2p"] = np.where(r["v2p"] < 0, 0, r["v2p"])  # the raw gather has no tombstone semantics to test here
+    ids = draw_ids(rng, n, num_pages, ps)
     if route == "dcp_read_translate":
         r["dcp_size"] = _pick(params, "dcp_size", int(rng.choice([1, 2, 4])))
-        r["ids"] = np.where(r["ids"] < 0, r["ids"], r["ids"] * r["dcp_size"])  # ids arrive widened
+    r["ids"], r["v2p"] = fit_token_values(route, ids, r["v2p"], r.get("dcp_size", 1))
     defaults = _routes.scalar_defaults(route)
     for k in extra:  # any other scalar: the caller's value, else the argument struct's default
         r.setdefault(k, _pick(params, k, defaults[k]))
@@ -154,6 +158,18 @@ def draw_token_recipe(route, rng, lanes, params):
     r["alias"] = aliasable and u < 0.18
     r["overlap"] = int(rng.integers(1, n + 1)) if aliasable and n > 1 and 0.18 <= u < 0.28 else 0
     return r
+
+
+def fit_token_values(route, ids, v2p, dcp_size=1):
+    """(ids, v2p) of a per-id case as `route` takes them: mamba_translate's raw slot gather gets slots in
+    [0, num_pages] and entries >= 0 (it has no tombstone semantics to test), dcp_read_translate's ids arrive
+    widened by dcp_size (padding stays negative); the other routes take them as drawn."""
+    if route == "mamba_translate":
+        ids = np.where(ids < 0, 0, ids) % len(v2p)
+        v2p = np.where(v2p < 0, 0, v2p)
+    if route == "dcp_read_translate":
+        ids = np.where(ids < 0, ids, ids * dcp_size)
+    return ids, v2p
 
 
 def build_token(route, r):

@@ -34,12 +34,7 @@ def redraw(route, r, rng):
     num_pages = len(r["v2p"]) - 1
     v2p = C.draw_v2p(rng, num_pages)
     if route in C.TOKEN_ROUTES:
-        ids = C.draw_ids(rng, len(r["ids"]), num_pages, ps)
-        if route == "mamba_translate":
-            ids = np.where(ids < 0, 0, ids) % (num_pages + 1)
-            v2p = np.where(v2p < 0, 0, v2p)
-        if route == "dcp_read_translate":
-            ids = np.where(ids < 0, ids, ids * r["dcp_size"])
+        ids, v2p = C.fit_token_values(route, C.draw_ids(rng, len(r["ids"]), num_pages, ps), v2p, r.get("dcp_size", 1))
         c.update(ids=ids, v2p=v2p)
     elif route == "kv_indices_inplace":
         c.update(ids=C.draw_ids(rng, len(r["ids"]), num_pages, ps),
