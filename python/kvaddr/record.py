@@ -15,6 +15,7 @@ import numpy as np
 from . import harness
 from .adjacent import describe as layout
 from .cases import Case
+from .harness import check_case
 
 
 def write_case(root, case, result, variant, seed, index, name=None, graph=False):
@@ -71,7 +72,7 @@ def load_case(directory):
 def assert_replay(kernel, directory, *, device="cpu", array=None):
     """Re-run `kernel` on the case recorded in `directory` and raise AssertionError if it still fails."""
     case, variant = load_case(directory)
-    res = harness.check_case(kernel, case, device=device, array=array, variant=variant)
+    res = check_case(kernel, case, device=device, array=array, variant=variant)
     if res.kind != "ok":
         lanes = "\n".join(f"  {lane}" for lane in res.first)
         raise AssertionError(f"kvaddr replay {directory}: {res.kind}"
