@@ -15,6 +15,8 @@ import json
 import pathlib
 import sys
 
+from . import check
+
 
 def load_kernel(spec):
     """MODULE:FUNC (an importable module, or a path to a .py file) -> the callable FUNC (dotted names allowed)."""
@@ -65,8 +67,6 @@ def parser():
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    from . import check
-
     try:
         kernel = load_kernel(args.kernel)
         rep = check(args.route, kernel, cases=args.cases, seed=args.seed, device=args.device, array=args.array,

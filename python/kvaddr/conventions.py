@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
+from . import adjacent
 from . import route_tables as _routes
 from .cases import GUARDED_TABLES, TOKEN_ROUTES, WRAP_ROUTES, guarded_table
 
@@ -55,8 +56,6 @@ def reference(case, variant="production", table_guards=False):
     kw = {k: v for k, v in case.inputs.items() if v is not None}
     grouped = ()
     if case.adjacent:  # the arguments laid out as the kernel gets them: slices of one host allocation
-        from . import adjacent
-
         grouped = adjacent.members(case)
         for k, v in adjacent.views(None, adjacent.host_backing(case), case).items():
             (outs if k in outs else kw)[k] = v

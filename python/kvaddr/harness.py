@@ -26,6 +26,7 @@ from . import races
 from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
+from .buffers import Lane  # noqa: F401  (kvaddr.Lane)
 from .conventions import CRASH_VARIANTS, broken_preconditions, output_dtypes, reference
 from .overflow import check_mode as check_overflow_mode
 from .route_tables import has_variant
@@ -35,28 +36,24 @@ from .shrink import shrink_recipe
 
 FAILURE_KINDS = ("mismatch", "out_of_bounds", "raised", "bad_return", "timeout", "input_modified")
 
+# The layers above this module (docs/architecture.md, "Python layers"): graph mode (kvaddr.graph runs its cases
+# through run_case / run_recipe), the huge case (kvaddr.huge) and replay directories (kvaddr.record, whose
+# assert_replay calls check_case) import this module and register here the entry points check() and the
+# report call: "graph" (run_graph_cases), "huge" (run_huge), "huge_line" (the report line of report.huge),
+# "write_case". kvaddr/__init__ imports all three, so they are registered once `kvaddr` is imported.
+_ABOVE = {}
 
-@dataclasses.dataclass
-class Lane:
-    output: str
-    index: tuple  # index in the output buffer (for guard lanes: offset from the buffer's first / last lane)
-    # "out", "past_width" (a column past the visible width), "guard_before", "guard_after"; in an adjacent layout
-    # (kvaddr.adjacent) also "neighbour_before" / "neighbour_after" (a lane of the argument next to the output in
-    # the same allocation, `neighbour` names it; index as for the guards) and "input" (a written lane of the
-    # input `output` away from every output)
-    region: str
-    expected: int
-    actual: int
-    neighbour: str = ""
 
-    def __str__(self):
-        near = f" (also {self.neighbour} of the output adjacent to it in one allocation)" if self.neighbour else ""
-        where = {"out": near, "past_width": " (past the visible width)" + near, "guard_before": " (guard before the buffer)",
-                 "guard_after": " (guard after the buffer)", "input": " (input)",
-                 "neighbour_before": f" (before the buffer, in the adjacent {self.neighbour})",
-                 "neighbour_after": f" (past the buffer, in the adjacent {self.neighbour})"}[self.region]
-        idx = ", ".join(str(i) for i in self.index)
-        return f"{self.output}[{idx}]{where}: expected {self.expected}, got {self.actual}"
+def register(**entry_points):
+    """Called by the modules above the harness when imported (see _ABOVE)."""
+    _ABOVE.update(entry_points)
+
+
+def _above(name):
+    if name not in _ABOVE:
+        raise RuntimeError(f"kvaddr.harness: {name} is not registered (import kvaddr, which imports kvaddr.graph, "
+                           "kvaddr.huge and kvaddr.record)")
+    return _ABOVE[name]
 
 
 @dataclasses.dataclass
@@ -154,9 +151,7 @@ class Report:
         if self.overflow.get("cases"):
             extra.append(overflow_line(self))
         if self.huge.get("ran"):
-            from .huge import describe as huge_line
-
-            extra.append(huge_line(self.huge))
+            extra.append(_above("huge_line")(self.huge))
         if self.ok:
             return "\n".join([head + f"OK: {self.cases} cases, {self.lanes} lanes checked in {self.seconds:.2f} s"]
                              + extra)
@@ -449,17 +444,13 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         raise ValueError(f"shard = {shard!r}: graph mode captures on case 0 in every run and is not sharded")
     t_start = time.perf_counter()
     if graph:
-        from .graph import run_graph_cases
-
-        failing = run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
-                                  case_timeout, t_start, graph if isinstance(graph, str) else "auto")
+        failing = _above("graph")(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
+                                   case_timeout, t_start, graph if isinstance(graph, str) else "auto")
     else:
         failing = _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
                                    lanes_budget, case_timeout, t_start, shard, overflow)
     if failing is None and not graph:
-        from .huge import run_huge
-
-        failing = run_huge(rep, fam, kernel, route, seed, variant, huge, cases=int(cases))
+        failing = _above("huge")(rep, fam, kernel, route, seed, variant, huge, cases=int(cases))
     rep.seconds = time.perf_counter() - t_start
     if failing is not None and failing[0] == "huge":  # not shrunk: its arrays live on the device only
         _, case, result = failing
@@ -504,7 +495,7 @@ def run_recipe(rep, fam, kernel, index, recipe, variant, case_timeout, overflow=
         if overflow is None:
             note_rejected(rep, e)
             return None
-        return overflow_case(rep, fam, kernel, index, recipe, case, variant, e, case_timeout, overflow)
+        return overflow_case(rep, fam, kernel, index, recipe, case, variant, e, case_timeout, overflow, run_case)
     except _core.Error as e:
         note_rejected(rep, e)
         return None
@@ -549,9 +540,7 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
     named = _names(case, result, variant)
     out_dir, snippet = None, ""
     if replay_dir is not None:
-        from .record import write_case
-
-        out_dir = write_case(replay_dir, case, result, variant, seed, index, name, graph)
+        out_dir = _above("write_case")(replay_dir, case, result, variant, seed, index, name, graph)
         snippet = pytest_snippet(out_dir, route, seed, index, graph)
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
                    named, out_dir, snippet, broken_preconditions(case))
