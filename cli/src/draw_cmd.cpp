@@ -186,6 +186,7 @@ int run_draw(CLI::App& app, const Context& ctx) {
   }
   if (s.zoo->parsed()) {
 #ifdef KVADDR_WITH_ZOO
+    require_known(s.only, zoo_row_names(), "--only", same_name);  // never an empty picture
     zoo::ZooOptions o;
     o.only = s.only;
     o.progress = ctx.progress ? &ctx.err : nullptr;
@@ -196,6 +197,7 @@ int run_draw(CLI::App& app, const Context& ctx) {
 #endif
   }
 #ifdef KVADDR_WITH_PROOFS
+  require_known(s.only, obligation_names(), "--only", name_or_prefix);  // never an empty picture
   proofs::RunOptions o;
   o.only = s.only;
   std::vector<draw::Verdict> v;

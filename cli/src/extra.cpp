@@ -78,22 +78,6 @@ ExtraState& state() {
   return s;
 }
 
-// Each name of `only` must be one of `known`; otherwise InvalidArgument naming the option.
-[[maybe_unused]] void require_known(const std::vector<std::string>& only, const std::vector<std::string>& known,
-                                    const std::string& option,
-                                    const std::function<bool(const std::string&, const std::string&)>& match) {
-  for (const auto& name : only) {
-    bool found = false;
-    for (const auto& k : known) found = found || match(k, name);
-    if (!found) {
-      throw InvalidArgument(option, name.empty() ? "(empty)" : name,
-                            fmt::format("unknown name; one of: {}", fmt::join(known, ", ")));
-    }
-  }
-}
-
-[[maybe_unused]] bool same_name(const std::string& known, const std::string& given) { return known == given; }
-
 [[maybe_unused]] void print_json(const Context& ctx, const std::string& doc, const std::string& schema,
                                  const std::string& key) {
   ctx.out << with_schema(nlohmann::json::parse(doc), schema, key).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -111,6 +95,25 @@ template <class R>
 }
 
 }  // namespace
+
+#ifdef KVADDR_WITH_ZOO
+std::vector<std::string> zoo_row_names() {
+  std::vector<std::string> rows{"production", "double_free_unchecked", "duplicate_free_ids", "e04_alias_bind",
+                                "e08_sink_handed_out"};  // the pool rows of zoo/src/matrix.cpp
+  for (Variant v : kAllVariants)
+    if (v != Variant::production) rows.emplace_back(to_string(v));
+  for (auto w : model::all_wiring_variants())
+    if (w != model::WiringVariant::production) rows.emplace_back(model::to_string(w));
+  return rows;
+}
+#endif
+#ifdef KVADDR_WITH_PROOFS
+std::vector<std::string> obligation_names() {
+  std::vector<std::string> names;
+  for (const auto& o : proofs::obligations()) names.push_back(o.name);
+  return names;
+}
+#endif
 
 void register_extra_subcommands(CLI::App& app) {
   auto& s = state();
@@ -196,13 +199,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
   auto& out = ctx.out;
 #ifdef KVADDR_WITH_ZOO
   if (s.zoo != nullptr && s.zoo->parsed()) {
-    std::vector<std::string> rows{"production", "double_free_unchecked", "duplicate_free_ids", "e04_alias_bind",
-                                  "e08_sink_handed_out"};  // the pool rows of zoo/src/matrix.cpp
-    for (Variant v : kAllVariants)
-      if (v != Variant::production) rows.emplace_back(to_string(v));
-    for (auto w : model::all_wiring_variants())
-      if (w != model::WiringVariant::production) rows.emplace_back(model::to_string(w));
-    require_known(s.zoo_options.only, rows, "--only", same_name);
+    require_known(s.zoo_options.only, zoo_row_names(), "--only", same_name);
     s.zoo_options.progress = ctx.progress ? &ctx.err : nullptr;
     const auto report = zoo::run_zoo(s.zoo_options);
     zoo::MutationReport mutation;
@@ -227,11 +224,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
 #endif
 #ifdef KVADDR_WITH_PROOFS
   if (s.prove != nullptr && s.prove->parsed()) {
-    std::vector<std::string> names;
-    for (const auto& o : proofs::obligations()) names.push_back(o.name);
-    require_known(s.prove_options.only, names, "--only", [](const std::string& k, const std::string& g) {
-      return k == g || (k.size() > g.size() && k.compare(0, g.size(), g) == 0 && k[g.size()] == '.');
-    });
+    require_known(s.prove_options.only, obligation_names(), "--only", name_or_prefix);
     if (s.prove_list) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& o : proofs::obligations()) {
@@ -247,6 +240,9 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
       return 0;
     }
     Heartbeat beat(ctx, "prove");
+    s.prove_options.on_step = [&beat](std::int64_t done, std::int64_t total, const std::string& name) {
+      beat.step("proofs", done, total, name);
+    };
     const auto results = proofs::run_all(s.prove_options);
     beat.stop();
     print_report(ctx, results, "prove", "obligations");

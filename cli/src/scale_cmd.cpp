@@ -102,6 +102,7 @@ int run_diff_sharded(gpu::DiffOptions o, const Shard& shard, bool devices, const
   }
   const int count = devices ? gpu::device_count() : 0;
   Heartbeat beat(ctx, "diff");
+  o.on_step = [&beat](std::int64_t done, std::int64_t total, const std::string&) { beat.step("cases", done, total); };
   nlohmann::json j;
   bool ok = false;
   if (count == 0) {

@@ -68,6 +68,15 @@ std::vector<Output> compute_outputs(const TranslateOptions& o, Variant variant, 
 // `given` lists the options the user gave (long names, "id" for positional ids).
 int run_translate(const TranslateOptions& options, const std::vector<std::string>& given, std::ostream& out);
 
+// The names `--only` accepts: the kill matrix's rows (zoo, draw zoo), the proof obligations
+// (prove, draw proofs; dotted prefixes too).
+#ifdef KVADDR_WITH_ZOO
+std::vector<std::string> zoo_row_names();
+#endif
+#ifdef KVADDR_WITH_PROOFS
+std::vector<std::string> obligation_names();
+#endif
+
 // verify / draw / the optional areas: registered only when their area was built.
 void register_extra_subcommands(CLI::App& app);
 int run_extra_subcommands(CLI::App& app, const Context& ctx);

@@ -2,6 +2,10 @@
 
     python3 -m kvaddr check --route read_table my_kernels:build_kv_read_table --cases 200 --seed 1
     python3 -m kvaddr check --route token_translate path/to/kernels.py:translate_v2p --device cuda --json
+    python3 -m kvaddr --version [--json]
+
+`--json` prints one JSON document with a "schema" field, as the `kvaddr` command does
+(docs/cli-json.md): "kvaddr.check/1" (the report, Report.to_dict) and "kvaddr.version/1".
 
 Exit status: 0 when the kernel passed, 1 when kvaddr.check found a failure, 2 for a usage error (an
 unknown route, a kernel that cannot be imported, a bad option value).
@@ -15,7 +19,7 @@ import json
 import pathlib
 import sys
 
-from . import check
+from . import __version__, check
 
 
 def load_kernel(spec):
@@ -48,7 +52,8 @@ def load_kernel(spec):
 
 def parser():
     p = argparse.ArgumentParser(prog="python3 -m kvaddr", description="kvaddr's differential harness")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--version", action="store_true", help="print the version (with --json: a kvaddr.version/1 document)")
+    sub = p.add_subparsers(dest="command")
     c = sub.add_parser("check", help="kvaddr.check ROUTE on a kernel given as MODULE:FUNC and print the report")
     c.add_argument("kernel", help="MODULE:FUNC or FILE.py:FUNC, called as kernel(**kwargs) in the route's convention")
     c.add_argument("--route", required=True, help="a harness route or an upstream kernel name (kvaddr.HARNESS_ROUTES)")
@@ -66,7 +71,17 @@ def parser():
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--version" in argv and all(a in ("--version", "--json") for a in argv):
+        if "--json" in argv:
+            print(json.dumps({"schema": "kvaddr.version/1", "version": __version__}))
+        else:
+            print(f"kvaddr {__version__}")
+        return 0
+    p = parser()
+    args = p.parse_args(argv)
+    if args.command is None:
+        p.error("a command is required (check), or --version")
     try:
         kernel = load_kernel(args.kernel)
         rep = check(args.route, kernel, cases=args.cases, seed=args.seed, device=args.device, array=args.array,
@@ -75,7 +90,7 @@ def main(argv=None):
     except ValueError as e:
         print(f"python3 -m kvaddr check: {e}", file=sys.stderr)
         return 2
-    print(json.dumps(rep.to_dict(), indent=2, default=str) if args.json else str(rep))
+    print(json.dumps({"schema": "kvaddr.check/1", **rep.to_dict()}, indent=2, default=str) if args.json else str(rep))
     return 0 if rep.ok else 1
 
 
