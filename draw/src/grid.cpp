@@ -65,14 +65,14 @@ std::string grid_svg(const Grid& g) {
 Grid matrix_grid(const Matrix& m) {
   validate(m);
   constexpr double kTitle = 13, kHead = 10, kLabel = 11, kCell = 9, kH = 18, kTop = 30;
-  constexpr std::size_t kMaxChars = 40;  // row labels and headers longer than this are cut
-  auto width_for = [&](const std::string& s, double font) {
-    return static_cast<double>(std::min(utf8_chars(s), kMaxChars)) * font * kCharEm + 2 * kCellPad;
+  // Row labels longer than 64 characters, headers and cell labels longer than 40, are cut.
+  auto width_for = [&](const std::string& s, double font, std::size_t most = 40) {
+    return static_cast<double>(std::min(utf8_chars(s), most)) * font * kCharEm + 2 * kCellPad;
   };
   double lw = 60;
-  for (const auto& r : m.rows) lw = std::max(lw, width_for(r, kLabel));
+  for (const auto& r : m.rows) lw = std::max(lw, width_for(r, kLabel, 64));
   const auto label_of = [&](std::size_t i) -> const std::string& { return m.labels.empty() ? m.cells[i] : m.labels[i]; };
-  // Each column as wide as its header or its widest cell label (at most kMaxChars).
+  // Each column as wide as its header or its widest cell label (at most 40 characters).
   std::vector<double> cw(m.cols.size(), 48), cx(m.cols.size() + 1, 8 + std::ceil(lw));
   for (std::size_t c = 0; c < m.cols.size(); ++c) {
     cw[c] = std::max(cw[c], width_for(m.cols[c], kHead));

@@ -121,8 +121,8 @@ void virtual_column(Grid& g, const PoolState& s, double x) {
     const std::string label = sentinel ? fmt::format("v{} sentinel", p)
                                        : (tomb ? fmt::format("v{} tombstone", p) : fmt::format("v{} -> P{}", p, P));
     g.cells.push_back(cell(x, row_y(static_cast<std::int64_t>(p)), kVirtualW, label, fill,
-                           sentinel ? "trailing sentinel row (-1): a floored -1 index lands on a tombstone"
-                                    : (tomb ? "freed virtual page: translation clamps to the sink (row 0)" : label)));
+                           sentinel ? label + ": the trailing -1 row; a floored -1 index lands on it"
+                                    : (tomb ? label + ": freed; translation clamps to the sink (row 0)" : label)));
   }
 }
 
