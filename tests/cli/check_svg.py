@@ -215,11 +215,15 @@ def check_svg(path, command=None):
     if command is not None and doc["command"] != ["kvaddr", *command]:
         raise ValueError(f"{path}: records {doc['command']}, made by {['kvaddr', *command]}")
     if RSVG:
-        png = path + ".png"
-        r = subprocess.run([RSVG, "-o", png, path], capture_output=True, text=True)
-        if r.returncode != 0 or not os.path.exists(png) or os.path.getsize(png) == 0:
-            raise ValueError(f"{path}: rsvg-convert failed: {r.stderr}")
-        pw, ph, colours = png_pixels(png)
+        fd, png = tempfile.mkstemp(suffix=".png")
+        os.close(fd)
+        try:
+            r = subprocess.run([RSVG, "-o", png, path], capture_output=True, text=True)
+            if r.returncode != 0 or os.path.getsize(png) == 0:
+                raise ValueError(f"{path}: rsvg-convert failed: {r.stderr}")
+            pw, ph, colours = png_pixels(png)
+        finally:
+            os.remove(png)
         if pw <= 0 or ph <= 0 or colours < 2:
             raise ValueError(f"{path}: rendered {pw} x {ph} with {colours} colour(s)")
     return root, texts, rects
@@ -410,6 +414,13 @@ def main():
                     "--force-route", "read_table", "--svg", d]
             kvaddr(*args, status=1)
             check_svg(os.path.join(d, "first-mismatch.svg"), args)
+        # The pictures committed under docs/img pass the same checks and record their command.
+        img = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "img")
+        for f in sorted(os.listdir(img)):
+            if f.endswith(".svg"):
+                doc = check_svg(os.path.join(img, f))
+                if doc is None or "--svg" not in provenance(os.path.join(img, f))["command"]:
+                    fail(f"docs/img/{f} does not record the command that wrote it")
         print("all pictures parse and show what they should")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
