@@ -160,7 +160,7 @@ int run_line(const std::vector<std::string>& line, std::ostream& out, std::ostre
   std::vector<std::string> args(line.begin(), line.end());
   while (!args.empty() && (args[0] == "--json" || args[0] == "--quiet")) args.erase(args.begin());
   const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
-  Context ctx{out, err, json, tty && !quiet};
+  Context ctx{out, err, json, tty && !quiet, &line};
 
   CLI::App app{"kvaddr"};
   app.option_defaults()->always_capture_default();

@@ -314,7 +314,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
   if (s.replay != nullptr && s.replay->parsed()) {
     if (!s.replay_svg.empty()) make_svg_dir(s.replay_svg, "--svg");
     const auto report = replay::replay_dir(s.replay_dir, s.replay_options);
-    if (!s.replay_svg.empty()) replay_pictures(report, s.replay_svg);
+    if (!s.replay_svg.empty()) replay_pictures(report, s.replay_svg, ctx);
     if (ctx.json) {
       out << with_schema(nlohmann::json::parse(replay::to_json(report)), "replay").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {

@@ -108,7 +108,7 @@ int run_diff_sharded(gpu::DiffOptions o, const Shard& shard, bool devices, const
   if (count == 0) {
     const auto report = gpu::run_differential(o);  // skipped where there is no GPU
     beat.stop();
-    if (!svg.empty()) diff_pictures(report, svg);
+    if (!svg.empty()) diff_pictures(report, svg, ctx);
     if (!ctx.json) {
       ctx.out << gpu::to_text(report) << "\n";
       return report.skipped || report.ok() ? 0 : 1;
@@ -122,7 +122,7 @@ int run_diff_sharded(gpu::DiffOptions o, const Shard& shard, bool devices, const
     std::vector<std::string> names;
     nlohmann::json per_device = nlohmann::json::array();
     for (const auto& r : runs) {
-      if (!svg.empty()) diff_pictures(r.report, svg);
+      if (!svg.empty()) diff_pictures(r.report, svg, ctx);
       docs.push_back(diff_json(r.report, o, Shard{r.shard_index, r.shard_count}));
       names.push_back(fmt::format("device {}", r.device));
       per_device.push_back({{"device", r.device},

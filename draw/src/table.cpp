@@ -1,9 +1,10 @@
-// Output tables beside the reference, kill-matrix heat maps and proof verdicts.
+// Output tables beside the reference; the heat maps' validation and text form.
 #include <fmt/format.h>
 
 #include <algorithm>
 
 #include "kvaddr/draw/draw.hpp"
+#include "kvaddr/draw/grid.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "svg.hpp"
 
@@ -21,14 +22,13 @@ Lane lane_state(const TableView& t, std::size_t i) {
   return Lane::same;
 }
 
-std::string cell_fill(const std::string& state) {
-  if (state == "killed") return "#66bb6a";
-  if (state == "survived") return "#ef5350";
-  if (state == "n/a") return "#f5f5f5";
-  if (state == "skipped") return "#bdbdbd";
-  if (state == "no alarm") return "#c5e1a5";
-  if (state == "FALSE ALARM") return "#b71c1c";
-  return "#fff59d";
+// The text form's mark of a heat-map state: # good, ! bad, . n/a, - skipped, ? anything else.
+std::string state_mark(const std::string& st) {
+  if (st == "killed" || st == "no alarm" || st == "proved" || st == "refuted as expected") return "#";
+  if (st == "survived" || st == "FALSE ALARM" || st == "UNEXPECTED") return "!";
+  if (st == "n/a") return ".";
+  if (st == "skipped") return "-";
+  return "?";
 }
 
 }  // namespace
@@ -122,40 +122,15 @@ std::string table_text(const TableView& t) {
 void validate(const Matrix& m) {
   require_size(m.cells.size() == m.rows.size() * m.cols.size(), "cells", static_cast<std::int64_t>(m.cells.size()),
                "must hold rows * cols states");
+  require_size(m.labels.empty() || m.labels.size() == m.cells.size(), "labels",
+               static_cast<std::int64_t>(m.labels.size()), "must be empty or one per cell");
+  require_size(m.tips.empty() || m.tips.size() == m.cells.size(), "tips", static_cast<std::int64_t>(m.tips.size()),
+               "must be empty or one per cell");
   require_size(m.rows.size() * std::max<std::size_t>(m.cols.size(), 1) <= kMaxLanes, "rows",
                static_cast<std::int64_t>(m.rows.size()), "at most 16384 cells per picture");
 }
 
-std::string matrix_svg(const Matrix& m) {
-  validate(m);
-  detail::Svg svg;
-  double lw = 60, cw = 64;
-  for (const auto& r : m.rows) lw = std::max(lw, detail::text_width(r, 11) + 12);
-  for (const auto& c : m.cols) cw = std::max(cw, detail::text_width(c, 10) + 10);
-  const double ch = 18, top = 50;
-  svg.text(8, 18, m.title, 13, "start", "#000000", true);
-  for (std::size_t c = 0; c < m.cols.size(); ++c) {
-    svg.text(lw + static_cast<double>(c) * cw + cw / 2, top - 8, m.cols[c], 10, "middle", "#37474f", true);
-  }
-  for (std::size_t r = 0; r < m.rows.size(); ++r) {
-    const double y = top + static_cast<double>(r) * ch;
-    svg.text(lw - 6, y + 13, m.rows[r], 11, "end");
-    for (std::size_t c = 0; c < m.cols.size(); ++c) {
-      const auto& st = m.cells[r * m.cols.size() + c];
-      const double x = lw + static_cast<double>(c) * cw;
-      svg.rect(x, y, cw, ch, cell_fill(st), fmt::format("{} x {}: {}", m.rows[r], m.cols[c], st), "#ffffff");
-      svg.text(x + cw / 2, y + 13, st, 9, "middle", st == "FALSE ALARM" ? "#ffffff" : "#212121");
-    }
-  }
-  const double ly = top + static_cast<double>(m.rows.size()) * ch + 14;
-  double x = lw;
-  for (const char* st : {"killed", "survived", "n/a", "skipped", "no alarm", "FALSE ALARM"}) {
-    svg.rect(x, ly, 14, 14, cell_fill(st));
-    svg.text(x + 18, ly + 11, st, 10);
-    x += 18 + detail::text_width(st, 10) + 16;
-  }
-  return svg.str();
-}
+std::string matrix_svg(const Matrix& m) { return grid_svg(matrix_grid(m)); }
 
 std::string matrix_text(const Matrix& m) {
   validate(m);
@@ -170,47 +145,10 @@ std::string matrix_text(const Matrix& m) {
     s += fmt::format("{:<{}}", m.rows[r], lw);
     for (std::size_t c = 0; c < m.cols.size(); ++c) {
       const auto& st = m.cells[r * m.cols.size() + c];
-      const std::string mark = st == "killed" || st == "no alarm" ? "#"
-                               : st == "survived" || st == "FALSE ALARM" ? "!"
-                               : st == "n/a"                             ? "."
-                               : st == "skipped"                         ? "-"
-                                                                         : "?";
-      s += fmt::format(" {:<{}}", mark + " " + st, cw[c]);
+      s += fmt::format(" {:<{}}", state_mark(st) + " " + (m.labels.empty() ? st : m.labels[r * m.cols.size() + c]),
+                       cw[c]);
     }
     s += "\n";
-  }
-  return s;
-}
-
-std::string verdicts_svg(const std::string& title, const std::vector<Verdict>& v) {
-  require_size(v.size() <= static_cast<std::size_t>(kMaxLanes), "verdicts", static_cast<std::int64_t>(v.size()),
-               "at most 16384 rows");
-  detail::Svg svg;
-  double nw = 120;
-  for (const auto& x : v) nw = std::max(nw, detail::text_width(x.name, 11) + 16);
-  svg.text(8, 18, title, 13, "start", "#000000", true);
-  svg.text(8, 42, "obligation", 11, "start", "#37474f", true);
-  svg.text(8 + nw, 42, "expected", 11, "start", "#37474f", true);
-  svg.text(8 + nw + 90, 42, "verdict", 11, "start", "#37474f", true);
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const double y = 50 + static_cast<double>(i) * 20;
-    const bool ok = v[i].got == v[i].expected;
-    svg.rect(4, y, nw + 190, 18, ok ? (i % 2 ? "#f1f8e9" : "#ffffff") : "#ffcdd2",
-             ok ? "as expected" : "NOT as expected", "none");
-    svg.text(8, y + 13, v[i].name, 11);
-    svg.text(8 + nw, y + 13, v[i].expected, 11);
-    svg.text(8 + nw + 90, y + 13, v[i].got, 11, "start", ok ? "#2e7d32" : "#c62828", true);
-  }
-  return svg.str();
-}
-
-std::string verdicts_text(const std::string& title, const std::vector<Verdict>& v) {
-  std::size_t nw = 10;
-  for (const auto& x : v) nw = std::max(nw, x.name.size());
-  std::string s = title + "\n";
-  for (const auto& x : v) {
-    s += fmt::format("  {} {:<{}} expected {:<8} got {}\n", x.got == x.expected ? "ok " : "BAD", x.name, nw,
-                     x.expected, x.got);
   }
   return s;
 }
