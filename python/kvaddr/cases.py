@@ -66,6 +66,9 @@ class Case:
     # one allocation, each starting `shared` int32 lanes before the previous one's end (0: touching, admitted;
     # > 0: a partial overlap validation rejects). kvaddr.adjacent has the layout and the comparison.
     adjacent: tuple = ()
+    # input -> the dtype it is presented in when that differs from the case's own (a contract's int32 index
+    # arrays, kvaddr.contract); the reference runs on the case's arrays
+    dtypes: dict = dataclasses.field(default_factory=dict)
 
     def sizes(self):
         """Summary sizes used in reports: rows, lanes, pages, largest id."""
@@ -418,11 +421,16 @@ def draw_recipe(route, rng, lanes, params=None):
 
 
 def build(route, recipe):
+    contract = recipe.get("contract")  # a kvaddr.contract.Contract: the layouts the wrapper guarantees
+    if contract is not None:
+        recipe = contract.shape_recipe(route, recipe)
     case = _build(route, recipe)
     if recipe.get("adjacent"):
         from .adjacent import attach
 
         case = attach(case, recipe)
+    if contract is not None:
+        case.dtypes = contract.dtypes()
     return case
 
 

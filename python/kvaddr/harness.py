@@ -13,7 +13,7 @@ is shrunk, named by the catalogue variants that reproduce it, and written as a r
 from __future__ import annotations
 
 import dataclasses
-import numbers
+import sys
 import time
 import traceback
 
@@ -22,18 +22,22 @@ import numpy as np
 from . import _core
 from . import cases as C
 from . import adjacent
+from . import check_args
+from . import isolate as iso
 from . import races
 from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
-from .conventions import CRASH_VARIANTS, broken_preconditions, output_dtypes, reference
+from .conventions import CRASH_VARIANTS, FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference
 from .overflow import check_mode as check_overflow_mode
 from .route_tables import has_variant
 from .overflow import describe as overflow_line
 from .overflow import note_rejected, overflow_case
+from .record import write_case
 from .shrink import shrink_recipe
 
-FAILURE_KINDS = ("mismatch", "out_of_bounds", "raised", "bad_return", "timeout", "input_modified")
+FAILURE_KINDS = ("mismatch", "out_of_bounds", "raised", "bad_return", "timeout", "input_modified", "fault",
+                 "not_written")
 
 
 @dataclasses.dataclass
@@ -87,6 +91,10 @@ class Failure:
     # The production preconditions the minimal case breaks (conventions.broken_preconditions), each
     # "row r: ..." / "row r column c: ..." with its numbers; the kernel's output is then named by behaves_like.
     preconditions: list = dataclasses.field(default_factory=list)
+    # why no replay directory was written (the harness's own I/O failed: not a directory, unwritable, disk full)
+    replay_error: str | None = None
+    # what the kernel was seen doing beside the failure (e.g. "reads `loc` as packed: ignores its stride 2")
+    behaviour: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -113,10 +121,30 @@ class Report:
     graph_loop: str = ""
     graph_note: str = ""
     graph_unconfirmed: int = 0  # fast-loop cases with differing lanes that passed when re-run eagerly
+    # how the kernel ran: "fork" / "spawn" (a worker process, kvaddr.isolate) or "in-process"; isolation_note
+    # says why it ran in process where isolate="auto" could not isolate it
+    isolation: str = "in-process"
+    isolation_note: str = ""
+    interrupted: str = ""  # KeyboardInterrupt / SystemExit raised by the kernel: the report up to that case
 
     @property
     def ok(self):
-        return self.failure is None
+        """No failure, and at least one case compared (a run that compared nothing is not ok: see verdict)."""
+        return self.failure is None and self.cases > 0 and not self.interrupted
+
+    @property
+    def verdict(self):
+        """Why the run is (not) ok, in one line."""
+        if self.interrupted:
+            return f"interrupted after {self.cases} compared cases: {self.interrupted}"
+        if self.failure is not None:
+            return f"FAILED at case {self.failure.case_index}: {self.failure.kind}"
+        if self.cases == 0:
+            drawn = self.rejected
+            return (f"NOTHING COMPARED: {'all ' if drawn else ''}{drawn} drawn cases were rejected by the claimed "
+                    "contract" + (" (" + ", ".join(f"{k} {v}" for k, v in sorted(self.rejections.items())) + ")"
+                                  if self.rejections else "") + "; not ok")
+        return "OK"
 
     def __bool__(self):
         return self.ok
@@ -131,7 +159,8 @@ class Report:
         """The report as plain JSON-able values (lanes as strings)."""
         d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "shard", "cases",
                                              "rejected", "lanes", "seconds", "kernel_seconds", "ok", "reference",
-                                             "graph_loop", "graph_note", "graph_unconfirmed")}
+                                             "graph_loop", "graph_note", "graph_unconfirmed", "verdict",
+                                             "isolation", "isolation_note", "interrupted")}
         d["huge"] = dict(self.huge)
         d["rejections"] = dict(self.rejections)
         d["overflow"] = dict(self.overflow)
@@ -140,7 +169,8 @@ class Report:
             d["failure"] = {"kind": f.kind, "case_index": f.case_index, "detail": f.detail, "differing": f.differing,
                             "first": [str(lane) for lane in f.first], "minimal_case": describe(f.case),
                             "shrink_steps": f.shrink_steps, "preconditions": list(f.preconditions),
-                            "behaves_like": list(f.behaves_like), "replay_dir": f.replay_dir}
+                            "behaves_like": list(f.behaves_like), "replay_dir": f.replay_dir,
+                            "replay_error": f.replay_error, "behaviour": list(f.behaviour)}
         return d
 
     def __str__(self):
@@ -157,16 +187,21 @@ class Report:
             from .huge import describe as huge_line
 
             extra.append(huge_line(self.huge))
+        if self.isolation_note:
+            extra.append(f"  the kernel ran in this process: {self.isolation_note}")
         if self.ok:
             return "\n".join([head + f"OK: {self.cases} cases, {self.lanes} lanes checked in {self.seconds:.2f} s"]
                              + extra)
         f = self.failure
+        if f is None:
+            return "\n".join([head + self.verdict] + extra)
         lines = [head + f"FAILED at case {f.case_index}: {f.kind}" + (f" ({f.detail})" if f.detail else "")]
         lines.append(f"  minimal case after {f.shrink_steps} shrink steps: {describe(f.case)}")
         if f.first:
             lines.append(f"  {f.differing} lanes differ; first:")
             lines += [f"    {lane}" for lane in f.first]
         lines += [f"  precondition broken at {p}" for p in f.preconditions]
+        lines += [f"  {b}" for b in f.behaviour]
         if f.behaves_like:
             lines.append("  behaves like " + ", ".join(f.behaves_like))
         elif f.kind in ("mismatch", "out_of_bounds"):
@@ -174,6 +209,10 @@ class Report:
         if f.replay_dir:
             lines.append(f"  replay: {f.replay_dir}  (kvaddr replay {f.replay_dir})")
             lines.append("  pytest:\n" + "\n".join("    " + s for s in f.snippet.splitlines()))
+        elif f.replay_error:
+            lines.append(f"  replay: not written ({f.replay_error})")
+        if self.interrupted:
+            lines.append(f"  {self.verdict}")
         return "\n".join(lines + extra)
 
 
@@ -273,12 +312,21 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
     try:
         ret = launch() if launch is not None else kernel(**p.kwargs())
         fam.sync()
+    except iso.KernelFault as e:  # the isolated call ended in a fault, a timeout, a raise or a wild store
+        result.kind, result.detail, result.traceback = e.kind, e.detail, e.tb
+        result.first = [Lane(*lane) for lane in e.lanes]
+        result.differing = len(e.lanes)
+        for name, buf in case.outputs.items():  # what the call left in the buffers (written back when it returned)
+            if name in p.out_backing:
+                result.backing[name] = got = fam.get(p.out_backing[name])
+                result.actual[name] = got[C.GUARD:C.GUARD + buf.size].reshape(buf.shape).copy()
+        return result
     except Exception as e:  # noqa: BLE001 - the kernel's failure is the report, not a crash
         result.kind = "raised"
         result.detail = f"{type(e).__name__}: {e}"
         result.traceback = traceback.format_exc()
         return result
-    result.kernel_seconds = time.perf_counter() - t0
+    result.kernel_seconds = kernel.seconds if isinstance(kernel, iso.Isolated) else time.perf_counter() - t0
     if case_timeout is not None and result.kernel_seconds > case_timeout:
         result.kind, result.detail = "timeout", f"the call took {result.kernel_seconds:.3f} s > {case_timeout} s"
         return result
@@ -303,6 +351,13 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
         if name in grouped:
             continue
         got = fam.get(p.out_backing[name])
+        if name in result.returned and case.route not in FRESH_RETURN_ROUTES:
+            before = guarded(buf)
+            if np.array_equal(got, before) and not np.array_equal(guarded(expected[name]), before):
+                result.kind = "not_written"
+                result.detail = (f"the kernel returned a fresh {name} and left the {name} buffer it was given untouched: "
+                                 f"{case.route} writes {name} in place (the engine reads the buffer it passed)")
+                return result
         if name in result.returned:
             view = got[C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
             if name in case.widths:
@@ -412,49 +467,72 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
 
 # ---- check -------------------------------------------------------------------------------------
 def check_shard(shard):
-    """(i, n) as a tuple of ints with n >= 1 and 0 <= i < n; ValueError naming `shard` otherwise."""
-    try:
-        i, n = shard
-    except (TypeError, ValueError):
-        raise ValueError(f"shard = {shard!r}: must be a pair (i, n)") from None
-    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (i, n)):
-        raise ValueError(f"shard = {shard!r}: i and n must be integers")
-    i, n = int(i), int(n)
-    if n < 1:
-        raise ValueError(f"shard = {shard!r}: n must be at least 1")
-    if not 0 <= i < n:
-        raise ValueError(f"shard = {shard!r}: i must be in [0, {n - 1}]")
-    return (i, n)
+    """(i, n) as a tuple of ints with n >= 1 and 0 <= i < n; kvaddr.InvalidArgument (a ValueError) naming `shard`
+    otherwise (kvaddr.check_args.shard)."""
+    return check_args.shard(shard)
 
 
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
           lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0,
-          replay_dir=None, graph=False, name=None, shard=(0, 1), overflow="observe", reference="auto", huge=None):
+          replay_dir=None, graph=False, name=None, shard=(0, 1), overflow="observe", reference="auto", huge=None,
+          isolate="auto"):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel). shard=(i, n) runs only the case indices k in range(cases) with k % n == i (the
-    union of the n shards is the unsharded campaign; docs/scaling.md)."""
-    shard = check_shard(shard)
-    check_overflow_mode(overflow)
-    route = C.ALIASES.get(route, route)
+    union of the n shards is the unsharded campaign; docs/scaling.md). Every argument is checked before
+    anything runs (kvaddr.check_args): a bad one is kvaddr.InvalidArgument naming it. isolate="auto" runs the
+    kernel in a worker process wherever it can (kvaddr.isolate); KeyboardInterrupt / SystemExit raised by the
+    kernel print the report so far to stderr, attach it as the exception's `kvaddr_report`, and propagate."""
+    a = check_args.check_arguments(cases=cases, seed=seed, lanes=lanes, time_budget=time_budget,
+                                   lanes_budget=lanes_budget, case_timeout=case_timeout, shrink=shrink,
+                                   shrink_seconds=shrink_seconds, replay_dir=replay_dir, name=name, params=params,
+                                   huge=huge, shard_=shard, kernel=kernel)
+    cases, seed, lanes, shard = a["cases"], a["seed"], a["lanes"], a["shard"]
+    time_budget, lanes_budget, case_timeout = a["time_budget"], a["lanes_budget"], a["case_timeout"]
+    check_args.typed(check_overflow_mode, overflow)
+    route = C.ALIASES.get(route, route) if isinstance(route, str) else route
     if route not in C.ROUTES:
-        raise ValueError(f"route = {route!r}: the harness supports {', '.join(C.ROUTES)}")
+        raise check_args.invalid("route", repr(route), f"the harness supports {', '.join(C.ROUTES)}")
     if has_variant(route) and variant not in _core.variants(route):
-        raise ValueError(f"variant = {variant!r}: {route} accepts {', '.join(_core.variants(route))}")
-    fam = family(device, array)
-    rep = Report(route, int(seed), variant, device, fam.name, bool(graph), shard=shard,
-                 reference=resolve_reference(reference, fam))
-    if graph not in (False, True, "fast", "slow"):
-        raise ValueError(f"graph = {graph!r}: must be False, True, 'fast' or 'slow'")
+        raise check_args.invalid("variant", repr(variant), f"{route} accepts {', '.join(_core.variants(route))}")
+    if isinstance(graph, bool) is False and graph not in ("fast", "slow"):
+        raise check_args.invalid("graph", repr(graph), "must be False, True, 'fast' or 'slow'")
     if graph and shard[1] > 1:
-        raise ValueError(f"shard = {shard!r}: graph mode captures on case 0 in every run and is not sharded")
+        raise check_args.invalid("shard", repr(shard), "graph mode captures on case 0 in every run and is not sharded")
+    fam = check_args.typed(family, device, array)
+    rep = Report(route, seed, variant, device, fam.name, bool(graph), shard=shard,
+                 reference=check_args.typed(resolve_reference, reference, fam))
+    method, rep.isolation_note = iso.resolve(isolate, fam, kernel, graph)
+    run = kernel
+    if method is not None:
+        run = iso.Isolated(kernel, method, output_dtypes(route), case_timeout)
+        rep.isolation = method
     t_start = time.perf_counter()
+    try:
+        _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
+                  case_timeout, shard, overflow, graph, huge, shrink, a["shrink_seconds"], replay_dir, name, t_start)
+    except (KeyboardInterrupt, SystemExit) as e:
+        rep.seconds = time.perf_counter() - t_start
+        rep.interrupted = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+        print(str(rep), file=sys.stderr)
+        e.kvaddr_report = rep
+        raise
+    finally:
+        if run is not kernel:
+            run.close()
+    return rep
+
+
+def _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
+              case_timeout, shard, overflow, graph, huge, shrink, shrink_seconds, replay_dir, name, t_start):
+    """The cases, the huge case and the explanation of the first failure, recorded in `rep`. `run` is the kernel
+    as called (kvaddr.isolate.Isolated when isolated); the huge case calls `kernel` in process."""
     if graph:
         from .graph import run_graph_cases
 
         failing = run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
                                   case_timeout, t_start, graph if isinstance(graph, str) else "auto")
     else:
-        failing = _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
+        failing = _run_eager_cases(rep, fam, run, route, cases, seed, variant, params, lanes, time_budget,
                                    lanes_budget, case_timeout, t_start, shard, overflow)
     if failing is None and not graph:
         from .huge import run_huge
@@ -469,9 +547,8 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         index, recipe, result = failing[:3]
         if len(failing) > 3:  # an overflow case under overflow="wrap": explained against the wrap variant
             variant = failing[3]
-        rep.failure = _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_seconds, replay_dir,
+        rep.failure = _explain(fam, run, route, variant, index, recipe, result, shrink, shrink_seconds, replay_dir,
                                case_timeout, name, seed, graph)
-    return rep
 
 
 def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
@@ -547,14 +624,15 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
         recipe, result, steps = shrink_recipe(route, recipe, result, still_fails, shrink_seconds)
     case = C.build(route, recipe)
     named = _names(case, result, variant)
-    out_dir, snippet = None, ""
+    out_dir, snippet, replay_error = None, "", None
     if replay_dir is not None:
-        from .record import write_case
-
-        out_dir = write_case(replay_dir, case, result, variant, seed, index, name, graph)
-        snippet = pytest_snippet(out_dir, route, seed, index, graph)
+        try:
+            out_dir = write_case(replay_dir, case, result, variant, seed, index, name, graph)
+            snippet = pytest_snippet(out_dir, route, seed, index, graph)
+        except (OSError, ValueError) as e:  # the harness's own I/O: the failure stands without its directory
+            replay_error = f"{type(e).__name__}: {e}"
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
-                   named, out_dir, snippet, broken_preconditions(case))
+                   named, out_dir, snippet, broken_preconditions(case), replay_error)
 
 
 def _neighbours(result):
@@ -567,6 +645,8 @@ def _names(case, result, variant):
     if result.kind == "raised":
         return crash_variants(case, variant)
     if result.kind not in ("mismatch", "out_of_bounds"):
+        return []
+    if set(result.actual) != set(case.outputs):  # an isolated call that faulted: no outputs to name
         return []
     claimed = reference(case, variant)
     in_buffer_right = all(np.array_equal(claimed[k], result.actual[k]) for k in case.outputs)
@@ -613,12 +693,20 @@ def assert_check(route, kernel, **kw):
     return rep
 
 
-def check_case(kernel, case, *, device="cpu", array=None, variant="production", case_timeout=None):
+def check_case(kernel, case, *, device="cpu", array=None, variant="production", case_timeout=None, isolate="auto"):
     """Run `kernel` on one given Case (e.g. loaded from a replay directory) and compare; returns a CaseResult
-    (kind "rejected", with the reason in detail and the kernel not called, when the contract rejects the case)."""
-    fam = family(device, array)
+    (kind "rejected", with the reason in detail and the kernel not called, when the contract rejects the case).
+    isolate as for kvaddr.check (one worker for this call)."""
+    case_timeout = check_args.seconds("case_timeout", case_timeout)
+    fam = check_args.typed(family, device, array)
     try:
         expected = reference(case, variant)
     except _core.Error as e:  # outside the contract under `variant`: not run
         return CaseResult("rejected", f"{type(e).__name__}: {e}")
-    return run_case(fam, kernel, case, expected, case_timeout=case_timeout)
+    method, _ = iso.resolve(isolate, fam, kernel, False)
+    run = kernel if method is None else iso.Isolated(kernel, method, output_dtypes(case.route), case_timeout)
+    try:
+        return run_case(fam, run, case, expected, case_timeout=case_timeout)
+    finally:
+        if run is not kernel:
+            run.close()
