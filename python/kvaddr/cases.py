@@ -417,6 +417,8 @@ def draw_recipe(route, rng, lanes, params=None):
     r["adjacent"] = None if got is None else got[0]
     if got is not None and got[1]:
         r["overlap"] = got[1]  # the shared int32 lanes of a rejected layout (adjacent.REJECTED routes)
+    if params.get("contract") is not None:  # kvaddr.contract.Contract, set by kvaddr.check (applied by build)
+        r["contract"] = params["contract"]
     return r
 
 

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import route_tables as _routes
 from .gpu import invalid
+from .present import STRIDE_PAD
 
 LAYOUTS = ("contiguous", "strided", "packed", "pitched")
 DTYPES = ("int32", "int64")
@@ -88,6 +89,8 @@ class Contract:
                 r["alias"], r["overlap"] = False, 0
             if a.alias == "no_alias":
                 r["alias"], r["overlap"] = False, 0
+        if self.dtypes():  # an adjacent layout presents its members in the case's dtypes: not with a dtype contract
+            r["adjacent"] = None
         return r
 
     def dtypes(self):
@@ -164,3 +167,30 @@ def _check(route, kname, name, what, words):
         raise invalid(where, "'may_alias'", f"{route} never presents {kname} aliased: nothing may alias it")
     return ArgContract(layout, dtype, alias)
 
+
+
+def as_dict(contract):
+    """{kernel argument name: {"layout", "dtype", "alias"} without the unset ones} (report JSON)."""
+    if contract is None:
+        return {}
+    names = _routes.kernel_names(contract.route)
+    return {names.get(n, n): {k: v for k, v in dataclasses.asdict(a).items() if v is not None}
+            for n, a in contract.args}
+
+
+def strided_behaviour(case, rerun):
+    """The behaviour lines of a failing `case` whose failure goes away when one of its strided inputs is presented
+    contiguous: 'reads `req_pool_indices` as packed: ignores its stride 2'. rerun(case) runs the kernel on a case
+    and returns its CaseResult (or None when the contract rejects it)."""
+    lines = []
+    names = _routes.kernel_names(case.route)
+    for name in case.strided:
+        plain = dataclasses.replace(case, strided=tuple(n for n in case.strided if n != name))
+        res = rerun(plain)
+        if res is None or res.kind != "ok":
+            continue
+        arr = case.inputs[name]
+        stride = "stride 2" if arr.ndim == 1 else f"row stride {arr.shape[1] + STRIDE_PAD} (width {arr.shape[1]})"
+        lines.append(f"reads `{names.get(name, name)}` as packed: ignores its {stride} (the same case passes with "
+                     f"`{names.get(name, name)}` contiguous)")
+    return lines

@@ -23,6 +23,7 @@ from . import _core
 from . import cases as C
 from . import adjacent
 from . import check_args
+from . import contract as contracts
 from . import isolate as iso
 from . import races
 from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
@@ -125,6 +126,7 @@ class Report:
     # says why it ran in process where isolate="auto" could not isolate it
     isolation: str = "in-process"
     isolation_note: str = ""
+    contract: dict = dataclasses.field(default_factory=dict)  # the wrapper's contract (kvaddr.contract.as_dict)
     interrupted: str = ""  # KeyboardInterrupt / SystemExit raised by the kernel: the report up to that case
 
     @property
@@ -160,7 +162,7 @@ class Report:
         d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "shard", "cases",
                                              "rejected", "lanes", "seconds", "kernel_seconds", "ok", "reference",
                                              "graph_loop", "graph_note", "graph_unconfirmed", "verdict",
-                                             "isolation", "isolation_note", "interrupted")}
+                                             "isolation", "isolation_note", "interrupted", "contract")}
         d["huge"] = dict(self.huge)
         d["rejections"] = dict(self.rejections)
         d["overflow"] = dict(self.overflow)
@@ -187,6 +189,9 @@ class Report:
             from .huge import describe as huge_line
 
             extra.append(huge_line(self.huge))
+        if self.contract:
+            extra.append("  the wrapper's contract: " + ", ".join(f"{k} {'/'.join(v.values())}"
+                                                                  for k, v in sorted(self.contract.items())))
         if self.isolation_note:
             extra.append(f"  the kernel ran in this process: {self.isolation_note}")
         if self.ok:
@@ -475,7 +480,7 @@ def check_shard(shard):
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
           lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0,
           replay_dir=None, graph=False, name=None, shard=(0, 1), overflow="observe", reference="auto", huge=None,
-          isolate="auto"):
+          isolate="auto", contract=None):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel). shard=(i, n) runs only the case indices k in range(cases) with k % n == i (the
     union of the n shards is the unsharded campaign; docs/scaling.md). Every argument is checked before
@@ -494,6 +499,11 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         raise check_args.invalid("route", repr(route), f"the harness supports {', '.join(C.ROUTES)}")
     if has_variant(route) and variant not in _core.variants(route):
         raise check_args.invalid("variant", repr(variant), f"{route} accepts {', '.join(_core.variants(route))}")
+    if params is not None and "contract" in params:
+        raise check_args.invalid("params", repr(params), "the wrapper's contract is the argument contract=")
+    wrapper = contracts.Contract.of(route, contract)
+    if wrapper is not None:
+        params = {**(params or {}), "contract": wrapper}
     if isinstance(graph, bool) is False and graph not in ("fast", "slow"):
         raise check_args.invalid("graph", repr(graph), "must be False, True, 'fast' or 'slow'")
     if graph and shard[1] > 1:
@@ -501,6 +511,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     fam = check_args.typed(family, device, array)
     rep = Report(route, seed, variant, device, fam.name, bool(graph), shard=shard,
                  reference=check_args.typed(resolve_reference, reference, fam))
+    rep.contract = contracts.as_dict(wrapper)
     method, rep.isolation_note = iso.resolve(isolate, fam, kernel, graph)
     run = kernel
     if method is not None:
@@ -624,6 +635,14 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
         recipe, result, steps = shrink_recipe(route, recipe, result, still_fails, shrink_seconds)
     case = C.build(route, recipe)
     named = _names(case, result, variant)
+
+    def rerun(c):
+        try:
+            return run_case(fam, kernel, c, reference(c, variant), case_timeout=case_timeout)
+        except _core.Error:
+            return None
+
+    behaviour = contracts.strided_behaviour(case, rerun) if not graph else []
     out_dir, snippet, replay_error = None, "", None
     if replay_dir is not None:
         try:
@@ -632,7 +651,7 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
         except (OSError, ValueError) as e:  # the harness's own I/O: the failure stands without its directory
             replay_error = f"{type(e).__name__}: {e}"
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
-                   named, out_dir, snippet, broken_preconditions(case), replay_error)
+                   named, out_dir, snippet, broken_preconditions(case), replay_error, behaviour)
 
 
 def _neighbours(result):
