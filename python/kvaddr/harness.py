@@ -413,7 +413,9 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
              name, seed, graph):
     original = C.build(route, recipe).sizes()
     steps = 0
-    if shrink and not graph and result.kind not in ("timeout",):
+    # a timeout is shrunk only where the worker is killed at case_timeout (isolated): in process each attempt
+    # would wait for the hung call
+    if shrink and not graph and (result.kind != "timeout" or isinstance(kernel, iso.Isolated)):
         names0 = set(_names(C.build(route, recipe), result, variant))
         # a store that landed in an adjacent argument keeps landing in one (the minimal case shows the layout)
         neighbour0 = _neighbours(result)

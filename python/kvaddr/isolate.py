@@ -274,7 +274,7 @@ def _decode(ret, kw):
 # ---- the worker's side ------------------------------------------------------------------------------
 def serve(conn, kernel):
     """The worker loop: one ('call', roots, args, open_pages) at a time until ('exit',) or the pipe closes."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # Ctrl-C stops the parent, which kills the worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's: it reports, then kills the worker
     while True:
         try:
             msg = conn.recv()

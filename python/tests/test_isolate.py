@@ -44,13 +44,20 @@ def test_a_kernel_that_kills_its_process_is_a_fault_with_its_shrunk_case(kernel,
     later_check_passes()
 
 
-def test_a_kernel_that_hangs_past_case_timeout_is_killed_and_reported(tmp_path):
-    rep = fails(F.sleeps, tmp_path, case_timeout=0.5)
+def test_a_kernel_that_hangs_past_case_timeout_is_killed_reported_and_shrunk(tmp_path):
+    rep = fails(F.sleeps, tmp_path, case_timeout=0.3)
     f = rep.failure
     assert (f.kind, f.case_index) == ("timeout", 0)
-    assert f.detail == "the call did not return within case_timeout = 0.5 s; its process was killed"
-    assert f.replay_dir is not None
+    assert f.detail == "the call did not return within case_timeout = 0.3 s; its process was killed"
+    assert f.case.inputs["ids"].tolist() == [0, 0, 0] and f.replay_dir is not None
     later_check_passes()
+
+
+def test_replaying_a_faulting_case_reports_it_instead_of_dying(tmp_path):
+    d = fails(F.reads_address_zero, tmp_path).failure.replay_dir
+    with pytest.raises(AssertionError, match=r"^kvaddr replay .*: fault \(the kernel killed its process with SIGSEGV"):
+        kvaddr.assert_replay(F.reads_address_zero, d)
+    kvaddr.assert_replay(K.translate_v2p, d)  # the correct kernel passes the recorded case
 
 
 @pytest.mark.parametrize("isolate", ["auto", False])
