@@ -9,6 +9,7 @@ import math
 import numbers
 import os
 
+from . import route_tables as _routes
 from .gpu import invalid
 
 MAX_CASES = 1 << 40  # cases drawn per run (case i of seed s: a 64-bit SeedSequence key each)
@@ -82,9 +83,9 @@ def shard(value, cases=None):
 
 
 def check_arguments(*, cases, seed, lanes, time_budget, lanes_budget, case_timeout, shrink, shrink_seconds,
-                    replay_dir, name, params, huge, shard_, kernel):
-    """Every numeric and plain argument of kvaddr.check (the route, variant, device, array, graph, overflow,
-    reference, isolate and contract arguments are checked by their own modules); returns the normalised
+                    replay_dir, name, huge, shard_, kernel):
+    """Every numeric and plain argument of kvaddr.check (params by params(); the route, variant, device, array,
+    graph, overflow, reference, isolate and contract arguments by their own modules); returns the normalised
     values as a dict."""
     if not callable(kernel):
         raise invalid("kernel", repr(kernel), "must be callable (called as kernel(**kwargs))")
@@ -100,9 +101,41 @@ def check_arguments(*, cases, seed, lanes, time_budget, lanes_budget, case_timeo
         raise invalid("replay_dir", repr(replay_dir), "must be a path (str or os.PathLike) or None")
     if name is not None and not isinstance(name, str):
         raise invalid("name", repr(name), "must be a str or None")
-    if params is not None and not isinstance(params, dict):
-        raise invalid("params", repr(params), "must be a dict of generator parameters or None")
     if huge not in (None, True, False) or isinstance(huge, int) and not isinstance(huge, bool):
         raise invalid("huge", repr(huge), "must be None, True or False")
     out["shard"] = shard(shard_, out["cases"])
     return out
+
+
+# Generator parameters (params=) and their ranges: sizes the generators can draw with (past them a draw would
+# overflow int64 or the lane budget); the route's own contract still rejects a case it does not admit.
+PARAM_INTS = {"page_size": (1, 1 << 20), "multiplier": (1, 1 << 62), "dcp_size": (1, 1 << 10),
+              "dcp_rank": (0, (1 << 10) - 1), "seq_len_delta": (0, 1 << 20)}
+PARAM_FLAGS = ("zero_tail", "kv_start_idx", "big_entries", "long_rows")
+
+
+def params(route, value):
+    """The generator parameters of `route` checked (InvalidArgument naming params[<key>]); None stays None."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise invalid("params", repr(value), "must be a dict of generator parameters or None")
+    scalars = {k: (-(1 << 63), (1 << 63) - 1) for k in _routes.scalar_defaults(route)}
+    if route in _routes.per_id_routes() and _routes.token_row(route)[2]:
+        scalars[_routes.token_row(route)[2]] = PARAM_INTS["multiplier"]
+    ints = {**scalars, **PARAM_INTS}
+    known = sorted(set(ints) | set(PARAM_FLAGS) | {"adjacent", "contract"})
+    for k, v in value.items():
+        where = f"params[{k!r}]"
+        if k in ints:
+            integer(where, v, *ints[k])
+        elif k in PARAM_FLAGS:
+            flag(where, v)
+        elif k == "adjacent":
+            if v not in (True, False, "always") or (not isinstance(v, (bool, str))):
+                raise invalid(where, repr(v), "must be True, False or 'always'")
+        elif k != "contract":
+            raise invalid(where, repr(v), f"unknown generator parameter (known: {', '.join(known)})")
+    if "dcp_rank" in value and "dcp_size" in value and int(value["dcp_rank"]) >= int(value["dcp_size"]):
+        raise invalid("params['dcp_rank']", repr(value["dcp_rank"]), f"must be < dcp_size = {value['dcp_size']}")
+    return value

@@ -285,7 +285,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     kernel print the report so far to stderr, attach it as the exception's `kvaddr_report`, and propagate."""
     a = check_args.check_arguments(cases=cases, seed=seed, lanes=lanes, time_budget=time_budget,
                                    lanes_budget=lanes_budget, case_timeout=case_timeout, shrink=shrink,
-                                   shrink_seconds=shrink_seconds, replay_dir=replay_dir, name=name, params=params,
+                                   shrink_seconds=shrink_seconds, replay_dir=replay_dir, name=name,
                                    huge=huge, shard_=shard, kernel=kernel)
     cases, seed, lanes, shard = a["cases"], a["seed"], a["lanes"], a["shard"]
     time_budget, lanes_budget, case_timeout = a["time_budget"], a["lanes_budget"], a["case_timeout"]
@@ -295,6 +295,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         raise check_args.invalid("route", repr(route), f"the harness supports {', '.join(C.ROUTES)}")
     if has_variant(route) and variant not in _core.variants(route):
         raise check_args.invalid("variant", repr(variant), f"{route} accepts {', '.join(_core.variants(route))}")
+    check_args.params(route, params)
     if params is not None and "contract" in params:
         raise check_args.invalid("params", repr(params), "the wrapper's contract is the argument contract=")
     wrapper = contracts.Contract.of(route, contract)

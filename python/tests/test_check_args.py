@@ -90,3 +90,27 @@ def test_a_run_that_compared_nothing_is_not_ok():
     assert rep.verdict == ("NOTHING COMPARED: all 3 drawn cases were rejected by the claimed contract "
                            "(Overflow(multiplier) 3); not ok")
     assert check(cases=1).ok  # one compared case is enough
+
+
+@pytest.mark.parametrize("route,params,where", [
+    ("write_loc", {"page_size": 0}, "params['page_size']"), ("write_loc", {"page_size": -3}, "params['page_size']"),
+    ("write_loc", {"page_size": 1.5}, "params['page_size']"), ("write_loc", {"page_size": 2**20 + 1}, "params['page_size']"),
+    ("write_loc", {"dcp_size": 0}, "params['dcp_size']"), ("write_loc", {"multiplier": 0}, "params['multiplier']"),
+    ("write_loc", {"dcp_size": 2, "dcp_rank": 2}, "params['dcp_rank']"), ("write_loc", {"dcp_rank": -1}, "params['dcp_rank']"),
+    ("read_table", {"zero_tail": 1}, "params['zero_tail']"), ("read_table", {"seq_len_delta": -1}, "params['seq_len_delta']"),
+    ("read_table", {"adjacent": "sometimes"}, "params['adjacent']"), ("read_table", {"nope": 1}, "params['nope']"),
+])
+def test_bad_generator_parameters_are_named(route, params, where):
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.check(route, calls_nothing, cases=2, seed=1, params=params)
+    assert e.value.argument == where
+
+
+@pytest.mark.parametrize("route,params", [
+    ("write_loc", {"page_size": 1, "multiplier": 1, "dcp_size": 2, "dcp_rank": 1}),
+    ("write_loc", {"page_size": 2**20}), ("read_table", {"zero_tail": True, "seq_len_delta": 0, "adjacent": "always"}),
+    ("flashmla_block_table", {"kv_start_idx": False}), ("decode_metadata", {"long_rows": False, "big_entries": False}),
+])
+def test_good_generator_parameters_are_accepted(route, params):
+    rep = kvaddr.check(route, kvaddr.conventions.host_kernel(route), cases=3, seed=1, lanes=128, params=params)
+    assert rep.failure is None
