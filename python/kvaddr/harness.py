@@ -124,7 +124,7 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
         return result
     except Exception as e:  # noqa: BLE001 - the kernel's failure is the report, not a crash
         result.kind = "raised"
-        result.detail = f"{type(e).__name__}: {e}"
+        result.detail = f"{type(e).__name__}: {iso.exception_text(e)}"
         result.traceback = traceback.format_exc()
         return result
     result.kernel_seconds = kernel.seconds if isinstance(kernel, iso.Isolated) else time.perf_counter() - t0

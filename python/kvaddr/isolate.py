@@ -352,14 +352,22 @@ def _one_call(conn, kernel, bufs, kw):
                 wild.append(b[1].wild())
         enc = _encode(ret, kw)
     except (KeyboardInterrupt, SystemExit) as e:
-        conn.send(("interrupt", type(e).__name__, str(e)))
+        conn.send(("interrupt", type(e).__name__, exception_text(e)))
         return False
     except Exception as e:  # noqa: BLE001 - the kernel's exception is the answer
         dead = on_device and not _context_usable(torch)
-        conn.send(("raised", type(e).__name__, str(e), traceback.format_exc(), dead))
+        conn.send(("raised", type(e).__name__, exception_text(e), traceback.format_exc(), dead))
         return not dead
     conn.send(("done", seconds, back, wild, enc))
     return True
+
+
+def exception_text(e):
+    """str(e), or what can be said when str() itself raises."""
+    try:
+        return str(e)
+    except Exception as inner:  # noqa: BLE001 - a hostile __str__
+        return f"<str() of the exception raised {type(inner).__name__}>"
 
 
 def _context_usable(torch):

@@ -154,7 +154,9 @@ class Report:
         """The report as a kvaddr.diff/1 document (docs/cli-json.md), the schema `kvaddr diff --json` prints and
         `kvaddr merge` joins: the shards of one campaign (shard=(i, n), same seed and campaign) merge into the
         unsharded run's counts and first failing case. Harness fields ride along ("harness": "python", rejections
-        as per_kernel edge classes, the failure as first_mismatch)."""
+        as per_kernel edge classes, the failure as first_mismatch). Only what merges is here (no verdict: merge
+        keeps the first shard's other fields); "ok" is "no failure" (a shard that compared nothing still has
+        cases_run 0, see docs/scaling.md)."""
         f = self.failure
         first = None
         if f is not None:
@@ -166,7 +168,7 @@ class Report:
                      "replay": f"kvaddr replay {f.replay_dir}" if f.replay_dir else None}
         classes = {"rejected": self.rejected, **{f"rejected {k}": v for k, v in sorted(self.rejections.items())}}
         doc = {"schema": "kvaddr.diff/1", "harness": "python", "seed": self.seed, "campaign": dict(self.campaign),
-               "ok": self.failure is None, "skipped": False, "verdict": self.verdict, "cases_run": self.cases,
+               "ok": self.failure is None, "skipped": False, "cases_run": self.cases,
                "lanes_translated": self.lanes, "lanes_compared": self.lanes, "model_lanes_compared": 0,
                "per_kernel": {self.route: {"cases": self.cases, "lanes": self.lanes, "edge_classes": classes}},
                "first_mismatch": first}

@@ -144,3 +144,15 @@ def test_auto_isolation_says_why_it_runs_in_process():
     assert iso.resolve(False, cuda, F.raises, False) == (None, "isolate=False")
     cpu = types.SimpleNamespace(name="numpy", device="cpu")
     assert iso.resolve("auto", cpu, lambda **kw: None, False) == ("fork", "")
+
+
+@pytest.mark.parametrize("isolate", ["auto", False])
+def test_an_exception_whose_str_raises_is_reported(isolate):
+    f = fails(F.raises_unprintable, isolate=isolate).failure
+    assert (f.kind, f.detail) == ("raised", "Unprintable: <str() of the exception raised ValueError>")
+
+
+def test_a_kernel_that_exits_its_process_is_a_fault():
+    f = fails(F.exits_quietly).failure
+    assert (f.kind, f.detail) == ("fault", "the kernel's process exited with status 0")
+    assert f.case.inputs["ids"].tolist() == [0, 0, 0]
