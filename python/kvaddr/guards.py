@@ -44,9 +44,13 @@ class PagedBuffer:
         inner = _round_up(body, PAGE)
         self.map = mmap.mmap(-1, 2 * PAGE_GUARD + inner, prot=mmap.PROT_READ | mmap.PROT_WRITE)
         self.all = np.frombuffer(self.map, dtype=np.uint8)
-        self.all[:] = FILL
         self.start = PAGE_GUARD + inner - body  # the buffer ends within ALIGN bytes of the protected pages
         self.inner = (PAGE_GUARD, PAGE_GUARD + inner)
+        if open_pages:
+            self.all[:] = FILL
+        else:  # only the slack around the buffer is ever read back
+            self.all[self.inner[0]:self.start] = FILL
+            self.all[self.start + self.nbytes:self.inner[1]] = FILL
         self.data = self.all[self.start:self.start + self.nbytes]
         self.open = open_pages
         if not open_pages:
