@@ -197,8 +197,9 @@ class Isolated:
                 if lanes:
                     raise KernelFault("out_of_bounds", f"{ans[1]} on a page-protected guard; re-run with the guard "
                                                        f"pages open, it stored past {lanes[0][0]}", lanes)
-                raise KernelFault("fault", f"{ans[1]} on a page-protected guard; re-run with the guard pages open, "
-                                           "it stored nothing outside its buffers: it reads past a buffer")
+                raise KernelFault("fault", f"{ans[1]}; re-run once with the guard pages open, it completed and "
+                                           "stored nothing outside its buffers: a read past a buffer (into a "
+                                           "protected guard page), or a fault that does not repeat")
         return self._answer(ans, roots, kw)
 
     def _answer(self, ans, roots, kw):
