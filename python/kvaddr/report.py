@@ -208,7 +208,7 @@ class Report:
         lines += [f"  {b}" for b in f.behaviour]
         if f.behaves_like:
             lines.append("  behaves like " + ", ".join(f.behaves_like))
-        elif f.kind in ("mismatch", "out_of_bounds"):
+        elif f.kind in ("mismatch", "out_of_bounds") and not f.behaviour:  # a behaviour line explains it
             lines.append("  behaves like no catalogue variant")
         if f.replay_dir:
             lines.append(f"  replay: {f.replay_dir}  (kvaddr replay {f.replay_dir})")

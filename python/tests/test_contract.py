@@ -43,6 +43,20 @@ def test_a_strided_input_read_as_packed_is_named_and_the_kind_kept():
         == f.behaviour
 
 
+def rows_packed_unclamped(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out):
+    rows = np.lib.stride_tricks.as_strided(req_pool_indices, strides=(req_pool_indices.itemsize,))
+    K.canonical_page_table(req_to_token, rows, seq_lens, v2p, page_size, multiplier, max_pages, out)
+
+
+def test_a_crash_from_reading_a_strided_input_as_packed_is_named_too():
+    rep = kvaddr.check("canonical_page_table", rows_packed_unclamped, cases=100, seed=1)
+    f = rep.failure
+    assert f.kind == "raised" and f.detail.startswith("IndexError: index -7777 is out of bounds")
+    assert f.behaviour == ["reads `req_pool_indices` as packed: ignores its stride 2 (the same case passes with "
+                           "`req_pool_indices` contiguous)"]
+    assert "behaves like no catalogue variant" not in str(rep) and f.behaviour[0] in str(rep)
+
+
 def test_the_contiguous_contract_presents_only_contiguous_inputs():
     rep = kvaddr.check("canonical_page_table", packed_rows, cases=100, seed=1,
                        contract={"req_pool_indices": "contiguous"})
