@@ -31,14 +31,19 @@ PACKAGE_NAME = "kvaddr"
 LAYERS = (
     ("extensions", ("_core", "_gpu"), "the compiled bindings (python/src): route list, host routes, model, "
                                       "replay; kvaddr's CUDA launchers"),
-    ("base", ("arrays", "buffers", "route_tables", "scalars"), "array families, guarded buffers and their Lane, "
-                                                               "the per-route tables, int64 argument errors"),
+    ("base", ("arrays", "buffers", "guards", "route_tables", "scalars"), "array families, guarded buffers and their "
+                                                                         "Lane, page-guarded host memory, the "
+                                                                         "per-route tables, int64 argument errors"),
     ("layouts", ("adjacent",), "arguments as slices of one allocation"),
     ("cases", ("cases",), "seeded recipes and the Case each builds"),
     ("conventions", ("conventions", "shrink"), "calling conventions and host references; shrinking recipes"),
     ("engine binding", ("gpu", "overflow", "races"), "kvaddr's CUDA kernels; overflow cases; racing rows"),
     ("references", ("device_ref", "present"), "the device reference; a case presented to a kernel"),
-    ("harness", ("harness",), "run_case, run_recipe, check, the report"),
+    ("harness parts", ("check_args", "contract", "isolate", "report"), "check's argument validation, the wrapper's "
+                                                                        "contract, the kernel in a worker process, "
+                                                                        "the report and the registry of the layers "
+                                                                        "above the harness"),
+    ("harness", ("harness",), "run_case, run_recipe, check"),
     ("front ends", ("graph_fast", "huge", "record", "strategies"), "graph mode's fast loop, the huge case, replay "
                                                                    "directories, Hypothesis strategies"),
     ("graph mode", ("graph",), "graph mode's campaign"),

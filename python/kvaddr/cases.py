@@ -46,6 +46,9 @@ class Case:
     # one allocation, each starting `shared` int32 lanes before the previous one's end (0: touching, admitted;
     # > 0: a partial overlap validation rejects). kvaddr.adjacent has the layout and the comparison.
     adjacent: tuple = ()
+    # input -> the dtype it is presented in when that differs from the case's own (a contract's int32 index
+    # arrays, kvaddr.contract); the reference runs on the case's arrays
+    dtypes: dict = dataclasses.field(default_factory=dict)
 
     def sizes(self):
         """Summary sizes used in reports: rows, lanes, pages, largest id."""
@@ -408,13 +411,20 @@ def draw_recipe(route, rng, lanes, params=None):
     r["adjacent"] = None if got is None else got[0]
     if got is not None and got[1]:
         r["overlap"] = got[1]  # the shared int32 lanes of a rejected layout (adjacent.REJECTED routes)
+    if params.get("contract") is not None:  # kvaddr.contract.Contract, set by kvaddr.check (applied by build)
+        r["contract"] = params["contract"]
     return r
 
 
 def build(route, recipe):
+    contract = recipe.get("contract")  # a kvaddr.contract.Contract: the layouts the wrapper guarantees
+    if contract is not None:
+        recipe = contract.shape_recipe(route, recipe)
     case = _build(route, recipe)
     if recipe.get("adjacent"):
         case = adjacent.attach(case, recipe)
+    if contract is not None:
+        case.dtypes = contract.dtypes()
     return case
 
 

@@ -36,6 +36,12 @@ def signature(route):
     return _routes.signature(route)
 
 
+# Routes whose calling convention hands the result back as a fresh array the caller uses (the eager funnel's
+# wrapper returns the funnelled table, spec §4.6). Every other route writes its outputs in place and the engine
+# reads the buffer it passed (a captured graph reads it too): a kernel that leaves it untouched and returns a
+# correct fresh array fails there as `not_written`.
+FRESH_RETURN_ROUTES = ("eager_funnel",)
+
 # Variants whose catalogue effect is a crash: the host route raises where the bug crashed, so a kernel that
 # raises on exactly those cases is named by them (B02: the rank-2 table reached a 1-D-only index_select at ps = 1).
 CRASH_VARIANTS = {"eager_funnel": ("b02_rank2_index_select",)}
