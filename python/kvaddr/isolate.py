@@ -95,16 +95,38 @@ class Isolated:
     def __init__(self, kernel, method, outputs, case_timeout=None):
         self.kernel, self.method, self.outputs, self.case_timeout = kernel, method, tuple(outputs), case_timeout
         self.proc = self.conn = None
+        self.standby = None  # (proc, conn): the next spawned worker, started ahead (see _start)
         self.seconds = 0.0
         self.__name__ = getattr(kernel, "__name__", "kernel")
 
     # worker lifecycle
-    def _start(self):
+    def _spawn(self):
         ctx = multiprocessing.get_context(self.method)
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=serve, args=(child, self.kernel), daemon=True, name="kvaddr-isolated-kernel")
-        self.proc.start()
+        conn, child = ctx.Pipe()
+        proc = ctx.Process(target=serve, args=(child, self.kernel), daemon=True, name="kvaddr-isolated-kernel")
+        proc.start()
         child.close()
+        return proc, conn
+
+    def _start(self):
+        if self.standby is not None and self.standby[0].is_alive():
+            (self.proc, self.conn), self.standby = self.standby, None
+        else:
+            self._drop_standby()
+            self.proc, self.conn = self._spawn()
+        if self.method == "spawn":
+            # A spawned worker takes seconds to start (the interpreter, the kernel's module, torch): the next one
+            # starts now, so that the shrinker's attempts after a fault (each kills its worker) do not wait for it.
+            self.standby = self._spawn()
+
+    def _drop_standby(self):
+        if self.standby is not None:
+            proc, conn = self.standby
+            self.standby = None
+            if proc.is_alive():
+                proc.kill()
+            proc.join(5)
+            conn.close()
 
     def _kill(self):
         if self.proc is not None:
@@ -121,10 +143,12 @@ class Isolated:
             except OSError:
                 pass
         self._kill()
+        self._drop_standby()
 
     def __del__(self):
         try:
             self._kill()
+            self._drop_standby()
         except Exception:  # noqa: BLE001 - interpreter shutdown
             pass
 
