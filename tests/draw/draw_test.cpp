@@ -325,6 +325,17 @@ TEST(DrawProofs, RoutesByKindThenFamiliesWithTheirBugsInOneCell) {
   bad[1].got = "proved";
   EXPECT_EQ(proofs_matrices("Z3", bad)[0].cells[0], "UNEXPECTED");
   EXPECT_TRUE(proofs_matrices("Z3", {}).empty());
+  // Validation: names present and distinct, verdicts spelled as proofs/ spells them, at most 16384.
+  EXPECT_THROW(proofs_matrices("Z3", {{"", "proved", "proved", ""}}), kvaddr::InvalidArgument);
+  EXPECT_THROW(proofs_matrices("Z3", {{"a", "unknown", "unknown", ""}}), kvaddr::InvalidArgument);
+  EXPECT_THROW(proofs_matrices("Z3", {{"a", "proved", "maybe", ""}}), kvaddr::InvalidArgument);
+  EXPECT_THROW(proofs_matrices("Z3", {{"a", "proved", "proved", ""}, {"a", "proved", "proved", ""}}),
+               kvaddr::InvalidArgument);
+  std::vector<Verdict> many;
+  for (int i = 0; i < 16384; ++i) many.push_back({"I" + std::to_string(i), "proved", "proved", ""});
+  EXPECT_EQ(proofs_matrices("Z3", many)[0].rows.size(), 16384u);
+  many.push_back({"last", "proved", "proved", ""});
+  EXPECT_THROW(proofs_matrices("Z3", many), kvaddr::BufferTooSmall);
   EXPECT_EQ(verdict_state({"x", "refuted", "refuted", ""}), "refuted as expected");
   EXPECT_EQ(verdict_state({"x", "proved", "unknown", ""}), "unknown");
   EXPECT_EQ(verdict_state({"x", "refuted", "proved", ""}), "UNEXPECTED");
