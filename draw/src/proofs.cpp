@@ -128,11 +128,15 @@ std::vector<Matrix> proofs_matrices(const std::string& title, const std::vector<
   for (std::size_t i = 0; i < v.size(); ++i) {
     const auto& x = v[i];
     const auto at = fmt::format("verdicts[{}]", i);
-    require(!x.name.empty(), at + ".name", 0, "an obligation needs a name");
-    require(x.expected == "proved" || x.expected == "refuted", at + ".expected", 0, "must be proved or refuted");
-    require(x.got == "proved" || x.got == "refuted" || x.got == "unknown", at + ".got", 0,
-            "must be proved, refuted or unknown");
-    require(expected.emplace(x.name, x.expected).second, at + ".name", 0, "names must be distinct");
+    auto reject = [&](const char* field, const std::string& value, const char* why) {
+      throw InvalidArgument(at + "." + field, value, why);
+    };
+    if (x.name.empty()) reject("name", x.name, "an obligation needs a name");
+    if (x.expected != "proved" && x.expected != "refuted") reject("expected", x.expected, "must be proved or refuted");
+    if (x.got != "proved" && x.got != "refuted" && x.got != "unknown") {
+      reject("got", x.got, "must be proved, refuted or unknown");
+    }
+    if (!expected.emplace(x.name, x.expected).second) reject("name", x.name, "names must be distinct");
   }
   for (const auto& x : v) {
     const auto stmt = statement_of(x, expected);
