@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "kvaddr/draw/draw.hpp"
 #include "kvaddr/draw/grid.hpp"
@@ -53,13 +54,11 @@ struct Group {
 // The statement an obligation belongs to: an obligation expected refuted whose name extends an
 // obligation expected proved by one part ("route.read_table.b09" of "route.read_table") is that
 // statement's planted bug or upstream form; any other obligation is a statement of its own.
-std::string statement_of(const Verdict& x, const std::vector<Verdict>& v) {
+std::string statement_of(const Verdict& x, const std::map<std::string, std::string>& expected) {
   const auto dot = x.name.rfind('.');
   if (x.expected != "refuted" || dot == std::string::npos) return x.name;
-  const auto parent = x.name.substr(0, dot);
-  const bool proved_parent =
-      std::any_of(v.begin(), v.end(), [&](const Verdict& p) { return p.name == parent && p.expected == "proved"; });
-  return proved_parent ? parent : x.name;
+  const auto parent = expected.find(x.name.substr(0, dot));
+  return parent != expected.end() && parent->second == "proved" ? parent->first : x.name;
 }
 
 std::string tip_of(const Group& g) {
@@ -89,9 +88,11 @@ Matrix to_matrix(const std::string& title, const std::vector<std::string>& rows,
   m.cells.assign(rows.size() * cols.size(), "n/a");
   m.labels.assign(m.cells.size(), "");
   m.tips.assign(m.cells.size(), "no obligation");
+  std::map<std::string, std::size_t> row_of, col_of;
+  for (std::size_t r = 0; r < rows.size(); ++r) row_of[rows[r]] = r;
+  for (std::size_t c = 0; c < cols.size(); ++c) col_of[cols[c]] = c;
   for (const auto& g : groups) {
-    const auto r = static_cast<std::size_t>(std::find(rows.begin(), rows.end(), g.row) - rows.begin());
-    const auto c = static_cast<std::size_t>(std::find(cols.begin(), cols.end(), g.col) - cols.begin());
+    const auto r = row_of.at(g.row), c = col_of.at(g.col);
     const auto i = r * cols.size() + c;
     m.cells[i] = state_of(g);
     const auto extra = g.members.size() > 1 ? fmt::format(" +{}", g.members.size() - 1) : "";
@@ -122,9 +123,23 @@ std::vector<Matrix> proofs_matrices(const std::string& title, const std::vector<
   for (std::int32_t i = 0; to_string(static_cast<Route>(i)) != "unknown"; ++i) {
     route_rows.emplace_back(to_string(static_cast<Route>(i)));
   }
+  std::map<std::string, std::string> expected;  // name -> expected verdict
+  std::set<std::string> seen_families;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const auto& x = v[i];
+    const auto at = fmt::format("verdicts[{}]", i);
+    auto reject = [&](const char* field, const std::string& value, const char* why) {
+      throw InvalidArgument(at + "." + field, value, why);
+    };
+    if (x.name.empty()) reject("name", x.name, "an obligation needs a name");
+    if (x.expected != "proved" && x.expected != "refuted") reject("expected", x.expected, "must be proved or refuted");
+    if (x.got != "proved" && x.got != "refuted" && x.got != "unknown") {
+      reject("got", x.got, "must be proved, refuted or unknown");
+    }
+    if (!expected.emplace(x.name, x.expected).second) reject("name", x.name, "names must be distinct");
+  }
   for (const auto& x : v) {
-    require(!x.name.empty(), "verdicts.name", 0, "an obligation needs a name");
-    const auto stmt = statement_of(x, v);
+    const auto stmt = statement_of(x, expected);
     if (const auto it = index.find(stmt); it != index.end()) {
       auto& members = (it->second.first ? other : routed)[it->second.second].members;
       members.insert(x.name == stmt ? members.begin() : members.end(), &x);  // the statement first
@@ -144,7 +159,7 @@ std::vector<Matrix> proofs_matrices(const std::string& title, const std::vector<
       // A family: the first part (lifecycle: the first two, it has many).
       const std::size_t n = parts[0] == "lifecycle" && parts.size() > 2 ? 2 : 1;
       const auto family = join(parts, 0, n);
-      if (std::find(families.begin(), families.end(), family) == families.end()) families.push_back(family);
+      if (seen_families.insert(family).second) families.push_back(family);
       index[stmt] = {true, other.size()};
       other.push_back({family, "", parts.size() > n ? join(parts, n, parts.size()) : stmt, {&x}});
     }

@@ -47,18 +47,8 @@ void Svg::text(double x, double y, const std::string& s, double size, const std:
   body_ += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="{:.0f}" text-anchor="{}" fill="{}"{}>{}</text>)",
                        x, y, size, anchor, fill, bold ? R"( font-weight="bold")" : "", escape(s));
   body_ += "\n";
-  const double w = text_width(s, size);
+  const double w = label_width(s, size);
   grow(anchor == "start" ? x + w : (anchor == "middle" ? x + w / 2 : x), y + 4);
-}
-
-void Svg::line(double x1, double y1, double x2, double y2, const std::string& stroke, double width, bool dashed,
-               bool arrow) {
-  body_ += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="{:.1f}")",
-                       x1, y1, x2, y2, stroke, width);
-  if (dashed) body_ += R"( stroke-dasharray="4 3")";
-  if (arrow) body_ += R"x( marker-end="url(#arrow)")x";
-  body_ += "/>\n";
-  grow(std::max(x1, x2), std::max(y1, y2));
 }
 
 void Svg::polyline(const std::vector<std::array<double, 2>>& points, const std::string& stroke, double width,
@@ -90,8 +80,6 @@ std::string Svg::str() const {
       "<rect x=\"0\" y=\"0\" width=\"{0:.0f}\" height=\"{1:.0f}\" fill=\"#ffffff\"/>\n{2}</svg>\n",
       w, h, body_);
 }
-
-double text_width(const std::string& s, double size) { return label_width(s, size); }
 
 std::string state_fill(const std::string& state) {
   if (state == "killed" || state == "proved") return "#66bb6a";

@@ -13,8 +13,6 @@ class Svg {
             const std::string& stroke = "#455a64", bool dashed = false);
   void text(double x, double y, const std::string& s, double size = 11, const std::string& anchor = "start",
             const std::string& fill = "#000000", bool bold = false);
-  void line(double x1, double y1, double x2, double y2, const std::string& stroke, double width = 1,
-            bool dashed = false, bool arrow = false);
   // An arrow along `points` (a <polyline>, its head at the last point).
   void polyline(const std::vector<std::array<double, 2>>& points, const std::string& stroke, double width,
                 bool dashed);
@@ -25,9 +23,6 @@ class Svg {
   std::string body_;
   double w_ = 0, h_ = 0;
 };
-
-// Text width estimate for layout (monospace, kCharEm per character).
-double text_width(const std::string& s, double size = 11);
 
 // Colours of the heat maps' states (zoo kill matrix and proofs): background and text.
 std::string state_fill(const std::string& state);

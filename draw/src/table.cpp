@@ -2,6 +2,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "kvaddr/draw/draw.hpp"
 #include "kvaddr/draw/grid.hpp"
@@ -47,51 +49,66 @@ void validate(const TableView& t) {
                static_cast<std::int64_t>(t.lane_labels.size()), "must be empty or one per lane");
 }
 
-std::string table_svg(const TableView& t) {
+Grid table_grid(const TableView& t) {
   validate(t);
-  detail::Svg svg;
-  double cw = 40;
-  for (std::size_t i = 0; i < t.got.size(); ++i) {
-    cw = std::max({cw, detail::text_width(std::to_string(t.got[i]), 10) + 8,
-                   detail::text_width(std::to_string(t.expected[i]), 10) + 8});
-  }
-  const double ch = 20, top = 56, left = 44;
-  const double grid_w = static_cast<double>(t.cols) * cw;
-  svg.text(8, 18, t.title, 13, "start", "#000000", true);
+  constexpr double kH = 20, kTop = 72, kLeft = 48, kGap = 40;
+  Grid g;
   std::int64_t differing = 0;
   for (std::size_t i = 0; i < t.got.size(); ++i) differing += lane_state(t, i) == Lane::differs ? 1 : 0;
-  svg.text(8, 36, fmt::format("{} x {} lanes, {} differ", t.rows, t.cols, differing), 11, "start", "#37474f");
+  const auto subtitle = fmt::format("{} x {} lanes, {} differ", t.rows, t.cols, differing);
+  auto text_cell = [](double x, double y, double w, const std::string& label, double font, bool bold) {
+    return GridCell{x, y, w, kH, label, "#ffffff", "", "none", "#000000", font, 's', bold};
+  };
+  g.cells.push_back(text_cell(8, 4, std::ceil(label_width(t.title, 13)) + 2 * kCellPad, t.title, 13, true));
+  g.cells.push_back(text_cell(8, 26, std::ceil(label_width(subtitle, 11)) + 2 * kCellPad, subtitle, 11, false));
+  double cw = 40;  // one width for every lane: the widest value fits
+  for (std::size_t i = 0; i < t.got.size(); ++i) {
+    cw = std::max({cw, label_width(std::to_string(t.got[i]), 10) + 2 * kCellPad,
+                   label_width(std::to_string(t.expected[i]), 10) + 2 * kCellPad});
+  }
+  cw = std::ceil(cw);
+  const double grid_w = static_cast<double>(t.cols) * cw;
+  for (std::int64_t r = 0; r < t.rows; ++r) {
+    g.cells.push_back({8, kTop + static_cast<double>(r) * kH, kLeft - 12, kH, std::to_string(r), "#ffffff", "", "none",
+                       "#607d8b", 10, 'e'});
+  }
+  double x0 = kLeft;
   for (int side = 0; side < 2; ++side) {
-    const double x0 = left + static_cast<double>(side) * (std::max(grid_w, detail::text_width(t.got_label)) + 50);
+    const auto& label = side == 0 ? t.got_label : t.expected_label;
     const auto& values = side == 0 ? t.got : t.expected;
-    svg.text(x0, top - 6, side == 0 ? t.got_label : t.expected_label, 11, "start", "#000000", true);
+    const double label_w = std::ceil(label_width(label, 11)) + 2 * kCellPad;
+    g.cells.push_back(text_cell(x0, 48, label_w, label, 11, true));
     for (std::int64_t r = 0; r < t.rows; ++r) {
-      if (side == 0) svg.text(left - 6, top + static_cast<double>(r) * ch + 14, std::to_string(r), 10, "end", "#607d8b");
       for (std::int64_t c = 0; c < t.cols; ++c) {
         const auto i = static_cast<std::size_t>(r * t.cols + c);
         const auto st = lane_state(t, i);
-        const std::string fill = st == Lane::differs ? "#ef9a9a" : (st == Lane::untouched ? "#e0e0e0" : "#ffffff");
-        const std::string label = t.lane_labels.empty() ? fmt::format("[{}, {}]", r, c) : t.lane_labels[i];
+        const std::string name = t.lane_labels.empty() ? fmt::format("[{}, {}]", r, c) : t.lane_labels[i];
         const std::string tip = st == Lane::differs
-                                    ? fmt::format("{}: {} {}, {} {}", label, t.got_label, t.got[i], t.expected_label,
+                                    ? fmt::format("{}: {} {}, {} {}", name, t.got_label, t.got[i], t.expected_label,
                                                   t.expected[i])
-                                    : fmt::format("{}: {}{}", label, values[i], st == Lane::untouched ? " (untouched)" : "");
-        const double x = x0 + static_cast<double>(c) * cw, y = top + static_cast<double>(r) * ch;
-        svg.rect(x, y, cw, ch, fill, tip, "#90a4ae");
-        svg.text(x + cw / 2, y + 14, std::to_string(values[i]), 10, "middle",
-                 st == Lane::untouched ? "#757575" : "#000000", st == Lane::differs);
+                                    : fmt::format("{}: {}{}", name, values[i], st == Lane::untouched ? " (untouched)" : "");
+        g.cells.push_back({x0 + static_cast<double>(c) * cw, kTop + static_cast<double>(r) * kH, cw, kH,
+                           std::to_string(values[i]),
+                           st == Lane::differs ? "#ef9a9a" : (st == Lane::untouched ? "#e0e0e0" : "#ffffff"), tip,
+                           "#90a4ae", st == Lane::untouched ? "#757575" : "#000000", 10, 'm', st == Lane::differs});
       }
     }
+    x0 += std::max(grid_w, label_w) + kGap;
   }
-  const double ly = top + static_cast<double>(t.rows) * ch + 16;
-  svg.rect(left, ly, 14, 14, "#ef9a9a");
-  svg.text(left + 20, ly + 11, "differs", 10);
-  svg.rect(left + 90, ly, 14, 14, "#e0e0e0");
-  svg.text(left + 110, ly + 11, "untouched by the reference", 10);
-  svg.rect(left + 300, ly, 14, 14, "#ffffff");
-  svg.text(left + 320, ly + 11, "written, equal", 10);
-  return svg.str();
+  const double ly = kTop + static_cast<double>(t.rows) * kH + 16;
+  double x = kLeft;
+  for (const auto& [label, fill] : {std::pair<const char*, const char*>{"differs", "#ef9a9a"},
+                                    {"untouched by the reference", "#e0e0e0"}, {"written, equal", "#ffffff"}}) {
+    const double w = std::ceil(label_width(label, 10)) + 2 * kCellPad + 2;
+    g.cells.push_back({x, ly, w, kH, label, fill, "", "#90a4ae", "#000000", 10, 's'});
+    x += w + 8;
+  }
+  g.width = std::max({x, x0 - kGap, g.cells[0].x + g.cells[0].w, g.cells[1].x + g.cells[1].w});
+  g.height = ly + kH;
+  return g;
 }
+
+std::string table_svg(const TableView& t) { return grid_svg(table_grid(t)); }
 
 std::string table_text(const TableView& t) {
   validate(t);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "kvaddr/draw/draw.hpp"
@@ -192,6 +193,31 @@ TEST(DrawGrid, MatrixCellsOnTheGrid) {
   EXPECT_THROW(validate(m), kvaddr::BufferTooSmall);
 }
 
+TEST(DrawGrid, TableLanesOnTheGrid) {
+  // Values at most 3 characters: lanes 40 wide (the minimum), rows 20 high from y 72; the route's
+  // lanes from x 48, the reference's 40 after the wider of its grid (2 * 40) and its label.
+  TableView t;
+  t.title = "t";
+  t.rows = 2;
+  t.cols = 2;
+  t.got = {3, 7, -1, 100};
+  t.expected = {3, 0, -1, 101};
+  t.got_label = "got";
+  t.expected_label = "ref";
+  const auto g = table_grid(t);
+  expect_cell(g, "2 x 2 lanes, 2 differ", 8, 26, std::ceil(21 * 11 * kCharEm) + 8, 20);
+  expect_cell(g, "got", 48, 48, std::ceil(3 * 11 * kCharEm) + 8, 20);
+  expect_cell(g, "7", 88, 72, 40, 20);
+  expect_cell(g, "ref", 168, 48, std::ceil(3 * 11 * kCharEm) + 8, 20);
+  expect_cell(g, "101", 208, 92, 40, 20);
+  EXPECT_EQ(cell_labelled(g, "101").fill, "#ef9a9a");
+  EXPECT_EQ(cell_labelled(g, "101").tooltip, "[1, 1]: got 100, ref 101");
+  EXPECT_TRUE(cell_labelled(g, "101").bold);
+  expect_cell(g, "1", 8, 92, 36, 20);  // row numbers, right-aligned left of the lanes
+  EXPECT_EQ(cell_labelled(g, "1").anchor, 'e');
+  EXPECT_EQ(cell_labelled(g, "differs").y, 72 + 2 * 20 + 16);
+}
+
 TEST(DrawGrid, CommentRecordsWhatMadeThePicture) {
   const auto svg = pool_svg({{"p", 1, 1, {0, -1}, 0}});
   const auto with = with_comment(svg, R"(made by {"command": ["kvaddr", "-\u002dv2p"]})");
@@ -299,6 +325,17 @@ TEST(DrawProofs, RoutesByKindThenFamiliesWithTheirBugsInOneCell) {
   bad[1].got = "proved";
   EXPECT_EQ(proofs_matrices("Z3", bad)[0].cells[0], "UNEXPECTED");
   EXPECT_TRUE(proofs_matrices("Z3", {}).empty());
+  // Validation: names present and distinct, verdicts spelled as proofs/ spells them, at most 16384.
+  EXPECT_THROW(proofs_matrices("Z3", {{"", "proved", "proved", ""}}), kvaddr::InvalidArgument);
+  EXPECT_THROW(proofs_matrices("Z3", {{"a", "unknown", "unknown", ""}}), kvaddr::InvalidArgument);
+  EXPECT_THROW(proofs_matrices("Z3", {{"a", "proved", "maybe", ""}}), kvaddr::InvalidArgument);
+  EXPECT_THROW(proofs_matrices("Z3", {{"a", "proved", "proved", ""}, {"a", "proved", "proved", ""}}),
+               kvaddr::InvalidArgument);
+  std::vector<Verdict> many;
+  for (int i = 0; i < 16384; ++i) many.push_back({"I" + std::to_string(i), "proved", "proved", ""});
+  EXPECT_EQ(proofs_matrices("Z3", many)[0].rows.size(), 16384u);
+  many.push_back({"last", "proved", "proved", ""});
+  EXPECT_THROW(proofs_matrices("Z3", many), kvaddr::BufferTooSmall);
   EXPECT_EQ(verdict_state({"x", "refuted", "refuted", ""}), "refuted as expected");
   EXPECT_EQ(verdict_state({"x", "proved", "unknown", ""}), "unknown");
   EXPECT_EQ(verdict_state({"x", "refuted", "proved", ""}), "UNEXPECTED");

@@ -69,6 +69,11 @@ Grid matrix_grid(const Matrix& m);
 // The grids one below the other (8 px apart), as one.
 Grid stack(const std::vector<Grid>& grids);
 
+// A route's output beside the reference: a title, "R x C lanes, N differ", then for the route and
+// the reference a grid of lanes (one width for all: the widest value fits; row r at y 72 + 20 r),
+// row numbers at the left, and a legend.
+Grid table_grid(const TableView& t);
+
 // Inserts `<!-- text -->` after the XML declaration of `svg` (what made the picture). Throws
 // InvalidArgument("comment") when `text` holds "--" (XML forbids it in comments).
 std::string with_comment(const std::string& svg, const std::string& text);
