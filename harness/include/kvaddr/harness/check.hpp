@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kvaddr/translate/contracts.hpp"
+#include "kvaddr/translate/route_list.hpp"
 
 namespace kvaddr::harness {
 
