@@ -79,7 +79,7 @@ sanitize() {
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_CUDA_COMPILER=NOTFOUND -DKVADDR_ENABLE_KERNELS=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Python3=ON \
-    -DKVADDR_FUZZ=ON
+    -DKVADDR_FUZZ=ON -DKVADDR_TEST_ROUTE=ON
   cmake --build "$dir" -j "$JOBS"
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     ctest --test-dir "$dir" --output-on-failure -j "$JOBS" -LE "$SANITIZE_EXCLUDE_LABELS" -E "$SANITIZE_EXCLUDE_TESTS"
