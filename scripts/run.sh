@@ -21,7 +21,8 @@ packages=(build-essential cmake ninja-build pkg-config git
           nlohmann-json3-dev libcli11-dev libfmt-dev
           python3-dev pybind11-dev python3-numpy python3-pytest python3-hypothesis
           python3-venv python3-pip python3-setuptools python3-wheel librsvg2-bin
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev
+          slurm-wlm munge)
 
 install_missing() {
   [ "${KVADDR_NO_INSTALL:-0}" = 1 ] && return 0
