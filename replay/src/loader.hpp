@@ -108,9 +108,12 @@ class Call {
     if (!j_.is_object()) bad("a call must be a JSON object");
     for (const auto& [k, v] : j_.items()) {
       static const std::set<std::string> known = {"name", "route", "variant", "era", "flags", "scalars", "inputs",
-                                                  "outputs", "note"};
+                                                  "outputs", "note", "presented"};
       if (!known.count(k)) bad("unknown key '" + k + "' in the call");
     }
+    // How a harness handed the arrays to the kernel beyond what the entries say (visible widths,
+    // aliasing, adjacent slices): read by kvaddr.assert_replay; the host routes read the arrays as given.
+    if (j_.contains("presented") && !j_.at("presented").is_object()) bad("'presented' must be a JSON object");
     scalars_ = section("scalars");
     inputs_ = section("inputs");
     outputs_ = section("outputs");
@@ -250,14 +253,19 @@ class Call {
     return &s;
   }
 
-  // An array named by a file, or (inputs) by {"file", "offset", "size"}: a slice of a 1-D parent.
-  // `slice` (outputs) is the output's entry holding offset / size / shape for both of its files.
+  // An array named by a file, or (inputs) by {"file", "offset", "size"}: a slice of a 1-D parent, or
+  // {"file", "offset"?, "shape", "strides"}: a strided view of it. `slice` (outputs) is the output's
+  // entry holding offset / size / shape for both of its files.
   Arr load(const std::string& label, const json& entry, Want want, int min_rank, int max_rank,
            const json* slice = nullptr) const {
     const json* file = &entry;
+    bool strided = false;
     if (!slice && entry.is_object()) {
+      strided = entry.contains("strides");
       for (const auto& [k, v] : entry.items()) {
-        if (k != "file" && k != "offset" && k != "size") bad("unknown key '" + k + "' in sliced input " + label);
+        if (k != "file" && k != "offset" && k != "size" && !(strided && k == "shape") && k != "strides") {
+          bad("unknown key '" + k + "' in sliced input " + label);
+        }
       }
       if (!entry.contains("file")) bad("sliced input " + label + " needs \"file\"");
       file = &entry.at("file");
@@ -268,7 +276,7 @@ class Call {
     try {
       npy = read_npy(detail::resolve_inside(dir_, file->get<std::string>(), allow_outside_));
     } catch (const kvaddr::Error& e) {
-      bad(label + ": " + e.what());
+      bad(label + ": " + e.what(), e.kind());
     }
     if (npy.fortran_order && npy.ndim() > 1) bad(label + ": Fortran order; arrays must be C order");
     const bool ok_dtype = (want == Want::i32 && npy.dtype == NpyDtype::int32) ||
@@ -279,11 +287,14 @@ class Call {
     }
     Arr a;
     if (slice) {
-      const detail::Slice s = detail::read_slice(*slice, label, npy.shape, slice != &entry);
+      const detail::Slice s = strided ? detail::read_strided(*slice, label, npy.shape)
+                                      : detail::read_slice(*slice, label, npy.shape, slice != &entry);
       a.parent = std::move(npy.values);
       a.offset = s.offset;
       npy.values = detail::slice_values(a.parent, s);
       npy.shape = s.shape;
+      // Only a contiguous view has neighbours in the parent that a table route may read (Vec::before).
+      if (strided && !(s.strides.size() == 1 && s.strides[0] == 1)) a.parent.clear();
     }
     if (npy.ndim() < min_rank || npy.ndim() > max_rank) {
       bad(fmt::format("{}: wrong shape {}, expected {}", label, shape_text(npy.shape),

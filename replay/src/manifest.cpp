@@ -27,8 +27,7 @@ nlohmann::json parse_manifest(std::string_view text) {
         break;
       case json::parse_event_t::key:
         if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second) {
-          throw FormatError("manifest.json", "key \"" + snippet(parsed.get<std::string>()) + "\"",
-                            "repeated key in one object");
+          throw FormatError("manifest.json", "depth " + std::to_string(depth), "repeated key in one object");
         }
         break;
       default: break;
@@ -40,8 +39,11 @@ nlohmann::json parse_manifest(std::string_view text) {
   const std::string clean = valid_utf8(text);
   try {
     return json::parse(clean.begin(), clean.end(), check);
-  } catch (const json::exception& e) {
-    throw FormatError("manifest.json", snippet(text, 24), std::string("not valid JSON: ") + snippet(e.what(), 200));
+  } catch (const json::parse_error& e) {
+    // Only the position: neither the text nor nlohmann's message (which quotes the last bytes read).
+    throw FormatError("manifest.json", "byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0), "not valid JSON");
+  } catch (const json::exception&) {
+    throw FormatError("manifest.json", "the document", "not valid JSON");
   }
 }
 

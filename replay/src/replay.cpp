@@ -60,7 +60,7 @@ bool equal_outputs(const std::vector<Output>& outs, const std::vector<I64>& got)
 }  // namespace
 
 namespace detail {
-void check_call(const json& call, const std::filesystem::path& dir, bool allow_outside, CallReport& r) {
+void check_call(const json& call, const std::filesystem::path& dir, const ReplayOptions& options, CallReport& r) {
   if (!call.is_object()) bad("a call must be a JSON object");
   if (call.contains("name")) {
     if (!call.at("name").is_string()) bad("'name' must be a string");
@@ -78,7 +78,7 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
   const Claim claim = detail::read_claim(call, route);
   r.variant = std::string(to_string(claim.variant, route));
   detail::check_era(call);
-  Call c(call, dir, allow_outside);
+  Call c(call, dir, options.allow_outside);
   Prepared p = prepare(route, c, claim);
   c.check_all_used();
 
@@ -116,7 +116,7 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
   r.status = r.lanes_differing != 0 ? CallStatus::differs : (claimed_race ? CallStatus::race : CallStatus::equal);
 
   std::vector<Race> races;  // of the variants tried, in search order
-  const auto matching = smallest_matching(route, [&](Variant v) {
+  const SearchResult search = smallest_matching(route, [&](Variant v) {
     if (v == claim.variant) return r.status != CallStatus::differs;
     try {
       const std::vector<I64> got = p.run(v);
@@ -130,8 +130,9 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
     } catch (const kvaddr::Error&) {
       return false;  // this variant cannot produce the recording (e.g. it reads outside a table)
     }
-  });
-  r.matching_variants = variant_names(route, matching);
+  }, options.search);
+  r.matching_variants = variant_names(route, search.found);
+  r.search_stopped_after = search.stopped_after;
   if (claimed_race) r.races.push_back(std::move(*claimed_race));
   for (Race& race : races) {
     const bool matched = std::find(r.matching_variants.begin(), r.matching_variants.end(), race.variant) !=

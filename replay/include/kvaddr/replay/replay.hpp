@@ -17,9 +17,12 @@
 // manifest, the .npy files or the directory name held.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "kvaddr/replay/npy.hpp"
 
 namespace kvaddr::replay {
 
@@ -105,11 +108,19 @@ struct CallReport {
   // Production-contract preconditions the recorded call breaks (translate/preconditions.hpp), each
   // naming its row and numbers: the variants above then say what the kernel did with such a call.
   std::vector<std::string> broken_preconditions;
+  // The "behaves like" search ran out of its budget (SearchBudget) after this many candidates:
+  // matching_variants then lists only what was found before it stopped.
+  std::optional<std::int64_t> search_stopped_after;
+  // status == error: the kind of the error (kvaddr::ErrorKind's names: "io" for a missing or
+  // unreadable file or one outside DIR, "format" for a malformed .npy image, "invalid_argument" for
+  // a call the manifest states wrongly, ...).
+  std::string error_kind;
 };
 
 struct ReplayReport {
   std::filesystem::path dir;
   std::string error;  // manifest-level problem (missing/unparsable manifest.json); calls is then empty
+  std::string error_kind;  // its kind, as CallReport::error_kind ("io" when manifest.json cannot be read)
   std::vector<CallReport> calls;
 
   std::size_t count(CallStatus s) const noexcept;
@@ -118,11 +129,30 @@ struct ReplayReport {
 
 inline constexpr std::size_t kMaxDiffs = 8;
 
+// The work the "behaves like" search may spend on one call: it tries at most max_candidates
+// variants and starts no new one after max_seconds of wall clock; when either ends it, the call
+// reports "search stopped after N candidates" (CallReport::search_stopped_after).
+inline constexpr std::int64_t kDefaultSearchCandidates = 4096;
+inline constexpr double kDefaultSearchSeconds = 5.0;
+struct SearchBudget {
+  std::int64_t max_candidates = kDefaultSearchCandidates;
+  double max_seconds = kDefaultSearchSeconds;
+};
+
 struct ReplayOptions {
   // By default a manifest may only name files inside DIR (no absolute path, no "..", no symbolic
-  // link resolving outside DIR); true lifts that confinement.
+  // link resolving outside DIR), manifest.json included; true lifts that confinement.
   bool allow_outside = false;
+  SearchBudget search;
 };
+
+// The files of a replay directory under the rules replay_dir reads them with (Python's
+// kvaddr.assert_replay reads through these): manifest.json (confined to DIR like every file unless
+// options.allow_outside, at most 64 MiB, parsed under replay's limits and returned as compact JSON
+// text), and the .npy file a manifest names. Throw kvaddr::IoError (missing, unreadable, outside
+// DIR) or kvaddr::FormatError (malformed JSON or .npy image; the text never quotes the file).
+std::string read_manifest(const std::filesystem::path& dir, const ReplayOptions& options = {});
+NpyArray read_dir_npy(const std::filesystem::path& dir, const std::string& name, const ReplayOptions& options = {});
 
 // Replay every call of DIR/manifest.json.
 ReplayReport replay_dir(const std::filesystem::path& dir, const ReplayOptions& options = {});
