@@ -549,10 +549,10 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
     named = _names(case, result, variant)
     out_dir, snippet = None, ""
     if replay_dir is not None:
-        from .record import write_case
+        from .record import pytest_snippet, write_case
 
         out_dir = write_case(replay_dir, case, result, variant, seed, index, name, graph)
-        snippet = pytest_snippet(out_dir, route, seed, index, graph)
+        snippet = pytest_snippet(out_dir, route, seed, index, fam)
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
                    named, out_dir, snippet, broken_preconditions(case))
 
@@ -587,14 +587,6 @@ def crash_variants(case, claimed):
         except _core.Error:
             names.append(v)
     return names
-
-
-def pytest_snippet(out_dir, route, seed, index, graph=False):
-    dev = '"cuda"' if graph else '"cpu"'
-    return (f"def test_{route}_seed{seed}_case{index}():  # kvaddr.check regression\n"
-            f"    import kvaddr\n"
-            f"    from my_kernels import my_kernel  # the kernel under test\n"
-            f"    kvaddr.assert_replay(my_kernel, {str(out_dir)!r}, device={dev})\n")
 
 
 class CheckFailed(AssertionError):

@@ -1,9 +1,16 @@
 """Failing harness cases as replay directories (docs/replay.md), and replaying a kernel on them.
 
-A directory holds manifest.json + one .npy per array (readable by `kvaddr replay DIR` and
-kvaddr.replay), plus harness.json with what the manifest format has no key for: the visible width of
-each padded output, the strided inputs, aliasing, adjacent slices of one allocation (kvaddr.adjacent; also
-named in the manifest's note), and the failure that was found.
+A directory holds manifest.json (format version 2) + one .npy per array, written so that `kvaddr replay DIR`
+reproduces what the harness saw: each output is its whole guarded allocation (the guard lanes before and
+after it, and the columns past the visible width of a pitched output, compared with their *before*
+values), each strided input is its spread backing with its element strides, each guarded table (v2p,
+swa_v2p) its parent with the guard pages around it; the call's "presented" object names the visible widths,
+aliasing and adjacent slices of one allocation (kvaddr.adjacent). harness.json keeps what the failure was
+(kind, detail, seed, case, first lanes).
+
+Reading a directory back (load_case, assert_replay) goes through replay's own readers in the C++ library
+(kvaddr._core.replay_read_manifest / replay_read_npy): the same confinement to the directory, symbolic
+links resolved, manifest.json included, and the same error texts, which never quote a file's contents.
 """
 from __future__ import annotations
 
@@ -12,67 +19,155 @@ import pathlib
 
 import numpy as np
 
+from . import _core
+from . import cases as C
 from .cases import Case
+from .present import STRIDE_PAD, guarded, spread
+
+FORMAT_VERSION = 2
+
+
+def _save(d, name, arr):
+    np.save(d / name, np.ascontiguousarray(arr))
+    return name
+
+
+def _input_entry(d, case, name, arr, grouped):
+    """The manifest entry of one input: a file, a guarded table's parent slice, or a strided backing."""
+    plain = name in grouped or (case.alias and case.alias[1] == name)
+    if name in case.strided and not plain:
+        backing = spread(arr)
+        f = _save(d, f"in.{name}.npy", backing.ravel())
+        strides = [int(backing.shape[1]), 1] if arr.ndim == 2 else [2]
+        return {"file": f, "shape": [int(n) for n in arr.shape], "strides": strides}
+    if name in C.GUARDED_TABLES and arr.ndim == 1 and not plain:
+        return {"file": _save(d, f"in.{name}.npy", C.guarded_table(arr)[0]), "offset": C.TABLE_GUARD,
+                "size": int(arr.size)}
+    return _save(d, f"in.{name}.npy", arr)
+
+
+def _output_entry(d, name, buf, result, grouped):
+    """The manifest entry of one output: its guarded allocation before and after the call (the buffer at
+    offset GUARD), or the plain buffers for a member of an adjacent layout."""
+    actual = result.actual.get(name, buf)
+    if name in grouped:
+        return {"before": _save(d, f"out.{name}.before.npy", buf), "after": _save(d, f"out.{name}.after.npy", actual)}
+    before = guarded(buf)
+    after = getattr(result, "backing", {}).get(name)
+    if after is None or after.shape != before.shape:
+        after = guarded(actual)  # no backing (the kernel raised, a graph run): the guards as presented
+    return {"before": _save(d, f"out.{name}.before.npy", before), "after": _save(d, f"out.{name}.after.npy", after),
+            "offset": C.GUARD, "size": int(buf.size), "shape": [int(n) for n in buf.shape]}
 
 
 def write_case(root, case, result, variant, seed, index, name=None, graph=False):
     """Write `case` (with the kernel's outputs as the *after* buffers) under root; returns the directory."""
+    from .adjacent import members
+
     d = pathlib.Path(root) / f"{case.route}-seed{seed}-case{index}"
     d.mkdir(parents=True, exist_ok=True)
     for old in d.glob("*.npy"):
         old.unlink()
-    inputs = {}
-    for k, v in case.inputs.items():
-        if v is not None:
-            np.save(d / f"in.{k}.npy", np.ascontiguousarray(v))
-            inputs[k] = f"in.{k}.npy"
-    outputs = {}
-    for k, v in case.outputs.items():
-        after = result.actual.get(k, v)
-        np.save(d / f"out.{k}.before.npy", np.ascontiguousarray(v))
-        np.save(d / f"out.{k}.after.npy", np.ascontiguousarray(after))
-        outputs[k] = {"before": f"out.{k}.before.npy", "after": f"out.{k}.after.npy"}
+    grouped = members(case) if case.adjacent else ()
+    inputs = {k: _input_entry(d, case, k, v, grouped) for k, v in case.inputs.items() if v is not None}
+    outputs = {k: _output_entry(d, k, v, result, grouped) for k, v in case.outputs.items()}
     scalars = {k: (bool(v) if isinstance(v, (bool, np.bool_)) else int(v)) for k, v in case.scalars.items()}
     call = {"route": case.route, "name": name or f"kvaddr.check {case.route} seed {seed} case {index}",
             "variant": variant, "scalars": scalars, "inputs": inputs, "outputs": outputs,
             "note": f"kvaddr.check: {result.kind}" + (f" ({result.detail})" if result.detail else "")}
-    if case.adjacent:  # the manifest has no key for a shared allocation: the layout is in the note and harness.json
+    presented = {}
+    if case.widths:
+        presented["widths"] = {k: int(w) for k, w in case.widths.items()}
+    if case.alias:
+        presented["alias"] = [case.alias[0], case.alias[1]] + [int(x) for x in case.alias[2:]]
+    if case.adjacent:  # replayed from separate buffers by kvaddr replay; assert_replay rebuilds the layout
         from .adjacent import describe as layout
 
-        call["note"] += f"; layout: {layout(case)} (harness.json \"adjacent\"; replayed from separate buffers by " \
-                        "kvaddr replay)"
-    (d / "manifest.json").write_text(json.dumps({"format": "kvaddr-replay", "version": 1, "calls": [call]}, indent=2))
-    side = {"widths": case.widths, "strided": list(case.strided), "alias": list(case.alias),
-            "adjacent": [list(case.adjacent[0]), int(case.adjacent[1])] if case.adjacent else [],
-            "kind": result.kind,
-            "detail": result.detail, "seed": int(seed), "case": int(index), "variant": variant, "graph": bool(graph),
-            "first_lanes": [str(lane) for lane in result.first]}
+        presented["adjacent"] = [list(case.adjacent[0]), int(case.adjacent[1])]
+        call["note"] += f"; layout: {layout(case)} (replayed from separate buffers by kvaddr replay)"
+    if presented:
+        call["presented"] = presented
+    (d / "manifest.json").write_text(json.dumps({"format": "kvaddr-replay", "version": FORMAT_VERSION,
+                                                 "calls": [call]}, indent=2))
+    side = {"kind": result.kind, "detail": result.detail, "seed": int(seed), "case": int(index), "variant": variant,
+            "graph": bool(graph), "first_lanes": [str(lane) for lane in result.first]}
     (d / "harness.json").write_text(json.dumps(side, indent=2))
     return str(d)
 
 
-def load_case(directory):
-    """The Case of a directory written by write_case (or any one-call replay directory). Returns (case, variant)."""
-    d = pathlib.Path(directory)
-    manifest = json.loads((d / "manifest.json").read_text())
+def _ints(entry, key):
+    v = entry.get(key)
+    if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v):
+        raise _core.FormatError(f"manifest.json: {key} must be a list of non-negative integers")
+    return v
+
+
+def _input_values(read, entry):
+    """The values of an input entry (docs/replay.md): a file, a slice {file, offset, size} of a 1-D parent, or
+    a strided view {file, offset, shape, strides} of it (indices checked against the parent: no read outside)."""
+    if isinstance(entry, str):
+        return read(entry)
+    parent = read(entry["file"]).reshape(-1)
+    off = entry.get("offset", 0)
+    if "strides" not in entry:
+        return parent[off:off + entry["size"]].copy()
+    shape, strides = _ints(entry, "shape"), _ints(entry, "strides")
+    if len(shape) != len(strides) or not 1 <= len(shape) <= 2:
+        raise _core.FormatError("manifest.json: a strided input needs shape and strides of 1 or 2 entries each")
+    idx = off + sum(np.arange(n, dtype=np.int64).reshape([-1 if k == d else 1 for k in range(len(shape))]) * s
+                    for d, (n, s) in enumerate(zip(shape, strides)))
+    return parent[np.broadcast_to(idx, shape)]  # fancy indexing: an index past the parent raises IndexError
+
+
+def _spread_like(entry, values):
+    """Whether a strided input entry is the harness's spread layout (kvaddr.present.spread) of `values`."""
+    if not isinstance(entry, dict) or "strides" not in entry or entry.get("offset", 0) != 0:
+        return False
+    want = [values.shape[1] + STRIDE_PAD, 1] if values.ndim == 2 else [2]  # as present.spread lays them out
+    return entry["strides"] == want
+
+
+def load_case(directory, *, allow_outside=False):
+    """The Case of a directory written by write_case (or any one-call replay directory). Returns (case, variant).
+    Every file is read inside `directory` (symbolic links resolved) unless allow_outside=True."""
+    d = str(directory)
+    manifest = _core.replay_read_manifest(d, allow_outside=allow_outside)
     call = manifest["calls"][0]
-    side = json.loads((d / "harness.json").read_text()) if (d / "harness.json").exists() else {}
-    inputs = {k: np.load(d / f) for k, f in call.get("inputs", {}).items()}
+
+    def read(name):
+        return _core.replay_read_npy(d, name, allow_outside=allow_outside)
+
+    inputs = {k: _input_values(read, e) for k, e in call.get("inputs", {}).items()}
+    strided = tuple(k for k, e in call.get("inputs", {}).items() if _spread_like(e, inputs[k]))
     if call["route"] == "flashmla_block_table":
         inputs.setdefault("kv_start_idx", None)
-    outputs = {k: np.load(d / f["before"]) for k, f in call["outputs"].items()}
-    adj = side.get("adjacent") or ()
-    case = Case(call["route"], dict(call.get("scalars", {})), inputs, outputs, dict(side.get("widths", {})),
-                tuple(side.get("strided", ())), tuple(side.get("alias", ())),
-                (tuple(adj[0]), int(adj[1])) if adj else ())
+    outputs = {}
+    for k, e in call["outputs"].items():
+        before = read(e["before"])
+        if "offset" in e:
+            before = before.reshape(-1)[e["offset"]:e["offset"] + e["size"]].reshape(e.get("shape", [e["size"]]))
+        outputs[k] = before.copy()
+    pres = call.get("presented", {})
+    alias = pres.get("alias", ())
+    adj = pres.get("adjacent") or ()
+    case = Case(call["route"], dict(call.get("scalars", {})), inputs, outputs, dict(pres.get("widths", {})),
+                strided, tuple(alias), (tuple(adj[0]), int(adj[1])) if adj else ())
     return case, call.get("variant", "production")
 
 
-def assert_replay(kernel, directory, *, device="cpu", array=None):
+def pytest_snippet(out_dir, route, seed, index, fam):
+    """A pytest regression test replaying the recorded case on the device and array library of the run."""
+    return (f"def test_{route}_seed{seed}_case{index}():  # kvaddr.check regression\n"
+            f"    import kvaddr\n"
+            f"    from my_kernels import my_kernel  # the kernel under test\n"
+            f"    kvaddr.assert_replay(my_kernel, {str(out_dir)!r}, device={str(fam.device)!r}, array={fam.name!r})\n")
+
+
+def assert_replay(kernel, directory, *, device="cpu", array=None, allow_outside=False):
     """Re-run `kernel` on the case recorded in `directory` and raise AssertionError if it still fails."""
     from .harness import check_case
 
-    case, variant = load_case(directory)
+    case, variant = load_case(directory, allow_outside=allow_outside)
     res = check_case(kernel, case, device=device, array=array, variant=variant)
     if res.kind != "ok":
         lanes = "\n".join(f"  {lane}" for lane in res.first)

@@ -21,6 +21,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -355,12 +356,27 @@ PYBIND11_MODULE(_core, m) {
   // ---- replay ----
   m.def("replay", [](const std::filesystem::path& dir, bool allow_outside) {
           return py::module_::import("json").attr("loads")(
-              text_to_python(replay::to_json(replay::replay_dir(dir, {allow_outside}))));
+              text_to_python(replay::to_json(replay::replay_dir(dir, {.allow_outside = allow_outside, .search = {}}))));
         }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
         "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict. Files outside DIR are "
         "read only with allow_outside=True.");
   m.def("replay_text", [](const std::filesystem::path& dir, bool allow_outside) {
-          return text_to_python(replay::to_text(replay::replay_dir(dir, {allow_outside})));
+          return text_to_python(replay::to_text(replay::replay_dir(dir, {.allow_outside = allow_outside, .search = {}})));
         }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
         "Replay DIR/manifest.json; returns the human-readable report.");
+  // The files of a replay directory read by replay's own readers and confinement (kvaddr.assert_replay).
+  m.def("replay_read_manifest", [](const std::filesystem::path& dir, bool allow_outside) {
+          return py::module_::import("json").attr("loads")(text_to_python(replay::read_manifest(dir, {.allow_outside = allow_outside, .search = {}})));
+        }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        "DIR/manifest.json as a dict, read as kvaddr replay reads it (inside DIR unless allow_outside).");
+  m.def("replay_read_npy", [](const std::filesystem::path& dir, const std::string& name, bool allow_outside) {
+          replay::NpyArray a = replay::read_dir_npy(dir, name, {.allow_outside = allow_outside, .search = {}});
+          if (a.dtype == replay::NpyDtype::other) throw FormatError(name, a.descr, "not an int32 or int64 array");
+          if (a.fortran_order && a.ndim() > 1) throw FormatError(name, "fortran_order", "arrays must be C order");
+          py::array_t<int64_t> out(std::vector<py::ssize_t>(a.shape.begin(), a.shape.end()));
+          if (!a.values.empty()) std::memcpy(out.mutable_data(), a.values.data(), a.values.size() * sizeof(int64_t));
+          if (a.dtype == replay::NpyDtype::int32) return py::object(out.attr("astype")("int32"));
+          return py::object(out);
+        }, py::arg("dir"), py::arg("name"), py::kw_only(), py::arg("allow_outside") = false,
+        "The int32 / int64 .npy file NAME of a replay directory, read as kvaddr replay reads it.");
 }
