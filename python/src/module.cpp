@@ -354,15 +354,29 @@ PYBIND11_MODULE(_core, m) {
         "§4.13 move_kv_cache: page-major runs -> (dst_pages, src_pages).");
 
   // ---- replay ----
-  m.def("replay", [](const std::filesystem::path& dir, bool allow_outside) {
-          return py::module_::import("json").attr("loads")(
-              text_to_python(replay::to_json(replay::replay_dir(dir, {.allow_outside = allow_outside, .search = {}}))));
+  // The options of kvaddr.replay / replay_text: confinement and the "behaves like" search's budget.
+  const auto replay_options = [](bool allow_outside, int64_t search_budget, double search_seconds) {
+    require(search_budget >= 1, "search_budget", search_budget, "must be at least 1 candidate");
+    if (!(search_seconds >= 0) || search_seconds > 1e9) {
+      throw InvalidArgument("search_seconds", std::to_string(search_seconds), "must be a number of seconds >= 0");
+    }
+    return replay::ReplayOptions{.allow_outside = allow_outside, .search = {search_budget, search_seconds}};
+  };
+  m.def("replay", [replay_options](const std::filesystem::path& dir, bool allow_outside, int64_t search_budget,
+                                   double search_seconds) {
+          return py::module_::import("json").attr("loads")(text_to_python(
+              replay::to_json(replay::replay_dir(dir, replay_options(allow_outside, search_budget, search_seconds)))));
         }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        py::arg("search_budget") = replay::kDefaultSearchCandidates, py::arg("search_seconds") = replay::kDefaultSearchSeconds,
         "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict. Files outside DIR are "
-        "read only with allow_outside=True.");
-  m.def("replay_text", [](const std::filesystem::path& dir, bool allow_outside) {
-          return text_to_python(replay::to_text(replay::replay_dir(dir, {.allow_outside = allow_outside, .search = {}})));
+        "read only with allow_outside=True; the behaves-like search tries at most search_budget variants and "
+        "starts none after search_seconds per call.");
+  m.def("replay_text", [replay_options](const std::filesystem::path& dir, bool allow_outside, int64_t search_budget,
+                                        double search_seconds) {
+          return text_to_python(
+              replay::to_text(replay::replay_dir(dir, replay_options(allow_outside, search_budget, search_seconds))));
         }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        py::arg("search_budget") = replay::kDefaultSearchCandidates, py::arg("search_seconds") = replay::kDefaultSearchSeconds,
         "Replay DIR/manifest.json; returns the human-readable report.");
   // The files of a replay directory read by replay's own readers and confinement (kvaddr.assert_replay).
   m.def("replay_read_manifest", [](const std::filesystem::path& dir, bool allow_outside) {

@@ -206,3 +206,17 @@ def test_assert_replay_confines_every_path(tmp_path):
     assert "TOP-SECRET" not in str(e.value) and "byte 0: not valid JSON" in str(e.value)
     r = kvaddr.replay(d)
     assert "TOP-SECRET" not in json.dumps(r) and r["error_kind"] == "io"
+
+
+def test_replay_search_budget(example_dir):
+    r = kvaddr.replay(example_dir, search_budget=1)
+    assert r["summary"] == kvaddr.replay(example_dir)["summary"]  # the statuses do not depend on the search
+    # every route with a variant besides production stops after its first candidate (mamba_translate has none)
+    assert [c.get("search_stopped_after") for c in r["calls"]] == \
+        [1 if len(kvaddr.variants(c["route"])) > 1 else None for c in r["calls"]]
+    assert "search stopped after 1 candidates" in kvaddr.replay_text(example_dir, search_budget=1)
+    assert all("search_stopped_after" not in c for c in kvaddr.replay(example_dir)["calls"])
+    assert {c.get("search_stopped_after") for c in kvaddr.replay(example_dir, search_seconds=0)["calls"]} == {0}
+    for bad in ({"search_budget": 0}, {"search_budget": -5}, {"search_seconds": -1.0}, {"search_seconds": float("nan")}):
+        with pytest.raises(kvaddr.InvalidArgument):
+            kvaddr.replay(example_dir, **bad)
