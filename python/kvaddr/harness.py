@@ -346,6 +346,7 @@ def _compare_group(fam, case, p, expected, result):
     values in the same layout): fills result.actual for the grouped outputs (kernel-returned arrays written in
     first) and the differing lanes; returns (out_of_bounds, inputs written away from every output)."""
     got = fam.get(p.group)
+    result.group_backing = got  # the whole allocation as the kernel left it (kvaddr.record writes it)
     mine = adjacent.views(None, got, case)
     for name in adjacent.members(case):
         if name in result.returned:

@@ -46,12 +46,34 @@ def _input_entry(d, case, name, arr, grouped):
     return _save(d, f"in.{name}.npy", arr)
 
 
-def _output_entry(d, name, buf, result, grouped):
+def _group_entry(d, case, name, buf, result):
+    """The entry of the one output of an adjacent layout: the whole shared allocation (guards and the other
+    members' lanes are then the output's guard lanes, which must keep their values), viewed in the output's
+    dtype; None when the layout has several outputs or no recorded allocation."""
+    from . import adjacent
+
+    after = getattr(result, "group_backing", None)
+    if sum(n in case.outputs for n in adjacent.members(case)) != 1 or after is None:
+        return None
+    spans, total = adjacent.layout(case)
+    lo = next(lo for n, lo, _ in spans if n == name)
+    u = buf.itemsize // 4
+    if lo % u or total % u:
+        return None
+    return {"before": _save(d, f"out.{name}.before.npy", adjacent.host_backing(case).view(buf.dtype)),
+            "after": _save(d, f"out.{name}.after.npy", np.ascontiguousarray(after, np.int32).view(buf.dtype)),
+            "offset": lo // u, "size": int(buf.size), "shape": [int(n) for n in buf.shape]}
+
+
+def _output_entry(d, case, name, buf, result, grouped):
     """The manifest entry of one output: its guarded allocation before and after the call (the buffer at
-    offset GUARD), or the plain buffers for a member of an adjacent layout."""
+    offset GUARD), or for a member of an adjacent layout the shared allocation (plain buffers when that
+    cannot be said, e.g. two outputs in one allocation)."""
     actual = result.actual.get(name, buf)
     if name in grouped:
-        return {"before": _save(d, f"out.{name}.before.npy", buf), "after": _save(d, f"out.{name}.after.npy", actual)}
+        entry = _group_entry(d, case, name, buf, result)
+        return entry or {"before": _save(d, f"out.{name}.before.npy", buf),
+                         "after": _save(d, f"out.{name}.after.npy", actual)}
     before = guarded(buf)
     after = getattr(result, "backing", {}).get(name)
     if after is None or after.shape != before.shape:
@@ -70,7 +92,7 @@ def write_case(root, case, result, variant, seed, index, name=None, graph=False)
         old.unlink()
     grouped = members(case) if case.adjacent else ()
     inputs = {k: _input_entry(d, case, k, v, grouped) for k, v in case.inputs.items() if v is not None}
-    outputs = {k: _output_entry(d, k, v, result, grouped) for k, v in case.outputs.items()}
+    outputs = {k: _output_entry(d, case, k, v, result, grouped) for k, v in case.outputs.items()}
     scalars = {k: (bool(v) if isinstance(v, (bool, np.bool_)) else int(v)) for k, v in case.scalars.items()}
     call = {"route": case.route, "name": name or f"kvaddr.check {case.route} seed {seed} case {index}",
             "variant": variant, "scalars": scalars, "inputs": inputs, "outputs": outputs,
@@ -80,11 +102,11 @@ def write_case(root, case, result, variant, seed, index, name=None, graph=False)
         presented["widths"] = {k: int(w) for k, w in case.widths.items()}
     if case.alias:
         presented["alias"] = [case.alias[0], case.alias[1]] + [int(x) for x in case.alias[2:]]
-    if case.adjacent:  # replayed from separate buffers by kvaddr replay; assert_replay rebuilds the layout
+    if case.adjacent:  # the output's entry is the shared allocation; assert_replay rebuilds the layout
         from .adjacent import describe as layout
 
         presented["adjacent"] = [list(case.adjacent[0]), int(case.adjacent[1])]
-        call["note"] += f"; layout: {layout(case)} (replayed from separate buffers by kvaddr replay)"
+        call["note"] += f"; layout: {layout(case)}"
     if presented:
         call["presented"] = presented
     (d / "manifest.json").write_text(json.dumps({"format": "kvaddr-replay", "version": FORMAT_VERSION,

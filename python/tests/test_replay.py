@@ -220,3 +220,20 @@ def test_replay_search_budget(example_dir):
     for bad in ({"search_budget": 0}, {"search_budget": -5}, {"search_seconds": -1.0}, {"search_seconds": float("nan")}):
         with pytest.raises(kvaddr.InvalidArgument):
             kvaddr.replay(example_dir, **bad)
+
+
+def test_store_into_an_adjacent_argument_replays_with_kvaddr_replay(tmp_path):
+    import np_kernels as K
+
+    rep = kvaddr.check("token_translate", K.translate_v2p_oob, cases=20, seed=0, params={"adjacent": "always"},
+                       replay_dir=tmp_path)
+    f = rep.failure
+    assert f.case.adjacent == (("out", "v2p"), 0) and [lane.region for lane in f.first] == ["neighbour_after"]
+    call = kvaddr.replay(f.replay_dir)["calls"][0]
+    n = f.case.outputs["out"].size
+    assert call["status"] == "differs"
+    assert [(d["region"], d["flat"], d["expected"], d["recorded"]) for d in call["diffs"]] == \
+        [("guard after", n, lane.expected, lane.actual) for lane in f.first]
+    back, _ = kvaddr.load_case(f.replay_dir)
+    assert back.adjacent == (("out", "v2p"), 0)
+    np.testing.assert_array_equal(back.outputs["out"], f.case.outputs["out"])
