@@ -9,8 +9,9 @@ aliasing and adjacent slices of one allocation (kvaddr.adjacent). harness.json k
 (kind, detail, seed, case, first lanes).
 
 Reading a directory back (load_case, assert_replay) goes through replay's own readers in the C++ library
-(kvaddr._core.replay_read_manifest / replay_read_npy): the same confinement to the directory, symbolic
-links resolved, manifest.json included, and the same error texts, which never quote a file's contents.
+(kvaddr._core.replay_read_manifest / replay_read_input / replay_read_npy): the same confinement to the
+directory, symbolic links resolved, manifest.json included, the same slice and stride checks, and the same
+error texts, which never quote a file's contents.
 """
 from __future__ import annotations
 
@@ -117,30 +118,6 @@ def write_case(root, case, result, variant, seed, index, name=None, graph=False)
     return str(d)
 
 
-def _ints(entry, key):
-    v = entry.get(key)
-    if not isinstance(v, list) or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in v):
-        raise _core.FormatError(f"manifest.json: {key} must be a list of non-negative integers")
-    return v
-
-
-def _input_values(read, entry):
-    """The values of an input entry (docs/replay.md): a file, a slice {file, offset, size} of a 1-D parent, or
-    a strided view {file, offset, shape, strides} of it (indices checked against the parent: no read outside)."""
-    if isinstance(entry, str):
-        return read(entry)
-    parent = read(entry["file"]).reshape(-1)
-    off = entry.get("offset", 0)
-    if "strides" not in entry:
-        return parent[off:off + entry["size"]].copy()
-    shape, strides = _ints(entry, "shape"), _ints(entry, "strides")
-    if len(shape) != len(strides) or not 1 <= len(shape) <= 2:
-        raise _core.FormatError("manifest.json: a strided input needs shape and strides of 1 or 2 entries each")
-    idx = off + sum(np.arange(n, dtype=np.int64).reshape([-1 if k == d else 1 for k in range(len(shape))]) * s
-                    for d, (n, s) in enumerate(zip(shape, strides)))
-    return parent[np.broadcast_to(idx, shape)]  # fancy indexing: an index past the parent raises IndexError
-
-
 def _spread_like(entry, values):
     """Whether a strided input entry is the harness's spread layout (kvaddr.present.spread) of `values`."""
     if not isinstance(entry, dict) or "strides" not in entry or entry.get("offset", 0) != 0:
@@ -159,7 +136,9 @@ def load_case(directory, *, allow_outside=False):
     def read(name):
         return _core.replay_read_npy(d, name, allow_outside=allow_outside)
 
-    inputs = {k: _input_values(read, e) for k, e in call.get("inputs", {}).items()}
+    # each input as the C++ loader reads it (a file, a slice, a strided view: one reader, one set of checks)
+    inputs = {k: _core.replay_read_input(d, json.dumps(e), allow_outside=allow_outside)
+              for k, e in call.get("inputs", {}).items()}
     strided = tuple(k for k, e in call.get("inputs", {}).items() if _spread_like(e, inputs[k]))
     if call["route"] == "flashmla_block_table":
         inputs.setdefault("kv_start_idx", None)

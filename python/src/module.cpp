@@ -95,6 +95,14 @@ py::str text_to_python(const std::string& t) {
   return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(t.data(), static_cast<py::ssize_t>(t.size()), "replace"));
 }
 
+// An int32 / int64 array read by replay (values widened to int64) as a numpy array of its dtype.
+py::object npy_to_python(const replay::NpyArray& a) {
+  py::array_t<int64_t> out(std::vector<py::ssize_t>(a.shape.begin(), a.shape.end()));
+  if (!a.values.empty()) std::memcpy(out.mutable_data(), a.values.data(), a.values.size() * sizeof(int64_t));
+  if (a.dtype == replay::NpyDtype::int32) return out.attr("astype")("int32");
+  return py::object(std::move(out));
+}
+
 }  // namespace
 // The production preconditions a call of `route` breaks (translate/preconditions.hpp), one text per
 // broken one naming its row and numbers: n_pages <= max_pages (canonical_page_table, read_table),
@@ -383,14 +391,17 @@ PYBIND11_MODULE(_core, m) {
           return py::module_::import("json").attr("loads")(text_to_python(replay::read_manifest(dir, {.allow_outside = allow_outside, .search = {}})));
         }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
         "DIR/manifest.json as a dict, read as kvaddr replay reads it (inside DIR unless allow_outside).");
+  m.def("replay_read_input", [](const std::filesystem::path& dir, const std::string& entry, bool allow_outside) {
+          const replay::NpyArray a = replay::read_dir_input(dir, entry, {.allow_outside = allow_outside, .search = {}});
+          return npy_to_python(a);
+        }, py::arg("dir"), py::arg("entry"), py::kw_only(), py::arg("allow_outside") = false,
+        "One input of a replay manifest (its entry as JSON text: a file, a slice or a strided view) as kvaddr "
+        "replay reads it: the values the route sees, int32 or int64.");
   m.def("replay_read_npy", [](const std::filesystem::path& dir, const std::string& name, bool allow_outside) {
           replay::NpyArray a = replay::read_dir_npy(dir, name, {.allow_outside = allow_outside, .search = {}});
           if (a.dtype == replay::NpyDtype::other) throw FormatError(name, a.descr, "not an int32 or int64 array");
           if (a.fortran_order && a.ndim() > 1) throw FormatError(name, "fortran_order", "arrays must be C order");
-          py::array_t<int64_t> out(std::vector<py::ssize_t>(a.shape.begin(), a.shape.end()));
-          if (!a.values.empty()) std::memcpy(out.mutable_data(), a.values.data(), a.values.size() * sizeof(int64_t));
-          if (a.dtype == replay::NpyDtype::int32) return py::object(out.attr("astype")("int32"));
-          return py::object(out);
+          return npy_to_python(a);
         }, py::arg("dir"), py::arg("name"), py::kw_only(), py::arg("allow_outside") = false,
         "The int32 / int64 .npy file NAME of a replay directory, read as kvaddr replay reads it.");
 }

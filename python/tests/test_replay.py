@@ -217,7 +217,8 @@ def test_replay_search_budget(example_dir):
     assert "search stopped after 1 candidates" in kvaddr.replay_text(example_dir, search_budget=1)
     assert all("search_stopped_after" not in c for c in kvaddr.replay(example_dir)["calls"])
     assert {c.get("search_stopped_after") for c in kvaddr.replay(example_dir, search_seconds=0)["calls"]} == {0}
-    for bad in ({"search_budget": 0}, {"search_budget": -5}, {"search_seconds": -1.0}, {"search_seconds": float("nan")}):
+    bad_options = ({"search_budget": 0}, {"search_budget": -5}, {"search_seconds": -1.0}, {"search_seconds": float("nan")})
+    for bad in bad_options:
         with pytest.raises(kvaddr.InvalidArgument):
             kvaddr.replay(example_dir, **bad)
 

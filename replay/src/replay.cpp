@@ -15,6 +15,7 @@
 #include "behaves_like.hpp"
 #include "call.hpp"
 #include "loader.hpp"
+#include "manifest.hpp"
 #include "prepare.hpp"
 #include "races.hpp"
 
@@ -143,5 +144,23 @@ void check_call(const json& call, const std::filesystem::path& dir, const Replay
 }
 
 }  // namespace detail
+
+NpyArray read_dir_input(const std::filesystem::path& dir, const std::string& entry, const ReplayOptions& options) {
+  const json call = {{"inputs", {{"input", detail::parse_manifest(entry)}}}};
+  try {
+    Call c(call, dir, options.allow_outside);
+    Arr a = c.input("input", Want::widen, 1, 2);
+    NpyArray out;
+    out.dtype = a.dtype;
+    out.descr = a.dtype == NpyDtype::int32 ? "<i4" : "<i8";
+    out.shape = std::move(a.shape);
+    out.values = std::move(a.v);
+    return out;
+  } catch (const detail::CallError& e) {
+    if (e.kind() == ErrorKind::io) throw IoError("input", "manifest entry", e.what());
+    if (e.kind() == ErrorKind::format) throw FormatError("input", "manifest entry", e.what());
+    throw InvalidArgument("input", "manifest entry", e.what());
+  }
+}
 
 }  // namespace kvaddr::replay

@@ -272,5 +272,22 @@ TEST(ReplayBounds, StridedInputsAreGatheredWithinTheirParent) {
   }
 }
 
+// read_dir_input: one input as the loader reads it (Python's load_case reads through it).
+TEST(ReplayBounds, ReadDirInputIsTheLoadersView) {
+  const auto d = fresh_dir("read_input");
+  write_npy(d / "parent.npy", NpyDtype::int32, {4}, {7, 8, 9, 10});
+  const NpyArray a = read_dir_input(d, R"({"file": "parent.npy", "offset": 1, "shape": [2, 2], "strides": [1, 0]})");
+  EXPECT_EQ(a.dtype, NpyDtype::int32);
+  EXPECT_EQ(a.shape, (I64{2, 2}));
+  EXPECT_EQ(a.values, (I64{8, 8, 9, 9}));
+  EXPECT_EQ(read_dir_input(d, R"({"file": "parent.npy", "offset": 3, "size": 1})").values, (I64{10}));
+  EXPECT_EQ(read_dir_input(d, R"("parent.npy")").values, (I64{7, 8, 9, 10}));
+  EXPECT_THROW((void)read_dir_input(d, R"("../parent.npy")"), IoError);
+  EXPECT_NO_THROW((void)read_dir_input(d, R"("../kvaddr_bounds_test_read_input/parent.npy")", {.allow_outside = true, .search = {}}));
+  EXPECT_THROW((void)read_dir_input(d, R"({"file": "parent.npy", "shape": [5], "strides": [1]})"), InvalidArgument);
+  EXPECT_THROW((void)read_dir_input(d, R"({"file": "parent.npy", "colour": 1})"), InvalidArgument);
+  EXPECT_THROW((void)read_dir_input(d, "not json"), FormatError);
+}
+
 }  // namespace
 }  // namespace kvaddr::replay

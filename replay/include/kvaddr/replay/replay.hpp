@@ -153,6 +153,11 @@ struct ReplayOptions {
 // DIR) or kvaddr::FormatError (malformed JSON or .npy image; the text never quotes the file).
 std::string read_manifest(const std::filesystem::path& dir, const ReplayOptions& options = {});
 NpyArray read_dir_npy(const std::filesystem::path& dir, const std::string& name, const ReplayOptions& options = {});
+// The values of one input as replay reads them from its manifest entry (JSON text: a file name, a slice
+// {"file", "offset", "size"} or a strided view {"file", "offset", "shape", "strides"}), int32 or int64,
+// 1-D or 2-D, widened to int64 in `values` (dtype says which). The error of the entry (IoError,
+// FormatError, InvalidArgument) is the kind replay reports for it.
+NpyArray read_dir_input(const std::filesystem::path& dir, const std::string& entry, const ReplayOptions& options = {});
 
 // Replay every call of DIR/manifest.json.
 ReplayReport replay_dir(const std::filesystem::path& dir, const ReplayOptions& options = {});
