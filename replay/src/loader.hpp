@@ -79,6 +79,9 @@ struct Output {
   // > 0: a 2-D table whose rows are row_stride lanes apart; lanes [shape[1], row_stride) of each
   // row are guard columns.
   std::int64_t row_stride = 0;
+  // > 0: the kernel saw only the first `width` columns of this 2-D table ("presented": {"widths"}); the
+  // lanes past them are reported with region "past width".
+  std::int64_t width = 0;
   // The lanes of the buffer the route writes: shape[1] for a packed table, row_stride otherwise.
   std::int64_t stride() const { return row_stride > 0 ? row_stride : (shape.size() < 2 ? 1 : shape[1]); }
 };
@@ -170,7 +173,30 @@ class Call {
       if (!keys.count(k)) bad("unknown key '" + k + "' in output " + name);
     }
     if (!o.at("before").is_string() || !o.at("after").is_string()) bad("output " + name + ": before and after must name .npy files");
-    if (o.contains("row_stride")) return strided_output(name, o, want, allow_row_stride);
+    Output out = o.contains("row_stride") ? strided_output(name, o, want, allow_row_stride) : plain_output(name, o, want, min_rank, max_rank);
+    out.width = presented_width(name, out.shape);
+    return out;
+  }
+
+  // "presented": {"widths": {name: W}}: the visible columns of a 2-D output, 1 <= W <= its columns.
+  std::int64_t presented_width(const std::string& name, const I64& shape) const {
+    if (!j_.contains("presented")) return 0;
+    const json& p = j_.at("presented");
+    if (!p.contains("widths")) return 0;
+    const json& ws = p.at("widths");
+    if (!ws.is_object()) bad("presented.widths must be an object {output: columns}");
+    if (!ws.contains(name)) return 0;
+    const json& w = ws.at(name);
+    const std::int64_t cols = shape.size() == 2 ? shape[1] : 0;
+    if (!w.is_number_integer() || w.get<std::int64_t>() < 1 || w.get<std::int64_t>() > cols ||
+        (w.is_number_unsigned() && w.get<std::uint64_t>() > static_cast<std::uint64_t>(cols))) {
+      bad(fmt::format("presented.widths.{} = {}: must be an integer in [1, {}] (the columns of a 2-D output)", name,
+                      detail::describe_value(w), cols));
+    }
+    return w.get<std::int64_t>();
+  }
+
+  Output plain_output(const std::string& name, const json& o, Want want, int min_rank, int max_rank) {
     const bool sliced = o.contains("offset") || o.contains("size") || o.contains("shape");
     Arr before = load(name + ".before", o.at("before"), want, min_rank, max_rank, sliced ? &o : nullptr);
     Arr after = load(name + ".after", o.at("after"), want, min_rank, max_rank, sliced ? &o : nullptr);

@@ -27,7 +27,7 @@ using namespace load;  // NOLINT(google-build-using-namespace): the loaded call'
 // Lane-by-lane comparison of one output, its guard regions included; `writes` (optional) are the
 // variant's stores per lane, so that a contested lane accepts each of its possible values.
 void compare(const Output& o, const I64& expected, const detail::LaneWrites* writes, CallReport& r) {
-  detail::compare_lanes(o.name, o.shape, o.row_stride, expected, o.after, writes, r);
+  detail::compare_lanes(o.name, o.shape, o.row_stride, expected, o.after, writes, r, o.width);
   detail::compare_guards(o.name, o.parent_before, o.parent_after, o.offset, static_cast<std::int64_t>(o.before.size()), r);
 }
 
@@ -46,7 +46,7 @@ std::optional<Race> race_for(const Prepared& p, Route route, Variant v, const st
   std::vector<detail::RacedOutput> raced;
   for (std::size_t k = 0; k < p.outputs.size(); ++k) {
     const Output& o = p.outputs[k];
-    raced.push_back({&o.name, &o.shape, o.row_stride, &o.after, &host[k], &(*writes)[k], guards_intact(o)});
+    raced.push_back({&o.name, &o.shape, o.row_stride, &o.after, &host[k], &(*writes)[k], guards_intact(o), o.width});
   }
   return detail::race_of(std::string(to_string(v, route)), raced);
 }

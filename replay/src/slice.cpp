@@ -125,7 +125,7 @@ std::vector<std::int64_t> slice_values(const std::vector<std::int64_t>& parent, 
 }
 
 void compare_lanes(const std::string& name, const I64& shape, std::int64_t row_stride, const I64& expected,
-                   const I64& recorded, const LaneWrites* writes, CallReport& r) {
+                   const I64& recorded, const LaneWrites* writes, CallReport& r, std::int64_t width) {
   for (std::size_t i = 0; i < expected.size(); ++i) {
     ++r.lanes_checked;
     const bool contested = writes != nullptr && i < writes->size() && possible_values((*writes)[i]).size() >= 2;
@@ -140,7 +140,7 @@ void compare_lanes(const std::string& name, const I64& shape, std::int64_t row_s
     LaneDiff d;
     d.output = name;
     d.flat = static_cast<std::int64_t>(i);
-    LanePlace place = place_of(shape, row_stride, d.flat);
+    LanePlace place = place_of(shape, row_stride, d.flat, width);
     d.index = std::move(place.index);
     d.region = std::move(place.region);
     d.expected = expected[i];

@@ -50,7 +50,7 @@ using I64 = std::vector<std::int64_t>;
 // "guard column"). With `writes`, a contested lane (stores of >= 2 different values) differs only
 // when the recorded value is none of them, and its LaneDiff lists the stores.
 void compare_lanes(const std::string& name, const I64& shape, std::int64_t row_stride, const I64& expected,
-                   const I64& recorded, const LaneWrites* writes, CallReport& r);
+                   const I64& recorded, const LaneWrites* writes, CallReport& r, std::int64_t width = 0);
 // The guard lanes of a sliced output (parent lanes outside [offset, offset + size)): no route
 // writes there, so a lane whose recorded value changed is a LaneDiff with region "guard before" /
 // "guard after" and flat relative to the view (-1 = the lane just before it). No-op without a parent.

@@ -289,5 +289,34 @@ TEST(ReplayBounds, ReadDirInputIsTheLoadersView) {
   EXPECT_THROW((void)read_dir_input(d, "not json"), FormatError);
 }
 
+// "presented": {"widths"}: a lane past the visible width of a pitched output is named "past width".
+TEST(ReplayBounds, PresentedWidthNamesLanesPastIt) {
+  const auto d = fresh_dir("width");
+  write_npy(d / "pt.npy", NpyDtype::int64, {1, 1}, {1});
+  write_npy(d / "v2p.npy", NpyDtype::int64, {2}, {0, 3});
+  write_npy(d / "before.npy", NpyDtype::int64, {1, 2}, {-5, -5});
+  write_npy(d / "after.npy", NpyDtype::int64, {1, 2}, {3, 9});  // production writes 3 at [0, 0]; [0, 1] is past it
+  const auto call = [](json width) {
+    json c = {{"route", "eager_funnel"}, {"scalars", {{"page_size", 1}}},
+              {"inputs", {{"page_table", "pt.npy"}, {"v2p", "v2p.npy"}}},
+              {"outputs", {{"out", {{"before", "before.npy"}, {"after", "after.npy"}}}}}};
+    if (!width.is_null()) c["presented"] = {{"widths", {{"out", width}}}};
+    return c;
+  };
+  const ReplayReport r = replay_calls(d, {call(1), call(nullptr), call(2), call(0), call(3), call("1")});
+  ASSERT_EQ(r.calls.size(), 6u) << r.error;
+  ASSERT_EQ(r.calls[0].diffs.size(), 1u) << r.calls[0].error;
+  EXPECT_EQ(r.calls[0].diffs[0].region, "past width");
+  EXPECT_TRUE(has(to_text(r), "out[0, 1] (past width): expected -5, recorded 9")) << to_text(r);
+  for (std::size_t k : {1u, 2u}) {
+    ASSERT_EQ(r.calls[k].diffs.size(), 1u) << k;
+    EXPECT_EQ(r.calls[k].diffs[0].region, "") << k;  // no width, or the full width
+  }
+  for (std::size_t k : {3u, 4u, 5u}) {
+    EXPECT_EQ(r.calls[k].status, CallStatus::error) << k;
+    EXPECT_TRUE(has(r.calls[k].error, "must be an integer in [1, 2]")) << r.calls[k].error;
+  }
+}
+
 }  // namespace
 }  // namespace kvaddr::replay
