@@ -54,7 +54,8 @@ struct LaneDiff {
   // "" for a lane of the output itself; "guard before" / "guard after" for a lane of a guard
   // region of a sliced output (flat is then relative to the output's first lane: -1 is the guard
   // lane just before it, and index is {flat}); "guard column" for a lane of an output with a row
-  // stride that lies between the row's width and its stride (index is {row, column}, column >= width).
+  // stride that lies between the row's width and its stride (index is {row, column}, column >= width);
+  // "past width" for a lane of a 2-D output at a column at or past its "presented" visible width.
   std::string region;
   // A contested lane (a race under the claimed variant): every store the grid makes to it, in the
   // host's row order; the recorded value is none of their values. Empty for an ordinary lane.
@@ -165,8 +166,9 @@ ReplayReport replay_dir(const std::filesystem::path& dir, const ReplayOptions& o
 ReplayReport replay_manifest(std::string_view manifest_text, const std::filesystem::path& dir,
                              const ReplayOptions& options = {});
 
-// {"dir", "ok", "error"?, "summary": {"calls", "equal", "differs", "error", "race"?}, "calls": [{"position", "name",
-//  "route", "variant", "status", "error"?, "lanes_checked", "model_checked", "lanes_differing", "diffs": [{"output",
+// {"dir", "ok", "error"?, "error_kind"?, "summary": {"calls", "equal", "differs", "error", "race"?}, "calls": [{"position",
+//  "name", "route", "variant", "status", "error"?, "error_kind"?, "lanes_checked", "model_checked", "lanes_differing",
+//  "search_stopped_after"?, "diffs": [{"output",
 //  "flat", "index", "expected", "recorded", "region"?, "writes"?}], "matching_variants": [...],
 //  "broken_preconditions"?, "races"?: [{"variant", "consistent", "cells_contested", "cells": [{"output", "flat",
 //  "index", "region"?, "writes": [{"row", "value"}], "possible", "recorded", "recorded_possible"}]}]}]}
