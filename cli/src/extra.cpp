@@ -73,6 +73,7 @@ struct ExtraState {
   std::string replay_dir;
   std::string replay_svg;
   replay::ReplayOptions replay_options;
+  std::int64_t replay_search_seconds = 0;
 #endif
 };
 
@@ -199,7 +200,13 @@ void register_extra_subcommands(CLI::App& app) {
   s.replay->add_option("--svg", s.replay_svg, "Write one picture per differing call into this folder");
   s.replay->add_flag("--allow-outside", s.replay_options.allow_outside,
                      "Let the manifest name files outside DIR (absolute paths, .., symbolic links)");
-  s.replay->footer("Example:\n  kvaddr replay tests/data/replay/example --json");
+  int_option(s.replay, "--search-budget", s.replay_options.search.max_candidates,
+             "Most variants the \"behaves like\" search tries per call", 1, 1'000'000);
+  s.replay_search_seconds = static_cast<std::int64_t>(s.replay_options.search.max_seconds);
+  int_option(s.replay, "--search-seconds", s.replay_search_seconds,
+             "Wall-clock seconds after which the search starts no new variant (per call)", 1, 3600);
+  s.replay->footer("Example:\n  kvaddr replay tests/data/replay/example --json\n"
+                   "A search that runs out of its budget says \"search stopped after N candidates\".");
 #endif
 }
 
@@ -317,7 +324,13 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
 #endif
 #ifdef KVADDR_WITH_REPLAY
   if (s.replay != nullptr && s.replay->parsed()) {
+    // A DIR that is not a directory is an error of the argument (exit 2, kvaddr.error/1 with --json).
+    std::error_code ec;
+    if (!std::filesystem::is_directory(s.replay_dir, ec)) {
+      throw IoError("dir", s.replay_dir, std::filesystem::exists(s.replay_dir, ec) ? "not a directory" : "no such directory");
+    }
     if (!s.replay_svg.empty()) make_svg_dir(s.replay_svg, "--svg");
+    s.replay_options.search.max_seconds = static_cast<double>(s.replay_search_seconds);
     const auto report = replay::replay_dir(s.replay_dir, s.replay_options);
     if (!s.replay_svg.empty()) replay_pictures(report, s.replay_svg, ctx);
     if (ctx.json) {

@@ -204,6 +204,7 @@ def _compare_group(fam, case, p, expected, result):
     values in the same layout): fills result.actual for the grouped outputs (kernel-returned arrays written in
     first) and the differing lanes; returns (out_of_bounds, inputs written away from every output)."""
     got = fam.get(p.group)
+    result.group_backing = got  # the whole allocation as the kernel left it (kvaddr.record writes it)
     mine = adjacent.views(None, got, case)
     for name in adjacent.members(case):
         if name in result.returned:
@@ -449,12 +450,20 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
     if replay_dir is not None:
         try:
             out_dir = _above("write_case")(replay_dir, case, result, variant, seed, index, name, graph)
-            snippet = pytest_snippet(out_dir, route, seed, index, graph)
+            snippet = pytest_snippet(out_dir, route, seed, index, fam)
         except (OSError, ValueError) as e:  # the harness's own I/O: the failure stands without its directory
             replay_error = f"{type(e).__name__}: {e}"
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
                    named, out_dir, snippet, broken_preconditions(case), replay_error, behaviour)
 
+
+
+def pytest_snippet(out_dir, route, seed, index, fam):
+    """A pytest regression test replaying the recorded case on the device and array library of the run."""
+    return (f"def test_{route}_seed{seed}_case{index}():  # kvaddr.check regression\n"
+            f"    import kvaddr\n"
+            f"    from my_kernels import my_kernel  # the kernel under test\n"
+            f"    kvaddr.assert_replay(my_kernel, {str(out_dir)!r}, device={str(fam.device)!r}, array={fam.name!r})\n")
 
 def _neighbours(result):
     """The adjacent arguments a result's first lanes landed in (kvaddr.adjacent), as a set of names."""
@@ -488,14 +497,6 @@ def crash_variants(case, claimed):
         except _core.Error:
             names.append(v)
     return names
-
-
-def pytest_snippet(out_dir, route, seed, index, graph=False):
-    dev = '"cuda"' if graph else '"cpu"'
-    return (f"def test_{route}_seed{seed}_case{index}():  # kvaddr.check regression\n"
-            f"    import kvaddr\n"
-            f"    from my_kernels import my_kernel  # the kernel under test\n"
-            f"    kvaddr.assert_replay(my_kernel, {str(out_dir)!r}, device={dev})\n")
 
 
 class CheckFailed(AssertionError):

@@ -249,10 +249,9 @@ def test_check_shrinks_keeping_the_neighbour_and_writes_a_replay(tmp_path):
     assert [str(x) for x in f.first] == ["out[0] (past the buffer, in the adjacent v2p[0]): expected 0, got 12345"]
     text = str(rep)
     assert "adjacent slices of one allocation: out | v2p" in text and "landed in v2p" in text
-    side = json.loads((tmp_path / "token_translate-seed0-case0" / "harness.json").read_text())
-    assert side["adjacent"] == [["out", "v2p"], 0]
-    note = json.loads((tmp_path / "token_translate-seed0-case0" / "manifest.json").read_text())["calls"][0]["note"]
-    assert "layout: adjacent slices of one allocation: out | v2p" in note
+    call = json.loads((tmp_path / "token_translate-seed0-case0" / "manifest.json").read_text())["calls"][0]
+    assert call["presented"]["adjacent"] == [["out", "v2p"], 0]
+    assert "layout: adjacent slices of one allocation: out | v2p" in call["note"]
     case, _ = kvaddr.record.load_case(f.replay_dir)
     assert case.adjacent == (("out", "v2p"), 0)
     with pytest.raises(AssertionError, match=r"past the buffer, in the adjacent v2p\[0\]"):

@@ -32,8 +32,8 @@ nlohmann::json read_json(std::string_view text, const std::string& file) {
         break;
       case json::parse_event_t::key:
         if (!keys.empty() && !keys.back().insert(parsed.get<std::string>()).second) {
-          throw FormatError(file, "key \"" + detail::snippet(parsed.get<std::string>()) + "\"",
-                            "repeated key in one object");
+          // named by its depth: the key's text is the file's content, never echoed
+          throw FormatError(file, "depth " + std::to_string(depth), "repeated key in one object");
         }
         break;
       default: break;
@@ -46,13 +46,10 @@ nlohmann::json read_json(std::string_view text, const std::string& file) {
   try {
     return json::parse(clean.begin(), clean.end(), check);
   } catch (const json::parse_error& e) {
-    // nlohmann's text ends with "; last read: '<bytes>'": cut there, the document is never echoed.
-    std::string why = e.what();
-    why = why.substr(0, why.find("; last read"));
-    if (const auto colon = why.find(": "); colon != std::string::npos) why = why.substr(colon + 2);
-    throw FormatError(file, "byte " + std::to_string(e.byte), "not valid JSON: " + detail::snippet(why, 120));
-  } catch (const json::exception& e) {
-    throw FormatError(file, "(document)", std::string("not valid JSON: ") + detail::snippet(e.what(), 120));
+    // Only the position: neither the text nor nlohmann's message (which quotes the last bytes read).
+    throw FormatError(file, "byte " + std::to_string(e.byte > 0 ? e.byte - 1 : 0), "not valid JSON");
+  } catch (const json::exception&) {
+    throw FormatError(file, "the document", "not valid JSON");
   }
 }
 
