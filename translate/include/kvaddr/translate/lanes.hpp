@@ -140,6 +140,18 @@ KVADDR_HD constexpr I decode_entry_lane(I page_index, Gather&& v2p, int log2_ps,
   return has(v, Behaviour::era_b_unclamped) ? raw : kv_max0(raw);
 }
 
+// §4.5 general path over a static SWA pool: the token-level full -> SWA slot map (0 = unmapped)
+// gathered at the page-start token, then made a page by the shift: full_to_swa[page_index] >> log2(ps)
+// (ps = 1: the slot itself). Production guards padding (page_index < 0 reads slot 0, the unmapped
+// sink); b09 drops the guard (-1 reads before the map).
+template <class I, class Gather>
+KVADDR_HD constexpr I swa_slot_entry_lane(I page_index, Gather&& full_to_swa, int log2_ps, Variant v) {
+  const bool guard = !has(v, Behaviour::b09_no_padding_guard);
+  const I index = guard ? kv_pick(page_index < I(0), I(0), page_index) : page_index;
+  const I slot = full_to_swa(index, page_index == page_index);
+  return (log2_ps == 0) ? slot : kv_shr(slot, log2_ps);
+}
+
 // Number of live columns of a page-table row whose KV length is `len` (already widened by any
 // seq_len_delta): ceil(len / ps), bounded by `max_pages` unless the variant drops the bound (B10,
 // E01); E09 counts pages with floor division. grid_spill: the bound is the launch grid's column
