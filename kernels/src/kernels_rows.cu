@@ -396,7 +396,7 @@ struct DecodeBody {
     } else if constexpr (REMAP) {
       return entry(r, b, c, page_index, Gather{table()});
     } else {
-      return (log2_ps() == 0) ? page_index : L::kv_shr<i64>(page_index, log2_ps());  // static: the shift only
+      return L::decode_static_lane<i64>(page_index, log2_ps());  // static: the shift only (I10)
     }
   }
   __device__ void store(i64 b, i64 c, i64 x) const { store_entry(p.v.page_table, b, c, x); }

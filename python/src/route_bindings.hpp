@@ -451,15 +451,17 @@ struct Binding {
     return o.arr;
   }
 
-  // Output I of the call, unless it is not made: an output given with a partner input is made only
-  // when the partner is given; one sized `unless` a flag is not made fresh under that flag.
+  // Output I of the call, unless it is not made: an output given with a partner input is made fresh
+  // only when the partner is given (one the caller hands over is used: decode_metadata's
+  // swa_page_table with the token-level full_to_swa_index_mapping); one sized `unless` a flag is not
+  // made fresh under that flag.
   template <std::size_t I>
   static void make_output(Call& c) {
     if constexpr (is_output<I>() && Sig::params[I].def != Default::required) {
       constexpr PyParam p = Sig::params[I];
       constexpr std::string_view partner = field_partner(p.field_name());
       if constexpr (!partner.empty()) {
-        if (!c.src.has(partner)) return;
+        if (!c.src.has(partner) && c.outs[I].is_none()) return;
       }
       if constexpr (!p.fresh.unless.empty()) {
         if (c.outs[I].is_none() && c.src.flag(p.fresh.unless)) return;

@@ -247,7 +247,7 @@ void decode_metadata(const DecodeMetadataArgs& a) {
         } else if (a.v2p.present()) {
           value = lanes::decode_entry_lane(page_index, g, log2_ps, CI(a.multiplier), a.variant);
         } else {
-          value = (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
+          value = lanes::decode_static_lane(page_index, log2_ps);
         }
         put<H>(a.page_table, b, c, "page_table") = narrow_out<std::int32_t>(value, "page_table", a.variant);
       });
