@@ -14,6 +14,11 @@ None) plus ``stream=`` (an int cudaStream_t; default torch's current stream when
 stride that is negative or not a whole number of elements, a host pointer, a missing argument raise a
 kvaddr.InvalidArgument naming the argument and its value; the launcher then validates the contract
 (kvaddr's typed errors). The launch is asynchronous on ``stream``.
+
+An upstream kernel name of kvaddr.upstream.FORMS (``kernel("normal_decode_set_metadata")``,
+``"build_kernel_page_table"``, ...) takes that kernel's own keywords in every call mode: a static pool (the v2p
+keyword None), ``src_is_kernel_page_table``, ``full_to_swa_index_mapping``, int32 index arrays (widened into a
+device copy before the launch).
 """
 from __future__ import annotations
 
@@ -227,8 +232,6 @@ def marshal(route, kwargs, check_pointers=True):
             raise invalid(k, "(given)", f"not an argument of {form or route} ({', '.join(h for h, _, _ in conv)})")
     fields, temps, views = {}, [], {}
     flat = _RANK2_FLAT.get(route, ())
-    if form == "translate_v2p":
-        flat = ("virt", "out")
     for hname, field, what in conv:
         val = kwargs.get(hname)
         if val is None and (what == "opt64" or hname in optional):
@@ -350,8 +353,8 @@ def _capturing():
 
 def kernel(route, variant="production"):
     """kvaddr's CUDA kernel for `route` (a harness route or an upstream alias) under `variant`, as a callable
-    in the harness's calling convention; raises Unavailable without a device, ValueError for an unknown route
-    or a variant the route does not have."""
+    in the harness's calling convention (an upstream name of kvaddr.upstream.FORMS: in its upstream form);
+    raises Unavailable without a device, ValueError for an unknown route or a variant the route does not have."""
     name = ALIASES.get(route, route)
     if name not in ROUTES:
         raise ValueError(f"route = {route!r}: kvaddr.gpu has {', '.join(ROUTES)} (and the aliases {', '.join(ALIASES)})")
