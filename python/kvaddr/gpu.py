@@ -288,7 +288,7 @@ def marshal(route, kwargs, check_pointers=True):
         fields["multiplier"] = st // ps
         if route == "token_translate" and views["virt"].shape != views["out"].shape:
             raise invalid("out", f"shape {list(views['out'].shape)}", f"must be virt's shape {list(views['virt'].shape)}")
-    if route == "write_loc" and views["out_width"] != views["out"].size:
+    if route == "write_loc" and "out_width" in views and views["out_width"] != views["out"].size:
         raise invalid("out_width", views["out_width"], f"must be out's size {views['out'].size}")
     for hname, field, what in conv:
         if what == "int" and hname in views:

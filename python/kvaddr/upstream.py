@@ -39,7 +39,7 @@ FORMS = {
         ("loc", "loc", "idx", False), ("v2p", "v2p", "in64", False), ("page_size", "page_size", "int", False),
         ("stride", "multiplier", "stride", False), ("dcp_size", "dcp_size", "int", True),
         ("dcp_rank", "dcp_rank", "int", True), ("out", "out", "out64", False),
-        ("out_width", None, "out_width", False)]),
+        ("out_width", None, "out_width", True)]),
     # §4.2: PAGED_SIZE (default 64), v2p_ptr (None: the static kernel), PAGE_MULT (default 1).
     "create_flashmla_kv_indices_triton": ("flashmla_block_table", [
         ("req_to_token", "req_to_token", "mat32", False), ("req_pool_indices", "req_pool_indices", "idx", False),

@@ -112,6 +112,10 @@ CASES = {
                              {"page_table": [[4, 3, -1, 777, 777], [2, 5, 777, 777, 777]],
                               "swa_page_table": [[1, 0, 0, 777, 777], [3, 4, 777, 777, 777]]}),
     # The fused token translate with int32 virtual ids: max(V2P[t // ps] * page_stride + t % ps, 0), -1 -> 0.
+    # write_loc_to_kernel_ids with int32 locs and no out_width: keep loc > 0, d(loc) as above; 0 and -1 -> 0.
+    "write_loc_int32": ("write_loc_to_kernel_ids",
+                        dict(loc=i32(8, 0, -1, 3), v2p=V2P, page_size=PS, stride=PS * 3, out=filled(4, -5, np.int64)),
+                        {"out": [12, 0, 0, 31]}),
     "translate_v2p_int32": ("translate_v2p",
                             dict(virt=i32(8, 9, -1, 3), v2p=V2P, page_size=PS, page_stride=PS * 3,
                                  out=filled(4, -5, np.int64)),
