@@ -31,9 +31,9 @@ PACKAGE_NAME = "kvaddr"
 LAYERS = (
     ("extensions", ("_core", "_gpu"), "the compiled bindings (python/src): route list, host routes, model, "
                                       "replay; kvaddr's CUDA launchers"),
-    ("base", ("arrays", "buffers", "guards", "route_tables", "scalars"), "array families, guarded buffers and their "
-                                                                         "Lane, page-guarded host memory, the "
-                                                                         "per-route tables, int64 argument errors"),
+    ("base", ("arrays", "buffers", "guards", "route_tables", "scalars", "upstream"),
+     "array families, guarded buffers and their Lane, page-guarded host memory, the per-route tables, int64 "
+     "argument errors, the upstream call forms"),
     ("layouts", ("adjacent",), "arguments as slices of one allocation"),
     ("cases", ("cases",), "seeded recipes and the Case each builds"),
     ("conventions", ("conventions", "shrink"), "calling conventions and host references; shrinking recipes"),

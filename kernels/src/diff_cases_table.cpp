@@ -44,12 +44,14 @@ void case_canonical(Ctx& c, bool full_prefill) {
                            : c.choose_variant({Variant::b09_no_padding_guard, Variant::e02_minus_one_sentinel,
                                                Variant::e10_batch_index_rows, Variant::e01_no_column_bound});
   if (!full_prefill) plant_grid_spill(c);
-  const Wide wide = full_prefill ? Wide{} : draw_wide(c);
-  const i64 ps = b09_ps(c, pick_ps(c, false)), M = pick_m(c);
+  // I10: a static pool (no v2p, M = 1; entry tok / ps) in one production case in five.
+  const bool static_pool = c.variant == Variant::production && c.rng.chance(0.2);
+  const Wide wide = full_prefill || static_pool ? Wide{} : draw_wide(c);
+  const i64 ps = b09_ps(c, pick_ps(c, false)), M = static_pool ? 1 : pick_m(c);
   mark_ps(c, ps);
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, 1 << 16), true);
   if (wide.on) gen::widen_entries(c.edge, p, M);
-  const auto pv = draw_parent_v2p(c, p);
+  const auto pv = static_pool ? std::nullopt : draw_parent_v2p(c, p);
   const i64 max_pages = table_cols(c, ps);
   const double pad = table_pad(c, ps, false, pv.has_value());
   // E01 (no column bound) and grid_spill read and write past max_pages: those extra columns stay
@@ -63,14 +65,16 @@ void case_canonical(Ctx& c, bool full_prefill) {
   const i64 orows = b.B + gr, ocols = max_pages + gc;
   const gen::Layout lo = out_layout(c, orows, ocols), li = in_layout(c, b.R, b.C);
   c.geo.kv("max_pages", max_pages).kv("out", std::to_string(orows) + "x" + std::to_string(ocols));
+  if (static_pool) c.geo.kv("static", true);
   if (lo.strided() || lo.offset) c.geo.kv("out_row_stride", lo.row_stride).kv("out_offset", lo.offset);
   if (li.strided()) c.geo.kv("r2t_row_stride", li.row_stride);
   std::vector<i32> out = stale<i32>(c, lo.parent_size());
   const std::vector<i32> initial = out;
   const std::vector<i32> r2t = gen::place(li, b.r2t, -1);
   const Mat<const i32> hr2t = view(r2t.data(), li);
-  const Vec<const i64> hv2p = pv ? Vec<const i64>{pv->parent.data() + pv->before, ssz(p.v2p.size()), pv->before, pv->after}
-                                 : cvec(p.v2p);
+  const Vec<const i64> hv2p = static_pool ? Vec<const i64>{}
+                              : pv ? Vec<const i64>{pv->parent.data() + pv->before, ssz(p.v2p.size()), pv->before, pv->after}
+                                   : cvec(p.v2p);
   const auto run = [&](Variant v) {
     out = initial;
     if (full_prefill) translate::full_prefill_table({hr2t, cvec(b.rows), cvec(b.lens), hv2p, ps, M, max_pages, view(out.data(), lo), v});
@@ -80,14 +84,18 @@ void case_canonical(Ctx& c, bool full_prefill) {
   const auto live = [&](i64 r) {
     return r < b.B ? lanes::table_columns<i64>(b.lens[sz(r)], ps, max_pages, Variant::production) : i64(0);
   };
-  const auto entry = [&](i64 r, i64 col) { return model_entry(p, b.r2t[sz(b.rows[sz(r)] * b.C + col * ps)]); };
+  const auto entry = [&](i64 r, i64 col) {
+    const i64 tok = b.r2t[sz(b.rows[sz(r)] * b.C + col * ps)];
+    return static_pool ? tok / ps : model_entry(p, tok);  // static: truncating division (I10)
+  };
   if (overflow_case(c, wide, out, initial, [&] { run(Variant::production); }, b.B, live, entry)) return;
   c.host_route(run);
   if (!c.host_only) {
   i32* d_out = c.dev.up(initial);
   const Mat<const i32> dr2t = view<const i32>(c.dev.up(r2t), li);
   const Vec<const i64> drows{c.dev.up(b.rows), b.B}, dlens{c.dev.up(b.lens), b.B};
-  const Vec<const i64> dv2p = pv ? c.dev.up_parent(*pv) : Vec<const i64>{c.dev.up_v2p(p.v2p), ssz(p.v2p.size())};
+  const Vec<const i64> dv2p = static_pool ? Vec<const i64>{}
+                              : pv ? c.dev.up_parent(*pv) : Vec<const i64>{c.dev.up_v2p(p.v2p), ssz(p.v2p.size())};
   if (full_prefill) launch_full_prefill_table({dr2t, drows, dlens, dv2p, ps, M, max_pages, view(d_out, lo), c.variant}, nullptr);
   else launch_canonical_page_table({dr2t, drows, dlens, dv2p, ps, M, max_pages, view(d_out, lo), c.variant}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -109,12 +117,14 @@ void case_read_table(Ctx& c) {
                                 Variant::e02_minus_one_sentinel, Variant::e10_batch_index_rows,
                                 Variant::e01_no_column_bound, Variant::e09_floor_pages});
   plant_grid_spill(c);
-  const Wide wide = draw_wide(c);
-  const i64 ps = b09_ps(c, pick_ps(c, false)), M = pick_m(c);
+  // I10: a static pool (no v2p, M = 1; entry tok / ps) in one production case in five.
+  const bool static_pool = c.variant == Variant::production && c.rng.chance(0.2);
+  const Wide wide = static_pool ? Wide{} : draw_wide(c);
+  const i64 ps = b09_ps(c, pick_ps(c, false)), M = static_pool ? 1 : pick_m(c);
   mark_ps(c, ps);
   Pool p = make_pool(c, ps, M, c.rng.uniform(2, 1 << 16), true);
   if (wide.on) gen::widen_entries(c.edge, p, M);
-  const auto pv = draw_parent_v2p(c, p);
+  const auto pv = static_pool ? std::nullopt : draw_parent_v2p(c, p);
   const i64 max_pages = std::max<i64>(1, table_cols(c, ps));
   const i64 delta = c.rng.pick<i64>({0, 0, 1, ps + 1, 2 * ps});
   const double pad = table_pad(c, ps, false, pv.has_value());
@@ -149,8 +159,10 @@ void case_read_table(Ctx& c) {
   std::vector<i32> out = stale<i32>(c, lo.parent_size());
   const std::vector<i32> initial = out;
   const std::vector<i32> r2t = gen::place(li, b.r2t, -1);
-  const Vec<const i64> hv2p = pv ? Vec<const i64>{pv->parent.data() + pv->before, ssz(p.v2p.size()), pv->before, pv->after}
-                                 : cvec(p.v2p);
+  if (static_pool) c.geo.kv("static", true);
+  const Vec<const i64> hv2p = static_pool ? Vec<const i64>{}
+                              : pv ? Vec<const i64>{pv->parent.data() + pv->before, ssz(p.v2p.size()), pv->before, pv->after}
+                                   : cvec(p.v2p);
   const auto run = [&](Variant v) {
     out = initial;
     translate::read_table({view(r2t.data(), li), cvec(b.rows), cvec(b.lens), delta, max_pages, hv2p, ps, M,
@@ -161,13 +173,17 @@ void case_read_table(Ctx& c) {
   const auto live = [&](i64 r) {
     return r < b.B ? lanes::table_columns<i64>(b.lens[sz(r)] + delta, ps, max_pages, Variant::production) : i64(0);
   };
-  const auto entry = [&](i64 r, i64 col) { return model_entry(p, b.r2t[sz(b.rows[sz(r)] * b.C + col * ps)]); };
+  const auto entry = [&](i64 r, i64 col) {
+    const i64 tok = b.r2t[sz(b.rows[sz(r)] * b.C + col * ps)];
+    return static_pool ? tok / ps : model_entry(p, tok);  // static: truncating division (I10)
+  };
   if (overflow_case(c, wide, out, initial, [&] { run(Variant::production); }, b.B, live, entry)) return;
   c.host_route(run);
   if (!c.host_only) {
   i32* d_out = c.dev.up(initial);
   const Mat<const i32> dr2t = use_huge ? c.dev.up_rows(b.r2t, huge) : view<const i32>(c.dev.up(r2t), li);
-  const Vec<const i64> dv2p = pv ? c.dev.up_parent(*pv) : Vec<const i64>{c.dev.up_v2p(p.v2p), ssz(p.v2p.size())};
+  const Vec<const i64> dv2p = static_pool ? Vec<const i64>{}
+                              : pv ? c.dev.up_parent(*pv) : Vec<const i64>{c.dev.up_v2p(p.v2p), ssz(p.v2p.size())};
   launch_read_table({dr2t, {c.dev.up(b.rows), b.B}, {c.dev.up(b.lens), b.B}, delta, max_pages, dv2p, ps, M,
                      view(d_out, lo), zero_tail, c.variant}, nullptr);
   cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -352,6 +368,10 @@ void case_decode(Ctx& c) {
   if (wide.on) gen::widen_entries(c.edge, p, M);
   const auto pv = mode == 1 ? draw_parent_v2p(c, p) : std::nullopt;
   const bool swa = mode != 3 && c.rng.chance(0.3);
+  // Era C's call form (src_is_kernel_page_table: the req_to_token rows are canonical rows, no SWA) in half
+  // the copy cases; the static SWA pool's token-level map in two SWA cases in five.
+  const bool src_rows = mode == 2 && !swa && c.rng.chance(0.5);
+  const bool swa_map = swa && c.rng.chance(0.4);
   Pool sp = swa ? make_pool(c, ps, pick_m(c), c.rng.uniform(2, 1 << 14), true) : Pool{};
   if (swa) sp.v2p.resize(p.v2p.size() > sp.v2p.size() ? p.v2p.size() : sp.v2p.size(), -1);  // owner-sized (B12)
   if (swa) sp.v2p.back() = -1;
@@ -380,12 +400,23 @@ void case_decode(Ctx& c) {
   const i64 prow = std::max<i64>(b.B, 1);
   const gen::Layout lo = out_layout(c, prow, pcols), li = in_layout(c, b.R, b.C);
   c.geo.kv("mode", mode).kv("swa", swa).kv("max_seq_pages", max_seq_pages).kv("delta", delta);
+  if (src_rows) c.geo.kv("src_is_kernel_page_table", true);
+  if (swa_map) c.geo.kv("full_to_swa_index_mapping", true);
   if (lo.strided() || lo.offset) c.geo.kv("page_table_row_stride", lo.row_stride).kv("page_table_offset", lo.offset);
   if (li.strided()) c.geo.kv("r2t_row_stride", li.row_stride);
-  std::vector<i32> kpt;  // Era C canonical table to copy
+  std::vector<i32> kpt;  // Era C canonical table to copy (src_rows: one row per req_to_token row)
+  const i64 kpt_rows = src_rows ? b.R : std::max<i64>(b.B, 1);
   if (mode == 2) {
-    kpt.resize(sz(std::max<i64>(b.B, 1) * max_seq_pages));
+    kpt.resize(sz(kpt_rows * max_seq_pages));
     for (auto& e : kpt) e = static_cast<i32>(c.rng.uniform(0, 1 << 20));
+  }
+  std::vector<i64> to_swa;  // token -> SWA slot (0 = unmapped), over every token of req_to_token
+  if (swa_map) {
+    i64 top = 0;
+    for (const i32 t : b.r2t) top = std::max<i64>(top, t);
+    to_swa.resize(sz(top + 1));
+    for (auto& e : to_swa) e = c.rng.chance(0.2) ? 0 : c.rng.uniform(0, 1 << 20);
+    to_swa[0] = 0;
   }
   std::vector<i32> cache = stale<i32>(c, b.B + 2), cu = stale<i32>(c, b.B + 3);
   std::vector<i32> pt = stale<i32>(c, lo.parent_size()), spt = stale<i32>(c, prow * pcols);
@@ -400,14 +431,19 @@ void case_decode(Ctx& c) {
   h.page_size = ps;
   if (mode == 1) h.v2p = pv ? Vec<const i64>{pv->parent.data() + pv->before, ssz(p.v2p.size()), pv->before, pv->after} : cvec(p.v2p);
   h.multiplier = M;
-  if (mode == 2) h.kernel_page_table = {kpt.data(), std::max<i64>(b.B, 1), max_seq_pages, max_seq_pages, 1};
+  if (mode == 2 && !src_rows) h.kernel_page_table = {kpt.data(), kpt_rows, max_seq_pages, max_seq_pages, 1};
+  if (src_rows) {
+    h.req_to_token = {kpt.data(), kpt_rows, max_seq_pages, max_seq_pages, 1};
+    h.src_is_kernel_page_table = true;
+  }
   h.skip_page_table = mode == 3;
   h.cache_seqlens = mvec(cache);
   h.cu_seqlens_k = mvec(cu);
   h.page_table = view(pt.data(), lo);
   if (swa) {
-    h.swa_v2p = cvec(sp.v2p);
-    h.swa_multiplier = sp.M;
+    if (swa_map) h.full_to_swa_index_mapping = cvec(to_swa);
+    else h.swa_v2p = cvec(sp.v2p);
+    h.swa_multiplier = swa_map ? 1 : sp.M;
     h.swa_page_table = {spt.data(), prow, pcols, pcols, 1};
   }
   const auto run = [&](Variant v) {
@@ -447,7 +483,8 @@ void case_decode(Ctx& c) {
   d.req_to_token = view<const i32>(c.dev.up(r2t), li);
   d.req_pool_indices = {c.dev.up(b.rows), b.B};
   if (mode == 1) d.v2p = pv ? c.dev.up_parent(*pv) : Vec<const i64>{c.dev.up_v2p(p.v2p), ssz(p.v2p.size())};
-  if (mode == 2) d.kernel_page_table.data = c.dev.up(kpt);
+  if (mode == 2 && !src_rows) d.kernel_page_table.data = c.dev.up(kpt);
+  if (src_rows) d.req_to_token.data = c.dev.up(kpt);
   i32* d_cache = c.dev.up(i_cache);
   i32* d_cu = c.dev.up(i_cu);
   i32* d_pt = c.dev.up(i_pt);
@@ -456,7 +493,8 @@ void case_decode(Ctx& c) {
   d.cu_seqlens_k.data = d_cu;
   d.page_table = view(d_pt, lo);
   if (swa) {
-    d.swa_v2p = {c.dev.up_v2p(sp.v2p), ssz(sp.v2p.size())};
+    if (swa_map) d.full_to_swa_index_mapping = {c.dev.up(to_swa), ssz(to_swa.size())};
+    else d.swa_v2p = {c.dev.up_v2p(sp.v2p), ssz(sp.v2p.size())};
     d.swa_page_table.data = d_spt;
   }
   launch_decode_metadata(d, nullptr);
@@ -477,6 +515,7 @@ void case_decode(Ctx& c) {
     for (i64 col = 0; col < n && !c.res.mismatch; ++col) {
       const i64 tok = tok_at(r, col);
       c.model_lane("page_table", lo.at(r, col), pt[sz(lo.at(r, col))], [&]() -> i64 {
+        if (src_rows) return kpt[sz(b.rows[sz(r)] * max_seq_pages + col)];  // the request's canonical row
         if (mode == 2) return kpt[sz(r * max_seq_pages + col)];
         if (mode == 0) return tok < 0 ? -1 : tok / ps;  // static: arithmetic shift of the token
         return model_entry(p, tok);

@@ -232,7 +232,7 @@ struct TableBody {
   template <class G>
   __device__ i64 entry(const Ctx& r, i64, i64 c, i64 tok, const G& g) const {
     if (kTail && c >= r.live) return Spec::template tail_fill<i64>(v.rules.variant);
-    return Spec::entry(tok, g, ps(), v.multiplier, v.rules.variant, v.v2p != nullptr);
+    return spec_rules::table_entry<Spec>(tok, g, ps(), v.multiplier, v.rules.variant, v.v2p != nullptr);
   }
   __device__ i64 lane(const Ctx& r, i64 b, i64 c) const { return entry(r, b, c, token(r, b, c), Gather{table()}); }
   __device__ void store(i64 b, i64 c, i64 x) const { store_entry(v.out, b, c, x); }
@@ -350,18 +350,23 @@ __device__ void decode_prefix_sums(const DecodeParams& p) {
 
 // The page-table path of one decode_metadata launch, fixed at compile time so that each kernel
 // carries only its own loads (one kernel with every path needed 79 registers at 4 lanes per
-// thread): COPY = Era C (copy kernel_page_table), SWA = also write the SWA table, REMAP = Era B
-// v2p (otherwise the static shift), LOG2 = log2(ps) when known at compile time, else -1.
+// thread): COPY = Era C (copy kernel_page_table, or with src_is_kernel_page_table the req_to_token
+// rows at column c), SWA = also write the SWA table (through swa_v2p or the token-level
+// full_to_swa_index_mapping), REMAP = Era B v2p (otherwise the static shift), LOG2 = log2(ps) when
+// known at compile time, else -1.
 template <bool COPY, bool SWA, bool REMAP, int LOG2>
 struct DecodeBody {
   using Spec = RouteSpec<Route::decode_metadata>;
   DecodeParams p;
   __device__ int log2_ps() const { return LOG2 >= 0 ? LOG2 : p.v.log2_ps; }
   __device__ i64 ps() const { return i64(1) << log2_ps(); }
+  // Era C's call form: the req_to_token rows are the canonical table's (validate: no SWA then).
+  __device__ bool src_rows() const { return COPY && p.a.src_is_kernel_page_table; }
   __device__ RowCtx row(i64 b) const {
     if (p.v.skip_page_table) return {0, 0};
-    // Era C without SWA reads no req_to_token row. The row is read before the length (TableBody::row).
-    const i64 r = (!COPY || SWA) ? batch_row<Spec>(p.v.req_pool_indices, b, p.v.variant) : 0;
+    // Era C from kernel_page_table without SWA reads no req_to_token row. The row is read before the
+    // length (TableBody::row).
+    const i64 r = (!COPY || SWA || src_rows()) ? batch_row<Spec>(p.v.req_pool_indices, b, p.v.variant) : 0;
     const i64 n = Spec::columns<i64>(p.v.seq_lens[b] + p.v.seq_len_delta, ps(), log2_ps(), p.v.max_seq_pages);
     return {n, r};
   }
@@ -377,16 +382,21 @@ struct DecodeBody {
     const DecodeMetadataArgs& a = p.a;
     const i64 page_index = (!COPY || SWA) ? token(r, b, c) : 0;
     if constexpr (SWA) {
-      a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] = static_cast<i32>(
-          L::kv_narrow32<i64>(L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, log2_ps(),
-                                                        a.swa_multiplier, Variant{})));
+      const i64 sv = a.full_to_swa_index_mapping.data != nullptr
+                         ? L::swa_slot_entry_lane<i64>(page_index, Gather{a.full_to_swa_index_mapping.data}, log2_ps(),
+                                                       Variant{})
+                         : L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, log2_ps(), a.swa_multiplier,
+                                                     Variant{});
+      a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] =
+          static_cast<i32>(L::kv_narrow32<i64>(sv));
     }
     if constexpr (COPY) {
+      if (src_rows()) return token_at(p.v.req_to_token, r.row, c);
       return a.kernel_page_table.data[b * a.kernel_page_table.row_stride + c * a.kernel_page_table.col_stride];
     } else if constexpr (REMAP) {
       return entry(r, b, c, page_index, Gather{table()});
     } else {
-      return (log2_ps() == 0) ? page_index : L::kv_shr<i64>(page_index, log2_ps());  // static: the shift only
+      return L::decode_static_lane<i64>(page_index, log2_ps());  // static: the shift only (I10)
     }
   }
   __device__ void store(i64 b, i64 c, i64 x) const { store_entry(p.v.page_table, b, c, x); }
@@ -502,7 +512,9 @@ void launch_decode_metadata(const DecodeMetadataArgs& a, cudaStream_t s) {
   const DecodeParams p = decode_params(a);
   const i64 rows = a.seq_lens.size;
   if (rows == 0) return;  // an empty batch launches nothing: cu_seqlens_k[0] keeps its old value
-  const bool copy = a.kernel_page_table.data != nullptr, swa = a.swa_v2p.data != nullptr, remap = a.v2p.data != nullptr;
+  const bool copy = a.kernel_page_table.data != nullptr || a.src_is_kernel_page_table;
+  const bool swa = a.swa_v2p.data != nullptr || a.full_to_swa_index_mapping.data != nullptr;
+  const bool remap = a.v2p.data != nullptr;
   if (copy && swa) launch_decode_body(DecodeBody<true, true, false, -1>{p}, rows, s);
   else if (copy) launch_decode_body(DecodeBody<true, false, false, -1>{p}, rows, s);
   else if (swa && remap) launch_decode_body(DecodeBody<false, true, true, -1>{p}, rows, s);

@@ -116,19 +116,14 @@ void page_table_route(TableRoute route) {
         want = one_short(out.cols, max_pages, "out", "out one column short");
       }
       break;
-    case 12:
-      if (route == TableRoute::flashmla) {
-        v2p = {};
-        if (g::coin()) {
-          want = accept("static kernel: v2p absent, multiplier 1");
-          s_m = 1;
-        } else {
-          s_m = 2;
-          want = reject(kIA, "multiplier", "static kernel with multiplier 2");
-        }
+    case 12:  // every table route: v2p absent is the static pool (I10), multiplier 1 only
+      v2p = {};
+      if (g::coin()) {
+        want = accept("static kernel: v2p absent, multiplier 1");
+        s_m = 1;
       } else {
-        v2p = {};
-        want = reject(kIA, "v2p", "table absent");
+        s_m = 2;
+        want = reject(kIA, "multiplier", "static kernel with multiplier 2");
       }
       break;
     case 13:  // a one-row out starting on the last element of req_to_token (B <= 1: shape admitted)

@@ -14,6 +14,11 @@ None) plus ``stream=`` (an int cudaStream_t; default torch's current stream when
 stride that is negative or not a whole number of elements, a host pointer, a missing argument raise a
 kvaddr.InvalidArgument naming the argument and its value; the launcher then validates the contract
 (kvaddr's typed errors). The launch is asynchronous on ``stream``.
+
+An upstream kernel name of kvaddr.upstream.FORMS (``kernel("normal_decode_set_metadata")``,
+``"build_kernel_page_table"``, ...) takes that kernel's own keywords in every call mode: a static pool (the v2p
+keyword None), ``src_is_kernel_page_table``, ``full_to_swa_index_mapping``, int32 index arrays (widened into a
+device copy before the launch).
 """
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ import numpy as np
 
 from . import _core
 from . import route_tables as _routes
+from . import upstream as _upstream
 from .cases import ALIASES, ROUTES
 
 try:
@@ -208,39 +214,54 @@ def _int(name, value):
 
 
 def marshal(route, kwargs, check_pointers=True):
-    """The descriptors kvaddr._gpu.launch takes for `route` (contract field -> value) from the harness keyword
-    arguments, and the temporaries (contiguous copies of strided 1-D inputs) that must outlive the launch.
-    Reads no array contents and needs no device when check_pointers is False (kvaddr.gpu's own tests)."""
-    route = ALIASES.get(route, route)
-    conv = CONVENTIONS[route]
+    """The descriptors kvaddr._gpu.launch takes for `route` (contract field -> value) from the keyword
+    arguments (the harness calling convention of a route; an upstream name of kvaddr.upstream.FORMS takes its
+    upstream form), and the temporaries (contiguous or int64 copies of strided or int32 index inputs) that must
+    outlive the launch. Reads no array contents and needs no device when check_pointers is False (kvaddr.gpu's
+    own tests)."""
+    if route in _upstream.FORMS:
+        conv, optional = _upstream.convention(route)
+        form = route
+        route = _upstream.route_of(route)
+    else:
+        route = ALIASES.get(route, route)
+        conv, optional, form = CONVENTIONS[route], frozenset(), None
     known = {h for h, _, _ in conv}
     for k in kwargs:
         if k not in known:
-            raise invalid(k, "(given)", f"not an argument of {route} ({', '.join(h for h, _, _ in conv)})")
+            raise invalid(k, "(given)", f"not an argument of {form or route} ({', '.join(h for h, _, _ in conv)})")
     fields, temps, views = {}, [], {}
     flat = _RANK2_FLAT.get(route, ())
     for hname, field, what in conv:
+        val = kwargs.get(hname)
+        if val is None and (what == "opt64" or hname in optional):
+            if what == "int" and form is not None and _upstream.default(form, hname) is not None:
+                fields[field] = _upstream.default(form, hname)
+            continue
         if hname not in kwargs:
-            if what == "opt64":
-                continue
-            raise invalid(hname, "(missing)", f"required by {route}")
-        val = kwargs[hname]
+            raise invalid(hname, "(missing)", f"required by {form or route}")
         if what in ("int", "stride", "out_width"):
             views[hname] = _int(hname, val)
+            if what == "int" and hname in optional:
+                fields[field] = views[hname]
             continue
         if what == "bool":
             if not isinstance(val, (bool, np.bool_)):
                 raise invalid(hname, repr(val), "expected a bool")
             fields[field] = bool(val)
             continue
-        if what == "opt64" and val is None:
-            continue
         bits = 32 if what.endswith("32") else 64
         two_d = what.startswith("mat") or what.startswith("omat")
         ranks = (2,) if two_d else ((1, 2) if hname in flat else (1,))
-        v = array_view(hname, val, bits, ranks)
+        if what == "idx":  # an index array: int64, or int32 widened into a device copy
+            v = _index_view(hname, val, ranks)
+        else:
+            v = array_view(hname, val, bits, ranks)
         if check_pointers:
             _check_device_pointer(hname, v)
+        if v.bits == 32 and what == "idx":
+            v = _device_copy(hname, v, 64)
+            temps.append(v.obj)
         views[hname] = v
         if two_d:
             if v.shape[0] * v.shape[1] == 0:
@@ -253,9 +274,9 @@ def marshal(route, kwargs, check_pointers=True):
                 raise invalid(hname, f"strides {list(v.strides)} (elements) for shape {list(v.shape)}",
                               "must be contiguous" + (" (an output is written in place)" if what.startswith("out")
                                                       else ""))
-            v = _contiguous_copy(hname, v)
+            v = _device_copy(hname, v, v.bits)
             temps.append(v.obj)
-        fields[field] = ("vec", v.ptr, v.size, bits)
+        fields[field] = ("vec", v.ptr, v.size, v.bits)
     # scalar conversions
     if route in ("token_translate", "write_loc"):
         sname = "page_stride" if route == "token_translate" else "stride"
@@ -267,7 +288,7 @@ def marshal(route, kwargs, check_pointers=True):
         fields["multiplier"] = st // ps
         if route == "token_translate" and views["virt"].shape != views["out"].shape:
             raise invalid("out", f"shape {list(views['out'].shape)}", f"must be virt's shape {list(views['virt'].shape)}")
-    if route == "write_loc" and views["out_width"] != views["out"].size:
+    if route == "write_loc" and "out_width" in views and views["out_width"] != views["out"].size:
         raise invalid("out_width", views["out_width"], f"must be out's size {views['out'].size}")
     for hname, field, what in conv:
         if what == "int" and hname in views:
@@ -275,24 +296,43 @@ def marshal(route, kwargs, check_pointers=True):
     return fields, temps
 
 
-def _contiguous_copy(name, v):
-    """A contiguous device copy of a strided 1-D input (torch .contiguous(), CuPy ascontiguousarray, else a
-    torch view of the interface)."""
+def _index_view(name, obj, ranks):
+    """array_view of an index array that may be int64 or int32."""
+    try:
+        return array_view(name, obj, 64, ranks)
+    except _core.InvalidArgument as e:
+        if "dtype must be" not in str(e):
+            raise
+    try:
+        return array_view(name, obj, 32, ranks)
+    except _core.InvalidArgument as e:
+        if "dtype must be" not in str(e):
+            raise
+        raise invalid(name, _typestr(obj), "dtype must be int32 or int64 (an index array)") from None
+
+
+def _device_copy(name, v, bits):
+    """A contiguous device copy of an input with `bits`-bit elements (a strided 1-D input made contiguous, an
+    int32 index array widened to int64): torch .contiguous() / .to(int64), CuPy ascontiguousarray, else a torch
+    view of the interface. The copy is made on torch's (or CuPy's) current stream."""
     obj = v.obj
     if v.torch:
-        c = obj.contiguous()
+        c = obj.contiguous() if bits == v.bits else obj.contiguous().to(_torch().int64)
     elif type(obj).__module__.split(".")[0] == "cupy":
         import cupy
 
-        c = cupy.ascontiguousarray(obj)
+        c = cupy.ascontiguousarray(obj, dtype=cupy.int64 if bits == 64 else cupy.int32)
     else:
         try:
             import torch
 
             c = torch.as_tensor(obj, device="cuda").contiguous()
+            if bits != v.bits:
+                c = c.to(torch.int64)
         except Exception as e:  # noqa: BLE001
-            raise invalid(name, f"strides {list(v.strides)}", f"a strided input needs torch or CuPy to copy ({e})")
-    return array_view(name, c, v.bits, (1,))
+            raise invalid(name, f"strides {list(v.strides)}", f"a strided or int32 input needs torch or CuPy to copy "
+                                                             f"({e})")
+    return array_view(name, c, bits, tuple(range(1, 3)))
 
 
 def default_stream():
@@ -313,8 +353,8 @@ def _capturing():
 
 def kernel(route, variant="production"):
     """kvaddr's CUDA kernel for `route` (a harness route or an upstream alias) under `variant`, as a callable
-    in the harness's calling convention; raises Unavailable without a device, ValueError for an unknown route
-    or a variant the route does not have."""
+    in the harness's calling convention (an upstream name of kvaddr.upstream.FORMS: in its upstream form);
+    raises Unavailable without a device, ValueError for an unknown route or a variant the route does not have."""
     name = ALIASES.get(route, route)
     if name not in ROUTES:
         raise ValueError(f"route = {route!r}: kvaddr.gpu has {', '.join(ROUTES)} (and the aliases {', '.join(ALIASES)})")
@@ -326,10 +366,12 @@ def kernel(route, variant="production"):
     _require()
 
     def launch(stream=None, **kwargs):
-        fields, temps = marshal(name, kwargs)
+        fields, temps = marshal(route if route in _upstream.FORMS else name, kwargs)
         if _routes.has_variant(name):
             fields["variant"] = variant
         s = default_stream() if stream is None else _int("stream", stream)
+        if temps and not _capturing():
+            _gpu.synchronize(default_stream())  # the copies were made on the current stream
         _gpu.launch(name, fields, s)
         if temps and not _capturing():
             _gpu.synchronize(s)  # the contiguous copies are released when this call returns

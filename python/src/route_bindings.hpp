@@ -154,14 +154,14 @@ struct PyRoute<Route::flashmla_block_table> : GenericRoute {
 };
 template <>
 struct PyRoute<Route::canonical_page_table> : GenericRoute {
-  static constexpr std::array params{req("req_to_token"), req("req_pool_indices"), req("seq_lens"), req("v2p"),
+  static constexpr std::array params{req("req_to_token"), req("req_pool_indices"), req("seq_lens"), none("v2p"),
                                      req("page_size"), integer("multiplier", 1), req("max_pages"),
                                      none("out").sized(rows_by_scalar("req_pool_indices", "max_pages")),
                                      variant_param()};
 };
 template <>
 struct PyRoute<Route::read_table> : GenericRoute {
-  static constexpr std::array params{req("req_to_token"), req("req_pool_indices"), req("seq_lens"), req("v2p"),
+  static constexpr std::array params{req("req_to_token"), req("req_pool_indices"), req("seq_lens"), none("v2p"),
                                      req("page_size"), integer("multiplier", 1), req("max_pages"),
                                      integer("seq_len_delta", 0), flag("zero_tail", false),
                                      none("out").sized(rows_by_scalar("req_pool_indices", "max_pages")),
@@ -176,7 +176,7 @@ struct PyRoute<Route::decode_metadata> : GenericRoute {
       flag("skip_page_table", false), none("swa_v2p"), integer("swa_multiplier", 1),
       none("cache_seqlens").sized(batch("seq_lens")), none("cu_seqlens_k").sized(batch("seq_lens")),
       none("page_table").sized(table.unless_flag("skip_page_table")), none("swa_page_table").sized(table),
-      variant_param()};
+      flag("src_is_kernel_page_table", false), none("full_to_swa_index_mapping"), variant_param()};
 };
 template <>
 struct PyRoute<Route::eager_funnel> : GenericRoute {
@@ -451,15 +451,17 @@ struct Binding {
     return o.arr;
   }
 
-  // Output I of the call, unless it is not made: an output given with a partner input is made only
-  // when the partner is given; one sized `unless` a flag is not made fresh under that flag.
+  // Output I of the call, unless it is not made: an output given with a partner input is made fresh
+  // only when the partner is given (one the caller hands over is used: decode_metadata's
+  // swa_page_table with the token-level full_to_swa_index_mapping); one sized `unless` a flag is not
+  // made fresh under that flag.
   template <std::size_t I>
   static void make_output(Call& c) {
     if constexpr (is_output<I>() && Sig::params[I].def != Default::required) {
       constexpr PyParam p = Sig::params[I];
       constexpr std::string_view partner = field_partner(p.field_name());
       if constexpr (!partner.empty()) {
-        if (!c.src.has(partner)) return;
+        if (!c.src.has(partner) && c.outs[I].is_none()) return;
       }
       if constexpr (!p.fresh.unless.empty()) {
         if (c.outs[I].is_none() && c.src.flag(p.fresh.unless)) return;

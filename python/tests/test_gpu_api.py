@@ -162,9 +162,13 @@ def test_optional_kv_start_idx():
               v2p=Fake((4,)), kv_start_idx=None, page_size=1, multiplier=1, kv_indices=Fake((2, 3), "<i4"))
     f, _ = G.marshal("flashmla_block_table", kw, check_pointers=False)
     assert "kv_start_idx" not in f
-    f, _ = G.marshal("create_flashmla_kv_indices_triton", dict(kw, kv_start_idx=Fake((2,), ptr=PTR + 64)),
-                     check_pointers=False)
+    # the upstream name takes the upstream keywords (kvaddr.upstream.FORMS): v2p_ptr, PAGED_SIZE, PAGE_MULT
+    up = dict(req_to_token=kw["req_to_token"], req_pool_indices=kw["req_pool_indices"],
+              page_kernel_lens=kw["page_kernel_lens"], kv_indices=kw["kv_indices"], v2p_ptr=kw["v2p"], PAGED_SIZE=1,
+              PAGE_MULT=1, kv_start_idx=Fake((2,), ptr=PTR + 64))
+    f, _ = G.marshal("create_flashmla_kv_indices_triton", up, check_pointers=False)
     assert f["kv_start_idx"] == ("vec", PTR + 64, 2, 64)
+    assert f["page_size"] == 1 and f["multiplier"] == 1 and f["v2p"][0] == "vec"
 
 
 def test_every_route_has_a_convention():

@@ -434,4 +434,73 @@ TEST(GpuDeviceGen, IdsInRangeAndPageMajorTokens) {
   EXPECT_EQ(r2t.get(), (std::vector<i32>{20, 21, 22, 23, 36, 37, 38, 39, 8, 9, 10, 11, 28, 29, 30, 31}));
 }
 
+// ---- the upstream call modes (issue 35 item 3): device = host = the hand-computed tables -------------
+// req_to_token rows {4 5 10 11 2 3 0 0}, {8 9 6 7 -1 -1 0 0} at ps 2, batch rows {1, 0}
+// (tests/translate/upstream_modes_test.cpp has the same pool).
+const std::vector<i32> kModeR2t = {4, 5, 10, 11, 2, 3, 0, 0, 8, 9, 6, 7, -1, -1, 0, 0};
+const std::vector<i64> kModeRows = {1, 0};
+
+TEST(GpuModes, StaticPoolTables) {
+  REQUIRE_GPU();
+  const std::vector<i64> lens = {5, 5};
+  Dev<i32> dr2t(kModeR2t);
+  Dev<i64> drows(kModeRows), dlens(lens);
+  // canonical_page_table and full_prefill_table: tok / ps on the live prefix, -7 kept after it.
+  const std::vector<i32> want = {4, 3, 0, -7, 2, 5, 1, -7};
+  Dev<i32> dout(std::vector<i32>(8, -7)), dfull(std::vector<i32>(8, -7));
+  gpu::launch_canonical_page_table({{dr2t.p, 2, 8, 8, 1}, drows.c(), dlens.c(), {}, 2, 1, 4, {dout.p, 2, 4, 4, 1}},
+                                   nullptr);
+  gpu::launch_full_prefill_table({{dr2t.p, 2, 8, 8, 1}, drows.c(), dlens.c(), {}, 2, 1, 4, {dfull.p, 2, 4, 4, 1}},
+                                 nullptr);
+  // read_table with seq_len_delta 1 and zero_tail over lengths {2, 4}, one padded row.
+  const std::vector<i64> short_lens = {2, 4};
+  Dev<i64> dshort(short_lens);
+  Dev<i32> dread(std::vector<i32>(12, -7));
+  gpu::launch_read_table({{dr2t.p, 2, 8, 8, 1}, drows.c(), dshort.c(), 1, 4, {}, 2, 1, {dread.p, 3, 4, 4, 1}, true},
+                         nullptr);
+  ck(cudaDeviceSynchronize());
+  EXPECT_EQ(dout.get(), want);
+  EXPECT_EQ(dfull.get(), want);
+  EXPECT_EQ(dread.get(), (std::vector<i32>{4, 3, 0, 0, 2, 5, 1, 0, 0, 0, 0, 0}));
+  std::vector<i32> host(8, -7);
+  translate::canonical_page_table({{kModeR2t.data(), 2, 8, 8, 1}, cvec(kModeRows), cvec(lens), {}, 2, 1, 4,
+                                   {host.data(), 2, 4, 4, 1}});
+  EXPECT_EQ(host, want);
+}
+
+TEST(GpuModes, DecodeCanonicalSourceAndTokenLevelSwaMap) {
+  REQUIRE_GPU();
+  // Era C's call form: the rows of req_to_token are canonical rows, copied through req_pool_indices.
+  const std::vector<i32> canonical = {10, 11, 12, 13, 14, 15, 16, 17, 20, 21, 22, 23, 24, 25, 26, 27};
+  const std::vector<i64> to_swa = {0, 0, 0, 0, 6, 7, 0, 0, 2, 3, 8, 9};
+  const auto run = [&](const std::vector<i32>& r2t, const std::vector<i64>& lens, bool src, bool map) {
+    Dev<i32> dr2t(r2t), dcache(std::vector<i32>(2)), dcu(std::vector<i32>(3)), dpt(std::vector<i32>(10, 777)),
+        dswa(std::vector<i32>(10, 777));
+    Dev<i64> drows(kModeRows), dlens(lens), dmap(to_swa);
+    DecodeMetadataArgs d;
+    d.seq_lens = dlens.c();
+    d.req_to_token = {dr2t.p, 2, 8, 8, 1};
+    d.req_pool_indices = drows.c();
+    d.max_seq_pages = 4;
+    d.page_size = 2;
+    d.src_is_kernel_page_table = src;
+    d.cache_seqlens = dcache.m();
+    d.cu_seqlens_k = dcu.m();
+    d.page_table = {dpt.p, 2, 5, 5, 1};
+    if (map) {
+      d.full_to_swa_index_mapping = dmap.c();
+      d.swa_page_table = {dswa.p, 2, 5, 5, 1};
+    }
+    gpu::launch_decode_metadata(d, nullptr);
+    ck(cudaDeviceSynchronize());
+    return std::pair{dpt.get(), dswa.get()};
+  };
+  const auto [copied, untouched] = run(canonical, {3, 6}, true, false);
+  EXPECT_EQ(copied, (std::vector<i32>{20, 21, 777, 777, 777, 10, 11, 12, 777, 777}));
+  EXPECT_EQ(untouched, std::vector<i32>(10, 777));
+  const auto [table, swa] = run(kModeR2t, {5, 4}, false, true);
+  EXPECT_EQ(table, (std::vector<i32>{4, 3, -1, 777, 777, 2, 5, 777, 777, 777}));  // the static shift
+  EXPECT_EQ(swa, (std::vector<i32>{1, 0, 0, 777, 777, 3, 4, 777, 777, 777}));     // map[tok] >> 1
+}
+
 }  // namespace

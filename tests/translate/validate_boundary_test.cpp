@@ -431,7 +431,11 @@ TEST(Boundary, CanonicalPageTable) {
   EXPECT_TRUE((rejects<BufferTooSmall, CpFx>)([](CA& a, auto&) { a.req_to_token.cols = 3; }, "req_to_token"));
   EXPECT_TRUE((rejects<Overflow, CpFx>)([](CA& a, auto&) { a.max_pages = kMax; }, "max_pages"));
   EXPECT_TRUE((rejects<BufferTooSmall, CpFx>)([](CA& a, auto&) { a.out.cols = 1; }, "out"));
-  EXPECT_TRUE((rejects<InvalidArgument, CpFx>)([](CA& a, auto&) { a.v2p = {}; }, "v2p"));
+  EXPECT_TRUE((rejects<InvalidArgument, CpFx>)([](CA& a, auto&) { a.v2p = {}; }, "multiplier"));  // static pool: M 1 only
+  EXPECT_TRUE(accepts<CpFx>([](CA& a, auto&) {
+    a.v2p = {};
+    a.multiplier = 1;
+  }));
   EXPECT_TRUE((rejects<OutOfRange, CpFx>)([](CA&, CpFx& f) { f.rows[1] = 2; }, "req_pool_indices"));
   EXPECT_TRUE(accepts<CpFx>([](CA&, CpFx& f) { f.rows[1] = 1; }));
 }

@@ -91,7 +91,8 @@ std::int64_t page_start_token(const Mat<const std::int32_t>& r2t, std::int64_t r
 // flashmla_block_table, §4.3 canonical_page_table, §4.4 read_table, §4.11 full_prefill_table):
 // batch lane b reads req_to_token row Spec::row(b) from KV column start_b, and columns
 // c < Spec::clip(r, Spec::live(r, len_b + r.len_delta, ps)) (r = Spec::row_args(a)) get
-// Spec::entry(page-start token of column start_b + c * ps), stored through the int32 store rule;
+// spec_rules::table_entry<Spec>(page-start token of column start_b + c * ps: the static entry without a
+// v2p), stored through the int32 store rule;
 // with r.tail, columns [live, Spec::written(r, 0)) of each row and [0, Spec::written(r, 0)) of rows
 // [B, out.rows) get Spec::tail_fill (the kernel's Spec::written(r, live) ends the same tail). Every
 // other column keeps the caller's value. Loads and stores at flat addresses where the spec says so
@@ -128,7 +129,7 @@ void run_table(const typename Spec::Args& a) {
         H::lane(1);
         const std::int64_t col = checked_add(start, checked_mul(c, a.page_size, "req_to_token"), "req_to_token");
         const CI tok(flat_loads ? unbounded_load(a.req_to_token, row, col) : read_mat<H>(a.req_to_token, row, col, "req_to_token"));
-        const std::int32_t e = narrow_out<std::int32_t>(Spec::entry(tok, g, ps, mult, a.variant, remap), out_name, a.variant);
+        const std::int32_t e = narrow_out<std::int32_t>(spec_rules::table_entry<Spec>(tok, g, ps, mult, a.variant, remap), out_name, a.variant);
         if (flat_stores) {
           flat_store(out, b, c, e, out_name);
         } else {
@@ -191,17 +192,20 @@ void read_stream(const ReadStreamArgs& a) {
 
 // §4.5: cache_seqlens[b] = int32(seq_b + delta), cu_seqlens_k = exclusive prefix sum (B + 1
 // entries); unless skip_page_table, page_table[b, c] for c < live_b (prefix-only) from
-// kernel_page_table (Era C copy), v2p (Era B remap) or the static shift; swa_page_table likewise.
-// int32_wrap: the int32 lengths, sums and entries wrap silently. An empty batch launches nothing:
-// nothing is written, cu_seqlens_k[0] keeps its old value.
+// kernel_page_table or the req_to_token rows themselves (src_is_kernel_page_table: Era C copies),
+// v2p (Era B remap) or the static shift; swa_page_table likewise, through swa_v2p or the token-level
+// full_to_swa_index_mapping. int32_wrap: the int32 lengths, sums and entries wrap silently. An empty
+// batch launches nothing: nothing is written, cu_seqlens_k[0] keeps its old value.
 void decode_metadata(const DecodeMetadataArgs& a) {
   using Spec = RouteSpec<Route::decode_metadata>;
   validate_args(a);
   // The tables are outputs (and validated) only when the page table is built.
   const Mat<std::int32_t> none{};
   const bool tables = !a.skip_page_table;
+  const bool swa_map = a.full_to_swa_index_mapping.present();
+  const bool swa = a.swa_v2p.present() || swa_map;
   const detail::Rollback rollback(a.cache_seqlens, a.cu_seqlens_k, tables ? a.page_table : none,
-                                  tables && a.swa_v2p.present() ? a.swa_page_table : none);
+                                  tables && swa ? a.swa_page_table : none);
   [[maybe_unused]] const H::Scope scope(mutation::unit_of(Route::decode_metadata));
   const std::int64_t batch = a.seq_lens.size;
   if (batch == 0) return;
@@ -219,32 +223,40 @@ void decode_metadata(const DecodeMetadataArgs& a) {
   const int log2_ps = std::countr_zero(static_cast<std::uint64_t>(a.page_size));
   const CI ps(a.page_size);
   const TableGather g{a.v2p, "v2p"};
-  const TableGather swa_g{a.swa_v2p, "swa_v2p"};
+  const TableGather swa_g = swa_map ? TableGather{a.full_to_swa_index_mapping, "full_to_swa_index_mapping"}
+                                    : TableGather{a.swa_v2p, "swa_v2p"};
   const bool copy = a.kernel_page_table.present();
-  const bool swa = a.swa_v2p.present();
+  const bool src_rows = a.src_is_kernel_page_table;  // req_to_token rows are the canonical table's
+  const bool reads_rows = !copy || swa;
   for (std::int64_t b = 0; b < batch; ++b) {
     H::lane(0);
     const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
     const std::int64_t live = H::bound(Spec::columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get());
     const std::int64_t row =
-        (!copy || swa) ? batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant) : 0;
+        reads_rows ? batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant) : 0;
     for (std::int64_t c = 0; c < live; ++c) {
       H::lane(1);
-      const CI page_index = (!copy || swa) ? CI(page_start_token(a.req_to_token, row, 0, c, a.page_size)) : CI(0);
+      CI page_index(0);
+      if (src_rows) page_index = CI(read_mat<H>(a.req_to_token, row, c, "req_to_token"));
+      else if (reads_rows) page_index = CI(page_start_token(a.req_to_token, row, 0, c, a.page_size));
       rename_lane_overflow("page_table", [&] {
         CI value(0);
         if (copy) {
           value = CI(read_mat<H>(a.kernel_page_table, b, c, "kernel_page_table"));
+        } else if (src_rows) {
+          value = page_index;
         } else if (a.v2p.present()) {
           value = lanes::decode_entry_lane(page_index, g, log2_ps, CI(a.multiplier), a.variant);
         } else {
-          value = (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
+          value = lanes::decode_static_lane(page_index, log2_ps);
         }
         put<H>(a.page_table, b, c, "page_table") = narrow_out<std::int32_t>(value, "page_table", a.variant);
       });
       if (swa) {
         rename_lane_overflow("swa_page_table", [&] {
-          const CI sv = lanes::decode_entry_lane(page_index, swa_g, log2_ps, CI(a.swa_multiplier), Variant::production);
+          const CI sv = swa_map ? lanes::swa_slot_entry_lane(page_index, swa_g, log2_ps, Variant::production)
+                                : lanes::decode_entry_lane(page_index, swa_g, log2_ps, CI(a.swa_multiplier),
+                                                           Variant::production);
           put<H>(a.swa_page_table, b, c, "swa_page_table") = narrow_out<std::int32_t>(sv, "swa_page_table");
         });
       }

@@ -21,6 +21,19 @@ void validate_args(const SwaTranslateArgs<Out>& a) {
   validate_per_id<RouteSpec<Route::swa_translate>>(a);
 }
 
+// A table route's v2p: a table, or absent for a static pool (spec I10: the entry tok / ps), which
+// takes multiplier 1 and the production variant only.
+namespace {
+void check_static_pool(const Vec<const std::int64_t>& v2p, std::int64_t multiplier, Variant variant) {
+  check_vec(v2p, "v2p");
+  if (v2p.present()) return;
+  rule_require(multiplier == 1, "multiplier", multiplier, "the static kernel (v2p absent) requires multiplier 1");
+  if (variant != Variant::production) {
+    throw InvalidArgument("variant", std::string(to_string(variant)), "bug variants need a v2p table");
+  }
+}
+}  // namespace
+
 // ---- §4.2 --------------------------------------------------------------------------------------
 void validate_args(const FlashmlaBlockTableArgs& a) {
   const ValidateScope scope(mutation::unit_of(Route::flashmla_block_table));
@@ -33,13 +46,7 @@ void validate_args(const FlashmlaBlockTableArgs& a) {
   const std::int64_t b = a.req_pool_indices.size;
   check_at_least(a.page_kernel_lens, "page_kernel_lens", b);
   check_optional(a.kv_start_idx, "kv_start_idx", b);
-  check_vec(a.v2p, "v2p");
-  if (!a.v2p.present()) {
-    rule_require(a.multiplier == 1, "multiplier", a.multiplier, "the static kernel (v2p absent) requires multiplier 1");
-    if (a.variant != Variant::production) {
-      throw InvalidArgument("variant", std::string(to_string(a.variant)), "bug variants need a v2p table");
-    }
-  }
+  check_static_pool(a.v2p, a.multiplier, a.variant);
   check_out_mat(a.kv_indices, "kv_indices");
   check_shape_at_least(a.kv_indices, "kv_indices", b, 0);
   check_disjoint(a.kv_indices, a.req_to_token, "kv_indices", "req_to_token");
@@ -60,7 +67,7 @@ std::int64_t check_page_table_args(const PageTableArgs& a, Route route) {
   check_vec(a.req_pool_indices, "req_pool_indices");
   const std::int64_t b = a.req_pool_indices.size;
   check_at_least(a.seq_lens, "seq_lens", b);
-  check_required(a.v2p, "v2p");
+  check_static_pool(a.v2p, a.multiplier, a.variant);
   return b;
 }
 }  // namespace
@@ -90,7 +97,7 @@ void validate_args(const ReadTableArgs& a) {
   check_vec(a.row_ids, "row_ids");
   const std::int64_t b = a.row_ids.size;
   check_at_least(a.seq_lens, "seq_lens", b);
-  check_required(a.v2p, "v2p");
+  check_static_pool(a.v2p, a.multiplier, a.variant);
   if (a.max_pages > 0) {
     const std::int64_t last = checked_mul(a.max_pages - 1, a.page_size, "max_pages");
     rule_require_size(last < a.req_to_token.cols, "req_to_token", a.req_to_token.cols,
@@ -133,17 +140,31 @@ void validate_args(const DecodeMetadataArgs& a) {
   check_vec(a.v2p, "v2p");
   check_mat(a.kernel_page_table, "kernel_page_table");
   check_vec(a.swa_v2p, "swa_v2p");
+  check_vec(a.full_to_swa_index_mapping, "full_to_swa_index_mapping");
   if (!a.v2p.present()) {
     rule_require(a.multiplier == 1, "multiplier", a.multiplier, "the static kernel (v2p absent) requires multiplier 1");
   }
   const bool copy = a.kernel_page_table.present();
-  const bool swa = a.swa_v2p.present();
+  const bool src_rows = a.src_is_kernel_page_table;
+  const bool swa_map = a.full_to_swa_index_mapping.present();
+  const bool swa = a.swa_v2p.present() || swa_map;
   if (copy) {
     rule_require(!a.v2p.present(), "kernel_page_table", a.kernel_page_table.rows,
             "src_is_kernel_page_table excludes the in-kernel v2p remap");
     if (!a.skip_page_table) check_shape_at_least(a.kernel_page_table, "kernel_page_table", b, a.max_seq_pages);
   }
-  if (swa) {
+  if (src_rows) {
+    // Era C's call form: the canonical rows arrive as req_to_token (read at column c, not c * ps).
+    rule_require(!a.v2p.present(), "src_is_kernel_page_table", 1,
+                 "the canonical table is already translated: v2p must be absent");
+    rule_require(!copy, "src_is_kernel_page_table", 1, "kernel_page_table is the other form of the same copy");
+    rule_require(!swa, "src_is_kernel_page_table", 1,
+                 "the canonical rows hold no tokens for the SWA map (swa_v2p / full_to_swa_index_mapping)");
+  }
+  if (swa_map) {
+    rule_require(!a.swa_v2p.present(), "full_to_swa_index_mapping", a.full_to_swa_index_mapping.size,
+                 "the token-level map and swa_v2p are two forms of the SWA table: give one");
+  } else if (swa) {
     check_multiplier(a.swa_multiplier, "swa_multiplier");
     check_stride(a.page_size, a.swa_multiplier, "swa_multiplier");
   }
@@ -153,6 +174,10 @@ void validate_args(const DecodeMetadataArgs& a) {
     check_at_least(a.req_pool_indices, "req_pool_indices", b);
   } else {
     check_vec(a.req_pool_indices, "req_pool_indices");
+  }
+  if (src_rows && !a.skip_page_table) {
+    rule_require_size(a.req_to_token.cols >= a.max_seq_pages, "req_to_token", a.req_to_token.cols,
+                      [&] { return "canonical rows narrower than max_seq_pages = " + s(a.max_seq_pages); });
   }
   if (!a.skip_page_table) {
     check_out_mat(a.page_table, "page_table");

@@ -65,7 +65,8 @@ struct TokenTranslateArgs {
 };
 
 // §4.2 flashmla_block_table (create_flashmla_kv_indices_triton with v2p_ptr and PAGE_MULT).
-// v2p absent -> static kernel (entry = tok / ps, multiplier must be 1, spec I10).
+// v2p absent -> static kernel (entry = tok / ps, multiplier must be 1, spec I10); the same holds for
+// every table route (canonical_page_table, read_table, full_prefill_table: spec_rules::table_entry).
 struct FlashmlaBlockTableArgs {
   Mat<const std::int32_t> req_to_token;
   Vec<const std::int64_t> req_pool_indices;  // [B]
@@ -83,7 +84,7 @@ struct CanonicalPageTableArgs {
   Mat<const std::int32_t> req_to_token;
   Vec<const std::int64_t> req_pool_indices;  // [B]
   Vec<const std::int64_t> seq_lens;          // [B]
-  Vec<const std::int64_t> v2p;
+  Vec<const std::int64_t> v2p;               // absent = static pool (entry tok / ps, multiplier 1, I10)
   std::int64_t page_size = 1;
   std::int64_t multiplier = 1;
   std::int64_t max_pages = 0;
@@ -98,7 +99,7 @@ struct ReadTableArgs {
   Vec<const std::int64_t> seq_lens;          // [B]
   std::int64_t seq_len_delta = 0;
   std::int64_t max_pages = 0;
-  Vec<const std::int64_t> v2p;
+  Vec<const std::int64_t> v2p;               // absent = static pool (I10)
   std::int64_t page_size = 1;
   std::int64_t multiplier = 1;
   Mat<std::int32_t> out;                     // [rows >= B, cols >= max_pages], packed
@@ -133,8 +134,15 @@ struct DecodeMetadataArgs {
   Mat<std::int32_t> page_table;              // [B, >= max_seq_pages]
   Vec<const std::int64_t> swa_v2p;           // general path with SWA (#35000); absent = no SWA
   std::int64_t swa_multiplier = 1;
-  Mat<std::int32_t> swa_page_table;          // [B, >= max_seq_pages] when swa_v2p present
+  Mat<std::int32_t> swa_page_table;          // [B, >= max_seq_pages] when swa_v2p or the token map is present
   Variant variant = Variant::production;
+  // Era C call form (upstream src_is_kernel_page_table = True): req_to_token holds canonical kernel
+  // page-table rows; page_table[b, c] = req_to_token[req_pool_indices[b], c] (column c, not c * ps; no
+  // shift, no remap). kernel_page_table is the same copy with rows b.
+  bool src_is_kernel_page_table = false;
+  // The static SWA pool's token-level full -> SWA slot map (0 = unmapped): swa_page_table[b, c] =
+  // full_to_swa_index_mapping[page_index] >> log2(ps). Absent = none; excludes swa_v2p.
+  Vec<const std::int64_t> full_to_swa_index_mapping;
 };
 
 // §4.6 eager_funnel (fa3 Era B eager path): page-start tokens [B, P] -> v2p[p] * M.
@@ -196,7 +204,7 @@ struct FullPrefillTableArgs {
   Mat<const std::int32_t> req_to_token;
   Vec<const std::int64_t> req_pool_indices;
   Vec<const std::int64_t> seq_lens;
-  Vec<const std::int64_t> v2p;
+  Vec<const std::int64_t> v2p;               // absent = static pool (I10)
   std::int64_t page_size = 1;
   std::int64_t multiplier = 1;
   std::int64_t max_pages = 0;

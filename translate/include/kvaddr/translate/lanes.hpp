@@ -131,13 +131,31 @@ KVADDR_HD constexpr I static_entry_lane(I tok, I ps) { return kv_div(tok, ps); }
 // Production guards padding (page_index < 0 -> page 0) and clamps; b09 drops the guard (an
 // arithmetic shift of -1 stays -1 at every ps, so the load lands before the table);
 // era_b_unclamped drops the clamp.
+// The static call (v2p absent, M = 1, I10): the page value alone, page_index >> log2(ps) (no guard:
+// the arithmetic shift keeps a padding -1 at -1, as the pre-unified kernel wrote it).
+template <class I>
+KVADDR_HD constexpr I decode_static_lane(I page_index, int log2_ps) {
+  return (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
+}
 template <class I, class Gather>
 KVADDR_HD constexpr I decode_entry_lane(I page_index, Gather&& v2p, int log2_ps, I mult, Variant v) {
   const bool guard = !has(v, Behaviour::b09_no_padding_guard);
-  const I value = (log2_ps == 0) ? page_index : kv_shr(page_index, log2_ps);
+  const I value = decode_static_lane(page_index, log2_ps);
   const I page = guard ? kv_pick(page_index < I(0), I(0), value) : value;
   const I raw = v2p(page, page_index == page_index) * mult;
   return has(v, Behaviour::era_b_unclamped) ? raw : kv_max0(raw);
+}
+
+// §4.5 general path over a static SWA pool: the token-level full -> SWA slot map (0 = unmapped)
+// gathered at the page-start token, then made a page by the shift: full_to_swa[page_index] >> log2(ps)
+// (ps = 1: the slot itself). Production guards padding (page_index < 0 reads slot 0, the unmapped
+// sink); b09 drops the guard (-1 reads before the map).
+template <class I, class Gather>
+KVADDR_HD constexpr I swa_slot_entry_lane(I page_index, Gather&& full_to_swa, int log2_ps, Variant v) {
+  const bool guard = !has(v, Behaviour::b09_no_padding_guard);
+  const I index = guard ? kv_pick(page_index < I(0), I(0), page_index) : page_index;
+  const I slot = full_to_swa(index, page_index == page_index);
+  return (log2_ps == 0) ? slot : kv_shr(slot, log2_ps);
 }
 
 // Number of live columns of a page-table row whose KV length is `len` (already widened by any

@@ -8,7 +8,7 @@ namespace kvaddr {
 
 KVADDR_ROUTE_SPEC(decode_metadata, DecodeMetadataArgs, : spec_rules::PoolRowOrBatchIndex)
   // The arguments, by spec / manifest name; cu_seqlens_k has B + 1 lanes; swa_page_table is given
-  // exactly when swa_v2p is.
+  // exactly when swa_v2p or full_to_swa_index_mapping is (made fresh only with swa_v2p).
   static constexpr auto fields() {
     using A = Args;
     return std::tuple{required_arg("seq_lens", &A::seq_lens).widening(), optional_arg("req_to_token", &A::req_to_token),
@@ -20,15 +20,19 @@ KVADDR_ROUTE_SPEC(decode_metadata, DecodeMetadataArgs, : spec_rules::PoolRowOrBa
                       required_arg("cu_seqlens_k", &A::cu_seqlens_k).with_lanes_past_batch(1), optional_arg("page_table", &A::page_table),
                       optional_arg("swa_v2p", &A::swa_v2p), optional_arg("swa_multiplier", &A::swa_multiplier),
                       optional_arg("swa_page_table", &A::swa_page_table).given_with("swa_v2p"),
+                      optional_arg("src_is_kernel_page_table", &A::src_is_kernel_page_table),
+                      optional_arg("full_to_swa_index_mapping", &A::full_to_swa_index_mapping),
                       optional_arg("variant", &A::variant)};
   }
   // The inputs whose need depends on others: req_to_token and req_pool_indices are needed unless the
   // page table is skipped (skip_page_table) or taken from kernel_page_table with no SWA table to
-  // build. `given(name)` says whether the call gives a field (a flag: gives it true).
+  // build (swa_v2p or the token map). `given(name)` says whether the call gives a field (a flag: gives
+  // it true).
   template <class Given>
   static constexpr bool needs(std::string_view field, Given&& given) {
     if (field != "req_to_token" && field != "req_pool_indices") return false;
-    return !given("skip_page_table") && (!given("kernel_page_table") || given("swa_v2p"));
+    const bool swa = given("swa_v2p") || given("full_to_swa_index_mapping");
+    return !given("skip_page_table") && (!given("kernel_page_table") || swa);
   }
   static constexpr std::string_view doc =
       "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.";

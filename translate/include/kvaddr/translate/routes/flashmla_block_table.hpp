@@ -25,7 +25,7 @@ KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs,
   }
   // The table runner (spec_rules::TableRoute): lengths page_kernel_lens, each row from its
   // kv_start_idx; live columns ceil(len / ps) pages (E09: floor), clipped to the table width W
-  // (columns [live, W) keep the caller's -1); the static entry tok / ps without a v2p.
+  // (columns [live, W) keep the caller's -1); without a v2p the static entry tok / ps (spec_rules::table_entry).
   static constexpr std::string_view lens_name = "page_kernel_lens";
   static constexpr std::string_view out_name = "kv_indices";
   template <class T>
@@ -53,8 +53,8 @@ KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs,
     return columns(n, r.bound);
   }
   template <class I, class G>
-  KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool remap) {
-    return remap ? lanes::page_entry_lane(tok, v2p, ps, mult, v) : lanes::static_entry_lane(tok, ps);
+  KVADDR_HD static constexpr I entry(I tok, G&& v2p, I ps, I mult, Variant v, bool) {
+    return lanes::page_entry_lane(tok, v2p, ps, mult, v);
   }
   static constexpr std::int64_t grid_columns(const Args& a) { return a.kv_indices.cols; }
 };

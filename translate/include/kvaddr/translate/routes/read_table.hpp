@@ -13,7 +13,7 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::TableRoute<ReadTableA
     using A = Args;
     return std::tuple{required_arg("req_to_token", &A::req_to_token), required_arg("req_pool_indices", &A::row_ids).widening(),
                       required_arg("seq_lens", &A::seq_lens).widening(), optional_arg("seq_len_delta", &A::seq_len_delta),
-                      required_arg("max_pages", &A::max_pages), required_arg("v2p", &A::v2p),
+                      required_arg("max_pages", &A::max_pages), optional_arg("v2p", &A::v2p),
                       required_arg("page_size", &A::page_size), optional_arg("multiplier", &A::multiplier),
                       required_arg("out", &A::out), optional_arg("zero_tail", &A::zero_tail),
                       optional_arg("variant", &A::variant)};

@@ -102,12 +102,21 @@ struct TableRoute {
 template <class Spec>
 inline constexpr bool is_table_route = std::is_base_of_v<TableRoute<typename Spec::Args>, Spec>;
 
+// The entry lane the table runner, the row kernel and the proofs run for a page-table route: the
+// spec's entry through the pool's v2p when the call gives one (remap), else the static pool's entry
+// (spec I10: v2p absent, M = 1; validate rejects another multiplier): lanes::static_entry_lane, tok / ps,
+// the pre-unified table for every table route, whatever its variant.
+template <class Spec, class I, class G>
+KVADDR_HD constexpr I table_entry(I tok, G&& v2p, I ps, I mult, Variant v, bool remap) {
+  return remap ? Spec::entry(tok, v2p, ps, mult, v, true) : lanes::static_entry_lane(tok, ps);
+}
+
 // The fields of a page-table route over (req_to_token, req_pool_indices, seq_lens) with a
-// max_pages bound and one out table (canonical_page_table, full_prefill_table).
+// max_pages bound and one out table (canonical_page_table, full_prefill_table); v2p absent = static pool.
 template <class A>
 constexpr auto bounded_table_fields() {
   return std::tuple{required_arg("req_to_token", &A::req_to_token), required_arg("req_pool_indices", &A::req_pool_indices).widening(),
-                    required_arg("seq_lens", &A::seq_lens).widening(), required_arg("v2p", &A::v2p),
+                    required_arg("seq_lens", &A::seq_lens).widening(), optional_arg("v2p", &A::v2p),
                     required_arg("page_size", &A::page_size), optional_arg("multiplier", &A::multiplier),
                     required_arg("max_pages", &A::max_pages), required_arg("out", &A::out),
                     optional_arg("variant", &A::variant)};
