@@ -21,7 +21,8 @@ packages=(build-essential cmake ninja-build pkg-config git
           nlohmann-json3-dev libcli11-dev libfmt-dev
           python3-dev pybind11-dev python3-numpy python3-pytest python3-hypothesis
           python3-venv python3-pip python3-setuptools python3-wheel librsvg2-bin
-          clang libclang-rt-14-dev)
+          clang libclang-rt-14-dev
+          slurm-wlm munge)
 
 install_missing() {
   [ "${KVADDR_NO_INSTALL:-0}" = 1 ] && return 0
@@ -79,7 +80,7 @@ sanitize() {
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_CUDA_COMPILER=NOTFOUND -DKVADDR_ENABLE_KERNELS=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Python3=ON \
-    -DKVADDR_FUZZ=ON
+    -DKVADDR_FUZZ=ON -DKVADDR_TEST_ROUTE=ON
   cmake --build "$dir" -j "$JOBS"
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     ctest --test-dir "$dir" --output-on-failure -j "$JOBS" -LE "$SANITIZE_EXCLUDE_LABELS" -E "$SANITIZE_EXCLUDE_TESTS"

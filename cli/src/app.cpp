@@ -160,7 +160,7 @@ int run_line(const std::vector<std::string>& line, std::ostream& out, std::ostre
   std::vector<std::string> args(line.begin(), line.end());
   while (!args.empty() && (args[0] == "--json" || args[0] == "--quiet")) args.erase(args.begin());
   const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
-  Context ctx{out, err, json, tty && !quiet};
+  Context ctx{out, err, json, tty && !quiet, &line};
 
   CLI::App app{"kvaddr"};
   app.option_defaults()->always_capture_default();
@@ -267,9 +267,11 @@ int run_line(const std::vector<std::string>& line, std::ostream& out, std::ostre
       topt.json = json;
       return run_translate(topt, given_options(translate), out);
     }
-    if (merge->parsed()) return run_merge(merge_files, out);
+    if (merge->parsed()) {
+      return with_report_file(merge, ctx, [&](const Context& c) { return run_merge(merge_files, c.out); });
+    }
     if (auto status = run_draw(app, ctx); status >= 0) return status;
-    return run_extra_subcommands(app, ctx);
+    return with_report_file(chosen, ctx, [&](const Context& c) { return run_extra_subcommands(app, c); });
   } catch (const kvaddr::Error& e) {
     return fail(ctx, std::string(to_string(e.kind())), e.what(), e.argument(), e.value());
   } catch (const std::exception& e) {

@@ -19,6 +19,7 @@ struct Context {
   std::ostream& err;
   bool json = false;      // --json anywhere on the line
   bool progress = false;  // stderr is a terminal and --quiet was not given
+  const std::vector<std::string>* line = nullptr;  // the command line after the program name (pictures record it)
 };
 
 // Adds "schema": "kvaddr.<name>/1" to a JSON document (an object; anything else is wrapped in

@@ -19,6 +19,8 @@ import json
 import pathlib
 import sys
 
+from . import __version__, check
+
 
 def load_kernel(spec):
     """MODULE:FUNC (an importable module, or a path to a .py file) -> the callable FUNC (dotted names allowed)."""
@@ -65,14 +67,15 @@ def parser():
     c.add_argument("--graph", action="store_true", help="CUDA-graph mode (device cuda, torch)")
     c.add_argument("--replay-dir", default=None, help="write the failing case as a replay directory here")
     c.add_argument("--json", action="store_true", help="print the report as JSON (Report.to_dict)")
+    c.add_argument("--shard", default="0/1", metavar="I/N", help="run the case indices k with k %% N == I")
+    c.add_argument("--merge-json", action="store_true",
+                   help="print Report.to_json (kvaddr.diff/1): the shards' reports join with kvaddr merge")
     return p
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else list(argv)
     if "--version" in argv and all(a in ("--version", "--json") for a in argv):
-        from . import __version__
-
         if "--json" in argv:
             print(json.dumps({"schema": "kvaddr.version/1", "version": __version__}))
         else:
@@ -82,17 +85,23 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.command is None:
         p.error("a command is required (check), or --version")
-    from . import check
-
     try:
+        i, _, n = args.shard.partition("/")
+        try:
+            shard = (int(i), int(n))
+        except ValueError:
+            raise ValueError(f"shard = {args.shard!r}: must be I/N") from None
         kernel = load_kernel(args.kernel)
         rep = check(args.route, kernel, cases=args.cases, seed=args.seed, device=args.device, array=args.array,
                     variant=args.variant, lanes=args.lanes, overflow=args.overflow, graph=args.graph,
-                    replay_dir=args.replay_dir)
+                    replay_dir=args.replay_dir, shard=shard)
     except ValueError as e:
         print(f"python3 -m kvaddr check: {e}", file=sys.stderr)
         return 2
-    print(json.dumps({"schema": "kvaddr.check/1", **rep.to_dict()}, indent=2, default=str) if args.json else str(rep))
+    if args.merge_json:
+        print(json.dumps(rep.to_json(), indent=2))
+    else:
+        print(json.dumps({"schema": "kvaddr.check/1", **rep.to_dict()}, indent=2, default=str) if args.json else str(rep))
     return 0 if rep.ok else 1
 
 

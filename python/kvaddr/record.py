@@ -1,9 +1,17 @@
 """Failing harness cases as replay directories (docs/replay.md), and replaying a kernel on them.
 
-A directory holds manifest.json + one .npy per array (readable by `kvaddr replay DIR` and
-kvaddr.replay), plus harness.json with what the manifest format has no key for: the visible width of
-each padded output, the strided inputs, aliasing, adjacent slices of one allocation (kvaddr.adjacent; also
-named in the manifest's note), and the failure that was found.
+A directory holds manifest.json (format version 2) + one .npy per array, written so that `kvaddr replay DIR`
+reproduces what the harness saw: each output is its whole guarded allocation (the guard lanes before and
+after it, and the columns past the visible width of a pitched output, compared with their *before*
+values), each strided input is its spread backing with its element strides, each guarded table (v2p,
+swa_v2p) its parent with the guard pages around it; the call's "presented" object names the visible widths,
+aliasing and adjacent slices of one allocation (kvaddr.adjacent). harness.json keeps what the failure was
+(kind, detail, seed, case, first lanes).
+
+Reading a directory back (load_case, assert_replay) goes through replay's own readers in the C++ library
+(kvaddr._core.replay_read_manifest / replay_read_input / replay_read_npy): the same confinement to the
+directory, symbolic links resolved, manifest.json included, the same slice and stride checks, and the same
+error texts, which never quote a file's contents.
 """
 from __future__ import annotations
 
@@ -12,7 +20,16 @@ import pathlib
 
 import numpy as np
 
+from . import _core
+from . import adjacent
+from . import cases as C
+from . import harness
+from .adjacent import describe as layout
 from .cases import Case
+from .harness import check_case
+from .present import STRIDE_PAD, guarded, spread
+
+FORMAT_VERSION = 2
 
 
 def write_case(root, case, result, variant, seed, index, name=None, graph=False):
@@ -21,61 +38,78 @@ def write_case(root, case, result, variant, seed, index, name=None, graph=False)
     d.mkdir(parents=True, exist_ok=True)
     for old in d.glob("*.npy"):
         old.unlink()
-    inputs = {}
-    for k, v in case.inputs.items():
-        if v is not None:
-            np.save(d / f"in.{k}.npy", np.ascontiguousarray(v))
-            inputs[k] = f"in.{k}.npy"
-    outputs = {}
-    for k, v in case.outputs.items():
-        after = result.actual.get(k, v)
-        np.save(d / f"out.{k}.before.npy", np.ascontiguousarray(v))
-        np.save(d / f"out.{k}.after.npy", np.ascontiguousarray(after))
-        outputs[k] = {"before": f"out.{k}.before.npy", "after": f"out.{k}.after.npy"}
+    grouped = adjacent.members(case) if case.adjacent else ()
+    inputs = {k: _input_entry(d, case, k, v, grouped) for k, v in case.inputs.items() if v is not None}
+    outputs = {k: _output_entry(d, case, k, v, result, grouped) for k, v in case.outputs.items()}
     scalars = {k: (bool(v) if isinstance(v, (bool, np.bool_)) else int(v)) for k, v in case.scalars.items()}
     call = {"route": case.route, "name": name or f"kvaddr.check {case.route} seed {seed} case {index}",
             "variant": variant, "scalars": scalars, "inputs": inputs, "outputs": outputs,
             "note": f"kvaddr.check: {result.kind}" + (f" ({result.detail})" if result.detail else "")}
-    if case.adjacent:  # the manifest has no key for a shared allocation: the layout is in the note and harness.json
-        from .adjacent import describe as layout
-
-        call["note"] += f"; layout: {layout(case)} (harness.json \"adjacent\"; replayed from separate buffers by " \
-                        "kvaddr replay)"
-    (d / "manifest.json").write_text(json.dumps({"format": "kvaddr-replay", "version": 1, "calls": [call]}, indent=2))
-    side = {"widths": case.widths, "strided": list(case.strided), "alias": list(case.alias),
-            "adjacent": [list(case.adjacent[0]), int(case.adjacent[1])] if case.adjacent else [],
-            "kind": result.kind,
-            "detail": result.detail, "seed": int(seed), "case": int(index), "variant": variant, "graph": bool(graph),
-            "first_lanes": [str(lane) for lane in result.first]}
+    presented = {}
+    if case.widths:
+        presented["widths"] = {k: int(w) for k, w in case.widths.items()}
+    if case.alias:
+        presented["alias"] = [case.alias[0], case.alias[1]] + [int(x) for x in case.alias[2:]]
+    if case.adjacent:  # the output's entry is the shared allocation; assert_replay rebuilds the layout
+        presented["adjacent"] = [list(case.adjacent[0]), int(case.adjacent[1])]
+        call["note"] += f"; layout: {layout(case)}"
+    if presented:
+        call["presented"] = presented
+    (d / "manifest.json").write_text(json.dumps({"format": "kvaddr-replay", "version": FORMAT_VERSION,
+                                                 "calls": [call]}, indent=2))
+    side = {"kind": result.kind, "detail": result.detail, "seed": int(seed), "case": int(index), "variant": variant,
+            "graph": bool(graph), "first_lanes": [str(lane) for lane in result.first]}
     (d / "harness.json").write_text(json.dumps(side, indent=2))
     return str(d)
 
 
-def load_case(directory):
-    """The Case of a directory written by write_case (or any one-call replay directory). Returns (case, variant)."""
-    d = pathlib.Path(directory)
-    manifest = json.loads((d / "manifest.json").read_text())
+def _spread_like(entry, values):
+    """Whether a strided input entry is the harness's spread layout (kvaddr.present.spread) of `values`."""
+    if not isinstance(entry, dict) or "strides" not in entry or entry.get("offset", 0) != 0:
+        return False
+    want = [values.shape[1] + STRIDE_PAD, 1] if values.ndim == 2 else [2]  # as present.spread lays them out
+    return entry["strides"] == want
+
+
+def load_case(directory, *, allow_outside=False):
+    """The Case of a directory written by write_case (or any one-call replay directory). Returns (case, variant).
+    Every file is read inside `directory` (symbolic links resolved) unless allow_outside=True."""
+    d = str(directory)
+    manifest = _core.replay_read_manifest(d, allow_outside=allow_outside)
     call = manifest["calls"][0]
-    side = json.loads((d / "harness.json").read_text()) if (d / "harness.json").exists() else {}
-    inputs = {k: np.load(d / f) for k, f in call.get("inputs", {}).items()}
+
+    def read(name):
+        return _core.replay_read_npy(d, name, allow_outside=allow_outside)
+
+    # each input as the C++ loader reads it (a file, a slice, a strided view: one reader, one set of checks)
+    inputs = {k: _core.replay_read_input(d, json.dumps(e), allow_outside=allow_outside)
+              for k, e in call.get("inputs", {}).items()}
+    strided = tuple(k for k, e in call.get("inputs", {}).items() if _spread_like(e, inputs[k]))
     if call["route"] == "flashmla_block_table":
         inputs.setdefault("kv_start_idx", None)
-    outputs = {k: np.load(d / f["before"]) for k, f in call["outputs"].items()}
-    adj = side.get("adjacent") or ()
-    case = Case(call["route"], dict(call.get("scalars", {})), inputs, outputs, dict(side.get("widths", {})),
-                tuple(side.get("strided", ())), tuple(side.get("alias", ())),
-                (tuple(adj[0]), int(adj[1])) if adj else ())
+    outputs = {}
+    for k, e in call["outputs"].items():
+        before = read(e["before"])
+        if "offset" in e:
+            before = before.reshape(-1)[e["offset"]:e["offset"] + e["size"]].reshape(e.get("shape", [e["size"]]))
+        outputs[k] = before.copy()
+    pres = call.get("presented", {})
+    alias = pres.get("alias", ())
+    adj = pres.get("adjacent") or ()
+    case = Case(call["route"], dict(call.get("scalars", {})), inputs, outputs, dict(pres.get("widths", {})),
+                strided, tuple(alias), (tuple(adj[0]), int(adj[1])) if adj else ())
     return case, call.get("variant", "production")
 
 
-def assert_replay(kernel, directory, *, device="cpu", array=None):
+def assert_replay(kernel, directory, *, device="cpu", array=None, allow_outside=False):
     """Re-run `kernel` on the case recorded in `directory` and raise AssertionError if it still fails."""
-    from .harness import check_case
-
-    case, variant = load_case(directory)
+    case, variant = load_case(directory, allow_outside=allow_outside)
     res = check_case(kernel, case, device=device, array=array, variant=variant)
     if res.kind != "ok":
         lanes = "\n".join(f"  {lane}" for lane in res.first)
         raise AssertionError(f"kvaddr replay {directory}: {res.kind}"
                              + (f" ({res.detail})" if res.detail else "") + (f"\n{lanes}" if lanes else ""))
     return res
+
+
+harness.register(write_case=write_case)  # kvaddr.check(replay_dir=...) writes the failing case here

@@ -21,6 +21,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
@@ -92,6 +93,14 @@ py::tuple envelope_moves(py::handle dst_o, py::handle src_o, int64_t page_size) 
 // Report text to Python; bytes that are not UTF-8 (file names, manifest text) are replaced.
 py::str text_to_python(const std::string& t) {
   return py::reinterpret_steal<py::str>(PyUnicode_DecodeUTF8(t.data(), static_cast<py::ssize_t>(t.size()), "replace"));
+}
+
+// An int32 / int64 array read by replay (values widened to int64) as a numpy array of its dtype.
+py::object npy_to_python(const replay::NpyArray& a) {
+  py::array_t<int64_t> out(std::vector<py::ssize_t>(a.shape.begin(), a.shape.end()));
+  if (!a.values.empty()) std::memcpy(out.mutable_data(), a.values.data(), a.values.size() * sizeof(int64_t));
+  if (a.dtype == replay::NpyDtype::int32) return out.attr("astype")("int32");
+  return py::object(std::move(out));
 }
 
 }  // namespace
@@ -353,14 +362,46 @@ PYBIND11_MODULE(_core, m) {
         "§4.13 move_kv_cache: page-major runs -> (dst_pages, src_pages).");
 
   // ---- replay ----
-  m.def("replay", [](const std::filesystem::path& dir, bool allow_outside) {
-          return py::module_::import("json").attr("loads")(
-              text_to_python(replay::to_json(replay::replay_dir(dir, {allow_outside}))));
+  // The options of kvaddr.replay / replay_text: confinement and the "behaves like" search's budget.
+  const auto replay_options = [](bool allow_outside, int64_t search_budget, double search_seconds) {
+    require(search_budget >= 1, "search_budget", search_budget, "must be at least 1 candidate");
+    if (!(search_seconds >= 0) || search_seconds > 1e9) {
+      throw InvalidArgument("search_seconds", std::to_string(search_seconds), "must be a number of seconds >= 0");
+    }
+    return replay::ReplayOptions{.allow_outside = allow_outside, .search = {search_budget, search_seconds}};
+  };
+  m.def("replay", [replay_options](const std::filesystem::path& dir, bool allow_outside, int64_t search_budget,
+                                   double search_seconds) {
+          return py::module_::import("json").attr("loads")(text_to_python(
+              replay::to_json(replay::replay_dir(dir, replay_options(allow_outside, search_budget, search_seconds)))));
         }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        py::arg("search_budget") = replay::kDefaultSearchCandidates, py::arg("search_seconds") = replay::kDefaultSearchSeconds,
         "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict. Files outside DIR are "
-        "read only with allow_outside=True.");
-  m.def("replay_text", [](const std::filesystem::path& dir, bool allow_outside) {
-          return text_to_python(replay::to_text(replay::replay_dir(dir, {allow_outside})));
+        "read only with allow_outside=True; the behaves-like search tries at most search_budget variants and "
+        "starts none after search_seconds per call.");
+  m.def("replay_text", [replay_options](const std::filesystem::path& dir, bool allow_outside, int64_t search_budget,
+                                        double search_seconds) {
+          return text_to_python(
+              replay::to_text(replay::replay_dir(dir, replay_options(allow_outside, search_budget, search_seconds))));
         }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        py::arg("search_budget") = replay::kDefaultSearchCandidates, py::arg("search_seconds") = replay::kDefaultSearchSeconds,
         "Replay DIR/manifest.json; returns the human-readable report.");
+  // The files of a replay directory read by replay's own readers and confinement (kvaddr.assert_replay).
+  m.def("replay_read_manifest", [](const std::filesystem::path& dir, bool allow_outside) {
+          return py::module_::import("json").attr("loads")(text_to_python(replay::read_manifest(dir, {.allow_outside = allow_outside, .search = {}})));
+        }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
+        "DIR/manifest.json as a dict, read as kvaddr replay reads it (inside DIR unless allow_outside).");
+  m.def("replay_read_input", [](const std::filesystem::path& dir, const std::string& entry, bool allow_outside) {
+          const replay::NpyArray a = replay::read_dir_input(dir, entry, {.allow_outside = allow_outside, .search = {}});
+          return npy_to_python(a);
+        }, py::arg("dir"), py::arg("entry"), py::kw_only(), py::arg("allow_outside") = false,
+        "One input of a replay manifest (its entry as JSON text: a file, a slice or a strided view) as kvaddr "
+        "replay reads it: the values the route sees, int32 or int64.");
+  m.def("replay_read_npy", [](const std::filesystem::path& dir, const std::string& name, bool allow_outside) {
+          replay::NpyArray a = replay::read_dir_npy(dir, name, {.allow_outside = allow_outside, .search = {}});
+          if (a.dtype == replay::NpyDtype::other) throw FormatError(name, a.descr, "not an int32 or int64 array");
+          if (a.fortran_order && a.ndim() > 1) throw FormatError(name, "fortran_order", "arrays must be C order");
+          return npy_to_python(a);
+        }, py::arg("dir"), py::arg("name"), py::kw_only(), py::arg("allow_outside") = false,
+        "The int32 / int64 .npy file NAME of a replay directory, read as kvaddr replay reads it.");
 }

@@ -1,5 +1,9 @@
 """A recorded call checked end to end from Python, and the replay report through the module."""
+import json
+import pathlib
+
 import numpy as np
+import pytest
 
 import kvaddr
 
@@ -92,3 +96,145 @@ def test_replay_confines_reads_unless_allowed(tmp_path, example_dir):
 def test_file_and_format_errors_are_kvaddr_errors():
     assert issubclass(kvaddr.IoError, kvaddr.Error) and issubclass(kvaddr.IoError, OSError)
     assert issubclass(kvaddr.FormatError, kvaddr.Error) and issubclass(kvaddr.FormatError, ValueError)
+
+
+# ---- #35 item 4: a failure replays where it was found ---------------------------------------------------
+def test_guard_after_failure_replays_with_the_same_lanes(tmp_path):
+    import np_kernels as K
+
+    rep = kvaddr.check("token_translate", K.translate_v2p_oob, cases=20, seed=1, params={"adjacent": False},
+                       replay_dir=tmp_path)
+    f = rep.failure
+    assert f.kind == "out_of_bounds" and f.first and all(lane.region == "guard_after" for lane in f.first)
+    n = f.case.outputs["out"].size
+    # kvaddr replay (the C++ reader, as the CLI runs it) reports the same lanes: flat = n + k for the k-th lane
+    # after the buffer
+    r = kvaddr.replay(f.replay_dir)
+    call = r["calls"][0]
+    assert call["status"] == "differs" and call["lanes_differing"] == f.differing
+    assert [(d["region"], d["flat"], d["expected"], d["recorded"]) for d in call["diffs"]] == \
+        [("guard after", n + lane.index[0], lane.expected, lane.actual) for lane in f.first]
+    assert "(guard after)" in kvaddr.replay_text(f.replay_dir)
+    with pytest.raises(AssertionError, match="guard after the buffer"):
+        kvaddr.assert_replay(K.translate_v2p_oob, f.replay_dir)
+    kvaddr.assert_replay(K.translate_v2p, f.replay_dir)
+    assert f"kvaddr.assert_replay(my_kernel, {f.replay_dir!r}, device='cpu', array='numpy')" in f.snippet
+
+
+def test_snippet_names_the_device_and_array_library_of_the_run():
+    class Fam:
+        name, device = "torch", "cuda:1"
+
+    s = kvaddr.harness.pytest_snippet("/tmp/d", "read_table", 2, 12, Fam())
+    assert "kvaddr.assert_replay(my_kernel, '/tmp/d', device='cuda:1', array='torch')" in s
+    assert 'device="cpu"' not in s
+
+
+def _strided_eager_case():
+    from kvaddr import cases as C
+
+    recipe = {"page_size": 1, "multiplier": 2, "v2p": np.array([0, 4, 1], np.int64),
+              "page_table": np.array([[0, 1], [2, -1]], np.int64), "alias": False, "overlap": False, "pad": 1,
+              "strided": True}
+    return C.build("eager_funnel", recipe)
+
+
+def test_strided_inputs_and_widths_are_recorded_and_read_back(tmp_path):
+    import np_kernels as K
+
+    case = _strided_eager_case()
+    assert case.strided == ("page_table",) and case.widths == {"out": 2}
+    res = kvaddr.harness.check_case(K.eager_funnel, case)
+    assert res.kind == "ok"
+    d = kvaddr.record.write_case(tmp_path, case, res, "production", 0, 0)
+    call = json.loads((tmp_path / "eager_funnel-seed0-case0" / "manifest.json").read_text())["calls"][0]
+    assert call["inputs"]["page_table"]["strides"] == [5, 1] and call["inputs"]["page_table"]["shape"] == [2, 2]
+    assert call["presented"] == {"widths": {"out": 2}}
+    assert call["outputs"]["out"]["offset"] == 64 and call["outputs"]["out"]["shape"] == [2, 3]
+    assert kvaddr.replay(d)["calls"][0]["status"] == "equal"
+    back, variant = kvaddr.load_case(d)
+    assert variant == "production" and back.strided == ("page_table",) and back.widths == {"out": 2}
+    np.testing.assert_array_equal(back.inputs["page_table"], case.inputs["page_table"])
+    np.testing.assert_array_equal(back.outputs["out"], case.outputs["out"])
+    kvaddr.assert_replay(K.eager_funnel, d)
+
+
+def test_stride0_input_is_read_as_one_element_per_lane(tmp_path):
+    np.save(tmp_path / "parent.npy", np.array([1, 0], np.int64))
+    np.save(tmp_path / "v2p.npy", np.array([3, 5], np.int64))
+    np.save(tmp_path / "before.npy", np.full(3, -1, np.int64))
+    np.save(tmp_path / "after.npy", np.full(3, 5, np.int64))
+    call = {"route": "token_translate", "scalars": {"page_size": 1},
+            "inputs": {"ids": {"file": "parent.npy", "shape": [3], "strides": [0]}, "v2p": "v2p.npy"},
+            "outputs": {"out": {"before": "before.npy", "after": "after.npy"}}}
+    (tmp_path / "manifest.json").write_text(json.dumps({"version": 2, "calls": [call]}))
+    assert kvaddr.replay(tmp_path)["calls"][0]["status"] == "equal"
+    case, _ = kvaddr.load_case(tmp_path)
+    assert case.inputs["ids"].tolist() == [1, 1, 1] and case.strided == ()
+
+
+# ---- #36 item 3: assert_replay reads inside the directory, as kvaddr replay does -----------------------
+def test_assert_replay_confines_every_path(tmp_path):
+    import os
+
+    import np_kernels as K
+
+    rep = kvaddr.check("token_translate", K.translate_v2p_doc_formula, cases=50, seed=1, replay_dir=tmp_path / "r")
+    d = pathlib.Path(rep.failure.replay_dir)
+    m = json.loads((d / "manifest.json").read_text())
+    ids = m["calls"][0]["inputs"]["ids"]  # a file name, or a strided entry naming its file
+    (tmp_path / "x.npy").write_bytes((d / (ids["file"] if isinstance(ids, dict) else ids)).read_bytes())
+    if isinstance(ids, dict):
+        ids["file"] = "../../x.npy"
+    else:
+        m["calls"][0]["inputs"]["ids"] = "../../x.npy"
+    (d / "manifest.json").write_text(json.dumps(m))
+    for load in (lambda **kw: kvaddr.load_case(d, **kw), lambda **kw: kvaddr.assert_replay(K.translate_v2p, d, **kw)):
+        with pytest.raises(kvaddr.IoError, match="not a file inside the replay directory"):
+            load()
+    assert kvaddr.replay(d)["calls"][0]["status"] == "error"
+    kvaddr.assert_replay(K.translate_v2p, d, allow_outside=True)
+    # manifest.json itself as a link out of the directory: refused, and nothing of the file is shown
+    (tmp_path / "secret.txt").write_text("TOP-SECRET-LINE-1 abcdef\n")
+    os.remove(d / "manifest.json")
+    os.symlink(tmp_path / "secret.txt", d / "manifest.json")
+    with pytest.raises(kvaddr.IoError) as e:
+        kvaddr.assert_replay(K.translate_v2p, d)
+    assert "TOP-SECRET" not in str(e.value)
+    with pytest.raises(kvaddr.FormatError) as e:
+        kvaddr.load_case(d, allow_outside=True)
+    assert "TOP-SECRET" not in str(e.value) and "byte 0: not valid JSON" in str(e.value)
+    r = kvaddr.replay(d)
+    assert "TOP-SECRET" not in json.dumps(r) and r["error_kind"] == "io"
+
+
+def test_replay_search_budget(example_dir):
+    r = kvaddr.replay(example_dir, search_budget=1)
+    assert r["summary"] == kvaddr.replay(example_dir)["summary"]  # the statuses do not depend on the search
+    # every route with a variant besides production stops after its first candidate (mamba_translate has none)
+    assert [c.get("search_stopped_after") for c in r["calls"]] == \
+        [1 if len(kvaddr.variants(c["route"])) > 1 else None for c in r["calls"]]
+    assert "search stopped after 1 candidates" in kvaddr.replay_text(example_dir, search_budget=1)
+    assert all("search_stopped_after" not in c for c in kvaddr.replay(example_dir)["calls"])
+    assert {c.get("search_stopped_after") for c in kvaddr.replay(example_dir, search_seconds=0)["calls"]} == {0}
+    bad_options = ({"search_budget": 0}, {"search_budget": -5}, {"search_seconds": -1.0}, {"search_seconds": float("nan")})
+    for bad in bad_options:
+        with pytest.raises(kvaddr.InvalidArgument):
+            kvaddr.replay(example_dir, **bad)
+
+
+def test_store_into_an_adjacent_argument_replays_with_kvaddr_replay(tmp_path):
+    import np_kernels as K
+
+    rep = kvaddr.check("token_translate", K.translate_v2p_oob, cases=20, seed=0, params={"adjacent": "always"},
+                       replay_dir=tmp_path)
+    f = rep.failure
+    assert f.case.adjacent == (("out", "v2p"), 0) and [lane.region for lane in f.first] == ["neighbour_after"]
+    call = kvaddr.replay(f.replay_dir)["calls"][0]
+    n = f.case.outputs["out"].size
+    assert call["status"] == "differs"
+    assert [(d["region"], d["flat"], d["expected"], d["recorded"]) for d in call["diffs"]] == \
+        [("guard after", n, lane.expected, lane.actual) for lane in f.first]
+    back, _ = kvaddr.load_case(f.replay_dir)
+    assert back.adjacent == (("out", "v2p"), 0)
+    np.testing.assert_array_equal(back.outputs["out"], f.case.outputs["out"])

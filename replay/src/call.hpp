@@ -7,18 +7,27 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::replay::detail {
 
 // A per-call problem inside replay: never leaves the library (report.cpp turns it into CallStatus::error
-// with this message), so it carries free text rather than the argument / value / reason of kvaddr::Error.
+// with this message), so it carries free text rather than the argument / value / reason of kvaddr::Error,
+// and the kind of the error behind it (CallReport::error_kind).
 class CallError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit CallError(const std::string& what, ErrorKind kind = ErrorKind::invalid_argument)
+      : std::runtime_error(what), kind_(kind) {}
+  ErrorKind kind() const noexcept { return kind_; }
+
+ private:
+  ErrorKind kind_;
 };
-[[noreturn]] inline void bad(const std::string& what) { throw CallError(what); }
+[[noreturn]] inline void bad(const std::string& what, ErrorKind kind = ErrorKind::invalid_argument) {
+  throw CallError(what, kind);
+}
 
 // Era / flag handling shared by every route: returns the claimed variant.
 struct Claim {
@@ -34,6 +43,6 @@ void check_era(const nlohmann::json& call);
 
 // Fills `r` for one call of the manifest. Throws (any std::exception) when the call cannot be
 // checked; the caller turns that into CallStatus::error.
-void check_call(const nlohmann::json& call, const std::filesystem::path& dir, bool allow_outside, CallReport& r);
+void check_call(const nlohmann::json& call, const std::filesystem::path& dir, const ReplayOptions& options, CallReport& r);
 
 }  // namespace kvaddr::replay::detail

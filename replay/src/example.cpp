@@ -3,11 +3,13 @@
 // in the comment of each call.
 #include "kvaddr/replay/example.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
@@ -256,6 +258,42 @@ void write_example(const std::filesystem::path& dir) {
                {"scalars", {{"page_size", 2}}}},
               "c16", "ids", {5}, {2, 3, 8, 9, 10}, "v2p", v2p_file, I64(5, 0),
               [&](auto ids, auto out) { translate::transfer_ids({ids, cvec(v2p), 2, out}); });
+  rec.finish();
+}
+
+void write_large_example(const std::filesystem::path& dir, std::int64_t rows, std::int64_t pages) {
+  if (rows < 1 || rows > (1 << 20) || pages < 1 || pages > (1 << 24)) {
+    throw InvalidArgument("rows / pages", std::to_string(rows) + " / " + std::to_string(pages),
+                          "a large example needs 1 <= rows <= 2^20 and 1 <= pages <= 2^24");
+  }
+  constexpr std::int64_t kCols = 16, kLen = 20;  // 20 pages of page size 1 per row: 4 past max_pages = 16
+  Recorder rec(dir);
+  // A batch of rows - 1 requests: the last row of the table is a padded row, so every spill stays
+  // inside the table and each spilling variant runs (and its per-row stores are split for races).
+  const std::int64_t batch = std::max<std::int64_t>(rows - 1, 1);
+  I64 r2t(static_cast<std::size_t>(batch * kLen)), ids(static_cast<std::size_t>(batch)), lens(ids.size(), kLen);
+  I64 v2p(static_cast<std::size_t>(pages));
+  for (std::size_t i = 0; i < r2t.size(); ++i) r2t[i] = static_cast<std::int64_t>(i) % pages;
+  for (std::size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<std::int64_t>(i);
+  for (std::size_t i = 0; i < v2p.size(); ++i) v2p[i] = (static_cast<std::int64_t>(i) * 7) % pages;
+  // The recorded table: its "before" everywhere (no variant leaves a live column untouched) and one
+  // lane holding a value no variant writes there.
+  I64 table(static_cast<std::size_t>(rows * kCols), -9);
+  I64 after = table;
+  after[0] = 77777777;
+  rec.add({{"name", "large read_table: rows spill past max_pages, the recording matches no variant"},
+           {"route", "read_table"},
+           {"era", "D"},
+           {"scalars", {{"page_size", 1}, {"multiplier", 1}, {"max_pages", kCols}}},
+           {"inputs",
+            {{"req_to_token", rec.save("r2t.npy", NpyDtype::int32, {batch, kLen}, r2t)},
+             {"req_pool_indices", rec.save64("rows.npy", {batch}, ids)},
+             {"seq_lens", rec.save64("lens.npy", {batch}, lens)},
+             {"v2p", rec.save64("v2p.npy", {pages}, v2p)}}},
+           {"outputs",
+            {{"out",
+              {{"before", rec.save("out.before.npy", NpyDtype::int32, {rows, kCols}, table)},
+               {"after", rec.save("out.after.npy", NpyDtype::int32, {rows, kCols}, after)}}}}}});
   rec.finish();
 }
 

@@ -79,6 +79,9 @@ struct Output {
   // > 0: a 2-D table whose rows are row_stride lanes apart; lanes [shape[1], row_stride) of each
   // row are guard columns.
   std::int64_t row_stride = 0;
+  // > 0: the kernel saw only the first `width` columns of this 2-D table ("presented": {"widths"}); the
+  // lanes past them are reported with region "past width".
+  std::int64_t width = 0;
   // The lanes of the buffer the route writes: shape[1] for a packed table, row_stride otherwise.
   std::int64_t stride() const { return row_stride > 0 ? row_stride : (shape.size() < 2 ? 1 : shape[1]); }
 };
@@ -108,9 +111,12 @@ class Call {
     if (!j_.is_object()) bad("a call must be a JSON object");
     for (const auto& [k, v] : j_.items()) {
       static const std::set<std::string> known = {"name", "route", "variant", "era", "flags", "scalars", "inputs",
-                                                  "outputs", "note"};
+                                                  "outputs", "note", "presented"};
       if (!known.count(k)) bad("unknown key '" + k + "' in the call");
     }
+    // How a harness handed the arrays to the kernel beyond what the entries say (visible widths,
+    // aliasing, adjacent slices): read by kvaddr.assert_replay; the host routes read the arrays as given.
+    if (j_.contains("presented") && !j_.at("presented").is_object()) bad("'presented' must be a JSON object");
     scalars_ = section("scalars");
     inputs_ = section("inputs");
     outputs_ = section("outputs");
@@ -167,7 +173,30 @@ class Call {
       if (!keys.count(k)) bad("unknown key '" + k + "' in output " + name);
     }
     if (!o.at("before").is_string() || !o.at("after").is_string()) bad("output " + name + ": before and after must name .npy files");
-    if (o.contains("row_stride")) return strided_output(name, o, want, allow_row_stride);
+    Output out = o.contains("row_stride") ? strided_output(name, o, want, allow_row_stride) : plain_output(name, o, want, min_rank, max_rank);
+    out.width = presented_width(name, out.shape);
+    return out;
+  }
+
+  // "presented": {"widths": {name: W}}: the visible columns of a 2-D output, 1 <= W <= its columns.
+  std::int64_t presented_width(const std::string& name, const I64& shape) const {
+    if (!j_.contains("presented")) return 0;
+    const json& p = j_.at("presented");
+    if (!p.contains("widths")) return 0;
+    const json& ws = p.at("widths");
+    if (!ws.is_object()) bad("presented.widths must be an object {output: columns}");
+    if (!ws.contains(name)) return 0;
+    const json& w = ws.at(name);
+    const std::int64_t cols = shape.size() == 2 ? shape[1] : 0;
+    if (!w.is_number_integer() || w.get<std::int64_t>() < 1 || w.get<std::int64_t>() > cols ||
+        (w.is_number_unsigned() && w.get<std::uint64_t>() > static_cast<std::uint64_t>(cols))) {
+      bad(fmt::format("presented.widths.{} = {}: must be an integer in [1, {}] (the columns of a 2-D output)", name,
+                      detail::describe_value(w), cols));
+    }
+    return w.get<std::int64_t>();
+  }
+
+  Output plain_output(const std::string& name, const json& o, Want want, int min_rank, int max_rank) {
     const bool sliced = o.contains("offset") || o.contains("size") || o.contains("shape");
     Arr before = load(name + ".before", o.at("before"), want, min_rank, max_rank, sliced ? &o : nullptr);
     Arr after = load(name + ".after", o.at("after"), want, min_rank, max_rank, sliced ? &o : nullptr);
@@ -250,14 +279,19 @@ class Call {
     return &s;
   }
 
-  // An array named by a file, or (inputs) by {"file", "offset", "size"}: a slice of a 1-D parent.
-  // `slice` (outputs) is the output's entry holding offset / size / shape for both of its files.
+  // An array named by a file, or (inputs) by {"file", "offset", "size"}: a slice of a 1-D parent, or
+  // {"file", "offset"?, "shape", "strides"}: a strided view of it. `slice` (outputs) is the output's
+  // entry holding offset / size / shape for both of its files.
   Arr load(const std::string& label, const json& entry, Want want, int min_rank, int max_rank,
            const json* slice = nullptr) const {
     const json* file = &entry;
+    bool strided = false;
     if (!slice && entry.is_object()) {
+      strided = entry.contains("strides");
       for (const auto& [k, v] : entry.items()) {
-        if (k != "file" && k != "offset" && k != "size") bad("unknown key '" + k + "' in sliced input " + label);
+        if (k != "file" && k != "offset" && k != "size" && !(strided && k == "shape") && k != "strides") {
+          bad("unknown key '" + k + "' in sliced input " + label);
+        }
       }
       if (!entry.contains("file")) bad("sliced input " + label + " needs \"file\"");
       file = &entry.at("file");
@@ -268,7 +302,7 @@ class Call {
     try {
       npy = read_npy(detail::resolve_inside(dir_, file->get<std::string>(), allow_outside_));
     } catch (const kvaddr::Error& e) {
-      bad(label + ": " + e.what());
+      bad(label + ": " + e.what(), e.kind());
     }
     if (npy.fortran_order && npy.ndim() > 1) bad(label + ": Fortran order; arrays must be C order");
     const bool ok_dtype = (want == Want::i32 && npy.dtype == NpyDtype::int32) ||
@@ -279,11 +313,14 @@ class Call {
     }
     Arr a;
     if (slice) {
-      const detail::Slice s = detail::read_slice(*slice, label, npy.shape, slice != &entry);
+      const detail::Slice s = strided ? detail::read_strided(*slice, label, npy.shape)
+                                      : detail::read_slice(*slice, label, npy.shape, slice != &entry);
       a.parent = std::move(npy.values);
       a.offset = s.offset;
       npy.values = detail::slice_values(a.parent, s);
       npy.shape = s.shape;
+      // Only a contiguous view has neighbours in the parent that a table route may read (Vec::before).
+      if (strided && !(s.strides.size() == 1 && s.strides[0] == 1)) a.parent.clear();
     }
     if (npy.ndim() < min_rank || npy.ndim() > max_rank) {
       bad(fmt::format("{}: wrong shape {}, expected {}", label, shape_text(npy.shape),

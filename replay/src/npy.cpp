@@ -156,26 +156,14 @@ struct DescrInfo {
 DescrInfo describe(const std::string& d) {
   bool known = false;
   for (std::string_view k : kNpyDescrs) known = known || d == k;
-  if (!known) fail("header: unsupported descr '" + detail::snippet(d) + "' (integer, float or bool dtypes only)");
+  // The text is not echoed (no error shows the bytes of a file): only its length.
+  if (!known) fail("header: unsupported descr of " + std::to_string(d.size()) + " bytes (integer, float or bool dtypes only)");
   DescrInfo info;
   info.item = static_cast<std::size_t>(d[2] - '0');
   info.big_endian = d[0] == '>';
   if (d[1] == 'i' && info.item == 4) info.dtype = NpyDtype::int32;
   if (d[1] == 'i' && info.item == 8) info.dtype = NpyDtype::int64;
   return info;
-}
-
-std::int64_t checked_product(const std::vector<std::int64_t>& shape, std::size_t item) {
-  std::int64_t n = 1;
-  for (std::int64_t d : shape) {
-    if (d < 0) fail("header: negative dimension");
-    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) fail("header: shape product overflows int64");
-    n *= d;
-  }
-  if (item != 0 && n > std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(item)) {
-    fail("header: data size overflows int64");
-  }
-  return n;
 }
 
 std::string shape_tuple(const std::vector<std::int64_t>& shape) {
@@ -187,6 +175,22 @@ std::string shape_tuple(const std::vector<std::int64_t>& shape) {
   if (shape.size() == 1) s += ",";
   return s + ")";
 }
+
+std::int64_t checked_product(const std::vector<std::int64_t>& shape, std::size_t item) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    if (d < 0) fail("header: negative dimension");
+    if (d != 0 && n > std::numeric_limits<std::int64_t>::max() / d) {
+      fail("header: shape " + shape_tuple(shape) + ": its element count overflows int64");
+    }
+    n *= d;
+  }
+  if (item != 0 && n > std::numeric_limits<std::int64_t>::max() / static_cast<std::int64_t>(item)) {
+    fail("header: shape " + shape_tuple(shape) + ": its byte size overflows int64");
+  }
+  return n;
+}
+
 
 }  // namespace
 
@@ -243,7 +247,7 @@ Header parse_header(std::string_view dict, std::size_t data_at, std::uint64_t da
   bool have_descr = false, have_order = false, have_shape = false;
   for (auto& [key, v] : HeaderParser(dict).parse_dict()) {
     bool* seen = key == "descr" ? &have_descr : key == "fortran_order" ? &have_order : key == "shape" ? &have_shape : nullptr;
-    if (seen == nullptr) fail("header: unknown key '" + detail::snippet(key) + "'");
+    if (seen == nullptr) fail("header: unknown key of " + std::to_string(key.size()) + " bytes (only 'descr', 'fortran_order', 'shape')");
     if (*seen) fail("header: key '" + key + "' appears twice");
     *seen = true;
     if (key == "descr") {

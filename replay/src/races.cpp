@@ -37,7 +37,7 @@ I64 possible_values(const std::vector<RaceWrite>& writes) {
   return v;
 }
 
-LanePlace place_of(const I64& shape, std::int64_t row_stride, std::int64_t flat) {
+LanePlace place_of(const I64& shape, std::int64_t row_stride, std::int64_t flat, std::int64_t width) {
   LanePlace p;
   if (row_stride > 0 && shape.size() == 2) {
     const std::int64_t c = flat % row_stride;
@@ -52,6 +52,7 @@ LanePlace place_of(const I64& shape, std::int64_t row_stride, std::int64_t flat)
     p.index.push_back(strides[k] == 0 ? 0 : rest / strides[k]);
     rest = strides[k] == 0 ? 0 : rest % strides[k];
   }
+  if (width > 0 && p.index.size() == 2 && p.index[1] >= width) p.region = "past width";
   return p;
 }
 
@@ -77,7 +78,7 @@ std::optional<Race> race_of(const std::string& variant, const std::vector<RacedO
       RaceCell cell;
       cell.output = *o.name;
       cell.flat = static_cast<std::int64_t>(i);
-      LanePlace pl = place_of(*o.shape, o.row_stride, cell.flat);
+      LanePlace pl = place_of(*o.shape, o.row_stride, cell.flat, o.width);
       cell.index = std::move(pl.index);
       cell.region = std::move(pl.region);
       cell.writes = w;

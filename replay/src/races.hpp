@@ -38,11 +38,13 @@ I64 possible_values(const std::vector<RaceWrite>& writes);
 
 // Where a lane of an output sits: its multi-dimensional index and region. row_stride > 0: the
 // buffer is rows of row_stride lanes of which the first shape[1] are the table (the rest "guard column").
+// width > 0 (a 2-D table the kernel saw `width` columns of, "presented": {"widths"}): columns from
+// width on are "past width".
 struct LanePlace {
   std::vector<std::int64_t> index;
   std::string region;
 };
-LanePlace place_of(const I64& shape, std::int64_t row_stride, std::int64_t flat);
+LanePlace place_of(const I64& shape, std::int64_t row_stride, std::int64_t flat, std::int64_t width = 0);
 
 // One output's part of a variant's race: its name, shape and stride, the recorded buffer, the
 // buffer the host order leaves and every store of the variant's grid.
@@ -54,6 +56,7 @@ struct RacedOutput {
   const I64* host = nullptr;
   const LaneWrites* writes = nullptr;
   bool guards_intact = true;  // the lanes outside the buffer kept their values
+  std::int64_t width = 0;      // as place_of's
 };
 
 // The race of `variant` over its outputs, or nullopt when no lane is contested.

@@ -15,6 +15,7 @@
 #include "behaves_like.hpp"
 #include "call.hpp"
 #include "loader.hpp"
+#include "manifest.hpp"
 #include "prepare.hpp"
 #include "races.hpp"
 
@@ -26,7 +27,7 @@ using namespace load;  // NOLINT(google-build-using-namespace): the loaded call'
 // Lane-by-lane comparison of one output, its guard regions included; `writes` (optional) are the
 // variant's stores per lane, so that a contested lane accepts each of its possible values.
 void compare(const Output& o, const I64& expected, const detail::LaneWrites* writes, CallReport& r) {
-  detail::compare_lanes(o.name, o.shape, o.row_stride, expected, o.after, writes, r);
+  detail::compare_lanes(o.name, o.shape, o.row_stride, expected, o.after, writes, r, o.width);
   detail::compare_guards(o.name, o.parent_before, o.parent_after, o.offset, static_cast<std::int64_t>(o.before.size()), r);
 }
 
@@ -45,7 +46,7 @@ std::optional<Race> race_for(const Prepared& p, Route route, Variant v, const st
   std::vector<detail::RacedOutput> raced;
   for (std::size_t k = 0; k < p.outputs.size(); ++k) {
     const Output& o = p.outputs[k];
-    raced.push_back({&o.name, &o.shape, o.row_stride, &o.after, &host[k], &(*writes)[k], guards_intact(o)});
+    raced.push_back({&o.name, &o.shape, o.row_stride, &o.after, &host[k], &(*writes)[k], guards_intact(o), o.width});
   }
   return detail::race_of(std::string(to_string(v, route)), raced);
 }
@@ -60,7 +61,7 @@ bool equal_outputs(const std::vector<Output>& outs, const std::vector<I64>& got)
 }  // namespace
 
 namespace detail {
-void check_call(const json& call, const std::filesystem::path& dir, bool allow_outside, CallReport& r) {
+void check_call(const json& call, const std::filesystem::path& dir, const ReplayOptions& options, CallReport& r) {
   if (!call.is_object()) bad("a call must be a JSON object");
   if (call.contains("name")) {
     if (!call.at("name").is_string()) bad("'name' must be a string");
@@ -78,7 +79,7 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
   const Claim claim = detail::read_claim(call, route);
   r.variant = std::string(to_string(claim.variant, route));
   detail::check_era(call);
-  Call c(call, dir, allow_outside);
+  Call c(call, dir, options.allow_outside);
   Prepared p = prepare(route, c, claim);
   c.check_all_used();
 
@@ -116,7 +117,7 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
   r.status = r.lanes_differing != 0 ? CallStatus::differs : (claimed_race ? CallStatus::race : CallStatus::equal);
 
   std::vector<Race> races;  // of the variants tried, in search order
-  const auto matching = smallest_matching(route, [&](Variant v) {
+  const SearchResult search = smallest_matching(route, [&](Variant v) {
     if (v == claim.variant) return r.status != CallStatus::differs;
     try {
       const std::vector<I64> got = p.run(v);
@@ -130,8 +131,9 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
     } catch (const kvaddr::Error&) {
       return false;  // this variant cannot produce the recording (e.g. it reads outside a table)
     }
-  });
-  r.matching_variants = variant_names(route, matching);
+  }, options.search);
+  r.matching_variants = variant_names(route, search.found);
+  r.search_stopped_after = search.stopped_after;
   if (claimed_race) r.races.push_back(std::move(*claimed_race));
   for (Race& race : races) {
     const bool matched = std::find(r.matching_variants.begin(), r.matching_variants.end(), race.variant) !=
@@ -142,5 +144,23 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
 }
 
 }  // namespace detail
+
+NpyArray read_dir_input(const std::filesystem::path& dir, const std::string& entry, const ReplayOptions& options) {
+  const json call = {{"inputs", {{"input", detail::parse_manifest(entry)}}}};
+  try {
+    Call c(call, dir, options.allow_outside);
+    Arr a = c.input("input", Want::widen, 1, 2);
+    NpyArray out;
+    out.dtype = a.dtype;
+    out.descr = a.dtype == NpyDtype::int32 ? "<i4" : "<i8";
+    out.shape = std::move(a.shape);
+    out.values = std::move(a.v);
+    return out;
+  } catch (const detail::CallError& e) {
+    if (e.kind() == ErrorKind::io) throw IoError("input", "manifest entry", e.what());
+    if (e.kind() == ErrorKind::format) throw FormatError("input", "manifest entry", e.what());
+    throw InvalidArgument("input", "manifest entry", e.what());
+  }
+}
 
 }  // namespace kvaddr::replay

@@ -50,25 +50,36 @@ void make_valid_utf8(ReplayReport& rep) {
   }
 }
 
+// The ErrorKind name of an exception out of a call or the manifest.
+std::string error_kind_of(const std::exception& e) {
+  if (const auto* c = dynamic_cast<const detail::CallError*>(&e)) return std::string(to_string(c->kind()));
+  if (const auto* k = dynamic_cast<const kvaddr::Error*>(&e)) return std::string(to_string(k->kind()));
+  return std::string(to_string(ErrorKind::invalid_argument));  // a JSON type error, std::bad_alloc
+}
+
 void replay_calls(const json& manifest, const std::filesystem::path& dir, const ReplayOptions& options,
                   ReplayReport& rep) {
   if (!manifest.is_object()) {
     rep.error = "manifest.json must hold a JSON object";
+    rep.error_kind = "format";
     return;
   }
   if (manifest.contains("format") && manifest.at("format") != "kvaddr-replay") {
     rep.error = "manifest 'format' must be \"kvaddr-replay\"";
+    rep.error_kind = "format";
     return;
   }
   if (manifest.contains("version")) {
     const json& v = manifest.at("version");
-    if (!v.is_number_integer() || v != 1) {
-      rep.error = "unsupported manifest version " + detail::describe_value(v) + " (this reader knows the integer 1)";
+    if (!v.is_number_integer() || (v != 1 && v != 2)) {
+      rep.error = "unsupported manifest version " + detail::describe_value(v) + " (this reader knows the integers 1 and 2)";
+      rep.error_kind = "format";
       return;
     }
   }
   if (!manifest.contains("calls") || !manifest.at("calls").is_array()) {
     rep.error = "manifest.json needs a \"calls\" array";
+    rep.error_kind = "format";
     return;
   }
   const json& calls = manifest.at("calls");
@@ -77,10 +88,11 @@ void replay_calls(const json& manifest, const std::filesystem::path& dir, const 
     r.position = i;
     r.name = "call " + std::to_string(i);
     try {
-      detail::check_call(calls[i], dir, options.allow_outside, r);
+      detail::check_call(calls[i], dir, options, r);
     } catch (const std::exception& e) {
       // CallError, a kvaddr::Error from a route or a file, a JSON type error, std::bad_alloc.
       r.status = CallStatus::error;
+      r.error_kind = error_kind_of(e);
       r.error = dynamic_cast<const json::exception*>(&e) != nullptr ? std::string("malformed call: ") + e.what()
                                                                       : std::string(e.what());
       r.diffs.clear();
@@ -89,6 +101,7 @@ void replay_calls(const json& manifest, const std::filesystem::path& dir, const 
       r.broken_preconditions.clear();
       r.lanes_checked = r.lanes_differing = 0;
       r.model_checked = false;
+      r.search_stopped_after.reset();
     }
     rep.calls.push_back(std::move(r));
   }
@@ -142,6 +155,11 @@ std::string race_lines(const Race& race, const std::string& under) {
   return s;
 }
 
+// "; search stopped after N candidates" when the "behaves like" search ran out of its budget.
+std::string search_note(const CallReport& c) {
+  return c.search_stopped_after ? fmt::format("; search stopped after {} candidates", *c.search_stopped_after) : "";
+}
+
 const Race* race_of(const CallReport& c, const std::string& variant) {
   for (const auto& race : c.races)
     if (race.variant == variant) return &race;
@@ -160,19 +178,36 @@ ReplayReport replay_manifest(std::string_view manifest_text, const std::filesyst
   } catch (const std::exception& e) {
     rep.calls.clear();
     rep.error = e.what();
+    rep.error_kind = error_kind_of(e);
   }
   make_valid_utf8(rep);
   return rep;
 }
 
+namespace {
+std::string manifest_text(const std::filesystem::path& dir, const ReplayOptions& options) {
+  return detail::read_bounded(detail::resolve_inside(dir, "manifest.json", options.allow_outside),
+                              detail::kMaxManifestBytes);
+}
+}  // namespace
+
+std::string read_manifest(const std::filesystem::path& dir, const ReplayOptions& options) {
+  return detail::parse_manifest(manifest_text(dir, options)).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+NpyArray read_dir_npy(const std::filesystem::path& dir, const std::string& name, const ReplayOptions& options) {
+  return read_npy(detail::resolve_inside(dir, name, options.allow_outside));
+}
+
 ReplayReport replay_dir(const std::filesystem::path& dir, const ReplayOptions& options) {
   std::string text;
   try {
-    text = detail::read_bounded(dir / "manifest.json", detail::kMaxManifestBytes);
+    text = manifest_text(dir, options);
   } catch (const std::exception& e) {
     ReplayReport rep;
     rep.dir = dir;
     rep.error = e.what();
+    rep.error_kind = error_kind_of(e);
     make_valid_utf8(rep);
     return rep;
   }
@@ -183,7 +218,10 @@ std::string to_json(const ReplayReport& report) {
   json j;
   j["dir"] = detail::valid_utf8(report.dir.string());
   j["ok"] = report.ok();
-  if (!report.error.empty()) j["error"] = report.error;
+  if (!report.error.empty()) {
+    j["error"] = report.error;
+    j["error_kind"] = report.error_kind;
+  }
   j["summary"] = {{"calls", report.calls.size()},
                   {"equal", report.count(CallStatus::equal)},
                   {"differs", report.count(CallStatus::differs)},
@@ -193,7 +231,10 @@ std::string to_json(const ReplayReport& report) {
   for (const auto& c : report.calls) {
     json cj = {{"position", c.position}, {"name", c.name},       {"route", c.route},
                {"variant", c.variant},   {"status", to_string(c.status)}};
-    if (c.status == CallStatus::error) cj["error"] = c.error;
+    if (c.status == CallStatus::error) {
+      cj["error"] = c.error;
+      cj["error_kind"] = c.error_kind;
+    }
     cj["lanes_checked"] = c.lanes_checked;
     cj["model_checked"] = c.model_checked;
     cj["lanes_differing"] = c.lanes_differing;
@@ -206,6 +247,7 @@ std::string to_json(const ReplayReport& report) {
     }
     cj["matching_variants"] = c.matching_variants;
     if (!c.broken_preconditions.empty()) cj["broken_preconditions"] = c.broken_preconditions;
+    if (c.search_stopped_after) cj["search_stopped_after"] = *c.search_stopped_after;
     if (!c.races.empty()) {
       cj["races"] = json::array();
       for (const auto& race : c.races) {
@@ -243,29 +285,30 @@ std::string to_text(const ReplayReport& report) {
     }
     if (c.status == CallStatus::race) {
       const Race* race = race_of(c, c.variant);
-      s += fmt::format("race ({} lanes; {} contested, each holds one of its possible values)\n", c.lanes_checked,
-                       race ? race->cells_contested : 0);
+      s += fmt::format("race ({} lanes; {} contested, each holds one of its possible values){}\n", c.lanes_checked,
+                       race ? race->cells_contested : 0, search_note(c));
       if (race) s += race_lines(*race, "");
       continue;
     }
     if (c.status == CallStatus::equal) {
       std::vector<std::string> same;  // other variants whose output equals the claimed one's here
       for (const auto& v : c.matching_variants) if (v != c.variant) same.push_back(v);
-      s += fmt::format("equal ({} lanes){}\n", c.lanes_checked,
-                       same.empty() ? "" : fmt::format("; indistinguishable on this input: {}", fmt::join(same, ", ")));
+      s += fmt::format("equal ({} lanes){}{}\n", c.lanes_checked,
+                       same.empty() ? "" : fmt::format("; indistinguishable on this input: {}", fmt::join(same, ", ")),
+                       search_note(c));
       continue;
     }
     s += fmt::format("DIFFERS at {} of {} lanes", c.lanes_differing, c.lanes_checked);
     for (const auto& pre : c.broken_preconditions) s += "; precondition broken at " + pre;
     if (c.matching_variants.empty()) {
-      s += "; matches no named variant\n";
+      s += "; matches no named variant" + search_note(c) + "\n";
     } else {
       s += "; matches variant";
       for (std::size_t i = 0; i < c.matching_variants.size(); ++i) {
         s += (i ? ", " : " ") + c.matching_variants[i];
         if (const Race* race = race_of(c, c.matching_variants[i]); race && race->consistent) s += " up to a race";
       }
-      s += "\n";
+      s += search_note(c) + "\n";
     }
     for (const auto& d : c.diffs) {
       const std::string where = fmt::format("    {}[{}]{}: ", d.output, index_text(d.index), d.region.empty() ? "" : " (" + d.region + ")");

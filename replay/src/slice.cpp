@@ -1,6 +1,7 @@
 #include "slice.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <limits>
@@ -57,12 +58,74 @@ Slice read_slice(const nlohmann::json& e, const std::string& label, const std::v
   return s;
 }
 
+Slice read_strided(const nlohmann::json& e, const std::string& label, const std::vector<std::int64_t>& parent_shape) {
+  if (parent_shape.size() != 1) {
+    bad(fmt::format("{}: the parent array of a strided input must be 1-D, got {}-D", label, parent_shape.size()));
+  }
+  if (e.contains("size")) bad(label + ": a strided input gives \"shape\" and \"strides\", not \"size\"");
+  const std::int64_t parent = parent_shape[0];
+  Slice s;
+  s.offset = e.contains("offset") ? non_negative(e, label, "offset") : 0;
+  const auto ints = [&](const char* key) {
+    if (!e.contains(key)) bad(fmt::format("{}: a strided input needs \"{}\"", label, key));
+    const nlohmann::json& a = e.at(key);
+    if (!a.is_array() || a.empty() || a.size() > 2) bad(fmt::format("{}: {} must be a list of 1 or 2 integers", label, key));
+    std::vector<std::int64_t> out;
+    for (const auto& d : a) {
+      if (!d.is_number_integer() || (d.is_number_unsigned() && d.get<std::uint64_t>() > (std::uint64_t{1} << 62)) ||
+          d.get<std::int64_t>() < 0) {
+        bad(fmt::format("{}: {} entry {} is not a non-negative integer below 2^62", label, key, describe_value(d)));
+      }
+      out.push_back(d.get<std::int64_t>());
+    }
+    return out;
+  };
+  s.shape = ints("shape");
+  s.strides = ints("strides");
+  if (s.strides.size() != s.shape.size()) {
+    bad(fmt::format("{}: strides has {} entries but shape {}", label, s.strides.size(), s.shape.size()));
+  }
+  // The element count (0 when a dimension is 0: then nothing is read, whatever the other sizes).
+  const std::int64_t cap = std::max(parent, kMaxStridedView);
+  std::int64_t count = 1;
+  for (std::int64_t d : s.shape) count = d == 0 || count == 0 ? 0 : (count > cap / d ? cap + 1 : count * d);
+  if (count > cap) {
+    bad(fmt::format("{}: a strided view of shape ({}) holds more than {} elements (the parent's {} or 2^24)", label,
+                    fmt::join(s.shape, ", "), cap, parent));
+  }
+  s.size = count;
+  if (count > 0) {  // the last element read: offset + sum (shape_d - 1) * strides_d, inside the parent
+    std::int64_t last = s.offset;
+    for (std::size_t d = 0; d < s.shape.size(); ++d) {
+      std::int64_t step = 0;
+      if (__builtin_mul_overflow(s.shape[d] - 1, s.strides[d], &step) || __builtin_add_overflow(last, step, &last)) {
+        last = std::numeric_limits<std::int64_t>::max();
+        break;
+      }
+    }
+    if (last >= parent) {
+      bad(fmt::format("{}: the strided view reads element {} of a parent of {} elements", label, last, parent));
+    }
+  }
+  return s;
+}
+
 std::vector<std::int64_t> slice_values(const std::vector<std::int64_t>& parent, const Slice& s) {
-  return {parent.begin() + s.offset, parent.begin() + s.offset + s.size};
+  if (s.strides.empty()) return {parent.begin() + s.offset, parent.begin() + s.offset + s.size};
+  std::vector<std::int64_t> out;
+  out.reserve(static_cast<std::size_t>(s.size));
+  const std::int64_t rows = s.shape.size() == 2 ? s.shape[0] : 1;
+  const std::int64_t cols = s.shape.back();
+  const std::int64_t row_step = s.shape.size() == 2 ? s.strides[0] : 0;
+  const std::int64_t col_step = s.strides.back();
+  if (s.size == 0) return out;
+  for (std::int64_t r = 0; r < rows; ++r)
+    for (std::int64_t c = 0; c < cols; ++c) out.push_back(parent[static_cast<std::size_t>(s.offset + r * row_step + c * col_step)]);
+  return out;
 }
 
 void compare_lanes(const std::string& name, const I64& shape, std::int64_t row_stride, const I64& expected,
-                   const I64& recorded, const LaneWrites* writes, CallReport& r) {
+                   const I64& recorded, const LaneWrites* writes, CallReport& r, std::int64_t width) {
   for (std::size_t i = 0; i < expected.size(); ++i) {
     ++r.lanes_checked;
     const bool contested = writes != nullptr && i < writes->size() && possible_values((*writes)[i]).size() >= 2;
@@ -77,7 +140,7 @@ void compare_lanes(const std::string& name, const I64& shape, std::int64_t row_s
     LaneDiff d;
     d.output = name;
     d.flat = static_cast<std::int64_t>(i);
-    LanePlace place = place_of(shape, row_stride, d.flat);
+    LanePlace place = place_of(shape, row_stride, d.flat, width);
     d.index = std::move(place.index);
     d.region = std::move(place.region);
     d.expected = expected[i];

@@ -17,7 +17,15 @@ struct Slice {
   std::int64_t offset = 0;            // parent elements before the view
   std::int64_t size = 0;              // elements in the view
   std::vector<std::int64_t> shape;    // the view's shape ({size} unless "shape" is given)
+  // An input presented through element strides (one per dimension of shape; 0 reads one element
+  // for the whole dimension): element (i, j) of the view is parent[offset + i * strides[0] + j *
+  // strides[1]]. Empty: the view is parent[offset, offset + size) in C order.
+  std::vector<std::int64_t> strides;
 };
+
+// The most elements a strided view may hold beyond its parent's own size (a stride-0 view of a
+// short parent is larger than the file; this bounds the memory a small file can ask for).
+inline constexpr std::int64_t kMaxStridedView = std::int64_t{1} << 24;
 
 // Reads "offset", "size" and (when allow_shape) an optional "shape" of the entry `e` of array
 // `label`, against a parent of shape parent_shape. CallError (the call's error) unless the parent
@@ -26,7 +34,13 @@ struct Slice {
 Slice read_slice(const nlohmann::json& e, const std::string& label, const std::vector<std::int64_t>& parent_shape,
                  bool allow_shape);
 
-// The view's values: parent[offset, offset + size).
+// Reads an input entry {"file", "offset"?, "shape", "strides"} against a 1-D parent of shape
+// parent_shape: shape and strides are lists of the same length 1 or 2 of non-negative integers,
+// offset (default 0) is non-negative, every element of the view lies inside the parent, and the
+// view holds at most max(len(parent), kMaxStridedView) elements. CallError naming `label` otherwise.
+Slice read_strided(const nlohmann::json& e, const std::string& label, const std::vector<std::int64_t>& parent_shape);
+
+// The view's values: parent[offset, offset + size), or gathered through s.strides.
 std::vector<std::int64_t> slice_values(const std::vector<std::int64_t>& parent, const Slice& s);
 
 using I64 = std::vector<std::int64_t>;
@@ -36,7 +50,7 @@ using I64 = std::vector<std::int64_t>;
 // "guard column"). With `writes`, a contested lane (stores of >= 2 different values) differs only
 // when the recorded value is none of them, and its LaneDiff lists the stores.
 void compare_lanes(const std::string& name, const I64& shape, std::int64_t row_stride, const I64& expected,
-                   const I64& recorded, const LaneWrites* writes, CallReport& r);
+                   const I64& recorded, const LaneWrites* writes, CallReport& r, std::int64_t width = 0);
 // The guard lanes of a sliced output (parent lanes outside [offset, offset + size)): no route
 // writes there, so a lane whose recorded value changed is a LaneDiff with region "guard before" /
 // "guard after" and flat relative to the view (-1 = the lane just before it). No-op without a parent.

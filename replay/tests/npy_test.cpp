@@ -140,7 +140,7 @@ struct MalformedHeader {
 const MalformedHeader kMalformedHeaders[] = {
     {"MissingFortranOrder", "{'descr': '<i8', 'shape': (1,), }", "needs 'descr'"},
     {"IntegerValue", "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), 'x': 1}", "unsupported value"},
-    {"UnknownKey", "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), 'x': True}", "unknown key 'x'"},
+    {"UnknownKey", "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), 'x': True}", "unknown key of 1 bytes"},
     {"NegativeDimension", "{'descr': '<i8', 'fortran_order': False, 'shape': (-1,)}", "non-negative integer"},
     {"ElementCountOverflows", "{'descr': '<i8', 'fortran_order': False, 'shape': (4294967296, 4294967296)}",
      "overflows"},

@@ -199,7 +199,7 @@ json example_call(std::size_t i) {
 
 ReplayReport replay_calls(const std::vector<json>& calls) {
   json m = {{"format", "kvaddr-replay"}, {"version", 1}, {"calls", calls}};
-  return replay_manifest(m.dump(), kExample, {/*allow_outside=*/true});
+  return replay_manifest(m.dump(), kExample, {.allow_outside = true, .search = {}});
 }
 
 std::string error_of(json call) {
@@ -320,10 +320,11 @@ TEST(ReplayMalformed, ManifestLevelProblems) {
   EXPECT_NE(to_text(missing).find("ERROR"), std::string::npos);
   const auto d = fresh_dir("badjson");
   std::ofstream(d / "manifest.json") << "{ not json";
-  EXPECT_NE(replay_dir(d).error.find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(replay_dir(d).error, "manifest.json = byte 3: not valid JSON");  // the o of "not": the position, never the text
+  EXPECT_EQ(replay_dir(d).error_kind, "format");
   std::ofstream(d / "manifest.json", std::ios::trunc) << R"({"calls": 3})";
   EXPECT_NE(replay_dir(d).error.find("\"calls\" array"), std::string::npos);
-  std::ofstream(d / "manifest.json", std::ios::trunc) << R"({"version": 2, "calls": []})";
+  std::ofstream(d / "manifest.json", std::ios::trunc) << R"({"version": 3, "calls": []})";
   EXPECT_NE(replay_dir(d).error.find("unsupported manifest version"), std::string::npos);
   std::ofstream(d / "manifest.json", std::ios::trunc) << R"({"calls": [17, {"route": 5}]})";
   const ReplayReport r = replay_dir(d);

@@ -114,7 +114,12 @@ TEST(CliReplay, ShippedExampleReportsTheTwoPlantedBugs) {
 }
 
 TEST(CliReplay, MissingManifestIsAnErrorNotACrash) {
+  // A DIR that does not exist is an error of the argument (#31: exit 2); an existing one without
+  // manifest.json is a report naming it.
   auto r = run({"replay", std::string(KVADDR_TEST_DATA_DIR) + "/does-not-exist"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("no such directory"), std::string::npos) << r.err;
+  r = run({"replay", std::string(KVADDR_TEST_DATA_DIR) + "/replay/npy"});
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("manifest.json"), std::string::npos) << r.out;
 }

@@ -156,7 +156,7 @@ TEST(RouteList, EveryRouteIsDispatchedByReplay) {
     const nlohmann::json call = {{"route", std::string(to_string(r))}};
     replay::CallReport rep;
     try {
-      replay::detail::check_call(call, dir, false, rep);
+      replay::detail::check_call(call, dir, {}, rep);
       ADD_FAILURE() << to_string(r) << ": a call without arrays was accepted";
     } catch (const std::exception& e) {
       const std::string what = e.what();
@@ -173,7 +173,7 @@ TEST(RouteList, EveryRouteIsDispatchedByReplay) {
   }
   replay::CallReport rep;
   try {
-    replay::detail::check_call({{"route", "not_a_route"}}, dir, false, rep);
+    replay::detail::check_call({{"route", "not_a_route"}}, dir, {}, rep);
     ADD_FAILURE() << "an unknown route was accepted";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("unknown route"), std::string::npos) << e.what();

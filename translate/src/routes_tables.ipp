@@ -143,7 +143,8 @@ void run_table(const typename Spec::Args& a) {
   });
   H::lane(2);  // epilogue: the padded rows
   if (tail) {
-    for (std::int64_t b = H::bound(batch); b < out.rows; ++b)
+    // tail_cols > 0: a table of 0 columns costs nothing however many rows it has (no loop over them).
+    for (std::int64_t b = H::bound(batch); tail_cols > 0 && b < out.rows; ++b)
       for (std::int64_t c = 0; c < tail_cols; ++c) put<H>(out, b, c, out_name) = fill;
   }
 }
@@ -266,7 +267,7 @@ void eager_funnel(const EagerFunnelArgs& a) {
   const CI ps(a.page_size);
   const CI stride(H::alt(mutation::Site::stride, a.page_size * a.multiplier, a.page_size));
   rename_lane_overflow("out", [&] {
-    for (std::int64_t r = 0; r < a.page_table.rows; ++r) {
+    for (std::int64_t r = 0; a.page_table.cols > 0 && r < a.page_table.rows; ++r) {  // 0 columns: no row loop
       for (std::int64_t c = 0; c < a.page_table.cols; ++c) {
         H::lane(1);
         const CI tok(read_mat<H>(a.page_table, r, c, "page_table"));

@@ -3,6 +3,7 @@
 // §4.1-4.13 on one small pool, produced by kvaddr's own host routes, plus calls that
 // deliberately carry a bug variant's output while claiming production (so a replay report says
 // "matches variant ..."). Deterministic: writing it twice gives identical bytes.
+#include <cstdint>
 #include <filesystem>
 
 namespace kvaddr::replay {
@@ -10,5 +11,12 @@ namespace kvaddr::replay {
 // Writes manifest.json and the .npy files into `dir` (created if needed; existing files with the
 // same names are overwritten).
 void write_example(const std::filesystem::path& dir);
+
+// A large recording for the bounded "behaves like" search (docs/replay.md): one read_table call of
+// `rows` rows x 16 columns at page size 1 whose every row has 20 pages (so the spilling variants
+// spill), a v2p of `pages` entries, and a recorded table that no variant reproduces. 2047 rows and
+// 16384 pages make about 0.4 MB; 131072 pages about 1.3 MB. InvalidArgument outside 1 <= rows <= 2^20,
+// 1 <= pages <= 2^24.
+void write_large_example(const std::filesystem::path& dir, std::int64_t rows, std::int64_t pages);
 
 }  // namespace kvaddr::replay

@@ -17,9 +17,12 @@
 // manifest, the .npy files or the directory name held.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "kvaddr/replay/npy.hpp"
 
 namespace kvaddr::replay {
 
@@ -51,7 +54,8 @@ struct LaneDiff {
   // "" for a lane of the output itself; "guard before" / "guard after" for a lane of a guard
   // region of a sliced output (flat is then relative to the output's first lane: -1 is the guard
   // lane just before it, and index is {flat}); "guard column" for a lane of an output with a row
-  // stride that lies between the row's width and its stride (index is {row, column}, column >= width).
+  // stride that lies between the row's width and its stride (index is {row, column}, column >= width);
+  // "past width" for a lane of a 2-D output at a column at or past its "presented" visible width.
   std::string region;
   // A contested lane (a race under the claimed variant): every store the grid makes to it, in the
   // host's row order; the recorded value is none of their values. Empty for an ordinary lane.
@@ -105,11 +109,19 @@ struct CallReport {
   // Production-contract preconditions the recorded call breaks (translate/preconditions.hpp), each
   // naming its row and numbers: the variants above then say what the kernel did with such a call.
   std::vector<std::string> broken_preconditions;
+  // The "behaves like" search ran out of its budget (SearchBudget) after this many candidates:
+  // matching_variants then lists only what was found before it stopped.
+  std::optional<std::int64_t> search_stopped_after;
+  // status == error: the kind of the error (kvaddr::ErrorKind's names: "io" for a missing or
+  // unreadable file or one outside DIR, "format" for a malformed .npy image, "invalid_argument" for
+  // a call the manifest states wrongly, ...).
+  std::string error_kind;
 };
 
 struct ReplayReport {
   std::filesystem::path dir;
   std::string error;  // manifest-level problem (missing/unparsable manifest.json); calls is then empty
+  std::string error_kind;  // its kind, as CallReport::error_kind ("io" when manifest.json cannot be read)
   std::vector<CallReport> calls;
 
   std::size_t count(CallStatus s) const noexcept;
@@ -118,11 +130,35 @@ struct ReplayReport {
 
 inline constexpr std::size_t kMaxDiffs = 8;
 
+// The work the "behaves like" search may spend on one call: it tries at most max_candidates
+// variants and starts no new one after max_seconds of wall clock; when either ends it, the call
+// reports "search stopped after N candidates" (CallReport::search_stopped_after).
+inline constexpr std::int64_t kDefaultSearchCandidates = 4096;
+inline constexpr double kDefaultSearchSeconds = 5.0;
+struct SearchBudget {
+  std::int64_t max_candidates = kDefaultSearchCandidates;
+  double max_seconds = kDefaultSearchSeconds;
+};
+
 struct ReplayOptions {
   // By default a manifest may only name files inside DIR (no absolute path, no "..", no symbolic
-  // link resolving outside DIR); true lifts that confinement.
+  // link resolving outside DIR), manifest.json included; true lifts that confinement.
   bool allow_outside = false;
+  SearchBudget search;
 };
+
+// The files of a replay directory under the rules replay_dir reads them with (Python's
+// kvaddr.assert_replay reads through these): manifest.json (confined to DIR like every file unless
+// options.allow_outside, at most 64 MiB, parsed under replay's limits and returned as compact JSON
+// text), and the .npy file a manifest names. Throw kvaddr::IoError (missing, unreadable, outside
+// DIR) or kvaddr::FormatError (malformed JSON or .npy image; the text never quotes the file).
+std::string read_manifest(const std::filesystem::path& dir, const ReplayOptions& options = {});
+NpyArray read_dir_npy(const std::filesystem::path& dir, const std::string& name, const ReplayOptions& options = {});
+// The values of one input as replay reads them from its manifest entry (JSON text: a file name, a slice
+// {"file", "offset", "size"} or a strided view {"file", "offset", "shape", "strides"}), int32 or int64,
+// 1-D or 2-D, widened to int64 in `values` (dtype says which). The error of the entry (IoError,
+// FormatError, InvalidArgument) is the kind replay reports for it.
+NpyArray read_dir_input(const std::filesystem::path& dir, const std::string& entry, const ReplayOptions& options = {});
 
 // Replay every call of DIR/manifest.json.
 ReplayReport replay_dir(const std::filesystem::path& dir, const ReplayOptions& options = {});
@@ -130,8 +166,9 @@ ReplayReport replay_dir(const std::filesystem::path& dir, const ReplayOptions& o
 ReplayReport replay_manifest(std::string_view manifest_text, const std::filesystem::path& dir,
                              const ReplayOptions& options = {});
 
-// {"dir", "ok", "error"?, "summary": {"calls", "equal", "differs", "error", "race"?}, "calls": [{"position", "name",
-//  "route", "variant", "status", "error"?, "lanes_checked", "model_checked", "lanes_differing", "diffs": [{"output",
+// {"dir", "ok", "error"?, "error_kind"?, "summary": {"calls", "equal", "differs", "error", "race"?}, "calls": [{"position",
+//  "name", "route", "variant", "status", "error"?, "error_kind"?, "lanes_checked", "model_checked", "lanes_differing",
+//  "search_stopped_after"?, "diffs": [{"output",
 //  "flat", "index", "expected", "recorded", "region"?, "writes"?}], "matching_variants": [...],
 //  "broken_preconditions"?, "races"?: [{"variant", "consistent", "cells_contested", "cells": [{"output", "flat",
 //  "index", "region"?, "writes": [{"row", "value"}], "possible", "recorded", "recorded_possible"}]}]}]}
