@@ -511,7 +511,7 @@ TEST(CliVerify, ProgressSharesAndTheDifferentialRowsSayWhatWasCompared) {
   kvaddr::cli::VerifyOptions o;
   o.quick = true;
   o.progress = [&](const std::string& phase, std::int64_t done, std::int64_t total, const std::string& item) {
-    if (phase == "proofs") proofs.push_back(std::to_string(done) + "/" + std::to_string(total) + " " + item);
+    if (phase == "proofs" && total > 0) proofs.push_back(std::to_string(done) + "/" + std::to_string(total) + " " + item);
     if (phase == "props") props.push_back(std::to_string(done) + "/" + std::to_string(total));
     if (phase == "grid") grid_total = total;
   };

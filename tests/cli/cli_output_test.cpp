@@ -121,7 +121,7 @@ TEST(CliOutput, MergeOnAFullDeviceExitsTwo) {
   {
     std::ostringstream out, err;
     ASSERT_EQ(kvaddr::cli::run({"props", "--only", "token_translate_vs_model", "--cases", "3", "--stateful-runs", "0",
-                                "--shard", "1/1", "--json"},
+                                "--shard", "0/1", "--json"},
                                out, err),
               0)
         << err.str();
