@@ -6,6 +6,7 @@
 #include "args.hpp"
 #include "draw_report.hpp"
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/model/lifecycle.hpp"
 #include "kvaddr/model/wiring.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "progress.hpp"
@@ -108,6 +109,8 @@ std::vector<std::string> zoo_row_names() {
     if (v != Variant::production) rows.emplace_back(to_string(v));
   for (auto w : model::all_wiring_variants())
     if (w != model::WiringVariant::production) rows.emplace_back(model::to_string(w));
+  rows.emplace_back("production.lifecycle");  // the lifecycle rows of zoo/src/lifecycle_rows.cpp
+  for (const auto& f : model::lifecycle::all_faults()) rows.emplace_back(f.name);
   return rows;
 }
 #endif

@@ -491,6 +491,9 @@ TEST(CliOnly, DrawRejectsNamesThatMatchNothing) {
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.rfind("kvaddr: --only = typo: unknown name; one of: production, ", 0), 0u) << r.err;
+  r = run({"draw", "zoo", "--only", "production.lifecycle", "--quiet"});  // the lifecycle rows are names too
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "production.lifecycle")) << r.out;
 #endif
 #ifdef KVADDR_WITH_PROOFS
   auto p = run({"draw", "proofs", "--only", "typo", "--json"});
