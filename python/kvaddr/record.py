@@ -32,6 +32,59 @@ from .present import STRIDE_PAD, guarded, spread
 FORMAT_VERSION = 2
 
 
+def _save(d, name, arr):
+    np.save(d / name, np.ascontiguousarray(arr))
+    return name
+
+
+def _input_entry(d, case, name, arr, grouped):
+    """The manifest entry of one input: a file, a guarded table's parent slice, or a strided backing."""
+    plain = name in grouped or (case.alias and case.alias[1] == name)
+    if name in case.strided and not plain:
+        backing = spread(arr)
+        f = _save(d, f"in.{name}.npy", backing.ravel())
+        strides = [int(backing.shape[1]), 1] if arr.ndim == 2 else [2]
+        return {"file": f, "shape": [int(n) for n in arr.shape], "strides": strides}
+    if name in C.GUARDED_TABLES and arr.ndim == 1 and not plain:
+        return {"file": _save(d, f"in.{name}.npy", C.guarded_table(arr)[0]), "offset": C.TABLE_GUARD,
+                "size": int(arr.size)}
+    return _save(d, f"in.{name}.npy", arr)
+
+
+def _group_entry(d, case, name, buf, result):
+    """The entry of the one output of an adjacent layout: the whole shared allocation (guards and the other
+    members' lanes are then the output's guard lanes, which must keep their values), viewed in the output's
+    dtype; None when the layout has several outputs or no recorded allocation."""
+    after = getattr(result, "group_backing", None)
+    if sum(n in case.outputs for n in adjacent.members(case)) != 1 or after is None:
+        return None
+    spans, total = adjacent.layout(case)
+    lo = next(lo for n, lo, _ in spans if n == name)
+    u = buf.itemsize // 4
+    if lo % u or total % u:
+        return None
+    return {"before": _save(d, f"out.{name}.before.npy", adjacent.host_backing(case).view(buf.dtype)),
+            "after": _save(d, f"out.{name}.after.npy", np.ascontiguousarray(after, np.int32).view(buf.dtype)),
+            "offset": lo // u, "size": int(buf.size), "shape": [int(n) for n in buf.shape]}
+
+
+def _output_entry(d, case, name, buf, result, grouped):
+    """The manifest entry of one output: its guarded allocation before and after the call (the buffer at
+    offset GUARD), or for a member of an adjacent layout the shared allocation (plain buffers when that
+    cannot be said, e.g. two outputs in one allocation)."""
+    actual = result.actual.get(name, buf)
+    if name in grouped:
+        entry = _group_entry(d, case, name, buf, result)
+        return entry or {"before": _save(d, f"out.{name}.before.npy", buf),
+                         "after": _save(d, f"out.{name}.after.npy", actual)}
+    before = guarded(buf)
+    after = getattr(result, "backing", {}).get(name)
+    if after is None or after.shape != before.shape:
+        after = guarded(actual)  # no backing (the kernel raised, a graph run): the guards as presented
+    return {"before": _save(d, f"out.{name}.before.npy", before), "after": _save(d, f"out.{name}.after.npy", after),
+            "offset": C.GUARD, "size": int(buf.size), "shape": [int(n) for n in buf.shape]}
+
+
 def write_case(root, case, result, variant, seed, index, name=None, graph=False):
     """Write `case` (with the kernel's outputs as the *after* buffers) under root; returns the directory."""
     d = pathlib.Path(root) / f"{case.route}-seed{seed}-case{index}"
