@@ -21,6 +21,8 @@ import ast
 import pathlib
 import sys
 
+from include_cycles import strongly_connected  # one cycle finder for C++ includes and Python imports
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "python" / "kvaddr"
 DOC = ROOT / "docs" / "architecture.md"
@@ -99,37 +101,6 @@ def imports(package):
     return found
 
 
-def cycles(edges):
-    """The strongly connected components of more than one module (Tarjan), each sorted."""
-    index, low, stack, on, out = {}, {}, [], set(), []
-
-    def visit(v):
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        on.add(v)
-        for w in sorted(edges.get(v, ())):
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                on.discard(w)
-                comp.append(w)
-                if w == v:
-                    break
-            if len(comp) > 1 or v in edges.get(v, ()):
-                out.append(sorted(comp))
-
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
-    return out
-
-
 def check(package):
     """(findings, summary): one text per finding."""
     found = imports(package)
@@ -157,7 +128,7 @@ def check(package):
             if m in rank and t in rank and rank[t] >= rank[m]:
                 findings.append(f"{where} imports {t} (layer {names[rank[t]]}), not below {m} (layer "
                                 f"{names[rank[m]]}): a module imports only modules of lower layers")
-    loops = cycles(edges)
+    loops = strongly_connected({m: sorted(t) for m, t in edges.items()})
     findings += ["import cycle: " + " <-> ".join(c) for c in loops]
     n_edges = sum(len(v) for v in edges.values())
     summary = (f"{len(found)} modules in {len(LAYERS)} layers, {n_edges} sibling imports, {len(loops)} cycles, "
