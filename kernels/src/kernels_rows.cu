@@ -362,7 +362,8 @@ struct DecodeBody {
     if (p.v.skip_page_table) return {0, 0};
     // Era C without SWA reads no req_to_token row. The row is read before the length (TableBody::row).
     const i64 r = (!COPY || SWA) ? batch_row<Spec>(p.v.req_pool_indices, b, p.v.variant) : 0;
-    const i64 n = Spec::columns<i64>(p.v.seq_lens[b] + p.v.seq_len_delta, ps(), log2_ps(), p.v.max_seq_pages);
+    const i64 len = L::decode_length<i64>(p.v.seq_lens[b] + p.v.seq_len_delta, p.v.variant);
+    const i64 n = Spec::columns<i64>(len, ps(), log2_ps(), p.v.max_seq_pages, p.v.variant);
     return {n, r};
   }
   // The Era-B remap without SWA is one token load and one gather: staged (row_slice).
@@ -379,7 +380,7 @@ struct DecodeBody {
     if constexpr (SWA) {
       a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] = static_cast<i32>(
           L::kv_narrow32<i64>(L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, log2_ps(),
-                                                        a.swa_multiplier, Variant{})));
+                                                        a.swa_multiplier, Spec::swa_entry_variant(p.v.variant))));
     }
     if constexpr (COPY) {
       return a.kernel_page_table.data[b * a.kernel_page_table.row_stride + c * a.kernel_page_table.col_stride];
