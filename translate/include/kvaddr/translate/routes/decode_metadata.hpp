@@ -54,7 +54,7 @@ KVADDR_ROUTE_SPEC(decode_metadata, DecodeMetadataArgs, : spec_rules::PoolRowOrBa
   KVADDR_HD static constexpr bool flat_addresses(Variant v) { return has(v, Behaviour::era_d_read_table); }
   // The variant of the SWA gather's entry lane: swa_no_padding_guard drops its padding guard.
   KVADDR_HD static constexpr Variant swa_entry_variant(Variant v) {
-    return has(v, Behaviour::swa_no_padding_guard) ? Variant::b09_no_padding_guard : Variant::production;
+    return has(v, Behaviour::swa_no_padding_guard) ? Variant::of(Behaviour::b09_no_padding_guard) : Variant{};
   }
 };
 

@@ -1,0 +1,216 @@
+// Issue 33 in replay: a claimed variant that raises is a difference to explain (the search runs),
+// the inferred decode behaviours are named, and a spill that no catalogue variant reproduces on the
+// recorded buffer (past every guard, or up to another grid boundary G) is inferred, confirmed by
+// re-execution and printed with its parameters. Every buffer below is computed by hand.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kvaddr/replay/npy.hpp"
+#include "kvaddr/replay/replay.hpp"
+#include "manifest_dir.hpp"
+
+namespace kvaddr::replay {
+namespace {
+
+using json = nlohmann::json;
+using I64 = std::vector<std::int64_t>;
+using test_support::replay_calls;
+
+constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
+
+std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_infer_test_", name); }
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// ---- spills past every guard --------------------------------------------------------------------------
+// canonical_page_table at ps = 1, max_pages 1, v2p = 10 + t, req_to_token [2, 5] = {0..4 | 3..7}, a
+// packed [2, 1] table in a parent with `guard` lanes after it (before: -1 in the view, -7 in the guard).
+// Row 0 (len 1) stores 10 at lane 0; row 1 (len 5) stores 13, 14, 15, ... at lanes 1, 2, 3, ... up to its
+// grid's column extent.
+json spill_call(const std::filesystem::path& d, const std::string& tag, std::int64_t guard, const I64& after) {
+  const I64 v2p = {10, 11, 12, 13, 14, 15, 16, 17};
+  write_npy(d / (tag + ".r2t.npy"), NpyDtype::int32, {2, 5}, {0, 1, 2, 3, 4, 3, 4, 5, 6, 7});
+  write_npy(d / (tag + ".rows.npy"), NpyDtype::int64, {2}, {0, 1});
+  write_npy(d / (tag + ".lens.npy"), NpyDtype::int64, {2}, {1, 5});
+  write_npy(d / (tag + ".v2p.npy"), NpyDtype::int64, {8}, v2p);
+  I64 before = {-1, -1};
+  before.resize(static_cast<std::size_t>(2 + guard), -7);
+  write_npy(d / (tag + ".before.npy"), NpyDtype::int32, {2 + guard}, before);
+  write_npy(d / (tag + ".after.npy"), NpyDtype::int32, {2 + guard}, after);
+  return {{"name", tag},
+          {"route", "canonical_page_table"},
+          {"scalars", {{"page_size", 1}, {"max_pages", 1}}},
+          {"inputs",
+           {{"req_to_token", tag + ".r2t.npy"},
+            {"req_pool_indices", tag + ".rows.npy"},
+            {"seq_lens", tag + ".lens.npy"},
+            {"v2p", tag + ".v2p.npy"}}},
+          {"outputs",
+           {{"out",
+             {{"before", tag + ".before.npy"},
+              {"after", tag + ".after.npy"},
+              {"offset", 0},
+              {"size", 2},
+              {"shape", {2, 1}}}}}}};
+}
+
+TEST(ReplayInfer, SpillUpToAnotherGridBoundaryIsInferredWithItsG) {
+  // Three guard lanes: the recording shows row 1 storing 14 at lane 2 and stopping there, so its grid
+  // ends at column 2: grid_spill@2 (2 * ceil(1 / 2) = 2). The upstream grid (256) would also store 15, 16.
+  const auto d = fresh_dir("g2");
+  const ReplayReport r = replay_calls(d, {spill_call(d, "g2", 3, {10, 13, 14, -7, -7})});
+  ASSERT_EQ(r.calls.size(), 1u);
+  const CallReport& c = r.calls[0];
+  EXPECT_EQ(c.status, CallStatus::differs) << to_text(r);
+  EXPECT_EQ(c.lanes_differing, 1);  // the guard lane after the view
+  EXPECT_TRUE(c.matching_variants.empty());
+  ASSERT_EQ(c.inferred.size(), 1u) << to_text(r);
+  EXPECT_EQ(c.inferred[0].variant, "grid_spill@2");
+  EXPECT_EQ(c.inferred[0].description, "spills past max_pages = 1 up to column 2 of the launch grid (column block 2)");
+  EXPECT_EQ(c.inferred[0].lanes_explained, 1);
+  EXPECT_EQ(c.inferred[0].stores_unrecorded, 0);
+  EXPECT_NE(to_text(r).find("inferred: spills past max_pages = 1 up to column 2 of the launch grid (column block 2) "
+                            "(claim grid_spill@2; reproduces every recorded lane, the 1 differing ones included)"),
+            std::string::npos)
+      << to_text(r);
+  // Claimed as inferred, the same recording is equal (its run raised on the 2-lane view alone).
+  json claimed = spill_call(d, "g2", 3, {10, 13, 14, -7, -7});
+  claimed["variant"] = "grid_spill@2";
+  const ReplayReport e = replay_calls(d, {claimed});
+  EXPECT_EQ(e.calls[0].status, CallStatus::equal) << to_text(e);
+  EXPECT_FALSE(e.calls[0].claim_raises.empty());
+  // A recording whose lane 3 holds a value no grid stores there is not explained.
+  const ReplayReport n = replay_calls(d, {spill_call(d, "g2", 3, {10, 13, 14, 99, -7})});
+  EXPECT_TRUE(n.calls[0].inferred.empty());
+  EXPECT_NE(n.calls[0].not_explained.find("not explained within the bound"), std::string::npos) << to_text(n);
+  EXPECT_NE(to_text(n).find("matches no named variant; not explained within the bound"), std::string::npos);
+}
+
+TEST(ReplayInfer, LastRowsSpillPastEveryGuardIsInferredAndItsUnrecordedStoresCounted) {
+  // Two guard lanes: row 1's spill (columns 1..4, the upstream grid of 256 columns) writes lanes 2, 3
+  // in the guard and lanes 4, 5 past the recorded memory. The catalogue's grid_spill raises on the view.
+  const auto d = fresh_dir("past");
+  const ReplayReport r = replay_calls(d, {spill_call(d, "past", 2, {10, 13, 14, 15})});
+  const CallReport& c = r.calls[0];
+  EXPECT_EQ(c.status, CallStatus::differs) << to_text(r);
+  EXPECT_EQ(c.lanes_differing, 2);
+  ASSERT_EQ(c.inferred.size(), 1u) << to_text(r);
+  EXPECT_EQ(c.inferred[0].variant, "grid_spill");
+  EXPECT_EQ(c.inferred[0].stores_unrecorded, 2);
+  EXPECT_EQ(c.inferred[0].description,
+            "spills past max_pages = 1 up to column 256 of the launch grid (column block 256); 2 of its stores land "
+            "past the recorded memory");
+  json claimed = spill_call(d, "past", 2, {10, 13, 14, 15});
+  claimed["variant"] = "grid_spill";
+  const ReplayReport e = replay_calls(d, {claimed});
+  EXPECT_EQ(e.calls[0].status, CallStatus::equal) << to_text(e);
+  EXPECT_NE(to_text(e).find("on grown memory: spills past max_pages = 1"), std::string::npos) << to_text(e);
+  const json j = json::parse(to_json(r));
+  EXPECT_EQ(j["calls"][0]["inferred"][0]["variant"], "grid_spill");
+  EXPECT_EQ(j["calls"][0]["inferred"][0]["stores_unrecorded"], 2);
+}
+
+// ---- a claimed variant that raises is a difference ---------------------------------------------------
+TEST(ReplayInfer, AClaimThatOverflowsIsSearchedNotAnError) {
+  // token_translate, ps 1, M 2: id 1 -> v2p[1] * 2 = 2^31, stored by the kernel as -2^31 in int32.
+  const auto d = fresh_dir("wrap");
+  write_npy(d / "ids.npy", NpyDtype::int64, {2}, {1, 0});
+  write_npy(d / "v2p.npy", NpyDtype::int64, {2}, {0, std::int64_t{1} << 30});
+  write_npy(d / "before.npy", NpyDtype::int32, {2}, {5, 5});
+  write_npy(d / "after.npy", NpyDtype::int32, {2}, {-kTwo31, 0});
+  const json call = {{"route", "token_translate"},
+                     {"scalars", {{"page_size", 1}, {"multiplier", 2}}},
+                     {"inputs", {{"ids", "ids.npy"}, {"v2p", "v2p.npy"}}},
+                     {"outputs", {{"out", {{"before", "before.npy"}, {"after", "after.npy"}}}}}};
+  const ReplayReport r = replay_calls(d, {call});
+  const CallReport& c = r.calls[0];
+  EXPECT_EQ(c.status, CallStatus::differs) << to_text(r);
+  EXPECT_EQ(r.count(CallStatus::error), 0u);
+  EXPECT_NE(c.claim_raises.find("out"), std::string::npos) << c.claim_raises;
+  EXPECT_EQ(c.matching_variants, std::vector<std::string>{"int32_wrap"});
+  EXPECT_NE(to_text(r).find("DIFFERS: the claimed variant raises ("), std::string::npos) << to_text(r);
+  json claimed = call;
+  claimed["variant"] = "int32_wrap";
+  EXPECT_EQ(replay_calls(d, {claimed}).calls[0].status, CallStatus::equal);
+}
+
+// ---- decode_metadata behaviours ----------------------------------------------------------------------
+// One or two decode rows over v2p = 10 + t (ps and max_seq_pages as given), page_table [B, 2] starting
+// at 999934797, cache_seqlens / cu_seqlens_k starting at 9.
+json decode_call(const std::filesystem::path& d, const std::string& tag, std::int64_t ps, const I64& lens,
+                 const I64& r2t, std::int64_t r2t_cols, const I64& cache, const I64& cu, const I64& table) {
+  const auto b = static_cast<std::int64_t>(lens.size());
+  I64 rows;
+  for (std::int64_t i = 0; i < b; ++i) rows.push_back(i);
+  write_npy(d / (tag + ".seq.npy"), NpyDtype::int64, {b}, lens);
+  write_npy(d / (tag + ".rows.npy"), NpyDtype::int64, {b}, rows);
+  write_npy(d / (tag + ".r2t.npy"), NpyDtype::int32, {b, r2t_cols}, r2t);
+  write_npy(d / (tag + ".v2p.npy"), NpyDtype::int64, {8}, {10, 11, 12, 13, 14, 15, 16, 17});
+  write_npy(d / (tag + ".cache.before.npy"), NpyDtype::int32, {b}, I64(static_cast<std::size_t>(b), 9));
+  write_npy(d / (tag + ".cu.before.npy"), NpyDtype::int32, {b + 1}, I64(static_cast<std::size_t>(b + 1), 9));
+  write_npy(d / (tag + ".pt.before.npy"), NpyDtype::int32, {b, 2}, I64(static_cast<std::size_t>(2 * b), 999934797));
+  write_npy(d / (tag + ".cache.after.npy"), NpyDtype::int32, {b}, cache);
+  write_npy(d / (tag + ".cu.after.npy"), NpyDtype::int32, {b + 1}, cu);
+  write_npy(d / (tag + ".pt.after.npy"), NpyDtype::int32, {b, 2}, table);
+  return {{"name", tag},
+          {"route", "decode_metadata"},
+          {"scalars", {{"page_size", ps}, {"max_seq_pages", 2}}},
+          {"inputs",
+           {{"seq_lens", tag + ".seq.npy"},
+            {"req_to_token", tag + ".r2t.npy"},
+            {"req_pool_indices", tag + ".rows.npy"},
+            {"v2p", tag + ".v2p.npy"}}},
+          {"outputs",
+           {{"cache_seqlens", {{"before", tag + ".cache.before.npy"}, {"after", tag + ".cache.after.npy"}}},
+            {"cu_seqlens_k", {{"before", tag + ".cu.before.npy"}, {"after", tag + ".cu.after.npy"}}},
+            {"page_table", {{"before", tag + ".pt.before.npy"}, {"after", tag + ".pt.after.npy"}}}}}};
+}
+
+// The call claimed production must be named `variant`, and claimed as `variant` be equal.
+void expect_named_and_equal(const std::filesystem::path& d, const json& call, const std::string& variant) {
+  const ReplayReport r = replay_calls(d, {call});
+  EXPECT_EQ(r.count(CallStatus::error), 0u) << to_text(r);
+  EXPECT_EQ(r.calls[0].status, CallStatus::differs) << to_text(r);
+  EXPECT_TRUE(contains(r.calls[0].matching_variants, variant)) << to_text(r);
+  json claimed = call;
+  claimed["variant"] = variant;
+  const ReplayReport e = replay_calls(d, {claimed});
+  EXPECT_EQ(e.calls[0].status, CallStatus::equal) << to_text(e);
+}
+
+TEST(ReplayInfer, Int32LengthArithmeticLeavesTheRowStale) {
+  // len 2^31 - 1 at ps 2: (len + 1) wraps in int32, no column is written (the stale 999934797 stays);
+  // production writes v2p[0], v2p[1] = 10, 11.
+  const auto d = fresh_dir("len32");
+  expect_named_and_equal(d,
+                         decode_call(d, "len32", 2, {kTwo31 - 1}, {0, 1, 2, 3}, 4, {kTwo31 - 1}, {0, kTwo31 - 1},
+                                     {999934797, 999934797}),
+                         "int32_lengths");
+  // seq_len 2^31 + 2: production raises (cache_seqlens does not fit); the search still names it.
+  const ReplayReport r = replay_calls(d, {decode_call(d, "wide", 2, {kTwo31 + 2}, {0, 1, 2, 3}, 4, {-kTwo31 + 2},
+                                                      {0, -kTwo31 + 2}, {999934797, 999934797})});
+  EXPECT_EQ(r.calls[0].status, CallStatus::differs) << to_text(r);
+  EXPECT_FALSE(r.calls[0].claim_raises.empty());
+  EXPECT_EQ(r.calls[0].matching_variants, std::vector<std::string>{"int32_lengths"}) << to_text(r);
+}
+
+TEST(ReplayInfer, FullWidthAndEraDPageTablesAreNamed) {
+  const auto d = fresh_dir("width");
+  // ps 2, len 2: one live page; the older kernel also writes column 1 (r2t[0, 2] = 2 -> page 1 -> 11).
+  expect_named_and_equal(d, decode_call(d, "full", 2, {2}, {0, 1, 2, 3}, 4, {2}, {0, 2}, {10, 11}),
+                         "full_width_page_table");
+  // ps 1, lens {3, 0}: build_kv_read_table's grid stores row 0's column 2 (12) at page_table[1, 0].
+  expect_named_and_equal(
+      d, decode_call(d, "erad", 1, {3, 0}, {0, 1, 2, 3, 0, 0, 0, 0}, 4, {3, 0}, {0, 3, 3}, {10, 11, 12, 999934797}),
+      "era_d_read_table");
+}
+
+}  // namespace
+}  // namespace kvaddr::replay
