@@ -87,6 +87,10 @@ class Failure:
     # The production preconditions the minimal case breaks (conventions.broken_preconditions), each
     # "row r: ..." / "row r column c: ..." with its numbers; the kernel's output is then named by behaves_like.
     preconditions: list = dataclasses.field(default_factory=list)
+    # When no catalogue variant names it: the behaviours replay's inference confirms on the recorded case
+    # (one line each, with its parameters and the variant to claim), or why none is (issue 33).
+    inferred: list = dataclasses.field(default_factory=list)
+    not_explained: str = ""
 
 
 @dataclasses.dataclass
@@ -150,7 +154,7 @@ class Report:
         extra = []
         if self.rejections:
             extra.append(f"  {self.rejected} drawn cases the claimed contract rejects: "
-                         + ", ".join(f"{k} {v}" for k, v in sorted(self.rejections.items())))
+                         + ", ".join(f"{k} {v}" for k, v in sorted(self.rejections.items())) + _rejected_share(self))
         if self.overflow.get("cases"):
             extra.append(overflow_line(self))
         if self.huge.get("ran"):
@@ -169,8 +173,10 @@ class Report:
         lines += [f"  precondition broken at {p}" for p in f.preconditions]
         if f.behaves_like:
             lines.append("  behaves like " + ", ".join(f.behaves_like))
+        elif f.inferred:
+            lines += [f"  inferred: {line}" for line in f.inferred]
         elif f.kind in ("mismatch", "out_of_bounds"):
-            lines.append("  behaves like no catalogue variant")
+            lines.append("  behaves like no catalogue variant" + (f"; {f.not_explained}" if f.not_explained else ""))
         if f.replay_dir:
             lines.append(f"  replay: {f.replay_dir}  (kvaddr replay {f.replay_dir})")
             lines.append("  pytest:\n" + "\n".join("    " + s for s in f.snippet.splitlines()))
@@ -438,8 +444,8 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     route = C.ALIASES.get(route, route)
     if route not in C.ROUTES:
         raise ValueError(f"route = {route!r}: the harness supports {', '.join(C.ROUTES)}")
-    if has_variant(route) and variant not in _core.variants(route):
-        raise ValueError(f"variant = {variant!r}: {route} accepts {', '.join(_core.variants(route))}")
+    if has_variant(route):
+        _claimable(route, variant)
     fam = family(device, array)
     rep = Report(route, int(seed), variant, device, fam.name, bool(graph), shard=shard,
                  reference=resolve_reference(reference, fam))
@@ -499,7 +505,7 @@ def run_recipe(rep, fam, kernel, index, recipe, variant, case_timeout, overflow=
     (pointer-stable buffers, graph mode) is loaded with the case, and `launch` replaces the kernel call."""
     case = C.build(rep.route, recipe)
     try:
-        expected = reference(case, variant)
+        expected = reference(case, variant, table_guards=True)  # reads before a table read the kernel's guards
     except _core.Overflow as e:
         if overflow is None:
             note_rejected(rep, e)
@@ -532,7 +538,7 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
         def still_fails(r):
             case = C.build(route, r)
             try:
-                exp = reference(case, variant)
+                exp = reference(case, variant, table_guards=True)
             except _core.Error:
                 return None
             res = run_case(fam, kernel, case, exp, case_timeout=case_timeout)
@@ -553,8 +559,51 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
 
         out_dir = write_case(replay_dir, case, result, variant, seed, index, name, graph)
         snippet = pytest_snippet(out_dir, route, seed, index, graph)
+    inferred, not_explained = [], ""
+    if not named and result.kind in ("mismatch", "out_of_bounds"):
+        named, inferred, not_explained = _inferred(case, result, variant, seed, index, graph, out_dir)
     return Failure(result.kind, index, result.detail, result.first, result.differing, case, recipe, original, steps,
-                   named, out_dir, snippet, broken_preconditions(case))
+                   named, out_dir, snippet, broken_preconditions(case), inferred, not_explained)
+
+
+def _claimable(route, variant):
+    """ValueError naming `variant` unless the route accepts it (any '+'-joined set of behaviours, the inferred
+    ones and their parameters included: grid_spill@G, era_d_read_table@G)."""
+    try:
+        _core.require_variant(route, variant)
+    except (_core.Error, TypeError) as e:
+        raise ValueError(f"variant = {variant!r}: {e}; {route} accepts {', '.join(_core.variants(route))} and "
+                         "'+'-joined sets of them") from None
+
+
+# The share of drawn cases a run may reject under the claimed variant's contract before its verdict says that
+# the claim was checked on few cases.
+REJECTED_SHARE = 0.10
+
+
+def _rejected_share(rep):
+    drawn = rep.cases + rep.rejected
+    if not drawn or rep.rejected <= REJECTED_SHARE * drawn:
+        return ""
+    return (f" ({100 * rep.rejected / drawn:.0f} % of {drawn} drawn, more than {100 * REJECTED_SHARE:.0f} %: "
+            "the claim is checked on few cases)")
+
+
+def _inferred(case, result, variant, seed, index, graph, out_dir):
+    """What kvaddr's replay makes of a failing case no catalogue variant names here (issue 33): the case is
+    recorded (in out_dir, else a temporary directory) with its guarded backings and replayed through
+    _core.replay, whose search runs even when the claimed variant raises and whose inference confirms each
+    explanation by re-execution. Returns (variants the replay names, inferred lines, why nothing is)."""
+    import tempfile
+
+    from .record import write_case
+
+    with tempfile.TemporaryDirectory() as tmp:
+        d = out_dir or write_case(tmp, case, result, variant, seed, index, None, graph)
+        call = _core.replay(d, allow_outside=False)["calls"][0]
+    named = [v for v in call.get("matching_variants", []) if v != variant]
+    lines = [f"{i['description']} (claim {i['variant']}; reproduces every recorded lane)" for i in call.get("inferred", [])]
+    return named, lines, call.get("not_explained", "")
 
 
 def _neighbours(result):
@@ -568,7 +617,7 @@ def _names(case, result, variant):
         return crash_variants(case, variant)
     if result.kind not in ("mismatch", "out_of_bounds"):
         return []
-    claimed = reference(case, variant)
+    claimed = reference(case, variant, table_guards=True)
     in_buffer_right = all(np.array_equal(claimed[k], result.actual[k]) for k in case.outputs)
     if in_buffer_right and result.kind == "mismatch":
         return []
@@ -618,7 +667,7 @@ def check_case(kernel, case, *, device="cpu", array=None, variant="production", 
     (kind "rejected", with the reason in detail and the kernel not called, when the contract rejects the case)."""
     fam = family(device, array)
     try:
-        expected = reference(case, variant)
+        expected = reference(case, variant, table_guards=True)
     except _core.Error as e:  # outside the contract under `variant`: not run
         return CaseResult("rejected", f"{type(e).__name__}: {e}")
     return run_case(fam, kernel, case, expected, case_timeout=case_timeout)

@@ -29,9 +29,7 @@ def write_case(root, case, result, variant, seed, index, name=None, graph=False)
     outputs = {}
     for k, v in case.outputs.items():
         after = result.actual.get(k, v)
-        np.save(d / f"out.{k}.before.npy", np.ascontiguousarray(v))
-        np.save(d / f"out.{k}.after.npy", np.ascontiguousarray(after))
-        outputs[k] = {"before": f"out.{k}.before.npy", "after": f"out.{k}.after.npy"}
+        outputs[k] = _guarded_output(d, k, v, after, getattr(result, "backing", {}).get(k))
     scalars = {k: (bool(v) if isinstance(v, (bool, np.bool_)) else int(v)) for k, v in case.scalars.items()}
     call = {"route": case.route, "name": name or f"kvaddr.check {case.route} seed {seed} case {index}",
             "variant": variant, "scalars": scalars, "inputs": inputs, "outputs": outputs,
@@ -51,6 +49,32 @@ def write_case(root, case, result, variant, seed, index, name=None, graph=False)
     return str(d)
 
 
+def _guarded_output(d, name, before, after, backing):
+    """Save one output; with the kernel's guarded backing (GUARD lanes each side, kvaddr.present) the parent is
+    recorded with its guard regions (offset GUARD), so a store past the buffer is a recorded lane for replay."""
+    from .cases import GUARD
+    from .present import guarded
+
+    files = {"before": f"out.{name}.before.npy", "after": f"out.{name}.after.npy"}
+    if backing is None or np.asarray(backing).size != before.size + 2 * GUARD:
+        np.save(d / files["before"], np.ascontiguousarray(before))
+        np.save(d / files["after"], np.ascontiguousarray(after))
+        return files
+    parent_after = np.array(backing).ravel().astype(before.dtype)
+    parent_after[GUARD:GUARD + before.size] = np.ascontiguousarray(after).ravel()
+    np.save(d / files["before"], guarded(before).astype(before.dtype))
+    np.save(d / files["after"], parent_after)
+    return {**files, "offset": GUARD, "size": int(before.size), "shape": [int(n) for n in before.shape]}
+
+
+def _load_output(d, spec):
+    """The *before* buffer of one recorded output (the view of a guarded parent where one was recorded)."""
+    arr = np.load(d / spec["before"])
+    if "offset" in spec:
+        arr = arr[spec["offset"]:spec["offset"] + spec["size"]].reshape(spec.get("shape", [spec["size"]]))
+    return arr
+
+
 def load_case(directory):
     """The Case of a directory written by write_case (or any one-call replay directory). Returns (case, variant)."""
     d = pathlib.Path(directory)
@@ -60,7 +84,7 @@ def load_case(directory):
     inputs = {k: np.load(d / f) for k, f in call.get("inputs", {}).items()}
     if call["route"] == "flashmla_block_table":
         inputs.setdefault("kv_start_idx", None)
-    outputs = {k: np.load(d / f["before"]) for k, f in call["outputs"].items()}
+    outputs = {k: _load_output(d, f) for k, f in call["outputs"].items()}
     adj = side.get("adjacent") or ()
     case = Case(call["route"], dict(call.get("scalars", {})), inputs, outputs, dict(side.get("widths", {})),
                 tuple(side.get("strided", ())), tuple(side.get("alias", ())),

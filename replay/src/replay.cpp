@@ -74,6 +74,8 @@ void explain_by_inference(const json& call, Route route, const Claim& claim, con
   if (!r.claim_raises.empty() && !inf.found.empty() && inf.found.front().variant == r.variant) {
     r.status = CallStatus::equal;
     r.matching_variants.push_back(r.variant);
+    for (const Output& o : p.outputs)  // every recorded lane was compared by the confirmation
+      r.lanes_checked += static_cast<std::int64_t>(std::max(o.after.size(), o.parent_after.size()));
   }
   r.inferred = std::move(inf.found);
   r.not_explained = std::move(inf.not_explained);

@@ -111,7 +111,9 @@ TEST(ReplayInfer, LastRowsSpillPastEveryGuardIsInferredAndItsUnrecordedStoresCou
   claimed["variant"] = "grid_spill";
   const ReplayReport e = replay_calls(d, {claimed});
   EXPECT_EQ(e.calls[0].status, CallStatus::equal) << to_text(e);
-  EXPECT_NE(to_text(e).find("on grown memory: spills past max_pages = 1"), std::string::npos) << to_text(e);
+  EXPECT_EQ(e.calls[0].lanes_checked, 4);  // the view and its two guard lanes
+  EXPECT_NE(to_text(e).find("equal (4 lanes); on grown memory: spills past max_pages = 1"), std::string::npos)
+      << to_text(e);
   const json j = json::parse(to_json(r));
   EXPECT_EQ(j["calls"][0]["inferred"][0]["variant"], "grid_spill");
   EXPECT_EQ(j["calls"][0]["inferred"][0]["stores_unrecorded"], 2);
@@ -210,6 +212,42 @@ TEST(ReplayInfer, FullWidthAndEraDPageTablesAreNamed) {
   expect_named_and_equal(
       d, decode_call(d, "erad", 1, {3, 0}, {0, 1, 2, 3, 0, 0, 0, 0}, 4, {3, 0}, {0, 3, 3}, {10, 11, 12, 999934797}),
       "era_d_read_table");
+}
+
+TEST(ReplayInfer, SwaGatherWithoutPaddingGuardReadsTheSwaMapsParent) {
+  // ps 16, one row of 32 tokens starting -17 and -1 (page values -2, -1). The SWA map is the view [2, 6)
+  // of the parent {100, 200 | 0, 5, 7, -1}: the unguarded gather stores swa_v2p[-2] = 100, swa_v2p[-1] = 200.
+  const auto d = fresh_dir("swa");
+  I64 r2t(32, 0);
+  r2t[0] = -17;
+  r2t[16] = -1;
+  write_npy(d / "seq.npy", NpyDtype::int64, {1}, {32});
+  write_npy(d / "rows.npy", NpyDtype::int64, {1}, {0});
+  write_npy(d / "r2t.npy", NpyDtype::int32, {1, 32}, r2t);
+  write_npy(d / "v2p.npy", NpyDtype::int64, {4}, {0, 5, 7, -1});
+  write_npy(d / "swa_parent.npy", NpyDtype::int64, {6}, {100, 200, 0, 5, 7, -1});
+  write_npy(d / "nine1.npy", NpyDtype::int32, {1}, {9});
+  write_npy(d / "nine2.npy", NpyDtype::int32, {2}, {9, 9});
+  write_npy(d / "pt.before.npy", NpyDtype::int32, {1, 2}, {9, 9});
+  write_npy(d / "cache.after.npy", NpyDtype::int32, {1}, {32});
+  write_npy(d / "cu.after.npy", NpyDtype::int32, {2}, {0, 32});
+  write_npy(d / "pt.after.npy", NpyDtype::int32, {1, 2}, {0, 0});
+  write_npy(d / "swa.after.npy", NpyDtype::int32, {1, 2}, {100, 200});
+  const json call = {
+      {"route", "decode_metadata"},
+      {"scalars", {{"page_size", 16}, {"max_seq_pages", 2}}},
+      {"inputs",
+       {{"seq_lens", "seq.npy"},
+        {"req_to_token", "r2t.npy"},
+        {"req_pool_indices", "rows.npy"},
+        {"v2p", "v2p.npy"},
+        {"swa_v2p", {{"file", "swa_parent.npy"}, {"offset", 2}, {"size", 4}}}}},
+      {"outputs",
+       {{"cache_seqlens", {{"before", "nine1.npy"}, {"after", "cache.after.npy"}}},
+        {"cu_seqlens_k", {{"before", "nine2.npy"}, {"after", "cu.after.npy"}}},
+        {"page_table", {{"before", "pt.before.npy"}, {"after", "pt.after.npy"}}},
+        {"swa_page_table", {{"before", "pt.before.npy"}, {"after", "swa.after.npy"}}}}}};
+  expect_named_and_equal(d, call, "swa_no_padding_guard");
 }
 
 }  // namespace
