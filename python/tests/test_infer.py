@@ -43,3 +43,39 @@ def test_claimed_unguarded_decode_is_compared_on_the_guard_pages():
     assert rep.ok, str(rep)
     assert "OutOfRange(v2p)" not in rep.rejections, rep.rejections
     assert rep.cases + rep.rejected == 300 and rep.cases >= 270, str(rep)
+
+
+def _grid_spill_kernel(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out):
+    """canonical_page_table with the upstream grid's spill (256 columns a block, flat stores): a store past the
+    guarded allocation is dropped (on a GPU it would land in memory nobody records)."""
+    backing = out.base if out.base is not None else out
+    start = (out.__array_interface__["data"][0] - backing.__array_interface__["data"][0]) // out.itemsize
+    grid = -(-max_pages // 256) * 256
+    for b in range(len(req_pool_indices)):
+        n = min(-(-int(seq_lens[b]) // page_size), grid)
+        for c in range(n):
+            tok = int(req_to_token[req_pool_indices[b], c * page_size])
+            flat = start + b * out.shape[1] + c
+            if flat < backing.size:
+                backing[flat] = max(int(v2p[0 if tok < 0 else tok // page_size]) * multiplier, 0)
+
+
+def test_a_spill_past_every_guard_is_inferred_from_its_recording():
+    # Row 1 has 70 pages, max_pages 1: its grid spill covers lanes 1..70 of a 2-lane table, the 64 guard lanes
+    # after it and 5 lanes past them. The grown-by-the-guard naming cannot reproduce it; replay's inference can.
+    from kvaddr import cases as C
+    from kvaddr import harness as H
+    from kvaddr.arrays import family
+
+    r2t = (np.arange(160, dtype=np.int32) % 8).reshape(2, 80)
+    case = C.Case("canonical_page_table", {"page_size": 1, "multiplier": 1, "max_pages": 1},
+                  {"req_to_token": r2t, "req_pool_indices": np.array([0, 1]), "seq_lens": np.array([1, 70]),
+                   "v2p": np.arange(10, 18, dtype=np.int64)},
+                  {"out": np.full((2, 1), -1, np.int32)})
+    res = H.run_case(family("cpu", None), _grid_spill_kernel, case, kvaddr.conventions.reference(case))
+    assert res.kind == "out_of_bounds"
+    assert H._names(case, res, "production") == []  # the grown-by-the-guard naming
+    named, lines, why = H._inferred(case, res, "production", 0, 0, False, None)
+    assert named == [] and why == ""
+    assert lines == ["spills past max_pages = 1 up to column 256 of the launch grid (column block 256); 5 of its "
+                     "stores land past the recorded memory (claim grid_spill; reproduces every recorded lane)"]
