@@ -176,4 +176,36 @@ InferResult infer(const InferCall& call, const InferBounds& bounds, Variant firs
   return res;
 }
 
+InferResult infer_presentations(const std::vector<std::string>& vector_inputs,
+                                const std::vector<std::pair<std::string, std::int64_t>>& strided,
+                                const std::function<bool(const Presentation&)>& reproduces,
+                                const std::function<std::string(const Presentation&)>& claim_with,
+                                const InferBounds& bounds) {
+  InferResult res;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::pair<Presentation, std::string>> cands;
+  for (const auto& [name, stride] : strided)
+    cands.push_back({{Presentation::packed, name}, fmt::format("reads {} as packed (presented with stride {})", name, stride)});
+  for (const std::string& name : vector_inputs)
+    cands.push_back({{Presentation::zero, name}, fmt::format("reads {} with stride 0 (every lane reads its first element)", name)});
+  int tried = 0;
+  for (const auto& [p, text] : cands) {
+    if (tried >= bounds.max_candidates || std::chrono::steady_clock::now() - start > bounds.time) break;
+    ++tried;
+    bool ok = false;
+    try {
+      ok = reproduces(p);
+    } catch (const std::exception&) {
+      ok = false;  // the re-presented call is outside the route's contract
+    }
+    if (ok) {
+      res.found.push_back({claim_with(p), text, 0, 0});
+      return res;
+    }
+  }
+  res.not_explained = fmt::format("not explained within the bound ({} of {} structural candidates tried)", tried,
+                                  cands.size());
+  return res;
+}
+
 }  // namespace kvaddr::replay::detail

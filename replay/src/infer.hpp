@@ -11,12 +11,15 @@
 //     and its stores past them are counted, not refused;
 // within a candidate and time bound per call ("not explained within the bound" otherwise).
 #include <chrono>
+#include <functional>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/validate.hpp"
+#include "call.hpp"
 #include "prepare.hpp"
 
 namespace kvaddr::replay::detail {
@@ -44,5 +47,15 @@ struct InferResult {
 // `first` (when not production) is tried before every other candidate: the claimed variant, whose
 // run raised only because its stores ran past the recorded memory.
 InferResult infer(const InferCall& call, const InferBounds& bounds = {}, Variant first = Variant::production);
+
+// Inputs read with another stride than recorded: for every input recorded with a stride other than 1,
+// stride_ignored(name) (read packed); for every 1-D input, stride0(name) (every lane reads its first
+// element). `reproduces(p)` re-runs the call with the claim plus p and says whether every recorded lane
+// matches; the first that does is reported.
+InferResult infer_presentations(const std::vector<std::string>& vector_inputs,
+                                const std::vector<std::pair<std::string, std::int64_t>>& strided,
+                                const std::function<bool(const Presentation&)>& reproduces,
+                                const std::function<std::string(const Presentation&)>& claim_with,
+                                const InferBounds& bounds = {});
 
 }  // namespace kvaddr::replay::detail

@@ -59,10 +59,13 @@ bool claim_raise_is_difference(const kvaddr::Error& e, const std::vector<Output>
   return std::any_of(outs.begin(), outs.end(), [&](const Output& o) { return o.name == e.argument(); });
 }
 
+bool equal_outputs(const std::vector<Output>& outs, const std::vector<I64>& got);
+
 // No catalogue variant reproduces the call: the inferred behaviours (infer.hpp), each confirmed by
 // re-execution. A claim that raised only because its stores ran past the recorded memory and that
 // reproduces every recorded lane on grown memory is the claim itself: the call is then equal.
-void explain_by_inference(const json& call, Route route, const Claim& claim, const Prepared& p, CallReport& r) {
+void explain_by_inference(const json& call, Route route, const Claim& claim, const Prepared& p, const Call& loaded,
+                          const std::filesystem::path& dir, bool allow_outside, CallReport& r) {
   detail::InferCall ic{route, &p, std::nullopt, route == Route::decode_metadata ? "max_seq_pages" : "max_pages",
                        r.lanes_differing};
   if (call.contains("scalars") && call.at("scalars").is_object()) {
@@ -77,6 +80,26 @@ void explain_by_inference(const json& call, Route route, const Claim& claim, con
     for (const Output& o : p.outputs)  // every recorded lane was compared by the confirmation
       r.lanes_checked += static_cast<std::int64_t>(std::max(o.after.size(), o.parent_after.size()));
   }
+  if (inf.found.empty()) {
+    // An input read with another stride: the call re-loaded with the input re-presented, run under the claim.
+    detail::InferResult pres = detail::infer_presentations(
+        loaded.vector_inputs(), loaded.strided_inputs(),
+        [&](const detail::Presentation& pr) {
+          Claim c2 = claim;
+          c2.presented.push_back(pr);
+          Call c(call, dir, allow_outside, c2.presented);
+          Prepared p2 = prepare(route, c, c2);
+          c.check_all_used();
+          return equal_outputs(p2.outputs, p2.run(c2.variant));
+        },
+        [&](const detail::Presentation& pr) {
+          Claim c2 = claim;
+          c2.presented.push_back(pr);
+          return detail::claim_text(c2, route);
+        });
+    if (!pres.found.empty()) inf = std::move(pres);
+  }
+  for (auto& f : inf.found) f.lanes_explained = r.lanes_differing;
   r.inferred = std::move(inf.found);
   r.not_explained = std::move(inf.not_explained);
 }
@@ -107,9 +130,9 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
     bad("unknown route '" + r.route + "' (expected a spec §4.1-4.13 route name)");
   }
   const Claim claim = detail::read_claim(call, route);
-  r.variant = std::string(to_string(claim.variant, route));
+  r.variant = detail::claim_text(claim, route);
   detail::check_era(call);
-  Call c(call, dir, allow_outside);
+  Call c(call, dir, allow_outside, claim.presented);
   Prepared p = prepare(route, c, claim);
   c.check_all_used();
 
@@ -178,7 +201,9 @@ void check_call(const json& call, const std::filesystem::path& dir, bool allow_o
     if (matched && race.variant != r.variant) r.races.push_back(std::move(race));
   }
   if (p.preconditions) r.broken_preconditions = p.preconditions();
-  if (r.status == CallStatus::differs && r.matching_variants.empty()) explain_by_inference(call, route, claim, p, r);
+  if (r.status == CallStatus::differs && r.matching_variants.empty()) {
+    explain_by_inference(call, route, claim, p, c, dir, allow_outside, r);
+  }
 }
 
 }  // namespace detail

@@ -34,8 +34,17 @@ Slice read_slice(const nlohmann::json& e, const std::string& label, const std::v
   Slice s;
   s.offset = non_negative(e, label, "offset");
   s.size = non_negative(e, label, "size");
-  if (s.offset > parent || s.size > parent - s.offset) {
+  if (e.contains("stride")) {
+    if (allow_shape) bad(label + ": \"stride\" is only for inputs");
+    s.stride = non_negative(e, label, "stride");
+  }
+  if (s.stride == 1 && (s.offset > parent || s.size > parent - s.offset)) {
     bad(fmt::format("{}: offset {} + size {} is past the parent's {} elements", label, s.offset, s.size, parent));
+  }
+  if (s.stride != 1 && s.size > 0 &&
+      (s.offset >= parent || (s.stride > 0 && s.size - 1 > (parent - 1 - s.offset) / s.stride))) {
+    bad(fmt::format("{}: offset {} + (size {} - 1) * stride {} is past the parent's {} elements", label, s.offset,
+                    s.size, s.stride, parent));
   }
   s.shape = {s.size};
   if (e.contains("shape")) {
@@ -58,7 +67,10 @@ Slice read_slice(const nlohmann::json& e, const std::string& label, const std::v
 }
 
 std::vector<std::int64_t> slice_values(const std::vector<std::int64_t>& parent, const Slice& s) {
-  return {parent.begin() + s.offset, parent.begin() + s.offset + s.size};
+  if (s.stride == 1) return {parent.begin() + s.offset, parent.begin() + s.offset + s.size};
+  std::vector<std::int64_t> v(static_cast<std::size_t>(s.size));
+  for (std::int64_t i = 0; i < s.size; ++i) v[static_cast<std::size_t>(i)] = parent[static_cast<std::size_t>(s.offset + i * s.stride)];
+  return v;
 }
 
 void compare_lanes(const std::string& name, const I64& shape, std::int64_t row_stride, const I64& expected,

@@ -17,16 +17,19 @@ struct Slice {
   std::int64_t offset = 0;            // parent elements before the view
   std::int64_t size = 0;              // elements in the view
   std::vector<std::int64_t> shape;    // the view's shape ({size} unless "shape" is given)
+  std::int64_t stride = 1;            // inputs: element i of the view is parent[offset + i * stride]
 };
 
 // Reads "offset", "size" and (when allow_shape) an optional "shape" of the entry `e` of array
 // `label`, against a parent of shape parent_shape. CallError (the call's error) unless the parent
 // is 1-D, offset and size are JSON integers, offset >= 0, size >= 0, offset + size <= the parent's
-// size, and a given shape is a list of 1 or 2 non-negative integers whose product is size.
+// size, and a given shape is a list of 1 or 2 non-negative integers whose product is size. An input
+// slice may give "stride" (an integer >= 0; the last element offset + (size - 1) * stride must lie in
+// the parent): the kernel read the input with that stride (0: every lane reads parent[offset]).
 Slice read_slice(const nlohmann::json& e, const std::string& label, const std::vector<std::int64_t>& parent_shape,
                  bool allow_shape);
 
-// The view's values: parent[offset, offset + size).
+// The view's values: parent[offset + i * stride] for i < size.
 std::vector<std::int64_t> slice_values(const std::vector<std::int64_t>& parent, const Slice& s);
 
 using I64 = std::vector<std::int64_t>;

@@ -250,5 +250,65 @@ TEST(ReplayInfer, SwaGatherWithoutPaddingGuardReadsTheSwaMapsParent) {
   expect_named_and_equal(d, call, "swa_no_padding_guard");
 }
 
+// ---- inputs read with another stride -------------------------------------------------------------------
+// token_translate at ps 1 over v2p = {10, 11, 12, 13}; `ids` as given, `after` what the kernel wrote.
+json ids_call(const std::filesystem::path& d, const json& ids, const I64& after) {
+  write_npy(d / "ids_parent.npy", NpyDtype::int64, {6}, {0, 1, 2, 3, 0, 1});
+  write_npy(d / "ids.npy", NpyDtype::int64, {2}, {2, 3});
+  write_npy(d / "v2p.npy", NpyDtype::int64, {4}, {10, 11, 12, 13});
+  write_npy(d / "before.npy", NpyDtype::int64, {2}, {-5, -5});
+  write_npy(d / "after.npy", NpyDtype::int64, {2}, after);
+  return {{"route", "token_translate"},
+          {"scalars", {{"page_size", 1}}},
+          {"inputs", {{"ids", ids}, {"v2p", "v2p.npy"}}},
+          {"outputs", {{"out", {{"before", "before.npy"}, {"after", "after.npy"}}}}}};
+}
+
+TEST(ReplayInfer, AnInputReadPackedOrWithStrideZeroIsInferredAndClaimable) {
+  const auto d = fresh_dir("stride");
+  // ids recorded as every third element of the parent ({0, 3}); the kernel read them packed ({0, 1}).
+  const json strided = {{"file", "ids_parent.npy"}, {"offset", 0}, {"size", 2}, {"stride", 3}};
+  const ReplayReport r = replay_calls(d, {ids_call(d, strided, {10, 11})});
+  ASSERT_EQ(r.calls[0].status, CallStatus::differs) << to_text(r);
+  ASSERT_EQ(r.calls[0].inferred.size(), 1u) << to_text(r);
+  EXPECT_EQ(r.calls[0].inferred[0].variant, "stride_ignored(ids)");
+  EXPECT_EQ(r.calls[0].inferred[0].description, "reads ids as packed (presented with stride 3)");
+  json claimed = ids_call(d, strided, {10, 11});
+  claimed["variant"] = "stride_ignored(ids)";
+  EXPECT_EQ(replay_calls(d, {claimed}).calls[0].status, CallStatus::equal);
+  // The strided recording of a kernel that honoured the stride is equal as recorded.
+  EXPECT_EQ(replay_calls(d, {ids_call(d, strided, {10, 13})}).calls[0].status, CallStatus::equal);
+  // ids {2, 3} recorded packed; the kernel read ids[0] in every lane.
+  const ReplayReport z = replay_calls(d, {ids_call(d, "ids.npy", {12, 12})});
+  ASSERT_EQ(z.calls[0].inferred.size(), 1u) << to_text(z);
+  EXPECT_EQ(z.calls[0].inferred[0].variant, "stride0(ids)");
+  EXPECT_EQ(z.calls[0].inferred[0].description, "reads ids with stride 0 (every lane reads its first element)");
+  json zero = ids_call(d, "ids.npy", {12, 12});
+  zero["variant"] = "stride0(ids)";
+  EXPECT_EQ(replay_calls(d, {zero}).calls[0].status, CallStatus::equal) << to_text(replay_calls(d, {zero}));
+  // A stride-0 input recorded as such (every lane reads parent[2]).
+  const json zero_slice = {{"file", "ids_parent.npy"}, {"offset", 2}, {"size", 2}, {"stride", 0}};
+  EXPECT_EQ(replay_calls(d, {ids_call(d, zero_slice, {12, 12})}).calls[0].status, CallStatus::equal);
+}
+
+TEST(ReplayInfer, ImpossibleStrideClaimsAreErrorsNamingTheClaim) {
+  const auto d = fresh_dir("stride_bad");
+  for (const auto& [variant, message] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"stride0(page_size)", "claim stride0(page_size): page_size is not an input of this call"},
+           {"stride_ignored(ids)", "claim stride_ignored(ids): ids is recorded packed (no stride to ignore)"},
+           {"stride0()", "claim 'stride0()': name one input, as stride0(NAME)"},
+           {"stride0(ids)+stride_ignored(ids)", "input ids is re-presented twice"}}) {
+    json call = ids_call(d, "ids.npy", {12, 13});
+    call["variant"] = variant;
+    const ReplayReport r = replay_calls(d, {call});
+    EXPECT_EQ(r.calls[0].status, CallStatus::error) << variant;
+    EXPECT_NE(r.calls[0].error.find(message), std::string::npos) << r.calls[0].error;
+  }
+  // A stride whose last element is the parent's last one is inside (2 + 1 * 3 = 5 of 6): ids {2, 1}.
+  const json edge = {{"file", "ids_parent.npy"}, {"offset", 2}, {"size", 2}, {"stride", 3}};
+  EXPECT_EQ(replay_calls(d, {ids_call(d, edge, {12, 11})}).calls[0].status, CallStatus::equal);
+}
+
 }  // namespace
 }  // namespace kvaddr::replay
