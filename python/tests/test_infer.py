@@ -79,3 +79,32 @@ def test_a_spill_past_every_guard_is_inferred_from_its_recording():
     assert named == [] and why == ""
     assert lines == ["spills past max_pages = 1 up to column 256 of the launch grid (column block 256); 5 of its "
                      "stores land past the recorded memory (claim grid_spill; reproduces every recorded lane)"]
+
+
+def _first_id_everywhere(virt, v2p, page_size, page_stride, out):
+    """A translate kernel handed its ids with stride 0: every lane translates the first id."""
+    t = np.full(np.shape(virt), np.asarray(virt).ravel()[0], dtype=np.int64)
+    page = np.where(t < 0, 0, t // page_size)
+    out[...] = np.where(t < 0, 0, np.maximum(v2p[page] * page_stride + t % page_size, 0))
+
+
+def test_a_kernel_reading_its_ids_with_stride_zero_is_inferred():
+    rep = kvaddr.check("token_translate", _first_id_everywhere, cases=200, seed=3, lanes=4096)
+    f = rep.failure
+    assert f is not None and f.kind == "mismatch" and f.behaves_like == []
+    assert f.inferred == ["reads ids with stride 0 (every lane reads its first element) (claim stride0(ids); "
+                          "reproduces every recorded lane)"], str(rep)
+    assert "  inferred: reads ids with stride 0" in str(rep)
+
+
+def test_a_run_rejecting_more_than_the_stated_share_says_so():
+    from kvaddr.harness import REJECTED_SHARE, Report
+
+    assert REJECTED_SHARE == 0.10
+    rep = Report("read_table", 0, "production", "cpu", "numpy", False, cases=90, rejected=10,
+                 rejections={"InvalidArgument(out)": 10})
+    assert "checked on few cases" not in str(rep)  # 10 of 100: at the share
+    rep = Report("read_table", 0, "production", "cpu", "numpy", False, cases=89, rejected=11,
+                 rejections={"InvalidArgument(out)": 11})
+    assert "11 drawn cases the claimed contract rejects: InvalidArgument(out) 11 (11 % of 100 drawn, more than " \
+           "10 %: the claim is checked on few cases)" in str(rep)
