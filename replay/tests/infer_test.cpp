@@ -214,6 +214,26 @@ TEST(ReplayInfer, FullWidthAndEraDPageTablesAreNamed) {
       "era_d_read_table");
 }
 
+TEST(ReplayInfer, EraDSpillOfTheLastRowPastThePageTableIsInferred) {
+  // ps 1, max_seq_pages 2, lens {0, 3}: row 1's column 2 (v2p[2] = 12) lands one lane past the [2, 2]
+  // page table, in the recorded guard lane after it (before 7).
+  const auto d = fresh_dir("erad_past");
+  json call = decode_call(d, "e", 1, {0, 3}, {0, 1, 2, 3, 0, 1, 2, 3}, 4, {0, 3}, {0, 0, 3}, {0, 0, 0, 0});
+  const I64 pt_before = {999934797, 999934797, 999934797, 999934797, 7};
+  write_npy(d / "pt.parent.before.npy", NpyDtype::int32, {5}, pt_before);
+  write_npy(d / "pt.parent.after.npy", NpyDtype::int32, {5}, {999934797, 999934797, 10, 11, 12});
+  call["outputs"]["page_table"] = {{"before", "pt.parent.before.npy"}, {"after", "pt.parent.after.npy"},
+                                   {"offset", 0}, {"size", 4}, {"shape", {2, 2}}};
+  const ReplayReport r = replay_calls(d, {call});
+  ASSERT_EQ(r.calls[0].status, CallStatus::differs) << to_text(r);
+  EXPECT_TRUE(r.calls[0].matching_variants.empty()) << to_text(r);
+  ASSERT_EQ(r.calls[0].inferred.size(), 1u) << to_text(r);
+  EXPECT_EQ(r.calls[0].inferred[0].variant, "era_d_read_table");
+  EXPECT_EQ(r.calls[0].inferred[0].description,
+            "page table built by build_kv_read_table: spills past max_seq_pages = 2 up to column 256 of its launch "
+            "grid (column block 256)");
+}
+
 TEST(ReplayInfer, SwaGatherWithoutPaddingGuardReadsTheSwaMapsParent) {
   // ps 16, one row of 32 tokens starting -17 and -1 (page values -2, -1). The SWA map is the view [2, 6)
   // of the parent {100, 200 | 0, 5, 7, -1}: the unguarded gather stores swa_v2p[-2] = 100, swa_v2p[-1] = 200.
