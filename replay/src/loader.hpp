@@ -240,8 +240,11 @@ class Call {
       if (!used_inputs_.count(k)) bad("unknown input '" + k + "' for this route");
     for (const auto& [k, v] : outputs_->items())
       if (!used_outputs_.count(k)) bad("unknown output '" + k + "' for this route");
-    for (const auto& pr : presented_)
-      if (!applied_.count(pr.input)) bad("claim " + pr.text() + ": " + pr.input + " is not an input of this call");
+    for (const auto& pr : presented_) {
+      if (applied_.count(pr.input)) continue;
+      if (scalars_->contains(pr.input)) bad("claim " + pr.text() + ": " + pr.input + " is a 0-d scalar (it has no stride)");
+      bad("claim " + pr.text() + ": " + pr.input + " is not an input of this call");
+    }
   }
   // The 1-D inputs loaded so far, and those among them recorded as slices with a stride other than 1.
   const std::vector<std::string>& vector_inputs() const { return vector_inputs_; }

@@ -315,7 +315,8 @@ TEST(ReplayInfer, ImpossibleStrideClaimsAreErrorsNamingTheClaim) {
   const auto d = fresh_dir("stride_bad");
   for (const auto& [variant, message] :
        std::vector<std::pair<std::string, std::string>>{
-           {"stride0(page_size)", "claim stride0(page_size): page_size is not an input of this call"},
+           {"stride0(page_size)", "claim stride0(page_size): page_size is a 0-d scalar (it has no stride)"},
+           {"stride0(loc)", "claim stride0(loc): loc is not an input of this call"},
            {"stride_ignored(ids)", "claim stride_ignored(ids): ids is recorded packed (no stride to ignore)"},
            {"stride0()", "claim 'stride0()': name one input, as stride0(NAME)"},
            {"stride0(ids)+stride_ignored(ids)", "input ids is re-presented twice"}}) {
