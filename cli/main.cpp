@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
@@ -6,5 +8,8 @@
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  return kvaddr::cli::run(args, std::cout, std::cerr);
+  // stdout through FdOutput: run() checks that the whole output was written (exit 2 otherwise).
+  kvaddr::cli::FdOutput stdout_buffer(STDOUT_FILENO);
+  std::ostream out(&stdout_buffer);
+  return kvaddr::cli::run(args, out, std::cerr);
 }

@@ -24,3 +24,20 @@ function(kvaddr_optional_areas target prefix)
     endif()
   endforeach()
 endfunction()
+
+# kvaddr_precompile(<target> <header>...): precompiles the heavy third-party headers every source of
+# <target> includes (CLI11, nlohmann/json, fmt), parsed once per target instead of once per source
+# (KVADDR_PCH, default ON). Where ccache is the launcher it is told to cache such sources
+# (CCACHE_SLOPPINESS=pch_defines,time_macros, as ccache's manual asks for precompiled headers).
+option(KVADDR_PCH "Precompile the heavy third-party headers of the CLI and replay libraries" ON)
+function(kvaddr_precompile target)
+  if(NOT KVADDR_PCH)
+    return()
+  endif()
+  target_precompile_headers(${target} PRIVATE ${ARGN})
+  get_target_property(launcher ${target} CXX_COMPILER_LAUNCHER)
+  if(launcher AND launcher MATCHES "ccache")
+    set_target_properties(${target} PROPERTIES CXX_COMPILER_LAUNCHER
+      "${CMAKE_COMMAND};-E;env;CCACHE_SLOPPINESS=pch_defines,time_macros;${launcher}")
+  endif()
+endfunction()

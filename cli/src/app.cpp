@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -20,6 +22,32 @@
 namespace kvaddr::cli {
 
 std::string_view version() noexcept { return KVADDR_VERSION; }
+
+bool FdOutput::drain() {
+  const char* p = pbase();
+  while (error_ == 0 && p < pptr()) {
+    const auto n = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      error_ = n < 0 ? errno : EIO;
+      break;
+    }
+    p += n;
+  }
+  setp(buffer_, buffer_ + sizeof buffer_);
+  return error_ == 0;
+}
+
+FdOutput::int_type FdOutput::overflow(int_type c) {
+  if (!drain()) return traits_type::eof();
+  if (!traits_type::eq_int_type(c, traits_type::eof())) {
+    *pptr() = traits_type::to_char_type(c);
+    pbump(1);
+  }
+  return traits_type::not_eof(c);
+}
+
+int FdOutput::sync() { return drain() ? 0 : -1; }
 
 nlohmann::json with_schema(nlohmann::json doc, const std::string& name, const std::string& key) {
   if (!doc.is_object()) doc = nlohmann::json{{key, std::move(doc)}};
@@ -121,9 +149,8 @@ std::vector<std::string> given_options(const CLI::App* sub) {
   return given;
 }
 
-}  // namespace
-
-int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& err) {
+// The command line without the final check of the output stream (run() below adds it).
+int run_line(const std::vector<std::string>& line, std::ostream& out, std::ostream& err) {
   bool json = false, quiet = false;
   for (const auto& a : line) {
     json = json || a == "--json";
@@ -133,7 +160,7 @@ int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& e
   std::vector<std::string> args(line.begin(), line.end());
   while (!args.empty() && (args[0] == "--json" || args[0] == "--quiet")) args.erase(args.begin());
   const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
-  Context ctx{out, err, json, tty && !quiet};
+  Context ctx{out, err, json, tty && !quiet, &line};
 
   CLI::App app{"kvaddr"};
   app.option_defaults()->always_capture_default();
@@ -204,7 +231,12 @@ int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& e
       const auto nested = shown->get_subcommands([&](const CLI::App* a) { return a->get_name() == args[i]; });
       if (!nested.empty()) shown = nested.front();
     }
-    out << shown->help();
+    // The usage line names the whole command ("Usage: kvaddr draw pool [OPTIONS]").
+    std::string prefix = "kvaddr";
+    std::vector<std::string> parents;
+    for (const auto* p = shown->get_parent(); p != nullptr && p != &app; p = p->get_parent()) parents.push_back(p->get_name());
+    for (auto it = parents.rbegin(); it != parents.rend(); ++it) prefix += " " + *it;
+    out << shown->help(prefix);
     return 0;
   } catch (const CLI::ExtrasError& e) {
     for (std::size_t i = 1; i < args.size(); ++i) {
@@ -225,7 +257,8 @@ int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& e
   try {
     if (verify->parsed()) {
       Heartbeat beat(ctx, "verify");
-      vopt.progress = [&beat](const std::string& check) { beat.note(check); };
+      vopt.progress = [&beat](const std::string& phase, std::int64_t done, std::int64_t total,
+                              const std::string& item) { beat.step(phase, done, total, item); };
       const auto results = run_verify_checks(vopt);
       beat.stop();
       return print_verify(results, ctx);
@@ -234,14 +267,33 @@ int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& e
       topt.json = json;
       return run_translate(topt, given_options(translate), out);
     }
-    if (merge->parsed()) return run_merge(merge_files, out);
+    if (merge->parsed()) {
+      return with_report_file(merge, ctx, [&](const Context& c) { return run_merge(merge_files, c.out); });
+    }
     if (auto status = run_draw(app, ctx); status >= 0) return status;
-    return run_extra_subcommands(app, ctx);
+    return with_report_file(chosen, ctx, [&](const Context& c) { return run_extra_subcommands(app, c); });
   } catch (const kvaddr::Error& e) {
     return fail(ctx, std::string(to_string(e.kind())), e.what(), e.argument(), e.value());
   } catch (const std::exception& e) {
     return fail(ctx, "error", e.what());
   }
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& err) {
+  const int status = run_line(line, out, err);
+  // Every subcommand's output ends here: a write that failed (a full disk, /dev/full, a closed
+  // pipe) is an error of its own, whatever the subcommand returned, never a truncated document
+  // under exit 0 or 1. The one line goes to stderr (stdout is what failed).
+  out.flush();
+  if (out.fail()) {
+    const auto* fd = dynamic_cast<const FdOutput*>(out.rdbuf());
+    const int code = fd != nullptr ? fd->error() : 0;
+    err << "kvaddr: cannot write output: " << (code != 0 ? std::strerror(code) : "write error") << "\n" << std::flush;
+    return 2;
+  }
+  return status;
 }
 
 }  // namespace kvaddr::cli

@@ -1,6 +1,7 @@
 #include "args.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <charconv>
@@ -77,16 +78,16 @@ Array from_text(const std::string& text, const std::string& option, bool matrix)
 std::string read_text_file(const std::filesystem::path& path, const std::string& text, const std::string& option) {
   constexpr std::size_t kMaxTextBytes = std::size_t{1} << 30;
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw InvalidArgument(option, text, fmt::format("cannot read: {}", std::strerror(errno)));
+  if (!f) throw IoError(option, text, fmt::format("cannot read: {}", std::strerror(errno)));
   std::string data;
   char chunk[65536];
   for (;;) {
     const auto n = std::fread(chunk, 1, sizeof chunk, f.get());
     data.append(chunk, n);
-    if (data.size() > kMaxTextBytes) throw InvalidArgument(option, text, "cannot read: larger than 1 GiB");
+    if (data.size() > kMaxTextBytes) throw IoError(option, text, "cannot read: larger than 1 GiB");
     if (n < sizeof chunk) break;
   }
-  if (std::ferror(f.get()) != 0) throw InvalidArgument(option, text, "cannot read: I/O error");
+  if (std::ferror(f.get()) != 0) throw IoError(option, text, "cannot read: I/O error");
   return data;
 }
 
@@ -147,6 +148,26 @@ std::vector<std::int64_t> parse_int_list(const std::string& text, const std::str
   return values;
 }
 
+void require_known(const std::vector<std::string>& only, const std::vector<std::string>& known,
+                   const std::string& option,
+                   const std::function<bool(const std::string&, const std::string&)>& match) {
+  for (const auto& name : only) {
+    bool found = false;
+    for (const auto& k : known) found = found || match(k, name);
+    if (!found) {
+      throw InvalidArgument(option, name.empty() ? "(empty)" : name,
+                            fmt::format("unknown name; one of: {}", fmt::join(known, ", ")));
+    }
+  }
+}
+
+bool same_name(const std::string& known, const std::string& given) { return known == given; }
+
+bool name_or_prefix(const std::string& known, const std::string& given) {
+  return known == given ||
+         (known.size() > given.size() && known.compare(0, given.size(), given) == 0 && known[given.size()] == '.');
+}
+
 bool looks_like_list(const std::string& text) {
   for (char c : text) {
     const bool ok = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == ';' || is_separator(c);
@@ -161,15 +182,17 @@ Array load_array(const std::string& text, const std::string& option, bool matrix
   const fs::path path(text);
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (!fs::exists(status)) throw InvalidArgument(option, text, "file not found");
-  if (fs::is_directory(status)) throw InvalidArgument(option, text, "cannot read: a directory, not a file");
+  if (!fs::exists(status)) throw IoError(option, text, "file not found");
+  if (fs::is_directory(status)) throw IoError(option, text, "cannot read: a directory, not a file");
   if (path.extension() == ".npy") {
 #ifdef KVADDR_WITH_REPLAY
     replay::NpyArray npy;
     try {
       npy = replay::read_npy(path);
     } catch (const replay::NpyError& e) {
-      throw InvalidArgument(option, text, std::string("cannot read: ") + e.what());
+      throw FormatError(option, text, std::string("not a valid .npy file: ") + e.reason());
+    } catch (const IoError& e) {
+      throw IoError(option, text, std::string("cannot read: ") + e.reason());
     }
     if (npy.dtype == replay::NpyDtype::other) {
       throw InvalidArgument(option, text, "cannot read: dtype " + npy.descr + " (int32 or int64 expected)");

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -50,6 +51,16 @@ bool looks_like_list(const std::string& text);
 // separate lines) or a .npy file. A path that does not exist says "file not found"; one that
 // cannot be read says "cannot read". `option` names the argument in every error.
 Array load_array(const std::string& text, const std::string& option, bool matrix);
+
+// Each name of `only` (an --only option) must match one of `known`; otherwise InvalidArgument
+// naming `option` and the name, listing the known ones. An --only that matches nothing is an
+// error, never an empty result.
+void require_known(const std::vector<std::string>& only, const std::vector<std::string>& known,
+                   const std::string& option,
+                   const std::function<bool(const std::string& known, const std::string& given)>& match);
+bool same_name(const std::string& known, const std::string& given);
+// `given` is `known` or a dotted prefix of it ("I8" matches "I8.x").
+bool name_or_prefix(const std::string& known, const std::string& given);
 
 // Parse a comma/whitespace separated list of int64; `what` names the argument in errors.
 std::vector<std::int64_t> parse_int_list(const std::string& text, const std::string& what);

@@ -79,8 +79,52 @@ std::pair<draw::PoolState, draw::PoolState> simulated_compaction(std::int64_t ps
   return {before, state("simulated pool")};
 }
 
-int emit(const Context& ctx, const std::string& kind, const std::string& svg, const std::string& text) {
+// The sub-pools' inputs, for the picture's provenance comment.
+nlohmann::json pool_inputs(const std::vector<draw::PoolState>& before, const std::vector<draw::PoolState>& after) {
+  nlohmann::json j{{"names", nlohmann::json::array()}, {"page_size", nlohmann::json::array()},
+                   {"multiplier", nlohmann::json::array()}, {"v2p", nlohmann::json::array()}};
+  for (const auto& st : before) {
+    j["names"].push_back(st.name);
+    j["page_size"].push_back(st.page_size);
+    j["multiplier"].push_back(st.multiplier);
+    j["v2p"].push_back(st.v2p);
+  }
+  if (!after.empty()) {
+    j["after"] = nlohmann::json::array();
+    for (const auto& st : after) j["after"].push_back(st.v2p);
+  }
+  return j;
+}
+
+// The options given to `draw route`, each value as given, lists and .npy files as their arrays.
+nlohmann::json route_inputs(const CLI::App* sub, const std::vector<std::int64_t>& ids) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto* o : sub->get_options()) {
+    if (o->count() == 0 || o->get_lnames().empty()) continue;
+    const auto name = o->get_lnames().front();
+    if (name == "svg" || name == "json" || name == "quiet" || name == "help" || name == "ids") continue;
+    for (const auto& raw : o->results()) {
+      nlohmann::json v = raw;
+      const bool array = raw.find_first_of(",;") != std::string::npos || raw.ends_with(".npy");
+      if (array) {
+        const auto a = load_array(raw, "--" + name, raw.find(';') != std::string::npos);
+        v = {{"shape", a.shape}, {"values", a.values}};
+      }
+      if (o->get_expected_max() > 1) {
+        j[name].push_back(v);
+      } else {
+        j[name] = v;
+      }
+    }
+  }
+  j["ids"] = ids;
+  return j;
+}
+
+int emit(const Context& ctx, const std::string& kind, const std::string& bare_svg, const std::string& text,
+         const nlohmann::json& inputs) {
   const auto& path = state().svg;
+  const auto svg = with_provenance(bare_svg, ctx, inputs);
   if (!path.empty()) write_svg_file(path, svg);
   if (ctx.json) {
     nlohmann::json j{{"picture", kind}, {"svg", path.empty() ? nlohmann::json(svg) : nlohmann::json(path)},
@@ -146,12 +190,14 @@ int run_draw(CLI::App& app, const Context& ctx) {
     if (s.simulate) {
       if (!s.v2p.empty() || !s.after.empty()) throw InvalidArgument("--simulate", "(given)", "excludes --v2p and --after");
       const auto [b, a] = simulated_compaction(pick(s.page_size, 0, "--page-size"), pick(s.multiplier, 0, "--multiplier"));
-      return emit(ctx, "pool", draw::pool_svg({b}, {a}), draw::pool_text({b}, {a}));
+      auto inputs = pool_inputs({b}, {a});
+      inputs["simulate"] = true;
+      return emit(ctx, "pool", draw::pool_svg({b}, {a}), draw::pool_text({b}, {a}), inputs);
     }
     if (s.v2p.empty()) throw InvalidArgument("--v2p", "missing", "give --v2p (one per sub-pool) or --simulate");
     const auto before = pool_states(s, s.v2p, "--v2p");
     const auto after = s.after.empty() ? std::vector<draw::PoolState>{} : pool_states(s, s.after, "--after");
-    return emit(ctx, "pool", draw::pool_svg(before, after), draw::pool_text(before, after));
+    return emit(ctx, "pool", draw::pool_svg(before, after), draw::pool_text(before, after), pool_inputs(before, after));
   }
   if (s.route->parsed()) {
     std::vector<std::string> given;
@@ -163,7 +209,8 @@ int run_draw(CLI::App& app, const Context& ctx) {
     check_translate_options(s.route_options, given);
     std::optional<std::int64_t> fill;
     const auto variant = parse_variant(s.route_options.variant);
-    const auto got = compute_outputs(s.route_options, variant, nullptr, &fill);
+    std::vector<std::int64_t> ids;
+    const auto got = compute_outputs(s.route_options, variant, &ids, &fill);
     const auto expected = compute_outputs(s.route_options, Variant::production, nullptr, nullptr);
     std::string svg, text;
     for (std::size_t k = 0; k < got.size(); ++k) {
@@ -182,27 +229,34 @@ int run_draw(CLI::App& app, const Context& ctx) {
       text += draw::table_text(t);
       if (k == 0) svg = draw::table_svg(t);  // the first output is the picture; all are in the text
     }
-    return emit(ctx, "route", svg, text);
+    return emit(ctx, "route", svg, text, route_inputs(s.route, ids));
   }
   if (s.zoo->parsed()) {
 #ifdef KVADDR_WITH_ZOO
+    require_known(s.only, zoo_row_names(), "--only", same_name);  // never an empty picture
     zoo::ZooOptions o;
     o.only = s.only;
     o.progress = ctx.progress ? &ctx.err : nullptr;
     const auto m = kill_matrix(zoo::run_zoo(o));
-    return emit(ctx, "zoo", draw::matrix_svg(m), draw::matrix_text(m));
+    nlohmann::json inputs{{"only", s.only}, {"seed", o.seed}, {"property_cases", o.property_cases},
+                          {"stateful_runs", o.stateful_runs}, {"pool_cases", o.pool_cases},
+                          {"differential_cases", o.differential_cases}};
+    return emit(ctx, "zoo", draw::matrix_svg(m), draw::matrix_text(m), inputs);
 #else
     throw InvalidArgument("draw zoo", "zoo", "built without zoo/");
 #endif
   }
 #ifdef KVADDR_WITH_PROOFS
+  require_known(s.only, obligation_names(), "--only", name_or_prefix);  // never an empty picture
   proofs::RunOptions o;
   o.only = s.only;
   std::vector<draw::Verdict> v;
   for (const auto& r : proofs::run_all(o)) {
-    v.push_back({r.name, std::string(proofs::to_string(r.expected)), std::string(proofs::to_string(r.verdict))});
+    v.push_back({r.name, std::string(proofs::to_string(r.expected)), std::string(proofs::to_string(r.verdict)),
+                 r.counterexample});
   }
-  return emit(ctx, "proofs", draw::verdicts_svg("Z3 obligations", v), draw::verdicts_text("Z3 obligations", v));
+  const nlohmann::json inputs{{"only", s.only}, {"full_sweep", o.full_sweep}, {"timeout_ms", o.timeout_ms}};
+  return emit(ctx, "proofs", draw::verdicts_svg("Z3 obligations", v), draw::verdicts_text("Z3 obligations", v), inputs);
 #else
   throw InvalidArgument("draw proofs", "proofs", "built without Z3 (libz3-dev)");
 #endif

@@ -40,11 +40,14 @@ struct ExtraState {
   bool zoo_mutants = false;
   bool zoo_markdown = false;
   zoo::ZooOptions zoo_options;
+  std::vector<std::string> zoo_units;
+  Shard zoo_shard;
 #endif
 #ifdef KVADDR_WITH_PROOFS
   CLI::App* prove = nullptr;
   proofs::RunOptions prove_options;
   bool prove_list = false;
+  Shard prove_shard;
 #endif
 #ifdef KVADDR_WITH_PROPS
   CLI::App* props = nullptr;
@@ -78,22 +81,6 @@ ExtraState& state() {
   return s;
 }
 
-// Each name of `only` must be one of `known`; otherwise InvalidArgument naming the option.
-[[maybe_unused]] void require_known(const std::vector<std::string>& only, const std::vector<std::string>& known,
-                                    const std::string& option,
-                                    const std::function<bool(const std::string&, const std::string&)>& match) {
-  for (const auto& name : only) {
-    bool found = false;
-    for (const auto& k : known) found = found || match(k, name);
-    if (!found) {
-      throw InvalidArgument(option, name.empty() ? "(empty)" : name,
-                            fmt::format("unknown name; one of: {}", fmt::join(known, ", ")));
-    }
-  }
-}
-
-[[maybe_unused]] bool same_name(const std::string& known, const std::string& given) { return known == given; }
-
 [[maybe_unused]] void print_json(const Context& ctx, const std::string& doc, const std::string& schema,
                                  const std::string& key) {
   ctx.out << with_schema(nlohmann::json::parse(doc), schema, key).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
@@ -112,6 +99,25 @@ template <class R>
 
 }  // namespace
 
+#ifdef KVADDR_WITH_ZOO
+std::vector<std::string> zoo_row_names() {
+  std::vector<std::string> rows{"production", "double_free_unchecked", "duplicate_free_ids", "e04_alias_bind",
+                                "e08_sink_handed_out"};  // the pool rows of zoo/src/matrix.cpp
+  for (Variant v : kAllVariants)
+    if (v != Variant::production) rows.emplace_back(to_string(v));
+  for (auto w : model::all_wiring_variants())
+    if (w != model::WiringVariant::production) rows.emplace_back(model::to_string(w));
+  return rows;
+}
+#endif
+#ifdef KVADDR_WITH_PROOFS
+std::vector<std::string> obligation_names() {
+  std::vector<std::string> names;
+  for (const auto& o : proofs::obligations()) names.push_back(o.name);
+  return names;
+}
+#endif
+
 void register_extra_subcommands(CLI::App& app) {
   auto& s = state();
   s = ExtraState{};
@@ -123,6 +129,9 @@ void register_extra_subcommands(CLI::App& app) {
   s.zoo->add_option("--only", s.zoo_options.only, "Only these variant rows (names as in the matrix)");
   seed_option(s.zoo, s.zoo_options.seed, "Seed of every generated case");
   int_option(s.zoo, "--property-cases", s.zoo_options.property_cases, "Property cases per cell", 1, 10'000'000);
+  s.zoo->add_option("--units", s.zoo_units, "With --mutants: only these mutation units (e.g. token_translate)");
+  shard_option(s.zoo, s.zoo_shard);
+  report_file_option(s.zoo);
   s.zoo->footer("Examples:\n  kvaddr zoo --only production --only b10_no_max_pages_bound\n"
                 "  kvaddr zoo --markdown --mutants > docs/bug-zoo.md");
 #endif
@@ -133,6 +142,8 @@ void register_extra_subcommands(CLI::App& app) {
                     "DCP obligations: every dcp_size in 1..16, 32, 64 instead of {1, 2, 4, 8} (slower)");
   int_option(s.prove, "--timeout-ms", s.prove_options.timeout_ms, "Per-query solver timeout", 1, 86'400'000);
   s.prove->add_flag("--list", s.prove_list, "List the obligations and their stated domains");
+  shard_option(s.prove, s.prove_shard);
+  report_file_option(s.prove);
   s.prove->footer("Examples:\n  kvaddr prove --list\n  kvaddr prove --only I1 --only route.canonical_page_table.b09");
 #endif
 #ifdef KVADDR_WITH_PROPS
@@ -145,6 +156,7 @@ void register_extra_subcommands(CLI::App& app) {
   int_option(s.props, "--lifecycle-steps", s.props_lifecycle_steps, "Run the lifecycle campaign for N steps", 1,
              INT64_C(1) << 40);
   shard_option(s.props, s.props_shard);
+  report_file_option(s.props);
   s.props->footer("Examples:\n  kvaddr props --cases 200 --stateful-runs 20\n"
                   "  kvaddr props --seed 7 --only token_translate_vs_model\n"
                   "  kvaddr props --long   (lifecycle campaign, 10^7 steps, steps/s)\n"
@@ -170,6 +182,7 @@ void register_extra_subcommands(CLI::App& app) {
                             "Draw no edge classes (docs/generators.md): the cases as before they existed");
   s.diff->add_option("--svg", s.diff_svg, "Write a picture of the first mismatch into this folder");
   shard_option(s.diff, s.diff_shard);
+  report_file_option(s.diff);
   s.diff->add_flag("--devices", s.diff_devices, "Every GPU of the host: one worker per device, cases round-robin");
   s.diff->footer("Examples:\n  kvaddr diff --host-only --cases 12 --seed 7\n"
                  "  kvaddr diff --seed 1 --first-case 3 --cases 1 --case-lanes 65536   # replay one case\n"
@@ -196,28 +209,33 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
   auto& out = ctx.out;
 #ifdef KVADDR_WITH_ZOO
   if (s.zoo != nullptr && s.zoo->parsed()) {
-    std::vector<std::string> rows{"production", "double_free_unchecked", "duplicate_free_ids", "e04_alias_bind",
-                                  "e08_sink_handed_out"};  // the pool rows of zoo/src/matrix.cpp
-    for (Variant v : kAllVariants)
-      if (v != Variant::production) rows.emplace_back(to_string(v));
-    for (auto w : model::all_wiring_variants())
-      if (w != model::WiringVariant::production) rows.emplace_back(model::to_string(w));
-    require_known(s.zoo_options.only, rows, "--only", same_name);
+    require_known(s.zoo_options.only, zoo_row_names(), "--only", same_name);
+    require_known(s.zoo_units, zoo::mutant_units(), "--units", same_name);
+    if (!s.zoo_units.empty() && !s.zoo_mutants) throw InvalidArgument("--units", s.zoo_units.front(), "needs --mutants");
+    if (s.zoo_markdown && s.zoo_shard.count > 1) {
+      throw InvalidArgument("--shard", fmt::format("{}/{}", s.zoo_shard.index, s.zoo_shard.count),
+                            "cannot be combined with --markdown (merge the --json reports)");
+    }
     s.zoo_options.progress = ctx.progress ? &ctx.err : nullptr;
+    s.zoo_options.shard_index = s.zoo_shard.index;
+    s.zoo_options.shard_count = s.zoo_shard.count;
     const auto report = zoo::run_zoo(s.zoo_options);
     zoo::MutationReport mutation;
+    zoo::MutantOptions mo;
+    mo.units = s.zoo_units;
+    mo.shard_index = s.zoo_shard.index;
+    mo.shard_count = s.zoo_shard.count;
+    if (s.zoo->get_option("--seed")->count() > 0) mo.seed = s.zoo_options.seed;  // --seed drives both campaigns
     if (s.zoo_mutants) {
-      zoo::MutantOptions mo;
       mo.progress = s.zoo_options.progress;
-      if (s.zoo->get_option("--seed")->count() > 0) mo.seed = s.zoo_options.seed;  // --seed drives both campaigns
       mutation = zoo::run_mutants(mo);
     }
     if (s.zoo_markdown) {
       out << zoo::to_markdown(report, s.zoo_mutants ? &mutation : nullptr);
     } else if (ctx.json) {
-      auto j = nlohmann::json::parse(zoo::to_json(report));
-      if (s.zoo_mutants) j["mutation"] = nlohmann::json::parse(zoo::to_json(mutation));
-      out << with_schema(j, "zoo").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      out << zoo_report_json(report, s.zoo_mutants ? &mutation : nullptr, s.zoo_options, mo, s.zoo_shard)
+                 .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+          << "\n";
     } else {
       out << zoo::to_text(report);
       if (s.zoo_mutants) out << zoo::to_text(mutation);
@@ -227,11 +245,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
 #endif
 #ifdef KVADDR_WITH_PROOFS
   if (s.prove != nullptr && s.prove->parsed()) {
-    std::vector<std::string> names;
-    for (const auto& o : proofs::obligations()) names.push_back(o.name);
-    require_known(s.prove_options.only, names, "--only", [](const std::string& k, const std::string& g) {
-      return k == g || (k.size() > g.size() && k.compare(0, g.size(), g) == 0 && k[g.size()] == '.');
-    });
+    require_known(s.prove_options.only, obligation_names(), "--only", name_or_prefix);
     if (s.prove_list) {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& o : proofs::obligations()) {
@@ -246,13 +260,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
       if (ctx.json) out << with_schema(list, "prove-list", "obligations").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
       return 0;
     }
-    Heartbeat beat(ctx, "prove");
-    const auto results = proofs::run_all(s.prove_options);
-    beat.stop();
-    print_report(ctx, results, "prove", "obligations");
-    bool all = !results.empty();
-    for (const auto& r : results) all = all && r.as_expected();
-    return all ? 0 : 1;
+    return run_prove_sharded(s.prove_options, s.prove_shard, ctx);
   }
 #endif
 #ifdef KVADDR_WITH_PROPS
@@ -262,17 +270,10 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
     require_known(s.props_options.only, names, "--only", same_name);
     s.props_options.progress = ctx.progress ? &ctx.err : nullptr;
     if (s.props_long || s.props->count("--lifecycle-steps") > 0) {
-      if (s.props_shard.count > 1) {
-        throw InvalidArgument("--shard", fmt::format("{}/{}", s.props_shard.index, s.props_shard.count),
-                              "the lifecycle campaign (--long, --lifecycle-steps) is not sharded");
-      }
       props::lifecycle::CampaignOptions lo;
       lo.seed = s.props_options.seed;
       lo.total_steps = s.props_long ? 10000000 : s.props_lifecycle_steps;
-      const auto r = props::lifecycle::run_campaign(lo);
-      out << props::lifecycle::summary(r) << "\n";
-      if (!r.passed()) out << r.failure << "\n";
-      return r.passed() ? 0 : 1;
+      return run_lifecycle_sharded(lo, s.props_shard, ctx);
     }
     const auto shard_names = props_shard_names(s.props_options, s.props_shard);
     props::Report report;
@@ -318,7 +319,7 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
   if (s.replay != nullptr && s.replay->parsed()) {
     if (!s.replay_svg.empty()) make_svg_dir(s.replay_svg, "--svg");
     const auto report = replay::replay_dir(s.replay_dir, s.replay_options);
-    if (!s.replay_svg.empty()) replay_pictures(report, s.replay_svg);
+    if (!s.replay_svg.empty()) replay_pictures(report, s.replay_svg, ctx);
     if (ctx.json) {
       out << with_schema(nlohmann::json::parse(replay::to_json(report)), "replay").dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else {

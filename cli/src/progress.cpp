@@ -11,9 +11,12 @@ Heartbeat::Heartbeat(const Context& ctx, std::string what)
 
 Heartbeat::~Heartbeat() { stop(); }
 
-void Heartbeat::note(const std::string& now) {
+void Heartbeat::step(const std::string& phase, std::int64_t done, std::int64_t total, const std::string& item) {
   std::lock_guard lock(mutex_);
-  note_ = now;
+  phase_ = phase;
+  done_count_ = done;
+  total_ = total;
+  item_ = item;
 }
 
 void Heartbeat::stop() {
@@ -38,16 +41,25 @@ void Heartbeat::loop() {
   }
 }
 
+std::string Heartbeat::status(double elapsed) {
+  std::lock_guard lock(mutex_);
+  std::string line = what_ + ":";
+  if (!phase_.empty()) line += " " + phase_;
+  if (total_ > 0) line += fmt::format(" {}/{}", done_count_, total_);
+  if (!item_.empty()) line += (phase_.empty() && total_ <= 0 ? " " : ", ") + item_;
+  line += fmt::format(" ({:.0f} s)", elapsed);
+  return line;
+}
+
 void Heartbeat::tick() {
   if (!enabled_) return;
-  std::string line;
+  const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::string line = status(elapsed);
+  if (line.size() > 100) line = line.substr(0, 97) + "...";
   {
     std::lock_guard lock(mutex_);
-    const auto elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    line = fmt::format("{}: {:.0f} s{}{}", what_, elapsed, note_.empty() ? "" : ", ", note_);
     shown_ = true;
   }
-  if (line.size() > 100) line = line.substr(0, 97) + "...";
   err_ << "\r\033[K" << line << std::flush;
 }
 

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "args.hpp"
 #include "draw_report.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/validate.hpp"
@@ -40,6 +43,91 @@ nlohmann::json props_report_json(const props::Report& report, const props::Optio
       e["reproduce"] = p.reproduce;
     }
   }
+  mark_shard(j, shard);
+  return j;
+}
+
+int run_lifecycle_sharded(props::lifecycle::CampaignOptions o, const Shard& shard, const Context& ctx) {
+  namespace plc = props::lifecycle;
+  o.shard_index = shard.index;
+  o.shard_count = shard.count;
+  Heartbeat beat(ctx, "lifecycle");
+  const auto r = plc::run_campaign(o);
+  beat.stop();
+  if (!ctx.json) {
+    ctx.out << plc::summary(r) << "\n";
+    if (!r.passed()) ctx.out << r.failure << "\n";
+    return r.passed() ? 0 : 1;
+  }
+  nlohmann::json commands = nlohmann::json::object();
+  for (std::size_t c = 0; c < r.commands.size(); ++c) {
+    commands[std::string(plc::lc::to_string(static_cast<plc::lc::Command>(c)))] = r.commands[c];
+  }
+  nlohmann::json j{{"seed", o.seed},
+                   {"campaign", {{"total_steps", o.total_steps}, {"run_length", o.run_length}, {"swarm", o.swarm}}},
+                   {"steps", r.steps},
+                   {"runs", r.runs},
+                   {"moves", r.moves},
+                   {"replays", r.replays},
+                   {"ids_judged", r.uses},
+                   {"commands", commands},
+                   {"violations", r.violations},
+                   {"first_violation", r.first ? nlohmann::json{{"run", r.first_run}, {"failure", r.failure}}
+                                               : nlohmann::json(nullptr)},
+                   {"passed", r.passed()},
+                   {"seconds", std::round(r.seconds * 1000.0) / 1000.0},
+                   {"steps_per_second", std::round(r.steps_per_second())}};
+  j = with_schema(j, "lifecycle");
+  mark_shard(j, shard);
+  ctx.out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return r.passed() ? 0 : 1;
+}
+#endif
+
+#ifdef KVADDR_WITH_PROOFS
+int run_prove_sharded(proofs::RunOptions o, const Shard& shard, const Context& ctx) {
+  std::vector<std::string> selected;
+  for (const auto& ob : proofs::obligations()) {
+    bool keep = o.only.empty();
+    for (const auto& g : o.only) keep = keep || name_or_prefix(ob.name, g);
+    if (keep) selected.push_back(ob.name);
+  }
+  std::vector<proofs::ObligationResult> results;
+  Heartbeat beat(ctx, "prove");
+  const auto mine = shard_slice(selected, shard);
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    beat.step("proofs", static_cast<std::int64_t>(i), static_cast<std::int64_t>(mine.size()), mine[i]);
+    results.push_back(proofs::run_one(mine[i], o));
+  }
+  beat.stop();
+  // A shard past the number of obligations has nothing to fail; a whole campaign that ran nothing fails.
+  bool passed = !results.empty() || shard.count > 1;
+  for (const auto& r : results) passed = passed && r.as_expected();
+  if (!ctx.json) {
+    ctx.out << proofs::to_text(results) << "\n";
+    return passed ? 0 : 1;
+  }
+  auto j = with_schema(nlohmann::json::parse(proofs::to_json(results)), "prove", "obligations");
+  j["passed"] = passed;
+  j["campaign"] = {{"full_sweep", o.full_sweep}, {"timeout_ms", o.timeout_ms}, {"only", o.only}};
+  mark_shard(j, shard);
+  ctx.out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+  return passed ? 0 : 1;
+}
+#endif
+
+#ifdef KVADDR_WITH_ZOO
+nlohmann::json zoo_report_json(const zoo::ZooReport& report, const zoo::MutationReport* mutation,
+                               const zoo::ZooOptions& zo, const zoo::MutantOptions& mo, const Shard& shard) {
+  auto j = nlohmann::json::parse(zoo::to_json(report));
+  if (mutation != nullptr) j["mutation"] = nlohmann::json::parse(zoo::to_json(*mutation));
+  j = with_schema(j, "zoo");
+  j["seed"] = zo.seed;
+  j["campaign"] = {{"only", zo.only},
+                   {"property_cases", zo.property_cases},
+                   {"mutants", mutation != nullptr},
+                   {"mutant_seed", mo.seed},
+                   {"units", mo.units}};
   mark_shard(j, shard);
   return j;
 }
@@ -102,12 +190,13 @@ int run_diff_sharded(gpu::DiffOptions o, const Shard& shard, bool devices, const
   }
   const int count = devices ? gpu::device_count() : 0;
   Heartbeat beat(ctx, "diff");
+  o.on_step = [&beat](std::int64_t done, std::int64_t total, const std::string&) { beat.step("cases", done, total); };
   nlohmann::json j;
   bool ok = false;
   if (count == 0) {
     const auto report = gpu::run_differential(o);  // skipped where there is no GPU
     beat.stop();
-    if (!svg.empty()) diff_pictures(report, svg);
+    if (!svg.empty()) diff_pictures(report, svg, ctx);
     if (!ctx.json) {
       ctx.out << gpu::to_text(report) << "\n";
       return report.skipped || report.ok() ? 0 : 1;
@@ -121,7 +210,7 @@ int run_diff_sharded(gpu::DiffOptions o, const Shard& shard, bool devices, const
     std::vector<std::string> names;
     nlohmann::json per_device = nlohmann::json::array();
     for (const auto& r : runs) {
-      if (!svg.empty()) diff_pictures(r.report, svg);
+      if (!svg.empty()) diff_pictures(r.report, svg, ctx);
       docs.push_back(diff_json(r.report, o, Shard{r.shard_index, r.shard_count}));
       names.push_back(fmt::format("device {}", r.device));
       per_device.push_back({{"device", r.device},

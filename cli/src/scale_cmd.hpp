@@ -9,7 +9,14 @@
 #include "kvaddr/kernels/diff.hpp"
 #endif
 #ifdef KVADDR_WITH_PROPS
+#include "kvaddr/props/lifecycle.hpp"
 #include "kvaddr/props/props.hpp"
+#endif
+#ifdef KVADDR_WITH_PROOFS
+#include "kvaddr/proofs/registry.hpp"
+#endif
+#ifdef KVADDR_WITH_ZOO
+#include "kvaddr/zoo/zoo.hpp"
 #endif
 
 namespace kvaddr::cli {
@@ -20,6 +27,23 @@ std::vector<std::string> props_shard_names(const props::Options& options, const 
 // The JSON report of props: per-property seed, failure and reproduce string, the seed and the
 // campaign of the run, "passed", and "shard" when sharded.
 nlohmann::json props_report_json(const props::Report& report, const props::Options& options, const Shard& shard);
+// Runs the lifecycle campaign (shard `shard` of it) and prints its report (kvaddr.lifecycle/1 under
+// --json, the summary line otherwise); returns the exit status.
+int run_lifecycle_sharded(props::lifecycle::CampaignOptions options, const Shard& shard, const Context& ctx);
+#endif
+
+#ifdef KVADDR_WITH_PROOFS
+// Runs the obligations of shard `shard` (round-robin over those --only selects, registry order) and
+// prints them (kvaddr.prove/1 with "passed", "campaign", "version", "shard"); returns the exit status.
+int run_prove_sharded(proofs::RunOptions options, const Shard& shard, const Context& ctx);
+#endif
+
+#ifdef KVADDR_WITH_ZOO
+// The JSON report of `kvaddr zoo` (kill matrix, the mutation campaign when `mutation`, seed,
+// campaign, version, shard).
+nlohmann::json zoo_report_json(const zoo::ZooReport& report, const zoo::MutationReport* mutation,
+                               const zoo::ZooOptions& options, const zoo::MutantOptions& mutant_options,
+                               const Shard& shard);
 #endif
 
 #ifdef KVADDR_WITH_KERNELS

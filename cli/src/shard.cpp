@@ -1,162 +1,70 @@
 #include "shard.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-#include <algorithm>
-#include <cmath>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
+#include <map>
 #include <sstream>
 
 #include "args.hpp"
+#include "kvaddr/cli/app.hpp"
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/replay/json.hpp"
+#include "merge_kinds.hpp"
 
 namespace kvaddr::cli {
 
 namespace {
 
 using json = nlohmann::json;
-
-const std::string kDiff = "kvaddr.diff/1";
-const std::string kProps = "kvaddr.props/1";
+using merge::bad_field;
+using merge::count_value;
+using merge::shown;
 
 Shard shard_of(const json& doc, const std::string& name) {
   if (!doc.contains("shard")) return {};
   const auto& s = doc["shard"];
   if (!s.is_object() || !s.contains("index") || !s.contains("count") || !s["index"].is_number_integer() ||
       !s["count"].is_number_integer()) {
-    throw InvalidArgument(name, s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "\"shard\" must be {\"index\": i, \"count\": n}");
+    throw InvalidArgument(name, shown(s), "\"shard\" must be {\"index\": i, \"count\": n}");
   }
-  const Shard sh{s["index"].get<std::int64_t>(), s["count"].get<std::int64_t>()};
-  if (sh.count < 1 || sh.count > kMaxShards || sh.index < 0 || sh.index >= sh.count) {
-    throw InvalidArgument(name, s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), "shard index must be in [0, count - 1] with count >= 1");
+  const Shard sh{count_value(s["index"], "shard.index", name), count_value(s["count"], "shard.count", name)};
+  if (sh.count < 1 || sh.count > kMaxShards || sh.index >= sh.count) {
+    throw InvalidArgument(name, shown(s), fmt::format("shard index must be in [0, count - 1] with 1 <= count <= {}", kMaxShards));
   }
   return sh;
 }
 
-// The fields merge reads, with the types it reads them as; InvalidArgument naming the file otherwise.
-void check_fields(const json& d, const std::string& schema, const std::string& name) {
-  auto bad = [&](const std::string& field, const std::string& want) {
-    throw InvalidArgument(name, d.contains(field) ? d[field].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 80) : "(missing)",
-                          fmt::format("field \"{}\" must be {}", field, want));
-  };
-  auto integer = [&](const std::string& field) {
-    if (d.contains(field) && !d[field].is_number_integer()) bad(field, "an integer");
-  };
-  if (d.contains("skipped") && !d["skipped"].is_boolean()) bad("skipped", "true or false");
-  if (schema == kDiff) {
-    for (const char* f : {"cases_run", "lanes_translated", "lanes_compared", "model_lanes_compared"}) integer(f);
-    if (d.contains("per_kernel")) {
-      if (!d["per_kernel"].is_object()) bad("per_kernel", "an object");
-      for (const auto& [kernel, count] : d["per_kernel"].items()) {
-        if (!count.is_object() || !count.value("cases", json(0)).is_number_integer() ||
-            !count.value("lanes", json(0)).is_number_integer()) {
-          bad("per_kernel", "an object of {\"cases\": integer, \"lanes\": integer}");
-        }
-      }
-    }
-    for (const char* f : {"first_mismatch", "mismatches"}) {
-      if (!d.contains(f) || d[f].is_null()) continue;
-      const auto list = d[f].is_array() ? d[f] : json::array({d[f]});
-      for (const auto& m : list) {
-        if (!m.is_object() || !m.value("case_index", json(0)).is_number_integer()) {
-          bad(f, "a mismatch object with an integer \"case_index\"");
-        }
-      }
-    }
-    if (d.contains("mismatches") && !d["mismatches"].is_array()) bad("mismatches", "an array");
-  } else {
-    if (!d.contains("properties") || !d["properties"].is_array()) bad("properties", "an array");
-    for (const auto& p : d["properties"])
-      if (!p.is_object()) bad("properties", "an array of objects");
-    for (const char* f : {"stateful_steps", "total_cases"}) integer(f);
-    if (d.contains("seconds") && !d["seconds"].is_number()) bad("seconds", "a number");
+// A value every shard of one campaign must share (absent in all of them is fine).
+void require_same(const json& d, const json& first, const std::string& field, const std::string& name,
+                  const std::string& first_name) {
+  const json mine = d.value(field, json());
+  const json theirs = first.value(field, json());
+  if (mine != theirs) {
+    throw InvalidArgument(name, shown(mine), fmt::format("{} mismatch: {} has {} {}", field, first_name, field, shown(theirs)));
   }
 }
 
-std::int64_t sum_int(const std::vector<const json*>& docs, const std::string& key) {
-  std::int64_t total = 0;
-  for (const auto* d : docs) total += d->value(key, std::int64_t{0});
-  return total;
+bool is_mergeable(const std::string& schema) {
+  for (const char* s : {kDiffSchema, kPropsSchema, kLifecycleSchema, kProveSchema, kZooSchema})
+    if (schema == s) return true;
+  return false;
 }
 
-json merge_diff(const std::vector<const json*>& docs, const std::vector<std::string>& names) {
-  json out = *docs.front();
-  out.erase("shard");
-  bool all_skipped = true;
-  for (const auto* d : docs) all_skipped = all_skipped && d->value("skipped", false);
-  if (all_skipped) return out;
-  for (std::size_t s = 0; s < docs.size(); ++s) {
-    if (docs[s]->value("skipped", false)) {
-      throw InvalidArgument(names[s], docs[s]->value("skip_reason", json("")).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                            fmt::format("shard {} of {} was skipped: the merged campaign would be incomplete", s,
-                                        docs.size()));
-    }
+// Writes all of `text` to fd; false on an error.
+bool write_all(int fd, const std::string& text) {
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const auto n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
   }
-  for (const char* key : {"cases_run", "lanes_translated", "lanes_compared", "model_lanes_compared"}) {
-    out[key] = sum_int(docs, key);
-  }
-  json per_kernel = json::object();
-  for (const auto* d : docs) {
-    const json counts = d->value("per_kernel", json::object());
-    for (const auto& [kernel, count] : counts.items()) {
-      auto& k = per_kernel[kernel];
-      if (!k.is_object()) k = {{"cases", 0}, {"lanes", 0}};
-      k["cases"] = k["cases"].get<std::int64_t>() + count.value("cases", std::int64_t{0});
-      k["lanes"] = k["lanes"].get<std::int64_t>() + count.value("lanes", std::int64_t{0});
-      if (count.contains("edge_classes") && count["edge_classes"].is_object()) {  // cases per edge class
-        auto& e = k["edge_classes"];
-        if (!e.is_object()) e = json::object();
-        for (const auto& [cls, n] : count["edge_classes"].items())
-          if (n.is_number_integer()) e[cls] = e.value(cls, std::int64_t{0}) + n.get<std::int64_t>();
-      }
-    }
-  }
-  out["per_kernel"] = per_kernel;
-  std::vector<json> mismatches;
-  for (const auto* d : docs) {
-    if (d->contains("first_mismatch") && !(*d)["first_mismatch"].is_null()) mismatches.push_back((*d)["first_mismatch"]);
-    if (d->contains("mismatches")) {
-      for (const auto& m : (*d)["mismatches"])
-        if (m != d->value("first_mismatch", json())) mismatches.push_back(m);
-    }
-  }
-  std::stable_sort(mismatches.begin(), mismatches.end(), [](const json& a, const json& b) {
-    return a.value("case_index", std::int64_t{0}) < b.value("case_index", std::int64_t{0});
-  });
-  out["ok"] = mismatches.empty();
-  out["first_mismatch"] = mismatches.empty() ? json(nullptr) : mismatches.front();
-  out.erase("mismatches");
-  if (!mismatches.empty()) out["mismatches"] = mismatches;
-  return out;
-}
-
-json merge_props(const std::vector<const json*>& docs, const std::vector<std::string>& names) {
-  const auto n = docs.size();
-  std::size_t total = 0;
-  for (const auto* d : docs) total += d->value("properties", json::array()).size();
-  for (std::size_t s = 0; s < n; ++s) {
-    const auto want = total > s ? (total - s + n - 1) / n : 0;
-    const auto have = docs[s]->value("properties", json::array()).size();
-    if (have != want) {
-      throw InvalidArgument(names[s], std::to_string(have),
-                            fmt::format("shard {} of {} holds {} properties; a round-robin slice of {} holds {}", s, n,
-                                        have, total, want));
-    }
-  }
-  json out = *docs.front();
-  out.erase("shard");
-  json properties = json::array();
-  for (std::size_t p = 0; p < total; ++p) properties.push_back((*docs[p % n])["properties"][p / n]);
-  bool passed = true;
-  for (const auto& p : properties) passed = passed && p.contains("passed") && p["passed"] == true;
-  out["properties"] = properties;
-  out["passed"] = passed;
-  out["stateful_steps"] = sum_int(docs, "stateful_steps");
-  out["total_cases"] = sum_int(docs, "total_cases");
-  double seconds = 0;
-  for (const auto* d : docs) seconds += d->value("seconds", 0.0);
-  out["seconds"] = std::round(seconds * 1000.0) / 1000.0;
-  return out;
+  return true;
 }
 
 }  // namespace
@@ -197,100 +105,130 @@ std::vector<std::string> shard_slice(const std::vector<std::string>& items, cons
 }
 
 void mark_shard(nlohmann::json& doc, const Shard& shard) {
+  doc["version"] = std::string(version());
   if (shard.count > 1) doc["shard"] = {{"index", shard.index}, {"count", shard.count}};
 }
 
 nlohmann::json merge_reports(const std::vector<nlohmann::json>& docs, const std::vector<std::string>& names) {
   if (docs.empty()) throw InvalidArgument("FILE", "(none)", "give the JSON reports of every shard");
+  if (names.size() != docs.size()) throw InvalidArgument("names", std::to_string(names.size()), "one name per report");
   std::string schema;
-  std::vector<std::vector<std::size_t>> by_index;
   std::int64_t count = 0;
+  std::map<std::int64_t, std::size_t> by_index;  // shard index -> file
   for (std::size_t f = 0; f < docs.size(); ++f) {
     const auto& d = docs[f];
     if (!d.is_object() || !d.contains("schema") || !d["schema"].is_string()) {
       throw InvalidArgument(names[f], "(no schema)", "not a kvaddr JSON report (no \"schema\" field)");
     }
     const auto s = d["schema"].get<std::string>();
-    if (s != kDiff && s != kProps) {
-      throw InvalidArgument(names[f], s, fmt::format("schema mismatch: only {} and {} reports merge", kDiff, kProps));
+    if (!is_mergeable(s)) {
+      throw InvalidArgument(names[f], shown(d["schema"]),
+                            fmt::format("schema mismatch: only {}, {}, {}, {} and {} reports merge", kDiffSchema,
+                                        kPropsSchema, kLifecycleSchema, kProveSchema, kZooSchema));
     }
-    if (f > 0 && s != schema) {
-      throw InvalidArgument(names[f], s, fmt::format("schema mismatch: {} has {}", names[0], schema));
-    }
-    check_fields(d, s, names[f]);
+    if (f > 0 && s != schema) throw InvalidArgument(names[f], s, fmt::format("schema mismatch: {} has {}", names[0], schema));
+    if (d.contains("skipped") && !d["skipped"].is_boolean()) bad_field(names[f], "skipped", d["skipped"], "true or false");
     const Shard sh = shard_of(d, names[f]);
     if (f == 0) {
       schema = s;
       count = sh.count;
-      by_index.assign(static_cast<std::size_t>(std::min<std::int64_t>(count, 1 << 20)), {});
-      if (count > static_cast<std::int64_t>(by_index.size())) {
-        throw InvalidArgument(names[f], std::to_string(count), "shard count above 2^20: too many files to merge");
-      }
     }
-    if (s != schema) throw InvalidArgument(names[f], s, fmt::format("schema mismatch: {} has {}", names[0], schema));
-    if (d.value("seed", json()) != docs[0].value("seed", json())) {
-      throw InvalidArgument(names[f], d.value("seed", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                            fmt::format("seed mismatch: {} has seed {}", names[0], docs[0].value("seed", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
-    }
-    if (d.value("campaign", json()) != docs[0].value("campaign", json())) {
-      throw InvalidArgument(names[f], d.value("campaign", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                            fmt::format("campaign mismatch: {} ran {}", names[0], docs[0].value("campaign", json()).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
-    }
+    require_same(d, docs[0], "version", names[f], names[0]);
+    require_same(d, docs[0], "seed", names[f], names[0]);
+    require_same(d, docs[0], "campaign", names[f], names[0]);
     if (sh.count != count) {
       throw InvalidArgument(names[f], fmt::format("{}/{}", sh.index, sh.count),
                             fmt::format("shard count mismatch: {} is a shard of {}", names[0], count));
     }
-    auto& slot = by_index[static_cast<std::size_t>(sh.index)];
-    if (!slot.empty()) {
+    const auto [slot, fresh] = by_index.emplace(sh.index, f);
+    if (!fresh) {
       throw InvalidArgument(names[f], fmt::format("{}/{}", sh.index, sh.count),
-                            fmt::format("overlap: shard {} is also {}", sh.index, names[slot.front()]));
+                            fmt::format("overlap: shard {} is also {}", sh.index, names[slot->second]));
     }
-    slot.push_back(f);
   }
-  std::vector<std::string> missing;
-  std::vector<const nlohmann::json*> ordered;
-  std::vector<std::string> ordered_names;
-  for (std::size_t i = 0; i < by_index.size(); ++i) {
-    if (by_index[i].empty()) {
-      missing.push_back(std::to_string(i));
-      continue;
-    }
-    ordered.push_back(&docs[by_index[i].front()]);
-    ordered_names.push_back(names[by_index[i].front()]);
-  }
-  if (!missing.empty()) {
+  if (static_cast<std::int64_t>(by_index.size()) != count) {
+    // At most by_index.size() + 8 indices are looked at: the first 8 missing ones are named.
+    std::vector<std::string> missing;
+    for (std::int64_t i = 0; i < count && missing.size() < 8; ++i)
+      if (by_index.count(i) == 0) missing.push_back(std::to_string(i));
+    const auto left = count - static_cast<std::int64_t>(by_index.size()) - static_cast<std::int64_t>(missing.size());
     throw InvalidArgument("FILE", fmt::format("{} files", docs.size()),
-                          fmt::format("missing shard(s) {} of {}", fmt::join(missing, ", "), count));
+                          fmt::format("missing shard(s) {}{} of {}", fmt::join(missing, ", "),
+                                      left > 0 ? fmt::format(" and {} more", left) : "", count));
   }
-  return schema == kDiff ? merge_diff(ordered, ordered_names) : merge_props(ordered, ordered_names);
+  std::vector<merge::Input> shards;
+  for (const auto& [index, f] : by_index) shards.push_back({&docs[f], names[f]});
+  if (schema == kDiffSchema) return merge::merge_diff(shards);
+  if (schema == kPropsSchema) return merge::merge_props(shards);
+  if (schema == kLifecycleSchema) return merge::merge_lifecycle(shards);
+  if (schema == kProveSchema) return merge::merge_prove(shards);
+  return merge::merge_zoo(shards);
+}
+
+bool report_passed(const nlohmann::json& r) {
+  if (!r.is_object()) return false;
+  const json yes(true);
+  const json schema = r.value("schema", json());
+  if (schema == kDiffSchema) return r.value("ok", json()) == yes || r.value("skipped", json()) == yes;
+  if (schema == kZooSchema) return r.value("production_false_alarms", json()) == json(0);
+  return r.value("passed", json()) == yes;
 }
 
 CLI::App* register_merge(CLI::App& app, std::vector<std::string>& files) {
   auto* merge = app.add_subcommand("merge", "Combine the JSON reports of the shards of a campaign into one report");
-  merge->add_option("files", files, "JSON reports of kvaddr diff / props --shard i/n --json, one per shard")
+  merge->add_option("files", files,
+                    "JSON reports of kvaddr diff / props / prove / zoo --shard i/n --json, one per shard")
       ->required();
-  merge->footer("Example:\n  kvaddr props --shard 0/2 --json > a.json; kvaddr props --shard 1/2 --json > b.json\n"
+  report_file_option(merge);
+  merge->footer("Example:\n  kvaddr props --shard 0/2 --json --out a.json; kvaddr props --shard 1/2 --json --out b.json\n"
                 "  kvaddr merge a.json b.json     # the report of kvaddr props --json");
   return merge;
 }
 
 int run_merge(const std::vector<std::string>& files, std::ostream& out) {
   std::vector<nlohmann::json> docs;
-  for (const auto& f : files) {
-    std::ifstream in(f);
-    if (!in) throw InvalidArgument(f, f, "file not found or cannot read");
-    std::stringstream text;
-    text << in.rdbuf();
-    auto doc = nlohmann::json::parse(text.str(), nullptr, false);
-    if (doc.is_discarded()) throw InvalidArgument(f, f, "not valid JSON");
-    docs.push_back(std::move(doc));
-  }
+  for (const auto& f : files) docs.push_back(replay::read_json_file(f, f));
   const auto merged = merge_reports(docs, files);
   out << merged.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-  const bool passed = merged.value("schema", std::string()) == kDiff
-                          ? merged.value("ok", false) || merged.value("skipped", false)
-                          : merged.value("passed", false);
-  return passed ? 0 : 1;
+  return report_passed(merged) ? 0 : 1;
+}
+
+CLI::Option* report_file_option(CLI::App* app) {
+  auto* o = app->add_option("--out", "Write the report to FILE (whole, through a temporary file renamed over FILE) "
+                                     "instead of stdout");
+  o->type_name("FILE");
+  return o;
+}
+
+int with_report_file(const CLI::App* sub, const Context& ctx, const std::function<int(const Context&)>& body) {
+  const auto* option = sub->get_option_no_throw("--out");
+  if (option == nullptr || option->count() == 0) return body(ctx);
+  const auto path = option->as<std::string>();
+  struct stat st{};
+  if (path.empty() || (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))) {
+    throw InvalidArgument("--out", path, "must name a regular file (it is replaced whole)");
+  }
+  const std::string temp = fmt::format("{}.tmp{}", path, ::getpid());
+  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw InvalidArgument("--out", path, fmt::format("cannot write {}: {}", temp, std::strerror(errno)));
+  std::ostringstream buffer;
+  int status = 0;
+  try {
+    status = body(Context{buffer, ctx.err, ctx.json, ctx.progress});
+  } catch (...) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    throw;
+  }
+  const bool written = write_all(fd, buffer.str()) && ::fsync(fd) == 0;
+  const int saved = errno;
+  const bool closed = ::close(fd) == 0;
+  if (!written || !closed || ::rename(temp.c_str(), path.c_str()) != 0) {
+    const int why = written && closed ? errno : saved;
+    ::unlink(temp.c_str());
+    throw IoError("--out", path, fmt::format("cannot write the report: {}", std::strerror(why)));
+  }
+  return status;
 }
 
 }  // namespace kvaddr::cli

@@ -19,6 +19,7 @@ struct Context {
   std::ostream& err;
   bool json = false;      // --json anywhere on the line
   bool progress = false;  // stderr is a terminal and --quiet was not given
+  const std::vector<std::string>* line = nullptr;  // the command line after the program name (pictures record it)
 };
 
 // Adds "schema": "kvaddr.<name>/1" to a JSON document (an object; anything else is wrapped in
@@ -67,6 +68,15 @@ std::vector<Output> compute_outputs(const TranslateOptions& o, Variant variant, 
                                     std::optional<std::int64_t>* fill);
 // `given` lists the options the user gave (long names, "id" for positional ids).
 int run_translate(const TranslateOptions& options, const std::vector<std::string>& given, std::ostream& out);
+
+// The names `--only` accepts: the kill matrix's rows (zoo, draw zoo), the proof obligations
+// (prove, draw proofs; dotted prefixes too).
+#ifdef KVADDR_WITH_ZOO
+std::vector<std::string> zoo_row_names();
+#endif
+#ifdef KVADDR_WITH_PROOFS
+std::vector<std::string> obligation_names();
+#endif
 
 // verify / draw / the optional areas: registered only when their area was built.
 void register_extra_subcommands(CLI::App& app);

@@ -242,15 +242,16 @@ class CallSource {
   std::map<std::string, Value, std::less<>> values_;
 };
 
-// The parsed ids: --ids, then the positional ones (eager_funnel's one-row table: positional first).
+// The parsed ids: --ids (a list, a text file or a 1-D .npy), then the positional ones (eager_funnel's
+// one-row table: positional first).
 I64 parse_ids(const TranslateOptions& o, bool positional_first) {
-  I64 ids = positional_first ? I64{} : parse_int_list(o.ids_list, "--ids");
+  I64 ids = positional_first ? I64{} : load_array(o.ids_list, "--ids", false).values;
   for (const auto& s : o.ids) {
     auto more = parse_int_list(s, "ids");
     ids.insert(ids.end(), more.begin(), more.end());
   }
   if (positional_first) {
-    auto more = parse_int_list(o.ids_list, "--ids");
+    auto more = load_array(o.ids_list, "--ids", false).values;
     ids.insert(ids.end(), more.begin(), more.end());
   }
   return ids;
@@ -516,7 +517,7 @@ void add_translate_options(CLI::App* t, TranslateOptions& o) {
       ->default_str("number of ids");
   t->add_flag("--int32", o.int32_out, "Write an int32 output (token_translate, swa_translate)");
   t->add_flag("--mamba-clamp", o.mamba_clamp, "Clamp mamba_translate at 0 (spec Q3)");
-  t->add_option("--ids", o.ids_list, "Ids as a comma list (use for negative ids)");
+  t->add_option("--ids", o.ids_list, "Ids: a comma list (use for negative ids), a text file or a 1-D .npy");
   t->add_option("id", o.ids, "Ids to translate (positional)");
   t->add_option("--req-to-token", o.req_to_token, "Table routes: req_to_token matrix");
   t->add_option("--rows", o.rows, "Table routes: req_pool_indices / row ids (default 0..B-1)");

@@ -63,12 +63,16 @@ CheckResult variant_check(Route route, Variant variant, std::uint64_t seed) {
 }
 
 // The progress hook of the run in flight (set by run_verify_checks).
-std::function<void(const std::string&)> g_progress;
+std::function<void(const std::string&, std::int64_t, std::int64_t, const std::string&)> g_progress;
 
 }  // namespace
 
+void step(const std::string& phase, std::int64_t done, std::int64_t total, const std::string& item) {
+  if (g_progress) g_progress(phase, done, total, item);
+}
+
 CheckResult timed(const std::string& name, const std::function<CheckResult()>& body) {
-  if (g_progress) g_progress(name);
+  step(name, 0, 0, "");
   const auto start = std::chrono::steady_clock::now();
   CheckResult r;
   try {
@@ -90,11 +94,17 @@ std::vector<CheckResult> run_verify_checks(const VerifyOptions& options) {
   struct Reset {
     ~Reset() { g_progress = nullptr; }
   } reset;
+  const auto grids = static_cast<std::int64_t>(std::size(kAllRoutes));
   for (Route route : kAllRoutes) {
-    results.push_back(timed(fmt::format("grid.{}", to_string(route)),
-                            [&] { return grid_check(route, false, options.seed); }));
+    const auto name = fmt::format("grid.{}", to_string(route));
+    const auto done = static_cast<std::int64_t>(results.size());
+    results.push_back(timed(name, [&] {
+      step("grid", done, grids + 1, name);
+      return grid_check(route, false, options.seed);
+    }));
   }
   results.push_back(timed("grid.upstream_exact", [&] {
+    step("grid", grids, grids + 1, "grid.upstream_exact");
     CheckResult r;
     for (Route route : kAllRoutes) {
       auto c = grid_check(route, true, options.seed);
@@ -104,11 +114,18 @@ std::vector<CheckResult> run_verify_checks(const VerifyOptions& options) {
     r.detail = "every route on upstream's cases as written (no tombstone, no padding)";
     return r;
   }));
+  std::int64_t variants = 0, variant_done = 0;
+  for (Route route : kAllRoutes)
+    for (Variant v : kAllVariants) variants += v != Variant::production && route_accepts(route, v) ? 1 : 0;
   for (Route route : kAllRoutes) {
     for (Variant v : kAllVariants) {
       if (v == Variant::production || !route_accepts(route, v)) continue;
-      results.push_back(timed(fmt::format("variant.{}.{}", to_string(route), to_string(v)),
-                              [&] { return variant_check(route, v, options.seed); }));
+      const auto name = fmt::format("variant.{}.{}", to_string(route), to_string(v));
+      results.push_back(timed(name, [&] {
+        step("variants", variant_done, variants, name);
+        return variant_check(route, v, options.seed);
+      }));
+      ++variant_done;
     }
   }
   results.push_back(timed("simulator.compaction_readback", [&] {

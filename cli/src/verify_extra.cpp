@@ -36,6 +36,9 @@ CheckResult proofs_check(const VerifyOptions& options) {
   proofs::RunOptions run;
   // --quick (the test suite) proves one identity and refutes one bug; `ctest -L proofs` runs them all.
   if (options.quick) run.only = {"I1.algebra", "route.canonical_page_table.b09"};
+  run.on_step = [](std::int64_t done, std::int64_t total, const std::string& name) {
+    step("proofs", done, total, name);
+  };
   const auto all = proofs::run_all(run);
   CheckResult r;
   int proved = 0, refuted = 0, unknown = 0;
@@ -64,6 +67,7 @@ CheckResult props_gate_check(const VerifyOptions& options) {
   o.seed = options.seed;
   o.cases_per_property = options.quick ? 200 : 2000;
   o.stateful_runs = options.quick ? 20 : 200;
+  o.on_step = [](std::int64_t done, std::int64_t total, const std::string& name) { step("props", done, total, name); };
   const auto report = props::run_props(o);
   CheckResult r;
   r.passed = report.passed();
@@ -107,15 +111,19 @@ CheckResult props_lifecycle_check(const VerifyOptions& options) {
 #endif
 
 #ifdef KVADDR_WITH_KERNELS
-CheckResult from_diff(const gpu::DiffReport& report, const std::string& what) {
+CheckResult from_diff(const gpu::DiffReport& report, const std::string& what, bool host_only) {
   CheckResult r;
   r.passed = report.ok();
   if (report.first_mismatch) {
     r.detail = gpu::to_text(report);
     if (r.detail.size() > 400) r.detail = r.detail.substr(0, 397) + "...";
+  } else if (host_only) {  // no GPU leg: nothing is compared GPU vs host
+    r.detail = fmt::format("{}: {} cases, {} lanes translated, {} lanes compared host vs model, 0 mismatches", what,
+                           report.cases_run, report.lanes_translated, report.model_lanes_compared);
   } else {
-    r.detail = fmt::format("{}: {} cases, {} lanes translated, {} lanes compared, {} model lanes, 0 mismatches", what,
-                           report.cases_run, report.lanes_translated, report.lanes_compared,
+    r.detail = fmt::format("{}: {} cases, {} lanes translated, {} elements compared GPU vs host, {} lanes host vs "
+                           "model, 0 mismatches",
+                           what, report.cases_run, report.lanes_translated, report.lanes_compared,
                            report.model_lanes_compared);
   }
   return r;
@@ -123,13 +131,20 @@ CheckResult from_diff(const gpu::DiffReport& report, const std::string& what) {
 
 // The differential generator's cases: host routes vs model (`host_only`), or GPU kernels vs host
 // routes vs model.
-CheckResult differential_check(const VerifyOptions& options, bool host_only) {
+// `lanes` (host_only) receives the number of lanes compared with the model.
+CheckResult differential_check(const VerifyOptions& options, bool host_only, std::int64_t* lanes = nullptr) {
   gpu::DiffOptions o;
   o.seed = options.seed;
   o.cases = options.quick ? 40 : (host_only ? 200 : 400);
   o.host_only = host_only;
-  return from_diff(gpu::run_differential(o),
-                   host_only ? "host routes vs model on generated cases" : "GPU kernels vs host routes vs model");
+  o.on_step = [](std::int64_t done, std::int64_t total, const std::string&) {
+    step("differential cases", done, total, "");
+  };
+  const auto report = gpu::run_differential(o);
+  if (host_only && lanes != nullptr) *lanes = report.model_lanes_compared;
+  return from_diff(report,
+                   host_only ? "host routes vs model on generated cases" : "GPU kernels vs host routes vs model",
+                   host_only);
 }
 #endif
 
@@ -150,10 +165,15 @@ void append_extra_checks(const VerifyOptions& options, std::vector<CheckResult>&
 #endif
 #ifdef KVADDR_WITH_KERNELS
   // The differential generator, host routes and model run everywhere; the GPU leg needs a GPU.
-  results.push_back(timed("differential.host_vs_model", [&] { return differential_check(options, true); }));
+  std::int64_t host_lanes = 0;
+  results.push_back(
+      timed("differential.host_vs_model", [&] { return differential_check(options, true, &host_lanes); }));
   std::string why;
   if (!gpu::gpu_available(&why)) {
-    results.push_back(skipped("gpu.differential", "skipped: no CUDA GPU (" + why + ")"));
+    results.push_back(skipped("gpu.differential",
+                              fmt::format("skipped: no CUDA GPU ({}): nothing compared GPU vs host; the host routes "
+                                          "were compared with the model on {} lanes (differential.host_vs_model)",
+                                          why, host_lanes)));
   } else {
     results.push_back(timed("gpu.differential", [&] { return differential_check(options, false); }));
   }

@@ -1,9 +1,12 @@
-// Output tables beside the reference, kill-matrix heat maps and proof verdicts.
+// Output tables beside the reference; the heat maps' validation and text form.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "kvaddr/draw/draw.hpp"
+#include "kvaddr/draw/grid.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "svg.hpp"
 
@@ -21,14 +24,13 @@ Lane lane_state(const TableView& t, std::size_t i) {
   return Lane::same;
 }
 
-std::string cell_fill(const std::string& state) {
-  if (state == "killed") return "#66bb6a";
-  if (state == "survived") return "#ef5350";
-  if (state == "n/a") return "#f5f5f5";
-  if (state == "skipped") return "#bdbdbd";
-  if (state == "no alarm") return "#c5e1a5";
-  if (state == "FALSE ALARM") return "#b71c1c";
-  return "#fff59d";
+// The text form's mark of a heat-map state: # good, ! bad, . n/a, - skipped, ? anything else.
+std::string state_mark(const std::string& st) {
+  if (st == "killed" || st == "no alarm" || st == "proved" || st == "refuted as expected") return "#";
+  if (st == "survived" || st == "FALSE ALARM" || st == "UNEXPECTED") return "!";
+  if (st == "n/a") return ".";
+  if (st == "skipped") return "-";
+  return "?";
 }
 
 }  // namespace
@@ -47,51 +49,66 @@ void validate(const TableView& t) {
                static_cast<std::int64_t>(t.lane_labels.size()), "must be empty or one per lane");
 }
 
-std::string table_svg(const TableView& t) {
+Grid table_grid(const TableView& t) {
   validate(t);
-  detail::Svg svg;
-  double cw = 40;
-  for (std::size_t i = 0; i < t.got.size(); ++i) {
-    cw = std::max({cw, detail::text_width(std::to_string(t.got[i]), 10) + 8,
-                   detail::text_width(std::to_string(t.expected[i]), 10) + 8});
-  }
-  const double ch = 20, top = 56, left = 44;
-  const double grid_w = static_cast<double>(t.cols) * cw;
-  svg.text(8, 18, t.title, 13, "start", "#000000", true);
+  constexpr double kH = 20, kTop = 72, kLeft = 48, kGap = 40;
+  Grid g;
   std::int64_t differing = 0;
   for (std::size_t i = 0; i < t.got.size(); ++i) differing += lane_state(t, i) == Lane::differs ? 1 : 0;
-  svg.text(8, 36, fmt::format("{} x {} lanes, {} differ", t.rows, t.cols, differing), 11, "start", "#37474f");
+  const auto subtitle = fmt::format("{} x {} lanes, {} differ", t.rows, t.cols, differing);
+  auto text_cell = [](double x, double y, double w, const std::string& label, double font, bool bold) {
+    return GridCell{x, y, w, kH, label, "#ffffff", "", "none", "#000000", font, 's', bold};
+  };
+  g.cells.push_back(text_cell(8, 4, std::ceil(label_width(t.title, 13)) + 2 * kCellPad, t.title, 13, true));
+  g.cells.push_back(text_cell(8, 26, std::ceil(label_width(subtitle, 11)) + 2 * kCellPad, subtitle, 11, false));
+  double cw = 40;  // one width for every lane: the widest value fits
+  for (std::size_t i = 0; i < t.got.size(); ++i) {
+    cw = std::max({cw, label_width(std::to_string(t.got[i]), 10) + 2 * kCellPad,
+                   label_width(std::to_string(t.expected[i]), 10) + 2 * kCellPad});
+  }
+  cw = std::ceil(cw);
+  const double grid_w = static_cast<double>(t.cols) * cw;
+  for (std::int64_t r = 0; r < t.rows; ++r) {
+    g.cells.push_back({8, kTop + static_cast<double>(r) * kH, kLeft - 12, kH, std::to_string(r), "#ffffff", "", "none",
+                       "#607d8b", 10, 'e'});
+  }
+  double x0 = kLeft;
   for (int side = 0; side < 2; ++side) {
-    const double x0 = left + static_cast<double>(side) * (std::max(grid_w, detail::text_width(t.got_label)) + 50);
+    const auto& label = side == 0 ? t.got_label : t.expected_label;
     const auto& values = side == 0 ? t.got : t.expected;
-    svg.text(x0, top - 6, side == 0 ? t.got_label : t.expected_label, 11, "start", "#000000", true);
+    const double label_w = std::ceil(label_width(label, 11)) + 2 * kCellPad;
+    g.cells.push_back(text_cell(x0, 48, label_w, label, 11, true));
     for (std::int64_t r = 0; r < t.rows; ++r) {
-      if (side == 0) svg.text(left - 6, top + static_cast<double>(r) * ch + 14, std::to_string(r), 10, "end", "#607d8b");
       for (std::int64_t c = 0; c < t.cols; ++c) {
         const auto i = static_cast<std::size_t>(r * t.cols + c);
         const auto st = lane_state(t, i);
-        const std::string fill = st == Lane::differs ? "#ef9a9a" : (st == Lane::untouched ? "#e0e0e0" : "#ffffff");
-        const std::string label = t.lane_labels.empty() ? fmt::format("[{}, {}]", r, c) : t.lane_labels[i];
+        const std::string name = t.lane_labels.empty() ? fmt::format("[{}, {}]", r, c) : t.lane_labels[i];
         const std::string tip = st == Lane::differs
-                                    ? fmt::format("{}: {} {}, {} {}", label, t.got_label, t.got[i], t.expected_label,
+                                    ? fmt::format("{}: {} {}, {} {}", name, t.got_label, t.got[i], t.expected_label,
                                                   t.expected[i])
-                                    : fmt::format("{}: {}{}", label, values[i], st == Lane::untouched ? " (untouched)" : "");
-        const double x = x0 + static_cast<double>(c) * cw, y = top + static_cast<double>(r) * ch;
-        svg.rect(x, y, cw, ch, fill, tip, "#90a4ae");
-        svg.text(x + cw / 2, y + 14, std::to_string(values[i]), 10, "middle",
-                 st == Lane::untouched ? "#757575" : "#000000", st == Lane::differs);
+                                    : fmt::format("{}: {}{}", name, values[i], st == Lane::untouched ? " (untouched)" : "");
+        g.cells.push_back({x0 + static_cast<double>(c) * cw, kTop + static_cast<double>(r) * kH, cw, kH,
+                           std::to_string(values[i]),
+                           st == Lane::differs ? "#ef9a9a" : (st == Lane::untouched ? "#e0e0e0" : "#ffffff"), tip,
+                           "#90a4ae", st == Lane::untouched ? "#757575" : "#000000", 10, 'm', st == Lane::differs});
       }
     }
+    x0 += std::max(grid_w, label_w) + kGap;
   }
-  const double ly = top + static_cast<double>(t.rows) * ch + 16;
-  svg.rect(left, ly, 14, 14, "#ef9a9a");
-  svg.text(left + 20, ly + 11, "differs", 10);
-  svg.rect(left + 90, ly, 14, 14, "#e0e0e0");
-  svg.text(left + 110, ly + 11, "untouched by the reference", 10);
-  svg.rect(left + 300, ly, 14, 14, "#ffffff");
-  svg.text(left + 320, ly + 11, "written, equal", 10);
-  return svg.str();
+  const double ly = kTop + static_cast<double>(t.rows) * kH + 16;
+  double x = kLeft;
+  for (const auto& [label, fill] : {std::pair<const char*, const char*>{"differs", "#ef9a9a"},
+                                    {"untouched by the reference", "#e0e0e0"}, {"written, equal", "#ffffff"}}) {
+    const double w = std::ceil(label_width(label, 10)) + 2 * kCellPad + 2;
+    g.cells.push_back({x, ly, w, kH, label, fill, "", "#90a4ae", "#000000", 10, 's'});
+    x += w + 8;
+  }
+  g.width = std::max({x, x0 - kGap, g.cells[0].x + g.cells[0].w, g.cells[1].x + g.cells[1].w});
+  g.height = ly + kH;
+  return g;
 }
+
+std::string table_svg(const TableView& t) { return grid_svg(table_grid(t)); }
 
 std::string table_text(const TableView& t) {
   validate(t);
@@ -122,40 +139,15 @@ std::string table_text(const TableView& t) {
 void validate(const Matrix& m) {
   require_size(m.cells.size() == m.rows.size() * m.cols.size(), "cells", static_cast<std::int64_t>(m.cells.size()),
                "must hold rows * cols states");
+  require_size(m.labels.empty() || m.labels.size() == m.cells.size(), "labels",
+               static_cast<std::int64_t>(m.labels.size()), "must be empty or one per cell");
+  require_size(m.tips.empty() || m.tips.size() == m.cells.size(), "tips", static_cast<std::int64_t>(m.tips.size()),
+               "must be empty or one per cell");
   require_size(m.rows.size() * std::max<std::size_t>(m.cols.size(), 1) <= kMaxLanes, "rows",
                static_cast<std::int64_t>(m.rows.size()), "at most 16384 cells per picture");
 }
 
-std::string matrix_svg(const Matrix& m) {
-  validate(m);
-  detail::Svg svg;
-  double lw = 60, cw = 64;
-  for (const auto& r : m.rows) lw = std::max(lw, detail::text_width(r, 11) + 12);
-  for (const auto& c : m.cols) cw = std::max(cw, detail::text_width(c, 10) + 10);
-  const double ch = 18, top = 50;
-  svg.text(8, 18, m.title, 13, "start", "#000000", true);
-  for (std::size_t c = 0; c < m.cols.size(); ++c) {
-    svg.text(lw + static_cast<double>(c) * cw + cw / 2, top - 8, m.cols[c], 10, "middle", "#37474f", true);
-  }
-  for (std::size_t r = 0; r < m.rows.size(); ++r) {
-    const double y = top + static_cast<double>(r) * ch;
-    svg.text(lw - 6, y + 13, m.rows[r], 11, "end");
-    for (std::size_t c = 0; c < m.cols.size(); ++c) {
-      const auto& st = m.cells[r * m.cols.size() + c];
-      const double x = lw + static_cast<double>(c) * cw;
-      svg.rect(x, y, cw, ch, cell_fill(st), fmt::format("{} x {}: {}", m.rows[r], m.cols[c], st), "#ffffff");
-      svg.text(x + cw / 2, y + 13, st, 9, "middle", st == "FALSE ALARM" ? "#ffffff" : "#212121");
-    }
-  }
-  const double ly = top + static_cast<double>(m.rows.size()) * ch + 14;
-  double x = lw;
-  for (const char* st : {"killed", "survived", "n/a", "skipped", "no alarm", "FALSE ALARM"}) {
-    svg.rect(x, ly, 14, 14, cell_fill(st));
-    svg.text(x + 18, ly + 11, st, 10);
-    x += 18 + detail::text_width(st, 10) + 16;
-  }
-  return svg.str();
-}
+std::string matrix_svg(const Matrix& m) { return grid_svg(matrix_grid(m)); }
 
 std::string matrix_text(const Matrix& m) {
   validate(m);
@@ -170,47 +162,10 @@ std::string matrix_text(const Matrix& m) {
     s += fmt::format("{:<{}}", m.rows[r], lw);
     for (std::size_t c = 0; c < m.cols.size(); ++c) {
       const auto& st = m.cells[r * m.cols.size() + c];
-      const std::string mark = st == "killed" || st == "no alarm" ? "#"
-                               : st == "survived" || st == "FALSE ALARM" ? "!"
-                               : st == "n/a"                             ? "."
-                               : st == "skipped"                         ? "-"
-                                                                         : "?";
-      s += fmt::format(" {:<{}}", mark + " " + st, cw[c]);
+      s += fmt::format(" {:<{}}", state_mark(st) + " " + (m.labels.empty() ? st : m.labels[r * m.cols.size() + c]),
+                       cw[c]);
     }
     s += "\n";
-  }
-  return s;
-}
-
-std::string verdicts_svg(const std::string& title, const std::vector<Verdict>& v) {
-  require_size(v.size() <= static_cast<std::size_t>(kMaxLanes), "verdicts", static_cast<std::int64_t>(v.size()),
-               "at most 16384 rows");
-  detail::Svg svg;
-  double nw = 120;
-  for (const auto& x : v) nw = std::max(nw, detail::text_width(x.name, 11) + 16);
-  svg.text(8, 18, title, 13, "start", "#000000", true);
-  svg.text(8, 42, "obligation", 11, "start", "#37474f", true);
-  svg.text(8 + nw, 42, "expected", 11, "start", "#37474f", true);
-  svg.text(8 + nw + 90, 42, "verdict", 11, "start", "#37474f", true);
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    const double y = 50 + static_cast<double>(i) * 20;
-    const bool ok = v[i].got == v[i].expected;
-    svg.rect(4, y, nw + 190, 18, ok ? (i % 2 ? "#f1f8e9" : "#ffffff") : "#ffcdd2",
-             ok ? "as expected" : "NOT as expected", "none");
-    svg.text(8, y + 13, v[i].name, 11);
-    svg.text(8 + nw, y + 13, v[i].expected, 11);
-    svg.text(8 + nw + 90, y + 13, v[i].got, 11, "start", ok ? "#2e7d32" : "#c62828", true);
-  }
-  return svg.str();
-}
-
-std::string verdicts_text(const std::string& title, const std::vector<Verdict>& v) {
-  std::size_t nw = 10;
-  for (const auto& x : v) nw = std::max(nw, x.name.size());
-  std::string s = title + "\n";
-  for (const auto& x : v) {
-    s += fmt::format("  {} {:<{}} expected {:<8} got {}\n", x.got == x.expected ? "ok " : "BAD", x.name, nw,
-                     x.expected, x.got);
   }
   return s;
 }

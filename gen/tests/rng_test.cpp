@@ -46,6 +46,46 @@ TEST(Rng, ChanceFrequencies) {
   }
 }
 
+// between(): the harness's range draw, one draw per call even when the range is a single value.
+TEST(Rng, BetweenAlwaysTakesOneDraw) {
+  SplitMix64 r(0);
+  EXPECT_EQ(r.between(3, 7), 3 + static_cast<i64>(0xE220A8397B1DCDAFull % 5));  // = 3 + 0 = 3
+  EXPECT_EQ(r.state(), kGolden);
+  EXPECT_EQ(r.between(7, 7), 7);
+  EXPECT_EQ(r.state(), 2 * kGolden);  // a single-value range still draws (uniform() does not)
+  EXPECT_EQ(r.between(7, 3), 7);
+  EXPECT_EQ(r.state(), 3 * kGolden);
+  SplitMix64 a(11), b(11);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(a.between(-4, 9), b.uniform(-4, 9));  // the same value otherwise
+}
+
+TEST(Rng, UnitPickAndLogSize) {
+  SplitMix64 r(0);
+  EXPECT_EQ(r.unit(), static_cast<double>(0xE220A8397B1DCDAFull >> 11) / 9007199254740992.0);
+  SplitMix64 c(0);
+  EXPECT_TRUE(c.chance(0.8834));   // unit() of the first draw is 0.88331...
+  SplitMix64 d(0);
+  EXPECT_FALSE(d.chance(0.8833));
+  constexpr i64 one[] = {42};
+  constexpr i64 ten[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  SplitMix64 p(0);
+  EXPECT_EQ(p.pick(one), 42);
+  EXPECT_EQ(p.state(), kGolden);  // a one-element array still draws
+  EXPECT_EQ(p.pick(ten), static_cast<i64>(0x6E789E6AA1B965F4ull % 10));
+  // log-uniform: floor(4096^0.88331...) = 1551; max <= 1 gives 1 and still draws.
+  SplitMix64 l(0);
+  EXPECT_EQ(l.log_size(4096), 1551);
+  EXPECT_EQ(l.log_size(1), 1);
+  EXPECT_EQ(l.log_size(0), 1);
+  EXPECT_EQ(l.state(), 3 * kGolden);
+  SplitMix64 m(3);
+  for (int i = 0; i < 1000; ++i) {
+    const i64 v = m.log_size(100);
+    ASSERT_GE(v, 1);
+    ASSERT_LE(v, 100);
+  }
+}
+
 TEST(Rng, CaseKeysDependOnSeedIndexAndScale) {
   const u64 k = case_key(7, 3, 1 << 16);
   EXPECT_EQ(k, case_key(7, 3, 1 << 16));  // a pure function of (seed, index, scale)

@@ -1,6 +1,6 @@
 // The C++ harness (check.hpp): seeded cases, guarded output buffers, comparison with the host route,
 // greedy shrinking, variant naming, for every route of the route list (the per-route parts: routes_impl.inc,
-// spec_routes.inc). Mirrors python/kvaddr/harness.py; its cases are its own.
+// spec_routes.inc). Mirrors python/kvaddr/harness.py; its cases are its own, drawn from gen/'s SplitMix64.
 #include "kvaddr/harness/check.hpp"
 
 #include <algorithm>
@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvaddr/gen/rng.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/replay/replay.hpp"
@@ -37,29 +38,9 @@ constexpr int64_t kGuard = 64;
 constexpr int64_t kSentinelBase = -0x2A2A0000;
 int64_t sentinel(int64_t lane) { return kSentinelBase - lane % 65521; }
 
-// ---- SplitMix64 stream of (seed, case index) ---------------------------------------------------
-class Rng {
- public:
-  Rng(std::uint64_t seed, std::uint64_t index) : s_(seed * 0x9E3779B97F4A7C15ULL ^ (index + 0x632BE59BD9B4E019ULL)) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-  }
-  int64_t between(int64_t lo, int64_t hi) {  // inclusive
-    return lo + static_cast<int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  template <class T, std::size_t N>
-  T pick(const T (&a)[N]) { return a[next() % N]; }
-  int64_t log_size(int64_t max) {  // log-uniform in [1, max]
-    return std::max<int64_t>(1, static_cast<int64_t>(std::exp(unit() * std::log(static_cast<double>(std::max<int64_t>(max, 1))))));
-  }
-
- private:
-  std::uint64_t s_;
-};
+// ---- the draws of a case: gen/'s SplitMix64, keyed by (seed, case index) --------------------------
+using Rng = gen::SplitMix64;
+Rng case_rng(std::uint64_t seed, std::uint64_t index) { return Rng(seed * gen::kGolden ^ (index + 0x632BE59BD9B4E019ULL)); }
 
 constexpr int64_t kPageSizes[] = {1, 2, 3, 4, 5, 7, 16, 64, 100};
 constexpr int64_t kMultipliers[] = {1, 2, 3, 7};
@@ -68,7 +49,7 @@ constexpr double kTombstones[] = {0.0, 0.0, 0.1, 0.5};
 I64s draw_v2p(Rng& rng, int64_t pages, int64_t add = 0, int64_t mod = 0) {
   I64s phys(static_cast<std::size_t>(2 * pages));
   for (std::size_t i = 0; i < phys.size(); ++i) phys[i] = static_cast<int64_t>(i);
-  for (std::size_t i = phys.size(); i > 1; --i) std::swap(phys[i - 1], phys[rng.next() % i]);
+  gen::shuffle(rng, phys.begin(), static_cast<int64_t>(phys.size()));
   phys.resize(static_cast<std::size_t>(pages));
   const double tomb = rng.pick(kTombstones);
   for (auto& p : phys) {
@@ -339,10 +320,10 @@ void validate_options(const RouteOps& ops, const Options& opt) {
 // Case i of the seed: the route's draw, made an overflow case in a share opt.overflow_fraction of the cases
 // (decided on a stream of its own, so that the draw itself is the same whatever the fraction).
 Case draw_case(const RouteOps& ops, const Options& opt, int64_t i) {
-  Rng rng(opt.seed, static_cast<std::uint64_t>(i));
+  Rng rng = case_rng(opt.seed, static_cast<std::uint64_t>(i));
   Case c = ops.draw(rng, opt.max_lanes);
   if (ops.overflow != nullptr && opt.overflow_fraction > 0.0) {
-    Rng orng(opt.seed ^ 0x6F766572666C6F77ULL, static_cast<std::uint64_t>(i));
+    Rng orng = case_rng(opt.seed ^ 0x6F766572666C6F77ULL, static_cast<std::uint64_t>(i));
     if (orng.unit() < opt.overflow_fraction) ops.overflow(c, orng);
   }
   return c;
@@ -505,7 +486,7 @@ std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options
   Bufs exp0;
   bool found = false;
   for (int64_t j = 0; j < 64 && !found; ++j) {
-    Rng rng(opt.seed, static_cast<std::uint64_t>(j == 0 ? 0 : 1000000 + j));
+    Rng rng = case_rng(opt.seed, static_cast<std::uint64_t>(j == 0 ? 0 : 1000000 + j));
     c0 = ops.draw(rng, opt.max_lanes);
     if (c0.s.erase("alias_out_ids") > 0) c0.outs[0].refill();
     if (c0.arr.count("seq_lens"))  // a short batch, as engines capture: later cases may be longer
@@ -546,7 +527,7 @@ std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options
     return Failure{0, std::move(c0), std::move(oc), opt.variant};
   }
   for (int64_t i = 1; i < opt.cases; ++i) {
-    Rng rng(opt.seed, static_cast<std::uint64_t>(i));
+    Rng rng = case_rng(opt.seed, static_cast<std::uint64_t>(i));
     Case c = ops.redraw(c0, rng);
     Bufs exp;
     try {

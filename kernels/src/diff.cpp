@@ -125,6 +125,7 @@ DiffReport run_differential(const DiffOptions& o) {
     if (!more_cases && !more_lanes) break;
     const i64 idx = o.first_case + n;
     if (idx % o.shard_count != o.shard_index) continue;
+    if (o.on_step) o.on_step(rep.cases_run, std::max(o.cases, rep.cases_run + 1), "");
     const u64 key = gen::case_key(o.seed, idx, o.max_case_lanes);
     DiffKernel kernel = o.only ? *o.only : static_cast<DiffKernel>(static_cast<i64>(key % kDiffKernelCount));
     if (!o.only && o.force_route) {

@@ -74,8 +74,12 @@ const std::vector<ObligationInfo>& obligations() {
 
 std::vector<ObligationResult> run_all(const RunOptions& options) {
   std::vector<ObligationResult> out;
+  std::int64_t total = 0;
+  for (const auto& d : defs()) total += selected(d.info.name, options.only) ? 1 : 0;
   for (const auto& d : defs()) {
-    if (selected(d.info.name, options.only)) out.push_back(run_def(d, options));
+    if (!selected(d.info.name, options.only)) continue;
+    if (options.on_step) options.on_step(static_cast<std::int64_t>(out.size()), total, d.info.name);
+    out.push_back(run_def(d, options));
   }
   return out;
 }

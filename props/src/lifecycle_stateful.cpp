@@ -2,6 +2,7 @@
 // lifecycle rules after every command.
 #include "kvaddr/props/lifecycle.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -84,11 +85,16 @@ lc::Command draw(Rng& rng, const std::array<std::uint32_t, lc::kCommands>& w, st
 CampaignReport run_campaign(const CampaignOptions& o) {
   require(o.total_steps >= 1, "total_steps", o.total_steps, "must be >= 1");
   require(o.run_length >= 1, "run_length", o.run_length, "must be >= 1");
+  require(o.shard_count >= 1, "shard_count", o.shard_count, "must be >= 1");
+  require(o.shard_index >= 0 && o.shard_index < o.shard_count, "shard_index", o.shard_index,
+          "must be in [0, shard_count - 1]");
   CampaignReport rep;
   const auto t0 = std::chrono::steady_clock::now();
-  Rng campaign{o.seed};
-  while (rep.steps < o.total_steps) {
-    Rng rng{campaign.next()};
+  const std::int64_t runs = o.total_steps / o.run_length + (o.total_steps % o.run_length != 0 ? 1 : 0);
+  for (std::int64_t r = o.shard_index; r < runs; r = runs - r > o.shard_count ? r + o.shard_count : runs) {
+    // The r-th draw of the campaign stream (splitmix64 from seed): what run r gets unsharded.
+    Rng rng{Rng{o.seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(r)}.next()};
+    const std::int64_t length = std::min(o.run_length, o.total_steps - r * o.run_length);
     const lc::SimConfig cfg = random_config(rng);
     const auto w = weights(rng, o.swarm);
     std::uint32_t total = 0;
@@ -96,7 +102,7 @@ CampaignReport run_campaign(const CampaignOptions& o) {
     lc::LifecycleSim sim(cfg, o.fault);
     std::deque<std::string> history;
     ++rep.runs;
-    for (std::int64_t i = 0; i < o.run_length && rep.steps < o.total_steps; ++i) {
+    for (std::int64_t i = 0; i < length; ++i) {
       const lc::Command c = draw(rng, w, total);
       const std::uint64_t pick = rng.next();
       const lc::Effects fx = sim.run(c, pick);
@@ -112,10 +118,11 @@ CampaignReport run_campaign(const CampaignOptions& o) {
       rep.violations += static_cast<std::int64_t>(v.size());
       if (!rep.first) {
         rep.first = v.front();
+        rep.first_run = r;
         std::string h;
         for (const auto& s : history) h += (h.empty() ? "" : " ") + s;
         rep.failure = v.front().describe() + "\n  fault " + std::string(lc::to_string(o.fault)) + ", campaign seed " +
-                      std::to_string(o.seed) + ", run " + std::to_string(rep.runs) + ", step " +
+                      std::to_string(o.seed) + ", run " + std::to_string(r + 1) + ", step " +
                       std::to_string(i + 1) + " of the run\n  config: " + describe(cfg) +
                       "\n  last commands: " + h;
       }

@@ -169,12 +169,16 @@ PropertyResult run_property(std::string_view name, const Options& options, Varia
 Report run_props(const Options& options) {
   Report rep;
   const auto t0 = std::chrono::steady_clock::now();
+  auto kept = [&](const PropertyInfo& info) {
+    bool keep = options.only.empty();
+    for (const auto& n : options.only) keep = keep || n == info.name;
+    return keep;
+  };
+  std::int64_t total = 0;
+  for (const auto& info : list_properties()) total += kept(info) ? 1 : 0;
   for (const auto& info : list_properties()) {
-    if (!options.only.empty()) {
-      bool keep = false;
-      for (const auto& n : options.only) keep = keep || n == info.name;
-      if (!keep) continue;
-    }
+    if (!kept(info)) continue;
+    if (options.on_step) options.on_step(static_cast<std::int64_t>(rep.properties.size()), total, info.name);
     rep.properties.push_back(
         run_property(info.name, options, Variant::production, &rep.stateful_steps, &rep.stateful_moves));
     rep.total_cases += rep.properties.back().cases;

@@ -52,5 +52,6 @@ from .harness import (  # noqa: E402,F401
 )
 from .record import assert_replay, load_case, write_case  # noqa: E402,F401
 from . import gpu  # noqa: E402,F401  (kvaddr's CUDA kernels; imports without a GPU)
+from . import graph, huge  # noqa: E402,F401  (they register graph mode and the huge case with kvaddr.harness)
 
 HARNESS_ROUTES = cases.ROUTES

@@ -2,6 +2,10 @@
 
     python3 -m kvaddr check --route read_table my_kernels:build_kv_read_table --cases 200 --seed 1
     python3 -m kvaddr check --route token_translate path/to/kernels.py:translate_v2p --device cuda --json
+    python3 -m kvaddr --version [--json]
+
+`--json` prints one JSON document with a "schema" field, as the `kvaddr` command does
+(docs/cli-json.md): "kvaddr.check/1" (the report, Report.to_dict) and "kvaddr.version/1".
 
 Exit status: 0 when the kernel passed, 1 when kvaddr.check found a failure, 2 for a usage error (an
 unknown route, a kernel that cannot be imported, a bad option value).
@@ -14,6 +18,8 @@ import importlib.util
 import json
 import pathlib
 import sys
+
+from . import __version__, check
 
 
 def load_kernel(spec):
@@ -46,7 +52,8 @@ def load_kernel(spec):
 
 def parser():
     p = argparse.ArgumentParser(prog="python3 -m kvaddr", description="kvaddr's differential harness")
-    sub = p.add_subparsers(dest="command", required=True)
+    p.add_argument("--version", action="store_true", help="print the version (with --json: a kvaddr.version/1 document)")
+    sub = p.add_subparsers(dest="command")
     c = sub.add_parser("check", help="kvaddr.check ROUTE on a kernel given as MODULE:FUNC and print the report")
     c.add_argument("kernel", help="MODULE:FUNC or FILE.py:FUNC, called as kernel(**kwargs) in the route's convention")
     c.add_argument("--route", required=True, help="a harness route or an upstream kernel name (kvaddr.HARNESS_ROUTES)")
@@ -60,22 +67,41 @@ def parser():
     c.add_argument("--graph", action="store_true", help="CUDA-graph mode (device cuda, torch)")
     c.add_argument("--replay-dir", default=None, help="write the failing case as a replay directory here")
     c.add_argument("--json", action="store_true", help="print the report as JSON (Report.to_dict)")
+    c.add_argument("--shard", default="0/1", metavar="I/N", help="run the case indices k with k %% N == I")
+    c.add_argument("--merge-json", action="store_true",
+                   help="print Report.to_json (kvaddr.diff/1): the shards' reports join with kvaddr merge")
     return p
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
-    from . import check
-
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--version" in argv and all(a in ("--version", "--json") for a in argv):
+        if "--json" in argv:
+            print(json.dumps({"schema": "kvaddr.version/1", "version": __version__}))
+        else:
+            print(f"kvaddr {__version__}")
+        return 0
+    p = parser()
+    args = p.parse_args(argv)
+    if args.command is None:
+        p.error("a command is required (check), or --version")
     try:
+        i, _, n = args.shard.partition("/")
+        try:
+            shard = (int(i), int(n))
+        except ValueError:
+            raise ValueError(f"shard = {args.shard!r}: must be I/N") from None
         kernel = load_kernel(args.kernel)
         rep = check(args.route, kernel, cases=args.cases, seed=args.seed, device=args.device, array=args.array,
                     variant=args.variant, lanes=args.lanes, overflow=args.overflow, graph=args.graph,
-                    replay_dir=args.replay_dir)
+                    replay_dir=args.replay_dir, shard=shard)
     except ValueError as e:
         print(f"python3 -m kvaddr check: {e}", file=sys.stderr)
         return 2
-    print(json.dumps(rep.to_dict(), indent=2, default=str) if args.json else str(rep))
+    if args.merge_json:
+        print(json.dumps(rep.to_json(), indent=2))
+    else:
+        print(json.dumps({"schema": "kvaddr.check/1", **rep.to_dict()}, indent=2, default=str) if args.json else str(rep))
     return 0 if rep.ok else 1
 
 

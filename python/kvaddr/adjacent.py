@@ -33,13 +33,14 @@ import dataclasses
 
 import numpy as np
 
-from . import cases as C
+from . import route_tables as _routes
+from .buffers import GUARD, Lane, sentinel
 
 # Candidate layouts per route, in backing order (admitted: touching). A candidate whose member is absent
 # (kv_start_idx None), strided, or part of an alias is skipped; one that would misalign an int64 member too.
 # (mamba's int32 out before an int64 argument needs an even out size: the alignment rule decides.)
 _TOKEN = {r: ((i, "out"), ("out", i), (v, "out"), ("out", v), (i, v, "out"))
-          for r, (i, v, *_rest) in C.TOKEN_ROUTES.items()}
+          for r, (i, v, *_rest) in ((r, _routes.token_row(r)) for r in _routes.per_id_routes())}
 _TABLE = (("out", "req_to_token"), ("req_to_token", "out"), ("seq_lens", "out"), ("out", "seq_lens"),
           ("req_pool_indices", "seq_lens", "out"), ("out", "v2p"))
 ADMITTED = dict(_TOKEN)
@@ -90,7 +91,7 @@ def layout(case):
     for n, a in zip(names, arrs):
         if a is None:
             raise ValueError(f"adjacent: {n} is not an array of the {case.route} case")
-    pos = C.GUARD * (arrs[0].itemsize // 4)
+    pos = GUARD * (arrs[0].itemsize // 4)
     spans, prev = [], None
     for n, a in zip(names, arrs):
         u = a.itemsize // 4
@@ -101,7 +102,7 @@ def layout(case):
         spans.append((n, pos, pos + a.size * u))
         pos += a.size * u
         prev = u
-    return spans, pos + C.GUARD * (arrs[-1].itemsize // 4)
+    return spans, pos + GUARD * (arrs[-1].itemsize // 4)
 
 
 def host_backing(case, outputs=None):
@@ -110,8 +111,8 @@ def host_backing(case, outputs=None):
     spans, total = layout(case)
     names = case.adjacent[0]
     b = np.empty(total, np.int32)
-    b[:spans[0][1]] = C.sentinel(C.GUARD, _arr(case, names[0]).dtype, 40000).view(np.int32)
-    b[spans[-1][2]:] = C.sentinel(C.GUARD, _arr(case, names[-1]).dtype, 50000).view(np.int32)
+    b[:spans[0][1]] = sentinel(GUARD, _arr(case, names[0]).dtype, 40000).view(np.int32)
+    b[spans[-1][2]:] = sentinel(GUARD, _arr(case, names[-1]).dtype, 50000).view(np.int32)
     for n, lo, hi in spans:
         a = _arr(case, n)
         src = outputs[n] if outputs is not None and n in outputs else a
@@ -161,8 +162,6 @@ def attribute(case, expected, got, limit=8):
     window elements and the first `limit` written input elements, as kvaddr.harness.Lane in backing order;
     the number of differing elements that are output, window or guard lanes; whether any of them lies
     outside the outputs' visible lanes; the inputs with a changed lane outside every output's window."""
-    from .harness import Lane
-
     spans, _ = layout(case)
     outs = [s for s in spans if s[0] in case.outputs]
     diff = np.flatnonzero(expected != got)
@@ -214,7 +213,7 @@ def _classify(case, spans, outs, p):
         u = _arr(case, n).itemsize // 4
         g = p // u if before else (p - spans[-1][2]) // u
         side = "before" if before else "after"
-        return ("guard", None, (side, g), n, f"guard_{side}", (g - C.GUARD if before else g,), "")
+        return ("guard", None, (side, g), n, f"guard_{side}", (g - GUARD if before else g,), "")
     member, elem = None, None
     for n, lo, hi in spans:
         if lo <= p < hi:
@@ -243,9 +242,9 @@ def _window(case, outs, p, exclude=None):
         if n == exclude:
             continue
         u = _arr(case, n).itemsize // 4
-        if lo - C.GUARD * u <= p < lo:
+        if lo - GUARD * u <= p < lo:
             d, side, off = lo - p, "before", -((lo - p + u - 1) // u)
-        elif hi <= p < hi + C.GUARD * u:
+        elif hi <= p < hi + GUARD * u:
             d, side, off = p - hi + 1, "after", (p - hi) // u
         else:
             continue
@@ -279,30 +278,26 @@ def attach(case, recipe):
     return case
 
 
-def draw(route, rng, recipe, mode=True):
-    """(names, shared) or None for a recipe just drawn: an admitted layout in about ADMITTED_P of the cases
-    whose recipe has no aliasing layout, a rejected one in about REJECTED_P (drawn last, from the case's own
-    generator, so that every earlier draw of the case is unchanged). mode False: None; "always": an admitted
-    layout whenever one fits."""
-    u = rng.random()
-    k = int(rng.integers(0, 1 << 20))
+def check_mode(mode):
+    """params["adjacent"]: True (drawn in some cases), False (never) or "always" (whenever one fits)."""
     if mode not in (True, False, "always"):
         raise ValueError(f"params['adjacent'] = {mode!r}: must be True, False or 'always'")
-    if not mode or recipe.get("alias") or recipe.get("overlap"):
-        return None
-    if mode == "always":
-        u = 0.0
-    if u < ADMITTED_P:
-        pool = tuple((names, 0) for names in ADMITTED.get(route, ()))
-    elif u < ADMITTED_P + REJECTED_P:
-        pool = REJECTED.get(route, ())
-    else:
-        return None
-    if not pool:
-        return None
-    case = C.build(route, recipe)
-    for j in range(len(pool)):
-        names, sh = pool[(k + j) % len(pool)]
+    return mode
+
+
+def pool(route, admitted=True):
+    """The candidate layouts ((names, shared) pairs) of `route`: the admitted (touching) ones, or the rejected
+    (partially overlapping) ones."""
+    if admitted:
+        return tuple((names, 0) for names in ADMITTED.get(route, ()))
+    return tuple(REJECTED.get(route, ()))
+
+
+def choose(case, candidates, k):
+    """The first of `candidates`, from the k-th on (cyclically), that `case` can be laid out in, as (names,
+    shared); None when none fits."""
+    for j in range(len(candidates)):
+        names, sh = candidates[(k + j) % len(candidates)]
         if not _usable(case, names):
             continue
         cand = dataclasses.replace(case, adjacent=(tuple(names), sh))
@@ -314,3 +309,24 @@ def draw(route, rng, recipe, mode=True):
             continue  # an empty member overlaps nothing
         return (tuple(names), int(sh))
     return None
+
+
+def draw(route, rng, recipe, build, mode=True):
+    """(names, shared) or None for a recipe just drawn: an admitted layout in about ADMITTED_P of the cases
+    whose recipe has no aliasing layout, a rejected one in about REJECTED_P (drawn last, from the case's own
+    generator, so that every earlier draw of the case is unchanged). mode False: None; "always": an admitted
+    layout whenever one fits. build(route, recipe) is kvaddr.cases' builder (the layer above passes it)."""
+    u = rng.random()
+    k = int(rng.integers(0, 1 << 20))
+    check_mode(mode)
+    if not mode or recipe.get("alias") or recipe.get("overlap"):
+        return None
+    if mode == "always":
+        u = 0.0
+    if u < ADMITTED_P + REJECTED_P:
+        candidates = pool(route, admitted=u < ADMITTED_P)
+    else:
+        return None
+    if not candidates:
+        return None
+    return choose(build(route, recipe), candidates, k)

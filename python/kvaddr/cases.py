@@ -15,36 +15,16 @@ import dataclasses
 
 import numpy as np
 
+from . import adjacent
 from . import route_tables as _routes
-
-# Output buffers are prefilled with this pattern (distinct per lane, far from any route value),
-# and the guard regions around every output hold it too: a lane the route must not touch keeps it.
-SENTINEL_BASE = -0x2A2A0000
-GUARD = 64  # guard elements before and after every output buffer
-
-# v2p tables are handed to kernels (and to the host routes) as slices of a parent with TABLE_GUARD
-# elements on each side; the element k places before the table (or after its end) holds
-# TABLE_GUARD_PAGE + k, a positive page id no case draws, so a load outside the table (b09 reads
-# v2p[-1]) gives the same value on the device and on the host.
-TABLE_GUARD = 8
-TABLE_GUARD_PAGE = 9000
-GUARDED_TABLES = ("v2p", "swa_v2p")
+# the guarded buffers (kvaddr.buffers) under their kvaddr.cases names, which the harness's modules use
+from .buffers import (  # noqa: F401
+    GUARD, GUARDED_TABLES, SENTINEL_BASE, TABLE_GUARD, TABLE_GUARD_PAGE, guarded_table, sentinel,
+)
 
 ODD_PAGE_SIZES = (1, 2, 3, 4, 5, 7, 16, 64, 100, 256)
 POW2_PAGE_SIZES = (1, 2, 4, 16, 64, 256)
 MULTIPLIERS = (1, 2, 3, 7)
-
-
-def sentinel(n, dtype, offset=0):
-    """The prefill pattern of n lanes (lane k holds SENTINEL_BASE - ((offset + k) % 65521))."""
-    return (SENTINEL_BASE - ((np.arange(n, dtype=np.int64) + offset) % 65521)).astype(dtype)
-
-
-def guarded_table(table):
-    """(parent, view): `table` in the middle of a parent with TABLE_GUARD guard pages on each side."""
-    g = np.arange(TABLE_GUARD, 0, -1, dtype=table.dtype) + TABLE_GUARD_PAGE
-    parent = np.concatenate([g, table.ravel(), g[::-1]])
-    return parent, parent[TABLE_GUARD:TABLE_GUARD + table.size]
 
 
 @dataclasses.dataclass
@@ -66,6 +46,9 @@ class Case:
     # one allocation, each starting `shared` int32 lanes before the previous one's end (0: touching, admitted;
     # > 0: a partial overlap validation rejects). kvaddr.adjacent has the layout and the comparison.
     adjacent: tuple = ()
+    # input -> the dtype it is presented in when that differs from the case's own (a contract's int32 index
+    # arrays, kvaddr.contract); the reference runs on the case's arrays
+    dtypes: dict = dataclasses.field(default_factory=dict)
 
     def sizes(self):
         """Summary sizes used in reports: rows, lanes, pages, largest id."""
@@ -103,11 +86,18 @@ def draw_ids(rng, n, num_pages, ps, *, pad=0.05, tombstone_pages=True):
     return ids
 
 
+def page_major(vp, ps, cols):
+    """req_to_token int32 [rows, cols] from the virtual pages vp int32 [rows, >= ceil(cols / ps)]: each run of ps
+    columns holds the tokens of one page (page * ps + offset)."""
+    rows = vp.shape[0]
+    return (vp[:, :, None] * np.int32(ps) + np.arange(ps, dtype=np.int32)).reshape(rows, -1)[:, :cols]
+
+
 def page_major_rows(rng, rows, cols, ps, num_pages, padding):
     """req_to_token int32 [rows, cols]: each run of ps columns holds the tokens of one random virtual page
     (page * ps + offset); a fraction `padding` of the page-start tokens (the ones the routes read) is -1."""
     vp = rng.integers(0, num_pages + 1, size=(rows, cols // ps + 1), dtype=np.int32)
-    r2t = (vp[:, :, None] * np.int32(ps) + np.arange(ps, dtype=np.int32)).reshape(rows, -1)[:, :cols]
+    r2t = page_major(vp, ps, cols)
     if padding:
         starts = r2t[:, ::ps]
         starts[rng.random(starts.shape) < padding] = -1
@@ -156,13 +146,10 @@ def draw_token_recipe(route, rng, lanes, params):
     num_pages = max(1, int(rng.integers(1, max(2, n // max(ps, 1) + 2))))
     big = out_dtype == np.int64 and mult_name is not None and rng.random() < 0.15  # entries scaled by ps * M
     r = {"page_size": ps, "multiplier": m, "v2p": draw_v2p(rng, num_pages, big=big, scale=ps * m)}
-    r["ids"] = draw_ids(rng, n, num_pages, ps)
-    if route == "mamba_translate":
-        r["ids"] = np.where(r["ids"] < 0, 0, r["ids"]) % (num_pages + 1)
-        r["v2p"] = np.where(r["v2p"] < 0, 0, r["v2p"])  # the raw gather has no tombstone semantics to test here
+    ids = draw_ids(rng, n, num_pages, ps)
     if route == "dcp_read_translate":
         r["dcp_size"] = _pick(params, "dcp_size", int(rng.choice([1, 2, 4])))
-        r["ids"] = np.where(r["ids"] < 0, r["ids"], r["ids"] * r["dcp_size"])  # ids arrive widened
+    r["ids"], r["v2p"] = fit_token_values(route, ids, r["v2p"], r.get("dcp_size", 1))
     defaults = _routes.scalar_defaults(route)
     for k in extra:  # any other scalar: the caller's value, else the argument struct's default
         r.setdefault(k, _pick(params, k, defaults[k]))
@@ -174,6 +161,18 @@ def draw_token_recipe(route, rng, lanes, params):
     r["alias"] = aliasable and u < 0.18
     r["overlap"] = int(rng.integers(1, n + 1)) if aliasable and n > 1 and 0.18 <= u < 0.28 else 0
     return r
+
+
+def fit_token_values(route, ids, v2p, dcp_size=1):
+    """(ids, v2p) of a per-id case as `route` takes them: mamba_translate's raw slot gather gets slots in
+    [0, num_pages] and entries >= 0 (it has no tombstone semantics to test), dcp_read_translate's ids arrive
+    widened by dcp_size (padding stays negative); the other routes take them as drawn."""
+    if route == "mamba_translate":
+        ids = np.where(ids < 0, 0, ids) % len(v2p)
+        v2p = np.where(v2p < 0, 0, v2p)
+    if route == "dcp_read_translate":
+        ids = np.where(ids < 0, ids, ids * dcp_size)
+    return ids, v2p
 
 
 def build_token(route, r):
@@ -408,21 +407,24 @@ def draw_recipe(route, rng, lanes, params=None):
         raise ValueError(f"route = {route!r}: the harness supports {', '.join(ROUTES)}")
     # adjacent slices of one allocation (kvaddr.adjacent), drawn after everything else; params "adjacent":
     # False never, "always" an admitted layout in every case that admits one
-    from . import adjacent
-
-    got = adjacent.draw(route, rng, r, params.get("adjacent", True))
+    got = adjacent.draw(route, rng, r, _build, params.get("adjacent", True))
     r["adjacent"] = None if got is None else got[0]
     if got is not None and got[1]:
         r["overlap"] = got[1]  # the shared int32 lanes of a rejected layout (adjacent.REJECTED routes)
+    if params.get("contract") is not None:  # kvaddr.contract.Contract, set by kvaddr.check (applied by build)
+        r["contract"] = params["contract"]
     return r
 
 
 def build(route, recipe):
+    contract = recipe.get("contract")  # a kvaddr.contract.Contract: the layouts the wrapper guarantees
+    if contract is not None:
+        recipe = contract.shape_recipe(route, recipe)
     case = _build(route, recipe)
     if recipe.get("adjacent"):
-        from .adjacent import attach
-
-        case = attach(case, recipe)
+        case = adjacent.attach(case, recipe)
+    if contract is not None:
+        case.dtypes = contract.dtypes()
     return case
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _core
+from . import adjacent
 from . import route_tables as _routes
 from .cases import GUARDED_TABLES, TOKEN_ROUTES, WRAP_ROUTES, guarded_table
 
@@ -35,6 +36,12 @@ def signature(route):
     return _routes.signature(route)
 
 
+# Routes whose calling convention hands the result back as a fresh array the caller uses (the eager funnel's
+# wrapper returns the funnelled table, spec §4.6). Every other route writes its outputs in place and the engine
+# reads the buffer it passed (a captured graph reads it too): a kernel that leaves it untouched and returns a
+# correct fresh array fails there as `not_written`.
+FRESH_RETURN_ROUTES = ("eager_funnel",)
+
 # Variants whose catalogue effect is a crash: the host route raises where the bug crashed, so a kernel that
 # raises on exactly those cases is named by them (B02: the rank-2 table reached a 1-D-only index_select at ps = 1).
 CRASH_VARIANTS = {"eager_funnel": ("b02_rank2_index_select",)}
@@ -55,8 +62,6 @@ def reference(case, variant="production", table_guards=False):
     kw = {k: v for k, v in case.inputs.items() if v is not None}
     grouped = ()
     if case.adjacent:  # the arguments laid out as the kernel gets them: slices of one host allocation
-        from . import adjacent
-
         grouped = adjacent.members(case)
         for k, v in adjacent.views(None, adjacent.host_backing(case), case).items():
             (outs if k in outs else kw)[k] = v

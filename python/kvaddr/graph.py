@@ -20,7 +20,11 @@ import numpy as np
 
 from . import _core
 from . import cases as C
+from . import graph_fast
+from . import harness
 from .conventions import reference
+from .harness import CaseResult, run_case, run_recipe
+from .present import Presented
 
 
 def redraw(route, r, rng):
@@ -30,12 +34,7 @@ def redraw(route, r, rng):
     num_pages = len(r["v2p"]) - 1
     v2p = C.draw_v2p(rng, num_pages)
     if route in C.TOKEN_ROUTES:
-        ids = C.draw_ids(rng, len(r["ids"]), num_pages, ps)
-        if route == "mamba_translate":
-            ids = np.where(ids < 0, 0, ids) % (num_pages + 1)
-            v2p = np.where(v2p < 0, 0, v2p)
-        if route == "dcp_read_translate":
-            ids = np.where(ids < 0, ids, ids * r["dcp_size"])
+        ids, v2p = C.fit_token_values(route, C.draw_ids(rng, len(r["ids"]), num_pages, ps), v2p, r.get("dcp_size", 1))
         c.update(ids=ids, v2p=v2p)
     elif route == "kv_indices_inplace":
         c.update(ids=C.draw_ids(rng, len(r["ids"]), num_pages, ps),
@@ -94,8 +93,6 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
     """Graph mode's campaign after the warm-up and the capture of case 0: the fast loop (kvaddr.graph_fast, no
     per-case host work) where it applies and `loop` allows it, else the slow loop (each case redrawn, built and
     referenced on the host, loaded into the captured buffers). rep.graph_loop says which one ran."""
-    from .harness import Presented, run_case, run_recipe
-
     if fam.name != "torch" or fam.device == "cpu":
         raise ValueError("graph=True needs device='cuda' with torch tensors (torch.cuda.graph)")
     torch = fam.torch
@@ -120,8 +117,6 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
         with torch.cuda.graph(g):
             kernel(**p.kwargs())
     except Exception as e:  # noqa: BLE001 - a kernel that cannot be captured is a finding
-        from .harness import CaseResult
-
         return 0, recipe0, CaseResult("raised", f"capture failed: {type(e).__name__}: {e}")
     fast, why = _fast_loop(rep, fam, route, recipe0, case0, p, variant, seed) if loop != "slow" else (None, "")
     if fast is not None:
@@ -137,8 +132,6 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
         try:
             return fast.run(rep, g, 1, cases, time_budget, t0, on_failure, case_timeout)
         except Exception as e:  # noqa: BLE001 - a replay the CUDA runtime refuses is the kernel's finding
-            from .harness import CaseResult
-
             return 0, recipe0, CaseResult("raised", f"a graph replay failed after {rep.cases} checked cases: "
                                                     f"{type(e).__name__}: {e}")
     if loop == "fast":
@@ -157,8 +150,6 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
 
 def _fast_loop(rep, fam, route, recipe0, case0, p, variant, seed):
     """(a captured kvaddr.graph_fast.FastLoop, "") or (None, why the slow loop runs instead)."""
-    from . import graph_fast
-
     if rep.reference != "cuda":
         return None, f"reference {rep.reference!r} (the fast loop's reference is kvaddr's CUDA kernel)"
     try:
@@ -169,3 +160,6 @@ def _fast_loop(rep, fam, route, recipe0, case0, p, variant, seed):
     except Exception as e:  # noqa: BLE001 - kvaddr's own graphs failed to capture: the slow loop runs, the note says why
         return None, f"the fast loop's graphs could not be captured ({type(e).__name__}: {e})"
     return fast, ""
+
+
+harness.register(graph=run_graph_cases)  # kvaddr.check(graph=...) runs here

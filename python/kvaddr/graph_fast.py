@@ -28,6 +28,10 @@ import numpy as np
 
 from . import _core
 from . import cases as C
+from . import gpu
+from .conventions import kernel_kwargs
+from .device_ref import _reference_kernel
+from .present import Presented, strided_view
 
 # graph_draw.hpp's kinds
 V2P, IDS, LOC, PAGE_TABLE, R2T, ROWS, LENS = 1, 2, 3, 4, 5, 6, 7
@@ -136,11 +140,6 @@ class FastLoop:
     """The pre / post graphs of one captured call and the per-batch loop."""
 
     def __init__(self, fam, route, recipe0, case0, presented, variant, seed):
-        from . import gpu
-        from .conventions import kernel_kwargs
-        from .device_ref import _reference_kernel
-        from .harness import Presented
-
         torch = fam.torch
         self.torch, self.fam, self.route, self.seed = torch, fam, route, int(seed) & _M64
         self.recipe0, self.case0, self.p = recipe0, case0, presented
@@ -204,8 +203,6 @@ class FastLoop:
 
     def _mirror(self, name):
         """The snapshot's view of input `name`, laid out as the presented view."""
-        from .harness import strided_view
-
         arr = self.case0.inputs[name]
         b = self.snap[name]
         if name in self.case0.strided:

@@ -40,6 +40,10 @@ import numpy as np
 
 from . import cases as C
 from . import gpu
+from . import harness
+from .conventions import kernel_kwargs, reference
+from .device_ref import assert_agree
+from .harness import CaseResult, Lane
 
 LIMIT = 1 << 31  # the element offset the huge cases pass (sizes(limit) derives every shape from it)
 
@@ -231,8 +235,6 @@ def spot_check(route, fam, inputs, scalars, outs, expected, variant):
     """The device expectation against kvaddr's host route on the part of the huge case a host copy holds cheaply:
     the lanes from 2^31 - 8 to the end (token routes), the last 4099 lanes of the zeroed tail (write_loc), the
     whole table from the first row read (table routes). ReferenceDisagreement when they differ."""
-    from .conventions import reference
-
     get = fam.get
     exp_body = {k: expected[k][C.GUARD:C.GUARD + int(np.prod(s))] for k, (_, s) in outs.items()}
     if route in C.TOKEN_ROUTES:
@@ -260,8 +262,6 @@ def spot_check(route, fam, inputs, scalars, outs, expected, variant):
 
 
 def _agree(route, variant, host, dev):
-    from .device_ref import assert_agree
-
     class _Dev:
         def host(self):
             return dev
@@ -279,8 +279,6 @@ def _case_for_kwargs(route, inputs, scalars, outs):
 
 def _lane(name, case, shape, first, n, exp_v, got_v):
     """The Lane of flat backing index `first` of output `name` (guards included)."""
-    from .harness import Lane
-
     if first < C.GUARD:
         return Lane(name, (first - C.GUARD,), "guard_before", exp_v, got_v)
     if first >= C.GUARD + n:
@@ -304,8 +302,6 @@ def run_huge(rep, fam, kernel, route, seed, variant, huge, cases=None):
         return None
     if route in STREAMED:
         return _run_streamed(rep, fam, kernel, route, variant)
-    from .harness import CaseResult
-
     torch = fam.torch
     t0 = time.perf_counter()
     inputs, scalars, outs = build(route, fam, rep.seed)
@@ -313,8 +309,6 @@ def run_huge(rep, fam, kernel, route, seed, variant, huge, cases=None):
     expected = {k: b.clone() for k, (b, _) in outs.items()}
     pristine = {k: v.clone() for k, v in inputs.items() if v is not None}
     exp_views = {k: expected[k][C.GUARD:C.GUARD + int(np.prod(s))].reshape(s) for k, (_, s) in outs.items()}
-    from .conventions import kernel_kwargs
-
     gpu.kernel(route, variant)(**kernel_kwargs(case, dict(inputs), exp_views))
     spot_check(route, fam, inputs, scalars, outs, expected, variant)
     views = {}
@@ -345,8 +339,6 @@ def run_huge(rep, fam, kernel, route, seed, variant, huge, cases=None):
 def _timed_call(kernel, case, inputs, views, torch):
     """One timed call of the kernel on the huge case, after the device is idle: (CaseResult or None, t1, t2),
     the result "raised" or a wrong return value, t1 and t2 the perf_counter times around the call."""
-    from .conventions import kernel_kwargs
-
     torch.cuda.synchronize()
     t1 = time.perf_counter()
     result, ret = _call(kernel, kernel_kwargs(case, inputs, views), torch)
@@ -356,8 +348,6 @@ def _timed_call(kernel, case, inputs, views, torch):
 
 def _call(kernel, kwargs, torch):
     """(CaseResult("raised") or None, the kernel's return value)."""
-    from .harness import CaseResult
-
     try:
         ret = kernel(**kwargs)
         torch.cuda.synchronize()
@@ -367,8 +357,6 @@ def _call(kernel, kwargs, torch):
 
 
 def _returned(ret, views):
-    from .harness import CaseResult
-
     if ret is None:
         return None
     vals = ret if isinstance(ret, (tuple, list)) else (ret,)
@@ -462,9 +450,6 @@ def _pieces(st, ref, backing, n):
 
 
 def _run_streamed(rep, fam, kernel, route, variant):
-    from .conventions import reference
-    from .harness import CaseResult
-
     torch = fam.torch
     t0 = time.perf_counter()
     st = _Stream(route, fam, rep.seed)
@@ -534,3 +519,6 @@ def describe(h):
     if h.get("first"):
         line += "; first: " + "; ".join(h["first"])
     return line
+
+
+harness.register(huge=run_huge, huge_line=describe)  # kvaddr.check's huge case and its report line

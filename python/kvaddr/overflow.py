@@ -37,11 +37,10 @@ def check_mode(overflow):
     return overflow
 
 
-def overflow_case(rep, fam, kernel, index, recipe, case, variant, err, case_timeout, mode):
+def overflow_case(rep, fam, kernel, index, recipe, case, variant, err, case_timeout, mode, run_case):
     """Handle one case whose claimed reference raised Overflow `err`; returns a failure tuple
-    (index, recipe, result, variant) in "wrap" mode when the kernel differs, else None."""
-    from .harness import run_case
-
+    (index, recipe, result, variant) in "wrap" mode when the kernel differs, else None. run_case is
+    kvaddr.harness.run_case (the harness, a layer above, passes it)."""
     note_rejected(rep, err)
     wrap = wrap_variant(case.route, variant)
     if mode == "skip" or wrap is None:

@@ -34,6 +34,8 @@ class Presented:
             self.out_backing[name] = fam.put(guarded(buf))
             self.outs[name] = self._out_view(name)
         for name, arr in case.inputs.items():
+            if arr is not None and name in case.dtypes:  # presented in the contract's dtype (kvaddr.contract)
+                arr = arr.astype(case.dtypes[name])
             if arr is None:
                 self.ins[name] = None
             elif name in grouped:
@@ -72,6 +74,8 @@ class Presented:
         for name, arr in case.inputs.items():
             if arr is None or name in adjacent.members(case):
                 continue
+            if name in case.dtypes:
+                arr = arr.astype(case.dtypes[name])
             if name in case.strided:
                 self.fam.copy_into(self.in_backing[name], self._spread(arr))
             elif name in C.GUARDED_TABLES and arr.ndim == 1:

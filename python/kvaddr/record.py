@@ -12,7 +12,10 @@ import pathlib
 
 import numpy as np
 
+from . import harness
+from .adjacent import describe as layout
 from .cases import Case
+from .harness import check_case
 
 
 def write_case(root, case, result, variant, seed, index, name=None, graph=False):
@@ -35,8 +38,6 @@ def write_case(root, case, result, variant, seed, index, name=None, graph=False)
             "variant": variant, "scalars": scalars, "inputs": inputs, "outputs": outputs,
             "note": f"kvaddr.check: {result.kind}" + (f" ({result.detail})" if result.detail else "")}
     if case.adjacent:  # the manifest has no key for a shared allocation: the layout is in the note and harness.json
-        from .adjacent import describe as layout
-
         call["note"] += f"; layout: {layout(case)} (harness.json \"adjacent\"; replayed from separate buffers by " \
                         "kvaddr replay)"
     (d / "manifest.json").write_text(json.dumps({"format": "kvaddr-replay", "version": 1, "calls": [call]}, indent=2))
@@ -94,8 +95,6 @@ def load_case(directory):
 
 def assert_replay(kernel, directory, *, device="cpu", array=None):
     """Re-run `kernel` on the case recorded in `directory` and raise AssertionError if it still fails."""
-    from .harness import check_case
-
     case, variant = load_case(directory)
     res = check_case(kernel, case, device=device, array=array, variant=variant)
     if res.kind != "ok":
@@ -103,3 +102,6 @@ def assert_replay(kernel, directory, *, device="cpu", array=None):
         raise AssertionError(f"kvaddr replay {directory}: {res.kind}"
                              + (f" ({res.detail})" if res.detail else "") + (f"\n{lanes}" if lanes else ""))
     return res
+
+
+harness.register(write_case=write_case)  # kvaddr.check(replay_dir=...) writes the failing case here

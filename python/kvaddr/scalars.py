@@ -11,6 +11,8 @@ from __future__ import annotations
 import functools
 import re
 
+from ._core import OutOfRange
+
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 REASON = "does not fit int64 (an integer argument must be in [-2^63, 2^63 - 1])"
 
@@ -35,8 +37,6 @@ def out_of_int64(v):
 
 
 def error(name, value):
-    from ._core import OutOfRange
-
     e = OutOfRange(f"{name} = {value}: {REASON}")
     e.kind, e.argument, e.value, e.reason = "out_of_range", name, str(value), REASON
     return e

@@ -80,7 +80,12 @@ def candidates(route, r):
         yield c
     yield from _v2p_cuts(r)
     if n <= 16 and route != "eager_funnel":  # smallest values
-        for f in fields + (["ids"] if route == "kv_indices_inplace" and len(r["ids"]) <= 16 else []):
+        value_fields = fields + (["ids"] if route == "kv_indices_inplace" and len(r["ids"]) <= 16 else [])
+        for f in value_fields:  # first every value of a field at 0 at once: one attempt where a failure does
+            arr = r[f]           # not depend on the values (each attempt may cost a fresh worker after a fault)
+            if arr.ndim == 1 and np.any(arr != 0):
+                yield _with(r, **{f: np.zeros_like(arr)})
+        for f in value_fields:
             arr = r[f]
             for i in range(len(arr)):
                 x, ps = int(arr[i]), int(r["page_size"])

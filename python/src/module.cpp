@@ -155,7 +155,7 @@ PYBIND11_MODULE(_core, m) {
   using namespace kvaddr::python;
   namespace mdl = kvaddr::model;
   m.doc() = "kvaddr: reference model and host routes of SGLang's unified-memory KV address translation";
-  m.attr("__version__") = "0.1.0";
+  m.attr("__version__") = KVADDR_VERSION;  // CMakeLists.txt project(... VERSION), the one place
 
   // ---- exceptions ----
   register_exceptions(m);

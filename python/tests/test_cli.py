@@ -50,3 +50,30 @@ def test_usage_errors():
     assert p.returncode == 2 and "overflow = 'sometimes'" in p.stderr
     p = run("check", "np_kernels:translate_v2p")  # --route is required: argparse's own usage error
     assert p.returncode == 2 and "--route" in p.stderr
+
+
+def _project_version():
+    import re
+
+    text = (HERE.parents[1] / "CMakeLists.txt").read_text()
+    return re.search(r"project\(kvaddr VERSION ([0-9.]+)", text).group(1)
+
+
+def test_version_plain_and_json():
+    p = run("--version")
+    assert (p.returncode, p.stdout, p.stderr) == (0, f"kvaddr {_project_version()}\n", "")
+    p = run("--version", "--json")
+    assert p.returncode == 0
+    assert json.loads(p.stdout) == {"schema": "kvaddr.version/1", "version": _project_version()}
+
+
+def test_check_json_carries_its_schema():
+    p = run("check", "--route", "token_translate", "np_kernels:translate_v2p", "--cases", "5", "--seed", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert d["schema"] == "kvaddr.check/1" and d["ok"] is True
+
+
+def test_no_command_is_a_usage_error():
+    p = run()
+    assert p.returncode == 2 and "a command is required (check), or --version" in p.stderr

@@ -98,7 +98,7 @@ def test_a_kernel_reading_its_ids_with_stride_zero_is_inferred():
 
 
 def test_a_run_rejecting_more_than_the_stated_share_says_so():
-    from kvaddr.harness import REJECTED_SHARE, Report
+    from kvaddr.report import REJECTED_SHARE, Report
 
     assert REJECTED_SHARE == 0.10
     rep = Report("read_table", 0, "production", "cpu", "numpy", False, cases=90, rejected=10,

@@ -35,12 +35,14 @@ def test_route_shape_of_mamba_and_a_table_route():
 def test_has_variant_is_read_off_the_field_list():
     assert R.has_variant("token_translate") and R.has_variant("transfer_ids") and R.has_variant("read_table")
     assert not R.has_variant("mamba_translate")
-    assert [r for r in R.route_names() if not R.has_variant(r)] == ["mamba_translate"]
+    assert "mamba_translate" in [r for r in R.route_names() if not R.has_variant(r)]
 
 
 def test_per_id_routes_are_read_off_the_list():
-    assert R.per_id_routes() == ("token_translate", "swa_translate", "mamba_translate", "dcp_read_translate",
-                                 "transfer_ids")
+    # In list order; a route added to the list (the test-only route of a KVADDR_TEST_ROUTE build) joins them.
+    listed = ("token_translate", "swa_translate", "mamba_translate", "dcp_read_translate", "transfer_ids")
+    assert tuple(r for r in R.per_id_routes() if r in listed) == listed
+    assert not {"read_table", "write_loc", "decode_metadata"} & set(R.per_id_routes())
     assert set(C.TOKEN_ROUTES) == set(R.per_id_routes())
 
 

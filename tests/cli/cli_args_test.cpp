@@ -13,6 +13,7 @@
 #include "kvaddr/cli/app.hpp"
 #include "run_cli.hpp"
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/route_list.hpp"
 #ifdef KVADDR_WITH_REPLAY
 #include "kvaddr/replay/npy.hpp"
 #endif
@@ -242,7 +243,7 @@ TEST(CliArrays, MissingAndUnreadableFilesSaySo) {
   std::ofstream(bad) << "not an npy image";
   r = run({"translate", "--page-size", "4", "--v2p", bad.string(), "--ids", "1"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_TRUE(has(r.err, "cannot read")) << r.err;
+  EXPECT_TRUE(has(r.err, "--v2p = " + bad.string() + ": not a valid .npy file: ")) << r.err;
   // A read error (EIO) is not an empty table.
   if (std::filesystem::exists("/proc/self/mem")) {
     r = run({"translate", "--page-size", "4", "--v2p", "/proc/self/mem", "--ids", "1"});
@@ -375,11 +376,11 @@ TEST(CliProgress, HeartbeatDrawsOnlyWhenEnabledAndErasesItsLine) {
   {
     kvaddr::cli::Context ctx{out, err, false, true};
     kvaddr::cli::Heartbeat beat(ctx, "verify");
-    beat.note("grid.read_table");
+    beat.step("grid.read_table", 0, 0);
     beat.tick();
     beat.stop();
   }
-  EXPECT_EQ(err.str().rfind("\r\033[Kverify: 0 s, grid.read_table", 0), 0u) << err.str();
+  EXPECT_EQ(err.str().rfind("\r\033[Kverify: grid.read_table (0 s)", 0), 0u) << err.str();
   EXPECT_EQ(err.str().substr(err.str().size() - 4), "\r\033[K");
   std::ostringstream quiet;
   {
@@ -419,4 +420,130 @@ TEST(CliJson, NonUtf8ArgumentGivesAJsonError) {
     EXPECT_TRUE(parsed.is_object());
   }) << ok_value.out;
 }
+}  // namespace
+
+// ---- issue 31: --ids from .npy, io errors, progress shares, usage lines, --only that matches nothing ----
+
+namespace {
+
+#ifdef KVADDR_WITH_REPLAY
+TEST(CliArrays, IdsTakeANpyFileLikeV2p) {
+  const auto dir = temp_dir();
+  using kvaddr::replay::NpyDtype;
+  kvaddr::replay::write_npy(dir / "ids.npy", NpyDtype::int64, {4}, {5, 9, 13, -1});
+  kvaddr::replay::write_npy(dir / "ids2d.npy", NpyDtype::int64, {2, 2}, {5, 9, 13, -1});
+  auto r = run({"translate", "--page-size", "4", "--multiplier", "3", "--v2p", "0,5,-1,2,-1", "--ids",
+                (dir / "ids.npy").string()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "5 -> 61\n9 -> 0\n13 -> 25\n-1 -> 0\n");
+  r = run({"translate", "--page-size", "4", "--v2p", "0,5,-1,2,-1", "--ids", (dir / "ids2d.npy").string()});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "kvaddr: --ids = " + (dir / "ids2d.npy").string() + ": shape (2, 2) has rank 2, 1 expected\n");
+  std::filesystem::remove_all(dir);
+}
+#endif
+
+TEST(CliArrays, AMissingFileIsAnIoError) {
+  for (const char* option : {"--v2p", "--ids"}) {
+    std::vector<std::string> args{"translate", "--page-size", "4", "--v2p", "0,5,-1", "--ids", "1", "--json"};
+    const auto at = std::find(args.begin(), args.end(), option) - args.begin() + 1;
+    args[static_cast<std::size_t>(at)] = "/no/such/dir/table.npy";
+    auto r = run(args);
+    EXPECT_EQ(r.status, 2) << option;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["schema"], "kvaddr.error/1");
+    EXPECT_EQ(j["error"]["kind"], "io") << r.out;
+    EXPECT_EQ(j["error"]["argument"], option);
+    EXPECT_EQ(j["error"]["value"], "/no/such/dir/table.npy");
+    EXPECT_EQ(j["error"]["message"], std::string(option) + " = /no/such/dir/table.npy: file not found");
+  }
+}
+
+TEST(CliProgress, TheLineNamesThePhaseAndItsShare) {
+  std::ostringstream out, err;
+  kvaddr::cli::Context ctx{out, err, false, false};
+  kvaddr::cli::Heartbeat beat(ctx, "verify");
+  EXPECT_EQ(beat.status(3.2), "verify: (3 s)");
+  beat.step("proofs", 12, 138, "I3.swa_translate");
+  EXPECT_EQ(beat.status(41.0), "verify: proofs 12/138, I3.swa_translate (41 s)");
+  beat.step("differential cases", 7, 200);
+  EXPECT_EQ(beat.status(60.0), "verify: differential cases 7/200 (60 s)");
+  beat.step("simulator.compaction_readback", 0, 0);
+  EXPECT_EQ(beat.status(61.0), "verify: simulator.compaction_readback (61 s)");
+  beat.tick();  // not a terminal: nothing drawn
+  EXPECT_EQ(err.str(), "");
+}
+
+TEST(CliHelp, SubcommandUsageLinesNameTheProgram) {
+  auto r = run({"translate", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_TRUE(has(r.out, "Usage: kvaddr translate [OPTIONS]")) << r.out;
+  r = run({"draw", "pool", "--help"});
+  EXPECT_TRUE(has(r.out, "Usage: kvaddr draw pool [OPTIONS]")) << r.out;
+  r = run({"verify", "--help"});
+  EXPECT_TRUE(has(r.out, "Usage: kvaddr verify [OPTIONS]")) << r.out;
+}
+
+// `draw zoo|proofs --only` that matches nothing is an error naming the value, never an empty picture.
+TEST(CliOnly, DrawRejectsNamesThatMatchNothing) {
+#ifdef KVADDR_WITH_ZOO
+  auto r = run({"draw", "zoo", "--only", "typo"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("kvaddr: --only = typo: unknown name; one of: production, ", 0), 0u) << r.err;
+#endif
+#ifdef KVADDR_WITH_PROOFS
+  auto p = run({"draw", "proofs", "--only", "typo", "--json"});
+  EXPECT_EQ(p.status, 2);
+  const auto j = nlohmann::json::parse(p.out);
+  EXPECT_EQ(j["error"]["argument"], "--only");
+  EXPECT_EQ(j["error"]["value"], "typo");
+  p = run({"draw", "proofs", "--only", "I1"});  // a dotted prefix matches: a picture with rows
+  EXPECT_EQ(p.status, 0) << p.err;
+  EXPECT_TRUE(has(p.out, "I1.algebra")) << p.out;
+#endif
+}
+
+// verify's progress names each phase with its share; the GPU row says what was compared.
+TEST(CliVerify, ProgressSharesAndTheDifferentialRowsSayWhatWasCompared) {
+  std::vector<std::string> proofs, props;
+  std::int64_t grid_total = 0;
+  kvaddr::cli::VerifyOptions o;
+  o.quick = true;
+  o.progress = [&](const std::string& phase, std::int64_t done, std::int64_t total, const std::string& item) {
+    if (phase == "proofs") proofs.push_back(std::to_string(done) + "/" + std::to_string(total) + " " + item);
+    if (phase == "props") props.push_back(std::to_string(done) + "/" + std::to_string(total));
+    if (phase == "grid") grid_total = total;
+  };
+  const auto results = kvaddr::cli::run_verify_checks(o);
+  EXPECT_EQ(grid_total, static_cast<std::int64_t>(std::size(kvaddr::kAllRoutes)) + 1);
+#ifdef KVADDR_WITH_PROOFS
+  EXPECT_EQ(proofs, (std::vector<std::string>{"0/2 I1.algebra", "1/2 route.canonical_page_table.b09"}));
+#endif
+#ifdef KVADDR_WITH_PROPS
+  ASSERT_FALSE(props.empty());
+  EXPECT_EQ(props.front().substr(0, 2), "0/");
+  const auto total = props.front().substr(2);
+  EXPECT_EQ(props.back(), std::to_string(std::stoll(total) - 1) + "/" + total);
+  EXPECT_EQ(props.size(), static_cast<std::size_t>(std::stoll(total)));
+#endif
+  std::string host, gpu;
+  for (const auto& r : results) {
+    if (r.name == "differential.host_vs_model") host = r.detail;
+    if (r.name == "gpu.differential") gpu = r.detail;
+  }
+  EXPECT_FALSE(has(gpu, "0 lanes compared")) << gpu;
+#ifdef KVADDR_WITH_KERNELS
+  const auto at = host.find(" lanes compared host vs model");
+  ASSERT_NE(at, std::string::npos) << host;
+  const auto lanes = host.substr(host.rfind(' ', at - 1) + 1, at - host.rfind(' ', at - 1) - 1);
+  EXPECT_GT(std::stoll(lanes), 0);
+  if (gpu.rfind("skipped: no CUDA GPU (", 0) == 0) {
+    EXPECT_TRUE(has(gpu, "): nothing compared GPU vs host; the host routes were compared with the model on " + lanes +
+                             " lanes (differential.host_vs_model)"))
+        << gpu;
+  }
+#endif
+}
+
 }  // namespace

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <unistd.h>
 
 #include "kvaddr/cli/app.hpp"
 #include "run_cli.hpp"
@@ -70,14 +71,18 @@ TEST(Shard, SliceIsRoundRobin) {
 }
 
 TEST(Shard, CliRejectsBadShardWithNamedJsonError) {
+#ifndef KVADDR_WITH_PROPS
+  GTEST_SKIP() << "`kvaddr props` is not built without RapidCheck (librapidcheck-dev): its --shard parsing is not reachable";
+#endif
   auto j = run_json({"props", "--shard", "2/2"}, 2);
   EXPECT_EQ(j["schema"], "kvaddr.error/1");
   EXPECT_EQ(j["error"]["argument"], "--shard");
   EXPECT_EQ(j["error"]["value"], "2/2");
   EXPECT_EQ(run({"props", "--shard", "1/0"}).status, 2);
 #ifdef KVADDR_WITH_PROPS
-  auto life = run_json({"props", "--lifecycle-steps", "10", "--shard", "1/2"}, 2);
+  auto life = run_json({"props", "--lifecycle-steps", "10", "--shard", "2/2"}, 2);
   EXPECT_EQ(life["error"]["argument"], "--shard");
+  EXPECT_EQ(run_json({"props", "--lifecycle-steps", "10", "--shard", "1/2"})["schema"], "kvaddr.lifecycle/1");
 #endif
 }
 
@@ -308,6 +313,125 @@ TEST(Merge, PropsShardsMergeToTheUnshardedReport) {
   auto line5 = base;
   line5.insert(line5.end(), {"--shard", "2/3"});
   EXPECT_EQ(run_json(line5)["properties"].size(), 0u);
+}
+#endif
+
+// Runs `base` unsharded and in `n` shards (--shard i/n, each to its own --out file, merged by
+// `kvaddr merge`); returns {unsharded, merged} with the timing fields `drop` removed.
+std::pair<json, json> whole_and_merged(const std::vector<std::string>& base, int n,
+                                       const std::vector<std::string>& drop) {
+  auto whole = run_json(base);
+  std::vector<std::string> merge_line{"merge"};
+  for (int i = 0; i < n; ++i) {
+    const auto file = std::filesystem::temp_directory_path() /
+                      ("kvaddr_shard_test_" + base[0] + std::to_string(::getpid()) + "_" + std::to_string(i) + ".json");
+    auto line = base;
+    line.insert(line.end(), {"--shard", std::to_string(i) + "/" + std::to_string(n), "--json", "--out", file.string()});
+    const auto r = run(line);
+    EXPECT_LE(r.status, 1) << r.out << r.err;
+    EXPECT_EQ(r.out, "");  // the report went to the file
+    merge_line.push_back(file.string());
+  }
+  merge_line.push_back("--json");
+  const auto m = run(merge_line);
+  EXPECT_LE(m.status, 1) << m.out;
+  auto merged = json::parse(m.out);
+  for (std::size_t f = 1; f + 1 < merge_line.size(); ++f) std::filesystem::remove(merge_line[f]);
+  for (const auto& key : drop) {
+    const auto ptr = json::json_pointer(key);
+    for (json* doc : {&whole, &merged})
+      if (doc->contains(ptr)) (*doc)[ptr] = nullptr;
+  }
+  return {whole, merged};
+}
+
+TEST(Merge, OutFileIsWrittenWholeAndReplacedAtomically) {
+  const auto dir = std::filesystem::temp_directory_path() / ("kvaddr_shard_out_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto a = write_temp("oa.json", diff_shard(0, 2, 5, 10, -1));
+  const auto b = write_temp("ob.json", diff_shard(1, 2, 5, 20, -1));
+  const auto out = (dir / "merged.json").string();
+  auto r = run({"merge", a, b, "--out", out});
+  EXPECT_EQ(r.status, 0) << r.out;
+  EXPECT_EQ(r.out, "");
+  std::ifstream first(out);
+  EXPECT_EQ(json::parse(first)["cases_run"], 10);
+  // A second run replaces the file; a failing one (missing shard) leaves it as it was.
+  const auto c = write_temp("oc.json", diff_shard(1, 2, 7, 20, -1));
+  EXPECT_EQ(run({"merge", a, c, "--out", out}).status, 0);
+  EXPECT_EQ(json::parse(std::ifstream(out))["cases_run"], 12);
+  auto failed = run({"merge", a, "--out", out, "--json"});
+  EXPECT_EQ(failed.status, 2);
+  EXPECT_EQ(json::parse(failed.out)["schema"], "kvaddr.error/1");  // the error still goes to stdout
+  EXPECT_EQ(json::parse(std::ifstream(out))["cases_run"], 12);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1u);  // no temporary file left behind
+  // An --out that cannot be written is refused before anything runs.
+  auto nodir = run_json({"merge", a, b, "--out", (dir / "no" / "such.json").string()}, 2);
+  EXPECT_EQ(nodir["error"]["argument"], "--out");
+  auto isdir = run_json({"merge", a, b, "--out", dir.string()}, 2);
+  EXPECT_EQ(isdir["error"]["argument"], "--out");
+  std::filesystem::remove_all(dir);
+}
+
+#ifdef KVADDR_WITH_PROPS
+TEST(Merge, LifecycleShardsMergeToTheUnshardedReport) {
+  // 2500 steps in runs of 200: 13 runs, the last one of 100 steps; 3 shards of 5, 4 and 4 runs.
+  const auto [whole, merged] = whole_and_merged({"props", "--lifecycle-steps", "2500", "--seed", "3"}, 3,
+                                                {"/seconds", "/steps_per_second"});
+  EXPECT_EQ(whole["schema"], "kvaddr.lifecycle/1");
+  EXPECT_EQ(whole["steps"], 2500);
+  EXPECT_EQ(whole["runs"], 13);
+  EXPECT_EQ(whole["passed"], true);
+  EXPECT_GT(whole["ids_judged"].get<std::int64_t>(), 0);
+  EXPECT_EQ(merged, whole);
+  auto shard = run_json({"props", "--lifecycle-steps", "2500", "--seed", "3", "--shard", "2/3"});
+  EXPECT_EQ(shard["runs"], 4);  // runs 2, 5, 8, 11
+  EXPECT_EQ(shard["steps"], 800);
+}
+#endif
+
+#ifdef KVADDR_WITH_PROOFS
+TEST(Merge, ProveFullSweepShardsMergeToTheUnshardedReport) {
+  const auto [whole, merged] =
+      whole_and_merged({"prove", "--full-sweep", "--only", "I3", "--only", "I6", "--only", "I9", "--only", "I10",
+                        "--only", "agree.dcp_read.b14"},
+                       2, {"/total_seconds"});
+  ASSERT_EQ(whole["obligations"].size(), 5u);
+  EXPECT_EQ(whole["obligations"][4]["verdict"], "refuted");  // expected refuted: as expected
+  EXPECT_EQ(whole["passed"], true);
+  auto strip = [](json j) {
+    for (auto& o : j["obligations"]) o.erase("seconds");
+    return j;
+  };
+  EXPECT_EQ(strip(merged), strip(whole));
+  // A shard past the number of obligations runs nothing and passes.
+  auto empty = run_json({"prove", "--only", "I1.algebra", "--shard", "1/2"});
+  EXPECT_EQ(empty["obligations"].size(), 0u);
+  EXPECT_EQ(empty["passed"], true);
+}
+#endif
+
+#ifdef KVADDR_WITH_ZOO
+TEST(Merge, ZooMutantsShardsMergeToTheUnshardedReport) {
+  const auto [whole, merged] = whole_and_merged(
+      {"zoo", "--only", "b02_rank2_index_select", "--only", "double_free_unchecked", "--only", "e04_alias_bind",
+       "--property-cases", "20", "--mutants", "--units", "eager_funnel", "--units", "write_loc"},
+      2, {"/seconds", "/mutation/seconds"});
+  ASSERT_EQ(whole["variants"].size(), 3u);
+  ASSERT_EQ(whole["mutation"]["units"].size(), 2u);
+  auto strip = [](json j) {
+    for (auto& v : j["variants"]) v.erase("seconds");
+    return j;
+  };
+  EXPECT_EQ(strip(merged), strip(whole));
+  EXPECT_EQ(merged["variants"][1]["name"], "double_free_unchecked");
+  EXPECT_EQ(merged["mutation"]["units"][1]["unit"], "write_loc");
+  auto units = run_json({"zoo", "--units", "nosuch", "--mutants"}, 2);
+  EXPECT_EQ(units["error"]["argument"], "--units");
+  auto markdown = run_json({"zoo", "--markdown", "--shard", "0/2"}, 2);
+  EXPECT_EQ(markdown["error"]["argument"], "--shard");
 }
 #endif
 

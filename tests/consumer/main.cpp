@@ -1,10 +1,12 @@
 // Uses the installed package: one token_translate call checked against its hand-computed value,
-// and one picture. Exit 0 only when both are right.
+// one picture, and the C++ harness (kvaddr::harness) on the host route (passes) and on a kernel that
+// ignores the multiplier (fails). Exit 0 only when all are right.
 #include <cstdint>
 #include <iostream>
 #include <vector>
 
 #include "kvaddr/draw/draw.hpp"
+#include "kvaddr/harness/check.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 int main() {
@@ -16,7 +18,16 @@ int main() {
       {kvaddr::cvec(ids), kvaddr::cvec(v2p), 4, 3, kvaddr::mvec(out), kvaddr::Variant::production});
   const std::vector<std::int64_t> want{61, 0, 25, 0};
   const auto svg = kvaddr::draw::pool_svg({{"pool", 4, 3, v2p, 0}});
-  const bool ok = out == want && svg.find("<svg") != std::string::npos;
+  namespace h = kvaddr::harness;
+  const auto good = h::check_token_translate([](const kvaddr::TokenTranslateArgs<std::int64_t>& a) {
+    kvaddr::translate::token_translate<std::int64_t>(a);
+  }, {.cases = 20, .seed = 3});
+  const auto bad = h::check_token_translate([](const kvaddr::TokenTranslateArgs<std::int64_t>& a) {
+    auto b = a;
+    b.multiplier = 1;
+    kvaddr::translate::token_translate<std::int64_t>(b);
+  }, {.cases = 20, .seed = 3});
+  const bool ok = out == want && svg.find("<svg") != std::string::npos && good.ok && good.cases == 20 && !bad.ok;
   std::cout << (ok ? "consumer: kvaddr package works\n" : "consumer: WRONG result\n");
   return ok ? 0 : 1;
 }

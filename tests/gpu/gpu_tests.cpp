@@ -332,7 +332,7 @@ TEST(GpuGraph, CaptureAndReplayTokenTranslateAndWriteLoc) {
   ck(cudaGraphInstantiate(&ge, g, 0));
   for (int replay = 0; replay < 3; ++replay) {
     for (auto& t : ids) t = (t + 7) % 24;  // new batch in the same (pointer-stable) buffer
-    ck(cudaMemcpy(dids.p, ids.data(), ids.size() * sizeof(i64), cudaMemcpyHostToDevice));
+    ck(cudaMemcpyAsync(dids.p, ids.data(), ids.size() * sizeof(i64), cudaMemcpyHostToDevice, s));  // ordered before the replay on `s`
     ck(cudaGraphLaunch(ge, s));
     ck(cudaStreamSynchronize(s));
     std::vector<i64> want(static_cast<std::size_t>(n)), wantw(static_cast<std::size_t>(width), 5);
@@ -363,8 +363,11 @@ TEST(GpuGraph, KvIndicesInplaceReadsItsBoundOnTheDevice) {
   ck(cudaGraphInstantiate(&ge, g, 0));
   for (i32 n : {3, 8, 1}) {  // the bound changes between replays without re-capture
     indptr = {0, n / 2, n};
-    ck(cudaMemcpy(dind.p, indptr.data(), indptr.size() * sizeof(i32), cudaMemcpyHostToDevice));
-    ck(cudaMemset(dbuf.p, 0x40, 8 * sizeof(i32)));
+    // The bound's upload and the buffer's reset are ordered on the replay stream itself: `s` is
+    // non-blocking, so a copy or memset on the legacy default stream would not be ordered before
+    // the graph (it failed 2 of 3000 runs next to a loaded GPU).
+    ck(cudaMemcpyAsync(dind.p, indptr.data(), indptr.size() * sizeof(i32), cudaMemcpyHostToDevice, s));
+    ck(cudaMemsetAsync(dbuf.p, 0x40, 8 * sizeof(i32), s));
     ck(cudaGraphLaunch(ge, s));
     ck(cudaStreamSynchronize(s));
     std::vector<i32> want(8, 0x40404040);

@@ -1,5 +1,6 @@
 // The production instantiation of the host routes and their validation: the route bodies with
-// the no-op hooks policy, and the public entry points (kvaddr::validate, kvaddr::translate::*).
+// the no-op hooks policy, the weak seam (entry_points.hpp) and the public entry points
+// (kvaddr::validate, kvaddr::translate::*), which call the seam: no mutation switch here.
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -19,8 +20,6 @@
 
 namespace kvaddr::translate::detail {
 
-std::atomic<const EntryPoints*> g_entry_override{nullptr};
-
 namespace plain {
 using H = NoHooks;
 using CI = BasicCI<H>;
@@ -31,58 +30,57 @@ using TableGather = BasicTableGather<H>;
 #include "routes_per_id.ipp"
 }  // namespace plain
 
-void per_id_entry(Route r, const void* a) {
-  if (const auto* e = entry_override()) [[unlikely]] return e->run_per_id(r, a);
-  plain::run_listed_per_id(r, a);
-}
-void per_id_check(Route r, const void* a) {
-  if (const auto* e = entry_override()) [[unlikely]] return e->check_per_id(r, a);
-  plain::validate_listed_per_id(r, a);
-}
+// The production bodies, by argument struct (entry_points.hpp).
+#define KVADDR_PRODUCTION(fn, A)                                  \
+  void production_run(const A& a) { plain::fn(a); }               \
+  void production_check(const A& a) { plain::validate_args(a); }
+KVADDR_HOST_ROUTES(KVADDR_PRODUCTION)
+KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_PRODUCTION)
+#undef KVADDR_PRODUCTION
+void production_per_id_run(Route r, const void* a) { plain::run_listed_per_id(r, a); }
+void production_per_id_check(Route r, const void* a) { plain::validate_listed_per_id(r, a); }
+
+// The seam, weak: kvaddr_translate_mutation's definitions replace these at link time.
+#define KVADDR_SEAM(fn, A)                                                      \
+  KVADDR_REPLACEABLE void run(const A& a) { production_run(a); }                \
+  KVADDR_REPLACEABLE void check(const A& a) { production_check(a); }
+KVADDR_HOST_ROUTES(KVADDR_SEAM)
+KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_SEAM)
+#undef KVADDR_SEAM
+KVADDR_REPLACEABLE void per_id_entry(Route r, const void* a) { production_per_id_run(r, a); }
+KVADDR_REPLACEABLE void per_id_check(Route r, const void* a) { production_per_id_check(r, a); }
 
 }  // namespace kvaddr::translate::detail
 
-// ---- public entry points: the production bodies, unless a mutation campaign is running ---------
+// ---- public entry points: through the seam ---------------------------------------------------
 namespace kvaddr {
 
-// Every entry point runs the override's body while a mutation campaign is running, the production
-// body otherwise.
-#define KVADDR_VALIDATE_BODY                                                                     \
-  {                                                                                              \
-    if (const auto* e = translate::detail::entry_override()) [[unlikely]] return e->check(a); \
-    translate::detail::plain::validate_args(a);                                                  \
-  }
-#define KVADDR_VALIDATE(fn, A) void validate(const A& a) KVADDR_VALIDATE_BODY
+#define KVADDR_VALIDATE(fn, A) \
+  void validate(const A& a) { translate::detail::check(a); }
 KVADDR_HOST_ROUTES(KVADDR_VALIDATE)
+#undef KVADDR_VALIDATE
 template <class Out>
-void validate(const TokenTranslateArgs<Out>& a) KVADDR_VALIDATE_BODY
+void validate(const TokenTranslateArgs<Out>& a) { translate::detail::check(a); }
 template <class Out>
-void validate(const SwaTranslateArgs<Out>& a) KVADDR_VALIDATE_BODY
+void validate(const SwaTranslateArgs<Out>& a) { translate::detail::check(a); }
 #define KVADDR_INSTANTIATE_VALIDATE(fn, A) template void validate(const A&);
 KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_INSTANTIATE_VALIDATE)
 #undef KVADDR_INSTANTIATE_VALIDATE
-#undef KVADDR_VALIDATE
-#undef KVADDR_VALIDATE_BODY
 
 }  // namespace kvaddr
 
 namespace kvaddr::translate {
 
-#define KVADDR_ROUTE_BODY(fn)                                                    \
-  {                                                                              \
-    if (const auto* e = detail::entry_override()) [[unlikely]] return e->run(a); \
-    detail::plain::fn(a);                                                        \
-  }
-#define KVADDR_ROUTE(fn, A) void fn(const A& a) KVADDR_ROUTE_BODY(fn)
+#define KVADDR_ROUTE(fn, A) \
+  void fn(const A& a) { detail::run(a); }
 KVADDR_HOST_ROUTES(KVADDR_ROUTE)
+#undef KVADDR_ROUTE
 template <class Out>
-void token_translate(const TokenTranslateArgs<Out>& a) KVADDR_ROUTE_BODY(token_translate)
+void token_translate(const TokenTranslateArgs<Out>& a) { detail::run(a); }
 template <class Out>
-void swa_translate(const SwaTranslateArgs<Out>& a) KVADDR_ROUTE_BODY(swa_translate)
+void swa_translate(const SwaTranslateArgs<Out>& a) { detail::run(a); }
 #define KVADDR_INSTANTIATE(fn, A) template void fn(const A&);
 KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_INSTANTIATE)
 #undef KVADDR_INSTANTIATE
-#undef KVADDR_ROUTE
-#undef KVADDR_ROUTE_BODY
 
 }  // namespace kvaddr::translate

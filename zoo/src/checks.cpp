@@ -5,9 +5,9 @@
 
 #include <algorithm>
 #include <map>
-#include <random>
 #include <vector>
 
+#include "kvaddr/gen/rng.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/model/formulas.hpp"
 
@@ -18,12 +18,8 @@ using model::SubPool;
 using model::VirtualPage;
 using model::VirtualToken;
 
-std::uint64_t mix(std::uint64_t seed, std::uint64_t i) {
-  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (i + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
+// The draws of case i of a campaign of `seed`: gen/'s SplitMix64 on a sub-stream of the seed.
+gen::SplitMix64 case_rng(std::uint64_t seed, int i) { return gen::SplitMix64(gen::substream(seed, static_cast<std::uint64_t>(i))); }
 
 // A pool under test plus the tags every live token must read back.
 class PoolHarness {
@@ -146,10 +142,8 @@ std::string guarded(const std::function<std::string()>& f) {
 std::string pool_property(const PoolRow& row, std::uint64_t seed, int cases, int* ran) {
   for (int i = 0; i < cases; ++i) {
     if (ran) *ran = i + 1;
-    std::mt19937_64 rng(mix(seed, static_cast<std::uint64_t>(i)));
-    auto pick = [&](std::int64_t lo, std::int64_t hi) {
-      return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-    };
+    auto rng = case_rng(seed, i);
+    auto pick = [&](std::int64_t lo, std::int64_t hi) { return rng.uniform(lo, hi); };
     const std::int64_t ps = std::array<std::int64_t, 3>{1, 2, 4}[static_cast<std::size_t>(pick(0, 2))];
     const std::int64_t step = pick(0, 4);
     auto msg = guarded([&] {
@@ -194,10 +188,8 @@ std::string pool_property(const PoolRow& row, std::uint64_t seed, int cases, int
 std::string pool_stateful(const PoolRow& row, std::uint64_t seed, int runs, int* ran) {
   for (int i = 0; i < runs; ++i) {
     if (ran) *ran = i + 1;
-    std::mt19937_64 rng(mix(seed ^ 0x57a7e, static_cast<std::uint64_t>(i)));
-    auto pick = [&](std::int64_t lo, std::int64_t hi) {
-      return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
-    };
+    auto rng = case_rng(seed ^ 0x57a7e, i);
+    auto pick = [&](std::int64_t lo, std::int64_t hi) { return rng.uniform(lo, hi); };
     const std::int64_t ps = std::array<std::int64_t, 3>{1, 2, 4}[static_cast<std::size_t>(pick(0, 2))];
     int cmd_no = 0;
     std::string last;
@@ -275,9 +267,9 @@ std::string wiring_property(model::WiringVariant v, std::uint64_t seed, int case
   const auto backends = all_backends();
   for (int i = 0; i < cases; ++i) {
     if (ran) *ran = i + 1;
-    std::mt19937_64 rng(mix(seed ^ 0x3171, static_cast<std::uint64_t>(i)));
-    auto coin = [&] { return (rng() & 1) != 0; };
-    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    auto rng = case_rng(seed ^ 0x3171, i);
+    auto coin = [&] { return rng.uniform(0, 1) == 1; };
+    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng.uniform(0, static_cast<std::int64_t>(n) - 1)); };
     WiringConfig c{};
     c.name = "generated";
     c.upstream = "generated configuration";

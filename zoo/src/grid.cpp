@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <numeric>
-#include <random>
 #include <sstream>
 
+#include "kvaddr/gen/rng.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/model/pool.hpp"
@@ -24,10 +24,10 @@ Grid make_grid(const GridOptions& o) {
   g.seq_lens = {g.ps, g.ps + 1, 3 * g.ps, 7 * g.ps - 3, 1};
   g.req_pool_indices = o.upstream_exact ? std::vector<std::int64_t>{0, 1, 2, 3, 4}
                                         : std::vector<std::int64_t>{5, 0, 7, 2, 3};
-  std::mt19937_64 rng(o.seed);
+  gen::SplitMix64 rng(o.seed);
   std::vector<std::int64_t> perm(static_cast<std::size_t>(g.num_pages - 1));
   std::iota(perm.begin(), perm.end(), 1);
-  std::shuffle(perm.begin(), perm.end(), rng);
+  gen::shuffle(rng, perm.begin(), g.num_pages - 1);
   g.v2p.assign(static_cast<std::size_t>(g.num_pages + 1), -1);
   g.v2p[0] = 0;
   const std::int64_t offset = o.large_ids ? (std::int64_t{1} << 21) : 0;
@@ -275,7 +275,7 @@ std::string check_simulator_readback(std::uint64_t seed) {
     using model::VirtualPage;
     const std::int64_t ps = 4, L = 3;
     model::SubPool pool(model::Geometry(ps, L, 32, L, 8, 2));
-    std::mt19937_64 rng(seed);
+    gen::SplitMix64 rng(seed);
     std::vector<std::vector<model::VirtualToken>> reqs;
     for (int r = 0; r < 5; ++r) reqs.push_back(pool.alloc(2 + r % 3));
     auto tag_of = [](std::int64_t layer, std::int64_t t) { return static_cast<std::uint64_t>(t * 1000 + layer + 1); };
@@ -294,7 +294,7 @@ std::string check_simulator_readback(std::uint64_t seed) {
     pool.flush();
     std::vector<model::VirtualToken> live;
     for (int r : {0, 2, 4}) live.insert(live.end(), reqs[static_cast<std::size_t>(r)].begin(), reqs[static_cast<std::size_t>(r)].end());
-    std::shuffle(live.begin(), live.end(), rng);
+    gen::shuffle(rng, live.begin(), static_cast<std::int64_t>(live.size()));
     std::vector<std::int64_t> ids;
     for (auto t : live) ids.push_back(t.value);
     const auto v2p = pool.v2p();

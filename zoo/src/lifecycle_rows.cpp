@@ -144,10 +144,8 @@ std::string lifecycle_script(std::string_view fault_name) {
   return "";
 }
 
-void add_lifecycle_rows(ZooReport& rep, const ZooOptions& o, const std::function<void(const Row&)>& progress) {
-  auto wanted = [&](const std::string& n) {
-    return o.only.empty() || std::find(o.only.begin(), o.only.end(), n) != o.only.end();
-  };
+void add_lifecycle_rows(ZooReport& rep, const ZooOptions& o, RowPicker& wanted,
+                        const std::function<void(const Row&)>& progress) {
   auto na = [](Row& row, Kind k, const char* why) {
     row.cell(k).state = CellState::na;
     row.cell(k).detail = why;

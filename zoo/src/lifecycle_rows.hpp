@@ -12,7 +12,21 @@
 
 namespace kvaddr::zoo::detail {
 
-void add_lifecycle_rows(ZooReport& report, const ZooOptions& options, const std::function<void(const Row&)>& progress);
+// Which rows of the matrix run, asked once per candidate row in matrix order: a row named in
+// options.only (every row when it is empty) whose position p among those has
+// p mod shard_count == shard_index.
+class RowPicker {
+ public:
+  explicit RowPicker(const ZooOptions& options);  // InvalidArgument for a bad shard
+  bool operator()(const std::string& name);
+
+ private:
+  const ZooOptions& options_;
+  std::int64_t position_ = 0;
+};
+
+void add_lifecycle_rows(ZooReport& report, const ZooOptions& options, RowPicker& wanted,
+                        const std::function<void(const Row&)>& progress);
 
 // The scripted exemplar reproduction: "" when no rule fires, else the first violation.
 std::string lifecycle_script(std::string_view fault_name);

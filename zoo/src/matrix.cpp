@@ -10,6 +10,7 @@
 #include "checks.hpp"
 #include "lifecycle_rows.hpp"
 #include "kvaddr/model/catalogue.hpp"
+#include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "kvaddr/translate/variant.hpp"
 #include "kvaddr/zoo/grid.hpp"
@@ -298,9 +299,6 @@ void upstream_grid_cell(Cell& cell, Route route, Variant v, const ZooOptions& o)
   });
 }
 
-bool wanted(const ZooOptions& o, const std::string& name) {
-  return o.only.empty() || std::find(o.only.begin(), o.only.end(), name) != o.only.end();
-}
 
 void na(Row& row, std::initializer_list<Kind> kinds, std::string_view why) {
   for (Kind k : kinds) set_cell(row.cell(k), CellState::na, std::string(why));
@@ -308,7 +306,24 @@ void na(Row& row, std::initializer_list<Kind> kinds, std::string_view why) {
 
 }  // namespace
 
+namespace detail {
+
+RowPicker::RowPicker(const ZooOptions& o) : options_(o) {
+  require(o.shard_count >= 1, "shard_count", o.shard_count, "must be >= 1");
+  require(o.shard_index >= 0 && o.shard_index < o.shard_count, "shard_index", o.shard_index,
+          "must be in [0, shard_count - 1]");
+}
+
+bool RowPicker::operator()(const std::string& name) {
+  const auto& only = options_.only;
+  if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) return false;
+  return position_++ % options_.shard_count == options_.shard_index;
+}
+
+}  // namespace detail
+
 ZooReport run_zoo(const ZooOptions& o) {
+  detail::RowPicker wanted(o);
   ZooReport rep;
   const auto t0 = Clock::now();
   rep.gpu_present = gpu_present();
@@ -320,7 +335,7 @@ ZooReport run_zoo(const ZooOptions& o) {
   };
 
   // Production: the false-alarm row. Every check kind runs against the production semantics.
-  if (wanted(o, "production")) {
+  if (wanted("production")) {
     Row row{"production", "-", Family::production, "", {}};
     proofs_cell(row.cell(Kind::proofs), "", "", true, o);
     properties_cell(row.cell(Kind::properties), Route::token_translate, Variant::production, o);
@@ -390,7 +405,7 @@ ZooReport run_zoo(const ZooOptions& o) {
   // upstream kernels and the named composites (issues 17, 18).
   const auto variant_row = [&](Variant v, Route r) {
     const std::string name(kvaddr::to_string(v, r));
-    if (!wanted(o, name)) return;
+    if (!wanted(name)) return;
     Row row{name, std::string(kvaddr::to_string(r)), Family::translate, bug_of(name), {}};
     proofs_cell(row.cell(Kind::proofs), row.route, name, false, o);
     properties_cell(row.cell(Kind::properties), r, v, o);
@@ -423,7 +438,7 @@ ZooReport run_zoo(const ZooOptions& o) {
       {"e08_sink_handed_out", {model::PoolBug::none, true}},
   };
   for (const auto& p : pools) {
-    if (!wanted(o, p.name)) continue;
+    if (!wanted(p.name)) continue;
     Row row{p.name, "page_lifecycle", Family::pool, bug_of(p.name), {}};
     if (row.bug_id.empty()) {
       const std::string_view n = p.name;
@@ -445,7 +460,7 @@ ZooReport run_zoo(const ZooOptions& o) {
   for (auto w : model::all_wiring_variants()) {
     if (w == model::WiringVariant::production) continue;
     const std::string name(model::to_string(w));
-    if (!wanted(o, name)) continue;
+    if (!wanted(name)) continue;
     std::string route = "backend_gate";
     switch (w) {
       case model::WiringVariant::b04_prefill_graph_no_remap: route = "full_prefill_table"; break;
@@ -467,7 +482,7 @@ ZooReport run_zoo(const ZooOptions& o) {
     rep.rows.push_back(std::move(row));
   }
 
-  detail::add_lifecycle_rows(rep, o, progress);
+  detail::add_lifecycle_rows(rep, o, wanted, progress);
 
   for (const auto& r : rep.rows) {
     if (r.family == Family::production || r.kill_count() >= 2) continue;

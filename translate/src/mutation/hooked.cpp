@@ -1,7 +1,9 @@
 // The mutation campaign's instantiation of the host routes and their validation: the same route
-// bodies as the production library, with the MutationHooks policy, and the Campaign switch that
-// sends the public entry points here.
+// bodies as the production library, with the MutationHooks policy, and the strong definitions of
+// the entry-point seam (entry_points.hpp) that send the public entry points here while a
+// Campaign lives.
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <iterator>
@@ -32,28 +34,40 @@ using TableGather = BasicTableGather<H>;
 }  // namespace hooked
 
 namespace {
-
-class HookedEntryPoints final : public EntryPoints {
- public:
-#define KVADDR_DEFINE(fn, A)                                             \
-  void run(const A& a) const override { hooked::fn(a); }                 \
-  void check(const A& a) const override { hooked::validate_args(a); }
-  KVADDR_HOST_ROUTES(KVADDR_DEFINE)
-  KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_DEFINE)
-#undef KVADDR_DEFINE
-  void run_per_id(Route r, const void* a) const override { hooked::run_listed_per_id(r, a); }
-  void check_per_id(Route r, const void* a) const override { hooked::validate_listed_per_id(r, a); }
-};
-
-const HookedEntryPoints kHooked;
-
+// The number of live mutation::Campaign objects (they nest).
+std::atomic<int> g_campaigns{0};
+bool campaign() noexcept { return g_campaigns.load(std::memory_order_acquire) > 0; }
 }  // namespace
+
+// The seam (entry_points.hpp), strong: these replace the production library's weak definitions in
+// every binary that links this library's Campaign.
+#define KVADDR_SEAM(fn, A)                                                \
+  void run(const A& a) {                                                  \
+    if (campaign()) return hooked::fn(a);                                 \
+    production_run(a);                                                    \
+  }                                                                       \
+  void check(const A& a) {                                                \
+    if (campaign()) return hooked::validate_args(a);                      \
+    production_check(a);                                                  \
+  }
+KVADDR_HOST_ROUTES(KVADDR_SEAM)
+KVADDR_HOST_TEMPLATE_ROUTES(KVADDR_SEAM)
+#undef KVADDR_SEAM
+void per_id_entry(Route r, const void* a) {
+  if (campaign()) return hooked::run_listed_per_id(r, a);
+  production_per_id_run(r, a);
+}
+void per_id_check(Route r, const void* a) {
+  if (campaign()) return hooked::validate_listed_per_id(r, a);
+  production_per_id_check(r, a);
+}
+
 }  // namespace kvaddr::translate::detail
 
 namespace kvaddr::translate::mutation {
 
-Campaign::Campaign() noexcept : previous_(detail::g_entry_override.exchange(&detail::kHooked)) {}
+Campaign::Campaign() noexcept { detail::g_campaigns.fetch_add(1, std::memory_order_acq_rel); }
 
-Campaign::~Campaign() { detail::g_entry_override.store(static_cast<const detail::EntryPoints*>(previous_)); }
+Campaign::~Campaign() { detail::g_campaigns.fetch_sub(1, std::memory_order_acq_rel); }
 
 }  // namespace kvaddr::translate::mutation

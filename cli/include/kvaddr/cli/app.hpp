@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <ostream>
+#include <streambuf>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -23,8 +24,11 @@ struct CheckResult {
 struct VerifyOptions {
   std::uint64_t seed = 20260829;  // embedded default
   bool quick = false;             // smaller budgets (used by the test suite)
-  // Called with each check's name before it runs (the CLI shows it as progress on a terminal).
-  std::function<void(const std::string&)> progress;
+  // Called as the work goes on: the phase ("grid", "proofs", "props", "differential cases", or a
+  // check's name), its share done of `total` (total 0: no share) and the item running now. The CLI
+  // shows it as progress on a terminal.
+  std::function<void(const std::string& phase, std::int64_t done, std::int64_t total, const std::string& item)>
+      progress;
 };
 
 // The project version ("0.1.0").
@@ -32,6 +36,28 @@ std::string_view version() noexcept;
 
 // Every check that exists, on embedded defaults. Never throws: a check that throws fails.
 std::vector<CheckResult> run_verify_checks(const VerifyOptions& options);
+
+// The executable's stdout for run(): a buffered stream buffer over a file descriptor that keeps
+// the errno of its first failed write, so that run() names why the output could not be written
+// ("No space left on device"); after a failure every later write fails too.
+class FdOutput : public std::streambuf {
+ public:
+  explicit FdOutput(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+  ~FdOutput() override { sync(); }
+  FdOutput(const FdOutput&) = delete;
+  FdOutput& operator=(const FdOutput&) = delete;
+  int error() const noexcept { return error_; }  // 0 while every write succeeded
+
+ protected:
+  int_type overflow(int_type c) override;
+  int sync() override;
+
+ private:
+  bool drain();
+  int fd_;
+  int error_ = 0;
+  char buffer_[1 << 16];
+};
 
 // Entry point of the executable. Returns the process exit status: 0 only when every check
 // passes; 1 when a check fails; 2 on bad arguments or an error (one line on `err`, or with

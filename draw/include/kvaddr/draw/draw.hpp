@@ -43,22 +43,39 @@ std::string table_svg(const TableView& t);
 std::string table_text(const TableView& t);
 
 // A heat map: rows x columns of states. Coloured: "killed" and "no alarm" (good), "survived" and
-// "FALSE ALARM" (bad), "n/a", "skipped"; any other text is shown on yellow.
+// "FALSE ALARM" (bad), "n/a", "skipped"; the proofs' "proved", "refuted as expected" (good),
+// "UNEXPECTED" (bad), "unknown"; any other text is shown on yellow.
 struct Matrix {
   std::string title;
   std::vector<std::string> rows, cols;
-  std::vector<std::string> cells;  // rows.size() * cols.size(), row-major
+  std::vector<std::string> cells;   // rows.size() * cols.size(), row-major
+  std::vector<std::string> labels;  // empty, or the text shown in each cell (default: its state)
+  std::vector<std::string> tips;    // empty, or each cell's tooltip (default: "row x col: state")
+  std::vector<std::string> legend;  // the states the legend shows (empty: those the cells use)
 };
 void validate(const Matrix& m);
 std::string matrix_svg(const Matrix& m);
 std::string matrix_text(const Matrix& m);
 
-// The proofs' verdicts: one line per obligation, coloured by whether it came out as expected.
+// The proofs' verdicts. `detail`: the counterexample (refuted) or the query that gave up (unknown).
 struct Verdict {
-  std::string name, expected, got;
+  std::string name, expected, got, detail;
 };
-std::string verdicts_svg(const std::string& title, const std::vector<Verdict>& v);
-std::string verdicts_text(const std::string& title, const std::vector<Verdict>& v);
+// A cell's state: "proved" / "refuted as expected" when got == expected, "unknown" when the
+// solver gave up, else "UNEXPECTED".
+std::string verdict_state(const Verdict& v);
+// The proofs as heat maps. First, routes x obligation kinds: an obligation's row is the first
+// dot-separated part of its name that names a route (translate's route names); its kind is the
+// rest of the name ("route.read_table.columns" -> "columns", "route.read_table" -> "contract",
+// "Q2.unpinned.read_table" -> "Q2.unpinned"). Then the obligations naming no route, by family
+// (the first part; lifecycle: the first two), side by side, each cell labelled with its name. An
+// obligation whose name extends another's ("route.read_table.b09": a planted bug) shares that
+// one's cell ("+k" in the label): the cell shows the worst state (UNEXPECTED, unknown, then the
+// statement's own) and its tooltip lists every obligation with its verdict and detail. A matrix
+// with no obligation is left out (no verdicts: an empty vector).
+std::vector<Matrix> proofs_matrices(const std::string& title, const std::vector<Verdict>& v);
+std::string verdicts_svg(const std::string& title, const std::vector<Verdict>& v);  // the matrices
+std::string verdicts_text(const std::string& title, const std::vector<Verdict>& v);  // one line each
 
 // XML-escape text for SVG attributes and content.
 std::string escape(const std::string& s);

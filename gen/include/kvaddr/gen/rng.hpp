@@ -7,12 +7,19 @@
 // (`mix`), so case i of seed s is rebuilt from (s, i) alone, in any order and on any shard.
 // docs/generators.md gives the derivation of each consumer's key.
 //
+// Besides the draw-source members, SplitMix64 has the draws of the C++ harness and the bug zoo:
+//   between(lo, hi) (inclusive, always one draw), unit() (53-bit fraction in [0, 1)),
+//   pick(array) (one draw), log_size(max) (log-uniform in [1, max]).
+//
 // A "draw source" is any type with the members of SplitMix64 below that the builders use:
 //   i64 uniform(i64 lo, i64 hi)  (inclusive; hi <= lo gives lo)
 //   bool chance(double p)
 //   T pick(std::initializer_list<T>)
 // The builders (builders.hpp, tables.hpp, edges.hpp) are templates over it; props/ passes a
 // RapidCheck adapter so that RapidCheck shrinks every choice.
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 
@@ -40,11 +47,30 @@ class SplitMix64 {
     if (hi <= lo) return lo;
     return lo + static_cast<i64>(next() % (static_cast<u64>(hi) - static_cast<u64>(lo) + 1));
   }
-  // True with probability p (53-bit uniform fraction < p).
-  constexpr bool chance(double p) { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0) < p; }
+  // Uniform in [lo, hi] (inclusive) like uniform(), but always one draw, also for hi <= lo (which
+  // gives lo): a stream's later draws do not depend on whether a range was empty.
+  constexpr i64 between(i64 lo, i64 hi) {
+    const u64 z = next();
+    if (hi <= lo) return lo;
+    return lo + static_cast<i64>(z % (static_cast<u64>(hi) - static_cast<u64>(lo) + 1));
+  }
+  // A uniform fraction in [0, 1) from the top 53 bits of one draw.
+  constexpr double unit() { return static_cast<double>(next() >> 11) * (1.0 / 9007199254740992.0); }
+  // True with probability p (unit() < p).
+  constexpr bool chance(double p) { return unit() < p; }
   template <class T>
   constexpr T pick(std::initializer_list<T> xs) {
     return *(xs.begin() + uniform(0, static_cast<i64>(xs.size()) - 1));
+  }
+  // An element of a non-empty array, one draw (also for one element).
+  template <class T, std::size_t N>
+  constexpr T pick(const T (&xs)[N]) {
+    return xs[next() % N];
+  }
+  // Log-uniform in [1, max] (max < 1 gives 1): exp(unit() * ln max), truncated; one draw.
+  i64 log_size(i64 max) {
+    const double u = unit();
+    return std::max<i64>(1, static_cast<i64>(std::exp(u * std::log(static_cast<double>(std::max<i64>(max, 1))))));
   }
   constexpr u64 state() const { return s_; }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kvaddr/translate/contracts.hpp"
+#include "kvaddr/translate/route_list.hpp"
 
 namespace kvaddr::harness {
 
@@ -173,9 +174,17 @@ Report check_full_prefill_table(const FullPrefillTableKernel& kernel, const Opti
 // out.cols = cols, row stride >= cols).
 Report check_eager_funnel(const EagerFunnelKernel& kernel, const Options& options = {});
 
+namespace detail {
+// The check of route r over `kernel`, a KernelOf<r> (check<R> below); InvalidArgument("route") for a value
+// outside the enum.
+Report check_route(Route r, const void* kernel, const Options& options);
+}  // namespace detail
+
 // The check of route R by its enumerator: check<Route::write_loc>(kernel) is check_write_loc(kernel).
-// Defined for every route of the route list.
+// Defined for every route of the route list (a per-id route of the list needs no harness code of its own).
 template <Route R>
-Report check(const KernelOf<R>& kernel, const Options& options = {});
+Report check(const KernelOf<R>& kernel, const Options& options = {}) {
+  return detail::check_route(R, &kernel, options);
+}
 
 }  // namespace kvaddr::harness

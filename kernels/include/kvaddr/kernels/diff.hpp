@@ -5,6 +5,7 @@
 // (model/). Compares every written lane and every lane that must stay untouched (prefilled
 // slack, guard rows and columns, tails). Includable without nvcc.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -69,6 +70,8 @@ struct DiffOptions {
   bool compare_model = true;              // also compare production outputs with model/
   std::int64_t max_cases = 1 << 30;       // hard stop for min_lanes mode
   bool host_only = false;                 // generator + host route + model only (no GPU needed)
+  // Called before each case runs: (cases run so far, the number of cases asked for, "").
+  std::function<void(std::int64_t done, std::int64_t total, const std::string& what)> on_step;
   // Bug zoo (issue 6): run every case whose kernel can carry this variant with it (other cases run
   // production) and compare the outputs with the model too, so a "model" mismatch means the GPU
   // kernel running the variant disagrees with the production semantics (a differential kill).

@@ -10,6 +10,7 @@
 //             variant, scalars, the table entries the lanes loaded);
 //   unknown - a query hit its timeout or the solver gave up (`seconds` says how long it ran).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,8 @@ struct RunOptions {
   // Empty: all. Otherwise run an obligation when its name equals an entry or starts with
   // "<entry>." (so "I8" selects every I8 obligation).
   std::vector<std::string> only;
+  // Called before each selected obligation runs: (index among the selected, how many, its name).
+  std::function<void(std::int64_t done, std::int64_t total, const std::string& name)> on_step;
 };
 
 // The static registry (names, statements, expected verdicts), in run order.

@@ -23,6 +23,11 @@ struct CampaignOptions {
   bool swarm = true;                      // per-run command subsets and weights
   lc::Fault fault = lc::Fault::none;      // planted fault (none = production)
   bool stop_at_first = true;              // stop the campaign at the first violation
+  // Shard shard_index of shard_count: run r (0-based; runs are run_length commands in order, the last
+  // one cut at total_steps) belongs to shard r mod shard_count. Run r draws from (seed, r) alone, so
+  // the shards of a campaign together run exactly the unsharded campaign's runs.
+  std::int64_t shard_index = 0;
+  std::int64_t shard_count = 1;
 };
 
 struct CampaignReport {
@@ -34,13 +39,15 @@ struct CampaignReport {
   std::array<std::int64_t, lc::kCommands> commands{};
   std::int64_t violations = 0;
   std::optional<lc::Violation> first;
+  std::int64_t first_run = -1;  // the 0-based campaign run of `first` (-1: none)
   std::string failure;        // first violation, seed, run, configuration and the last commands
   double seconds = 0;
   double steps_per_second() const noexcept { return seconds > 0 ? static_cast<double>(steps) / seconds : 0.0; }
   bool passed() const noexcept { return violations == 0; }
 };
 
-// Throws InvalidArgument for total_steps < 1 or run_length < 1.
+// Throws InvalidArgument for total_steps < 1, run_length < 1, shard_count < 1 or a shard_index outside
+// [0, shard_count - 1].
 CampaignReport run_campaign(const CampaignOptions& options);
 
 // One line: steps, runs, moves, replays, steps/s, verdict.

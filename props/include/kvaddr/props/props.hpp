@@ -11,6 +11,7 @@
 // carries RapidCheck's reproduce string; exporting RC_PARAMS="reproduce=<string>" replays exactly
 // that counterexample (see docs/props.md), whatever the seed.
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -31,6 +32,8 @@ struct Options {
   bool shrink = true;             // shrink failures to a minimal counterexample
   std::ostream* progress = nullptr;  // one line per property when set (the CLI passes &std::cerr)
   std::vector<std::string> only;     // run only these property names (empty = all)
+  // Called before each selected property runs: (index among the selected, how many, its name).
+  std::function<void(std::int64_t done, std::int64_t total, const std::string& name)> on_step;
 };
 
 struct PropertyInfo {

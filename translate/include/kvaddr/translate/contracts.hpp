@@ -8,6 +8,10 @@
 //
 // Conventions: a Vec with size 0 and data == nullptr is "absent" where a field is optional.
 // Mat is row-major with element strides (row_stride, col_stride).
+//
+// The contracts know no route list: the route specs (routes/<name>.hpp) include this header, and
+// route_list.hpp includes the specs. Code that needs the list (visit_route, route_accepts, the
+// per-id routes' argument structs) includes route_list.hpp, host_routes.hpp or routes.hpp.
 #include <cstdint>
 #include <vector>
 
@@ -210,6 +214,3 @@ struct EnvelopeMoveArgs {
 };
 
 }  // namespace kvaddr
-
-// The route list (specs, visit_route, behaviour_in_route, route_accepts) builds on these structs.
-#include "kvaddr/translate/route_list.hpp"  // IWYU pragma: export

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "kvaddr/translate/contracts.hpp"
+#include "kvaddr/translate/route_list.hpp"  // the per-id routes' specs declare their host routes
 
 // X(function, argument struct) for every non-template host route.
 #define KVADDR_HOST_ROUTES(X)                   \

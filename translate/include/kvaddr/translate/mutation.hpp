@@ -1,9 +1,10 @@
 #pragma once
 // The mutation campaign's interface to the host routes (bug zoo, issue 6). The production library
 // (kvaddr_translate) carries no mutation hooks: its route bodies are instantiated with a no-op
-// hooks policy. kvaddr_translate_mutation holds a second instantiation of the same bodies with
-// the hooks below; while a `Campaign` object lives, every host entry point (routes and validate)
-// runs that instantiation, and the hooks act on the calling thread's `tl_state`.
+// hooks policy and its entry points carry no switch. kvaddr_translate_mutation holds a second
+// instantiation of the same bodies with the hooks below and replaces the entry points' seam at link
+// time; while a `Campaign` object lives, every host entry point (routes and validate) runs that
+// instantiation, and the hooks act on the calling thread's `tl_state`.
 //
 // Sites: every checked-integer operation, table gather, matrix offset and a few route-loop
 // values. A site belongs to the route call in progress (RouteScope) and to a segment of it
@@ -78,16 +79,15 @@ struct State {
 inline thread_local State tl_state;
 
 // While a Campaign lives, the host entry points run the hooked instantiation (defined in
-// kvaddr_translate_mutation). Campaigns nest; the innermost one's destructor restores the outer.
+// kvaddr_translate_mutation, whose entry-point definitions replace the production library's weak
+// ones at link time in a binary that uses Campaign). Campaigns nest; the entry points return to the
+// production bodies when the last one ends.
 class Campaign {
  public:
   Campaign() noexcept;
   ~Campaign();
   Campaign(const Campaign&) = delete;
   Campaign& operator=(const Campaign&) = delete;
-
- private:
-  const void* previous_;
 };
 
 inline bool armed() noexcept { return tl_state.armed; }

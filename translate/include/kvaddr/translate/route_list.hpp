@@ -19,6 +19,7 @@
 #include "kvaddr/translate/routes/mamba_translate.hpp"
 #include "kvaddr/translate/routes/read_table.hpp"
 #include "kvaddr/translate/routes/swa_translate.hpp"
+#include "kvaddr/translate/routes/test_route.hpp"  // empty unless KVADDR_TEST_ROUTE
 #include "kvaddr/translate/routes/token_translate.hpp"
 #include "kvaddr/translate/routes/transfer_ids.hpp"
 #include "kvaddr/translate/routes/write_loc.hpp"
@@ -37,7 +38,11 @@ using AllRoutes = RouteListOf<Route::token_translate, Route::flashmla_block_tabl
                               Route::read_table, Route::decode_metadata, Route::eager_funnel,
                               Route::kv_indices_inplace, Route::write_loc, Route::swa_translate,
                               Route::mamba_translate, Route::full_prefill_table, Route::dcp_read_translate,
-                              Route::transfer_ids>;
+                              Route::transfer_ids
+#if defined(KVADDR_TEST_ROUTE)
+                              , Route::test_route
+#endif
+                              >;
 
 inline constexpr int kRouteCount = static_cast<int>(AllRoutes::size);
 

@@ -173,6 +173,9 @@ enum class Route : std::int32_t {
   full_prefill_table,
   dcp_read_translate,
   transfer_ids,
+#if defined(KVADDR_TEST_ROUTE)
+  test_route,  // test-only (CMake option KVADDR_TEST_ROUTE): routes/test_route.hpp
+#endif
 };
 
 // A named composite: the registered spelling of a set of behaviours, and the routes it is for.

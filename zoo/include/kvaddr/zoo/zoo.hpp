@@ -57,6 +57,10 @@ struct ZooOptions {
   bool proofs = true;              // run the Z3 column (when built)
   bool differential = true;        // run the GPU column (when built and a GPU is present)
   std::vector<std::string> only;   // run only rows whose name is listed (empty: all)
+  // Shard shard_index of shard_count: of the rows `only` selects, the p-th (matrix order) runs when
+  // p mod shard_count == shard_index (`kvaddr zoo --shard`; kvaddr merge puts the rows back in order).
+  std::int64_t shard_index = 0;
+  std::int64_t shard_count = 1;
   std::ostream* progress = nullptr;
 };
 
@@ -68,6 +72,7 @@ struct ZooReport {
   bool gpu_present = false;
 };
 
+// Throws InvalidArgument for a shard_count < 1 or a shard_index outside [0, shard_count - 1].
 ZooReport run_zoo(const ZooOptions& options = {});
 
 // {"variants": [{"name", "route", "kills": {"proofs", "properties", "stateful", "differential",
@@ -83,6 +88,10 @@ struct MutantOptions {
   int property_cases = 150;        // per property per mutant (stops at the first failure)
   int stateful_runs = 8;
   std::vector<std::string> units;  // restrict to these units (empty: all)
+  // Shard shard_index of shard_count: of the selected units, the p-th (unit order) runs when
+  // p mod shard_count == shard_index.
+  std::int64_t shard_index = 0;
+  std::int64_t shard_count = 1;
   std::ostream* progress = nullptr;
 };
 
@@ -147,6 +156,10 @@ struct MutationReport {
 // "validate.*": rule_skip mutants of validate.cpp and the routes' content preconditions).
 UnitScore layer_score(const MutationReport& r, bool validation);
 
+// The mutation units, in campaign order (the names MutantOptions::units takes).
+std::vector<std::string> mutant_units();
+
+// Throws InvalidArgument for a shard_count < 1 or a shard_index outside [0, shard_count - 1].
 MutationReport run_mutants(const MutantOptions& options = {});
 std::string to_json(const MutationReport& report);  // {"units": [{"unit","mutants","killed","score"}], "score", "survivors": [...]}
 std::string to_text(const MutationReport& report);

@@ -1,0 +1,141 @@
+"""kvaddr.check's argument rules: every argument is checked before anything is drawn or run, and a bad one is a
+kvaddr.InvalidArgument naming the argument and its value (docs/harness.md, "Argument rules").
+
+An integer argument is a Python int or a numpy integer (never a bool, a float or a str); a number of seconds is
+an int or a float (never a bool), finite and positive."""
+from __future__ import annotations
+
+import math
+import numbers
+import os
+
+from . import route_tables as _routes
+from .gpu import invalid
+
+MAX_CASES = 1 << 40  # cases drawn per run (case i of seed s: a 64-bit SeedSequence key each)
+MAX_LANES = 1 << 40  # the largest case size the generators are asked for
+MAX_SEED = (1 << 64) - 1  # numpy's SeedSequence takes any non-negative int; the CLI's seeds are uint64
+MAX_SECONDS = 1e9
+
+
+def typed(fn, *args):
+    """fn(*args), with a plain ValueError '<name> = <value>: <reason>' raised by an older checker re-raised as
+    kvaddr.InvalidArgument with the same text and fields (InvalidArgument is a ValueError)."""
+    try:
+        return fn(*args)
+    except ValueError as e:
+        if type(e) is not ValueError:
+            raise
+        text = str(e)
+        head, _, reason = text.partition(": ")
+        name, _, value = head.partition(" = ")
+        raise invalid(name or "argument", value, reason or text) from None
+
+
+def integer(name, value, lo, hi):
+    """`value` as an int in [lo, hi]; InvalidArgument naming `name` for a bool, a non-integer or out of range."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise invalid(name, repr(value), f"must be an integer in [{lo}, {hi}], not {type(value).__name__}")
+    v = int(value)
+    if not lo <= v <= hi:
+        raise invalid(name, repr(value), f"must be an integer in [{lo}, {hi}]")
+    return v
+
+
+def seconds(name, value, *, zero=False, optional=True):
+    """`value` as a float of seconds (> 0, or >= 0 with zero=True), or None when optional."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise invalid(name, repr(value), f"must be a number of seconds{' or None' if optional else ''}, "
+                                         f"not {type(value).__name__}")
+    v = float(value)
+    if not math.isfinite(v) or v < 0 or (v == 0 and not zero) or v > MAX_SECONDS:
+        raise invalid(name, repr(value), f"must be a finite number of seconds {'>= 0' if zero else '> 0'} "
+                                         f"and <= {MAX_SECONDS:g}")
+    return v
+
+
+def flag(name, value):
+    if not isinstance(value, bool):
+        raise invalid(name, repr(value), "must be True or False")
+    return value
+
+
+def shard(value, cases=None):
+    """(i, n) as ints with n >= 1 and 0 <= i < n (and i < cases when `cases` is given: a shard with no case
+    index would compare nothing)."""
+    try:
+        i, n = value
+    except (TypeError, ValueError):
+        raise invalid("shard", repr(value), "must be a pair (i, n)") from None
+    if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (i, n)):
+        raise invalid("shard", repr(value), "i and n must be integers")
+    i, n = int(i), int(n)
+    if n < 1:
+        raise invalid("shard", repr(value), "n must be at least 1")
+    if not 0 <= i < n:
+        raise invalid("shard", repr(value), f"i must be in [0, {n - 1}]")
+    if cases is not None and i >= cases:
+        raise invalid("shard", repr(value), f"shard {i} of {n} holds no case index of range(cases = {cases}): "
+                                            "it would compare nothing")
+    return (i, n)
+
+
+def check_arguments(*, cases, seed, lanes, time_budget, lanes_budget, case_timeout, shrink, shrink_seconds,
+                    replay_dir, name, huge, shard_, kernel):
+    """Every numeric and plain argument of kvaddr.check (params by params(); the route, variant, device, array,
+    graph, overflow, reference, isolate and contract arguments by their own modules); returns the normalised
+    values as a dict."""
+    if not callable(kernel):
+        raise invalid("kernel", repr(kernel), "must be callable (called as kernel(**kwargs))")
+    out = {"cases": integer("cases", cases, 1, MAX_CASES),
+           "seed": integer("seed", seed, 0, MAX_SEED),
+           "lanes": integer("lanes", lanes, 1, MAX_LANES),
+           "time_budget": seconds("time_budget", time_budget),
+           "lanes_budget": None if lanes_budget is None else integer("lanes_budget", lanes_budget, 1, MAX_LANES << 20),
+           "case_timeout": seconds("case_timeout", case_timeout),
+           "shrink": flag("shrink", shrink),
+           "shrink_seconds": seconds("shrink_seconds", shrink_seconds, zero=True, optional=False)}
+    if replay_dir is not None and not isinstance(replay_dir, (str, os.PathLike)):
+        raise invalid("replay_dir", repr(replay_dir), "must be a path (str or os.PathLike) or None")
+    if name is not None and not isinstance(name, str):
+        raise invalid("name", repr(name), "must be a str or None")
+    if huge not in (None, True, False) or isinstance(huge, int) and not isinstance(huge, bool):
+        raise invalid("huge", repr(huge), "must be None, True or False")
+    out["shard"] = shard(shard_, out["cases"])
+    return out
+
+
+# Generator parameters (params=) and their ranges: sizes the generators can draw with (past them a draw would
+# overflow int64 or the lane budget); the route's own contract still rejects a case it does not admit.
+PARAM_INTS = {"page_size": (1, 1 << 20), "multiplier": (1, 1 << 62), "dcp_size": (1, 1 << 10),
+              "dcp_rank": (0, (1 << 10) - 1), "seq_len_delta": (0, 1 << 20)}
+PARAM_FLAGS = ("zero_tail", "kv_start_idx", "big_entries", "long_rows")
+
+
+def params(route, value):
+    """The generator parameters of `route` checked (InvalidArgument naming params[<key>]); None stays None."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise invalid("params", repr(value), "must be a dict of generator parameters or None")
+    scalars = {k: (-(1 << 63), (1 << 63) - 1) for k in _routes.scalar_defaults(route)}
+    if route in _routes.per_id_routes() and _routes.token_row(route)[2]:
+        scalars[_routes.token_row(route)[2]] = PARAM_INTS["multiplier"]
+    ints = {**scalars, **PARAM_INTS}
+    known = sorted(set(ints) | set(PARAM_FLAGS) | {"adjacent", "contract"})
+    for k, v in value.items():
+        where = f"params[{k!r}]"
+        if k in ints:
+            integer(where, v, *ints[k])
+        elif k in PARAM_FLAGS:
+            flag(where, v)
+        elif k == "adjacent":
+            if v not in (True, False, "always") or (not isinstance(v, (bool, str))):
+                raise invalid(where, repr(v), "must be True, False or 'always'")
+        elif k != "contract":
+            raise invalid(where, repr(v), f"unknown generator parameter (known: {', '.join(known)})")
+    if "dcp_rank" in value and "dcp_size" in value and int(value["dcp_rank"]) >= int(value["dcp_size"]):
+        raise invalid("params['dcp_rank']", repr(value["dcp_rank"]), f"must be < dcp_size = {value['dcp_size']}")
+    return value

@@ -1,0 +1,196 @@
+"""kvaddr.check(..., contract=): what the kernel's wrapper guarantees about each argument, so that the harness
+presents only those layouts (docs/harness.md, "Your wrapper's contract").
+
+Per argument (by the kernel's argument name, e.g. ``req_pool_indices``, ``virt``, ``out``, ``page_table``):
+
+* layout: inputs ``"contiguous"`` (never a strided view) or ``"strided"`` (always one, where the route draws
+  strided views of it); 2-D outputs ``"packed"`` (row stride = width) or ``"pitched"`` (row stride > width), 1-D
+  outputs ``"packed"`` only (``"contiguous"`` is the same);
+* dtype: ``"int32"`` or ``"int64"`` for index inputs that take either (conventions.INDEX_DTYPES), else only the
+  route's own dtype;
+* alias: ``"no_alias"`` (never presented aliasing its partner, e.g. ``out`` and ``virt``) or ``"may_alias"``
+  (the default), on arguments the route draws aliased.
+
+Forms: ``Contract.of(route, {"req_pool_indices": "contiguous", "seq_lens": ("contiguous", "int32"),
+"out": {"layout": "packed", "alias": "no_alias"}})`` or the same dict passed as ``contract=``. Anything else
+(an unknown argument, an unknown word, a layout, dtype or alias the route cannot have) is kvaddr.InvalidArgument
+naming ``contract[<argument>]`` and the value, raised before any kernel runs. A contract is part of each recipe
+(key "contract") and applied by kvaddr.cases.build, so shrunk cases keep it."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from . import route_tables as _routes
+from .gpu import invalid
+from .present import STRIDE_PAD
+
+LAYOUTS = ("contiguous", "strided", "packed", "pitched")
+DTYPES = ("int32", "int64")
+ALIASES = ("no_alias", "may_alias")
+# Index inputs a wrapper may hand as int32 or int64 (engines keep req_pool_indices / seq_lens in int32); every
+# other array keeps the route's dtype (v2p and the ids are int64, req_to_token int32).
+INDEX_DTYPES = ("req_pool_indices", "seq_lens", "page_kernel_lens", "kv_start_idx")
+# The recipe flag that presents each input strided (kvaddr.cases draws them), per route family.
+_STRIDED_FLAG = {"req_to_token": "r2t_strided"}
+# The inputs each route can present aliased with its output (cases: alias / overlap), by manifest name.
+_ALIASED = {"write_loc": ("loc",), "eager_funnel": ("page_table",)}
+
+
+@dataclasses.dataclass(frozen=True)
+class ArgContract:
+    layout: str | None = None
+    dtype: str | None = None
+    alias: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Contract:
+    route: str
+    args: tuple  # ((manifest name, ArgContract), ...) sorted
+
+    @classmethod
+    def of(cls, route, spec):
+        """A Contract for `route` from a Contract, a dict {kernel argument name: word(s) or dict}, or None."""
+        if spec is None or isinstance(spec, Contract):
+            if isinstance(spec, Contract) and spec.route != route:
+                raise invalid("contract", f"Contract({spec.route})", f"was made for {spec.route}, not {route}")
+            return spec
+        if not isinstance(spec, dict):
+            raise invalid("contract", repr(spec), "must be a dict {argument: 'contiguous' | ('contiguous', 'int32') "
+                                                  "| {'layout': ..., 'dtype': ..., 'alias': ...}} or a Contract")
+        arrays = _arrays(route)
+        by_kernel = {k: m for m, (k, _) in arrays.items()}
+        out = {}
+        for name, words in spec.items():
+            if name not in by_kernel:
+                raise invalid(f"contract[{name!r}]", repr(words), f"{route} has no array argument {name!r} "
+                                                                   f"(its arrays: {', '.join(sorted(by_kernel))})")
+            out[by_kernel[name]] = _check(route, name, by_kernel[name], arrays[by_kernel[name]][1], words)
+        return cls(route, tuple(sorted(out.items())))
+
+    def get(self, name):
+        return dict(self.args).get(name, ArgContract())
+
+    def shape_recipe(self, route, r):
+        """The recipe with the presentation flags the contract fixes (layouts, aliasing)."""
+        r = dict(r)
+        for name, a in self.args:
+            if a.layout in ("contiguous", "strided") and name in _strided_inputs(route):
+                flag = _STRIDED_FLAG.get(name, "strided")
+                r[flag] = a.layout == "strided"
+                if r[flag]:
+                    r["alias"], r["overlap"] = False, 0
+            if a.layout == "packed" and "pad" in r:
+                r["pad"] = 0
+            if a.layout == "pitched" and "pad" in r:
+                r["pad"] = max(int(r["pad"]), 1)
+                r["alias"], r["overlap"] = False, 0
+            if a.alias == "no_alias":
+                r["alias"], r["overlap"] = False, 0
+        if self.dtypes():  # an adjacent layout presents its members in the case's dtypes: not with a dtype contract
+            r["adjacent"] = None
+        return r
+
+    def dtypes(self):
+        """{manifest name: numpy dtype} of the inputs presented in another dtype than the case's."""
+        return {n: np.dtype(a.dtype) for n, a in self.args if a.dtype is not None and n in INDEX_DTYPES}
+
+
+def _arrays(route):
+    """{manifest name: (kernel argument name, what)} of the route's array arguments."""
+    return {f: (h, w) for h, f, w in _routes.convention(route) if f is not None and w not in ("int", "bool", "stride",
+                                                                                             "out_width")}
+
+
+def _strided_inputs(route):
+    """The inputs kvaddr.cases presents strided for `route` (manifest names)."""
+    conv = _routes.convention(route)
+    ins = [f for _, f, w in conv if w in ("in64", "in32", "mat32", "mat64")]
+    if route in ("canonical_page_table", "read_table", "full_prefill_table", "flashmla_block_table",
+                 "decode_metadata"):
+        return ("req_pool_indices", "req_to_token")
+    if route in ("kv_indices_inplace", "mamba_translate"):
+        return ()
+    return (ins[0],)  # the ids / loc / page_table
+
+
+def _aliased_inputs(route):
+    if route in _ALIASED:
+        return _ALIASED[route]
+    if route in _routes.per_id_routes() and route != "mamba_translate":
+        return (_routes.token_row(route)[0],)
+    return ()
+
+
+def _check(route, kname, name, what, words):
+    where = f"contract[{kname!r}]"
+    if isinstance(words, ArgContract):
+        words = {k: v for k, v in dataclasses.asdict(words).items() if v is not None}
+    if isinstance(words, str):
+        words = (words,)
+    if isinstance(words, dict):
+        bad = set(words) - {"layout", "dtype", "alias"}
+        if bad:
+            raise invalid(where, repr(words), f"unknown key {sorted(bad)[0]!r} (layout, dtype, alias)")
+        words = tuple(v for v in words.values() if v is not None)
+    if not isinstance(words, (tuple, list)) or not all(isinstance(w, str) for w in words):
+        raise invalid(where, repr(words), "must be a word, a tuple of words or a dict")
+    got = {}
+    for w in words:
+        slot = "layout" if w in LAYOUTS else "dtype" if w in DTYPES else "alias" if w in ALIASES else None
+        if slot is None:
+            raise invalid(where, repr(w), f"unknown word (layouts {', '.join(LAYOUTS)}; dtypes {', '.join(DTYPES)}; "
+                                          f"{', '.join(ALIASES)})")
+        if slot in got and got[slot] != w:
+            raise invalid(where, repr(words), f"two {slot}s: {got[slot]} and {w}")
+        got[slot] = w
+    output = what.startswith("out") or what.startswith("omat")
+    layout, dtype, alias = got.get("layout"), got.get("dtype"), got.get("alias")
+    if output:
+        if layout == "strided":
+            raise invalid(where, "'strided'", f"{route} writes {kname} in place through its own layout: a strided "
+                                              "output contradicts the route (outputs are 'packed' or 'pitched')")
+        if layout == "pitched" and not what.startswith("omat"):
+            raise invalid(where, "'pitched'", f"{kname} is a 1-D output of {route}: it has no row pitch")
+        if layout == "contiguous":
+            layout = "packed"
+    elif layout in ("packed", "pitched"):
+        raise invalid(where, repr(layout), f"{kname} is an input of {route}: its layouts are contiguous or strided")
+    elif layout == "strided" and name not in _strided_inputs(route):
+        raise invalid(where, "'strided'", f"{route} presents {kname} contiguous only")
+    own = "int32" if what.endswith("32") else "int64"
+    if dtype is not None and dtype != own and not (name in INDEX_DTYPES and not output):
+        raise invalid(where, repr(dtype), f"{route} takes {kname} as {own} only")
+    if alias == "may_alias" and name not in _aliased_inputs(route) and not (output and _aliased_inputs(route)):
+        raise invalid(where, "'may_alias'", f"{route} never presents {kname} aliased: nothing may alias it")
+    return ArgContract(layout, dtype, alias)
+
+
+
+def as_dict(contract):
+    """{kernel argument name: {"layout", "dtype", "alias"} without the unset ones} (report JSON)."""
+    if contract is None:
+        return {}
+    names = _routes.kernel_names(contract.route)
+    return {names.get(n, n): {k: v for k, v in dataclasses.asdict(a).items() if v is not None}
+            for n, a in contract.args}
+
+
+def strided_behaviour(case, rerun):
+    """The behaviour lines of a failing `case` whose failure goes away when one of its strided inputs is presented
+    contiguous: 'reads `req_pool_indices` as packed: ignores its stride 2'. rerun(case) runs the kernel on a case
+    and returns its CaseResult (or None when the contract rejects it)."""
+    lines = []
+    names = _routes.kernel_names(case.route)
+    for name in case.strided:
+        plain = dataclasses.replace(case, strided=tuple(n for n in case.strided if n != name))
+        res = rerun(plain)
+        if res is None or res.kind != "ok":
+            continue
+        arr = case.inputs[name]
+        stride = "stride 2" if arr.ndim == 1 else f"row stride {arr.shape[1] + STRIDE_PAD} (width {arr.shape[1]})"
+        lines.append(f"reads `{names.get(name, name)}` as packed: ignores its {stride} (the same case passes with "
+                     f"`{names.get(name, name)}` contiguous)")
+    return lines
