@@ -204,12 +204,13 @@ void register_extra_subcommands(CLI::App& app) {
   s.replay->add_flag("--allow-outside", s.replay_options.allow_outside,
                      "Let the manifest name files outside DIR (absolute paths, .., symbolic links)");
   int_option(s.replay, "--search-budget", s.replay_options.search.max_candidates,
-             "Most variants the \"behaves like\" search tries per call", 1, 1'000'000);
+             "Most candidates the \"behaves like\" search and the inference try per call, together", 1, 1'000'000);
   s.replay_search_seconds = static_cast<std::int64_t>(s.replay_options.search.max_seconds);
   int_option(s.replay, "--search-seconds", s.replay_search_seconds,
              "Wall-clock seconds after which the search starts no new variant (per call)", 1, 3600);
   s.replay->footer("Example:\n  kvaddr replay tests/data/replay/example --json\n"
-                   "A search that runs out of its budget says \"search stopped after N candidates\".");
+                   "A search that runs out of its budget says \"search stopped after N candidates\"; an inference\n"
+                   "left without budget says \"not explained within the bound\".");
 #endif
 }
 

@@ -20,6 +20,7 @@
 #include "kvaddr/gen/rng.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/npy.hpp"
+#include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
@@ -438,6 +439,7 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
       << "  EXPECT_TRUE(r.ok) << r.to_text();\n}\n";
     r.snippet = t.str();
   }
+  if (output_kind && r.behaves_like.empty()) infer_names(ops, c, o.actual, claimed, opt, f.index, r);
 }
 
 // The eager cases: each drawn, presented afresh, called, compared.

@@ -367,7 +367,8 @@ struct DecodeBody {
     // Era C from kernel_page_table without SWA reads no req_to_token row. The row is read before the
     // length (TableBody::row).
     const i64 r = (!COPY || SWA || src_rows()) ? batch_row<Spec>(p.v.req_pool_indices, b, p.v.variant) : 0;
-    const i64 n = Spec::columns<i64>(p.v.seq_lens[b] + p.v.seq_len_delta, ps(), log2_ps(), p.v.max_seq_pages);
+    const i64 len = L::decode_length<i64>(p.v.seq_lens[b] + p.v.seq_len_delta, p.v.variant);
+    const i64 n = Spec::columns<i64>(len, ps(), log2_ps(), p.v.max_seq_pages, p.v.variant);
     return {n, r};
   }
   // The Era-B remap without SWA is one token load and one gather: staged (row_slice).
@@ -382,11 +383,12 @@ struct DecodeBody {
     const DecodeMetadataArgs& a = p.a;
     const i64 page_index = (!COPY || SWA) ? token(r, b, c) : 0;
     if constexpr (SWA) {
+      const Variant sv_variant = Spec::swa_entry_variant(p.v.variant);
       const i64 sv = a.full_to_swa_index_mapping.data != nullptr
                          ? L::swa_slot_entry_lane<i64>(page_index, Gather{a.full_to_swa_index_mapping.data}, log2_ps(),
-                                                       Variant{})
+                                                       sv_variant)
                          : L::decode_entry_lane<i64>(page_index, Gather{a.swa_v2p.data}, log2_ps(), a.swa_multiplier,
-                                                     Variant{});
+                                                     sv_variant);
       a.swa_page_table.data[b * a.swa_page_table.row_stride + c * a.swa_page_table.col_stride] =
           static_cast<i32>(L::kv_narrow32<i64>(sv));
     }

@@ -82,7 +82,7 @@ Outcome rows_query(Variant v, unsigned timeout_ms) {
 template <class Spec>
 Sym spec_columns(const Sym& len, const Sym& ps, int log2_ps, const Sym& bound, Variant v) {
   if constexpr (Spec::id == Route::decode_metadata) {
-    return Spec::columns(len, ps, log2_ps, bound);
+    return Spec::columns(lanes::decode_length(len, v), ps, log2_ps, bound, v);
   } else if constexpr (Spec::id == Route::flashmla_block_table) {
     return Spec::columns(Spec::pages(len, ps, v), bound);
   } else {
@@ -303,6 +303,17 @@ void add_spec_rule_obligations(std::vector<Def>& out) {
                                       "§6 E09 (PyTorch #160861: floor page count)", Variant::e09_floor_pages, refuted));
   out.push_back(columns_def<Decode>("route.decode_metadata.columns", "§4.5 (live pages by shift, max_seq_pages)",
                                     Variant::production, proved));
+  // The decode behaviours inferred from recorded upstream calls (issue 33): each breaks the contract's
+  // column count (the counterexample shows where).
+  out.push_back(columns_def<Decode>("route.decode_metadata.columns.int32_lengths",
+                                    "issue 33 (seq_len.to(int32): the page count wraps past 2^31 - ps)",
+                                    Variant::int32_lengths, refuted));
+  out.push_back(columns_def<Decode>("route.decode_metadata.columns.full_width",
+                                    "issue 33 (the older kernel writes every column below max_seq_pages)",
+                                    Variant::full_width_page_table, refuted));
+  out.push_back(columns_def<Decode>("route.decode_metadata.columns.era_d_read_table",
+                                    "issue 33 (Era D: build_kv_read_table's grid spills past max_seq_pages)",
+                                    Variant::era_d_read_table, refuted));
   add_rows<Prefill>(out, false);
 
   // Tails and untouched lanes.

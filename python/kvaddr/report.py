@@ -64,6 +64,23 @@ class Failure:
     replay_error: str | None = None
     # what the kernel was seen doing beside the failure (e.g. "reads `loc` as packed: ignores its stride 2")
     behaviour: list = dataclasses.field(default_factory=list)
+    # When no catalogue variant names it: the behaviours replay's inference confirms on the recorded case
+    # (one line each, with its parameters and the variant to claim), or why none is (issue 33).
+    inferred: list = dataclasses.field(default_factory=list)
+    not_explained: str = ""
+
+
+# The share of drawn cases a run may reject under the claimed variant's contract before its verdict says that
+# the claim was checked on few cases.
+REJECTED_SHARE = 0.10
+
+
+def _rejected_share(rep):
+    drawn = rep.cases + rep.rejected
+    if not drawn or rep.rejected <= REJECTED_SHARE * drawn:
+        return ""
+    return (f" ({100 * rep.rejected / drawn:.0f} % of {drawn} drawn, more than {100 * REJECTED_SHARE:.0f} %: "
+            "the claim is checked on few cases)")
 
 
 @dataclasses.dataclass
@@ -179,7 +196,7 @@ class Report:
         extra = []
         if self.rejections:
             extra.append(f"  {self.rejected} drawn cases the claimed contract rejects: "
-                         + ", ".join(f"{k} {v}" for k, v in sorted(self.rejections.items())))
+                         + ", ".join(f"{k} {v}" for k, v in sorted(self.rejections.items())) + _rejected_share(self))
         if self.overflow.get("cases"):
             extra.append(overflow_line(self))
         if self.huge.get("ran"):
@@ -204,8 +221,10 @@ class Report:
         lines += [f"  {b}" for b in f.behaviour]
         if f.behaves_like:
             lines.append("  behaves like " + ", ".join(f.behaves_like))
+        elif f.inferred:
+            lines += [f"  inferred: {line}" for line in f.inferred]
         elif f.kind in ("mismatch", "out_of_bounds") and not f.behaviour:  # a behaviour line explains it
-            lines.append("  behaves like no catalogue variant")
+            lines.append("  behaves like no catalogue variant" + (f"; {f.not_explained}" if f.not_explained else ""))
         if f.replay_dir:
             lines.append(f"  replay: {f.replay_dir}  (kvaddr replay {f.replay_dir})")
             lines.append("  pytest:\n" + "\n".join("    " + s for s in f.snippet.splitlines()))

@@ -198,13 +198,24 @@ PYBIND11_MODULE(_core, m) {
       if (!r || route_accepts(*r, x)) v.emplace_back(to_string(x));
     for (Variant x : kEdgeVariants)
       if (!r || route_accepts(*r, x)) v.emplace_back(to_string(x));
+    for (Variant x : kInferredVariants)
+      if (!r || route_accepts(*r, x)) v.emplace_back(to_string(x));
     for (const NamedComposite& c : kNamedComposites)
       if (!r || *r == c.route) v.emplace_back(c.name);
     return v;
   }, py::arg("route") = py::none(),
      "Variant names (all, or those the route accepts; production first, then the catalogue behaviours, the edge "
-     "behaviours and the registered composites). Any '+'-joined set of them is a variant too.");
+     "behaviours, the inferred behaviours (issue 33) and the registered composites). Any '+'-joined set of them is a variant too.");
 
+  m.def("require_variant", [](const std::string& route, const std::string& variant) {
+    const Route r = parse_route(route);
+    const Variant v = parse_variant(variant);
+    require_variant(r, v);
+    return std::string(to_string(v, r));
+  }, py::arg("route"), py::arg("variant"),
+     "The route's spelling of a claimable variant (any '+'-joined set, parameters such as grid_spill@G "
+     "included); InvalidArgument naming the claim when it is malformed, has impossible parameters or is not "
+     "the route's.");
   m.def("broken_preconditions", &broken_preconditions_of, py::arg("route"), py::kw_only(), py::arg("req_to_token") = py::none(),
         py::arg("req_pool_indices") = py::none(), py::arg("seq_lens"), py::arg("page_size"), py::arg("max_pages"),
         py::arg("seq_len_delta") = 0, py::arg("kernel_page_table") = false, py::arg("v2p") = py::none(),

@@ -1,10 +1,8 @@
 #include "behaves_like.hpp"
 
-#include <chrono>
-
 namespace kvaddr::replay {
 
-SearchResult smallest_matching(Route route, const std::function<bool(Variant)>& matches, const SearchBudget& budget) {
+SearchResult smallest_matching(Route route, const std::function<bool(Variant)>& matches, SearchMeter& meter) {
   Variant all = Variant::production;
   for (int i = 0; i < kBehaviourCount; ++i)
     if (behaviour_in_route(route, static_cast<Behaviour>(i))) all = all | Variant::of(static_cast<Behaviour>(i));
@@ -12,15 +10,13 @@ SearchResult smallest_matching(Route route, const std::function<bool(Variant)>& 
   SearchResult result;
   std::vector<Variant>& found = result.found;
   int found_size = -1;
-  const auto start = std::chrono::steady_clock::now();
   std::int64_t tried = 0;
   for (const Variant& v : candidates) {
     const int size = v.size();
     // Sizes 0 and 1 are one tier (every matching single is named); then stop at the first size.
     if (found_size >= 0 && size > (found_size <= 1 ? 1 : found_size)) break;
     // The budget: at most max_candidates runs and max_seconds of wall clock per call.
-    if (tried >= budget.max_candidates ||
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >= budget.max_seconds) {
+    if (!meter.take()) {
       result.stopped_after = tried;
       break;
     }

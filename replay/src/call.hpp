@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -29,11 +30,24 @@ class CallError : public std::runtime_error {
   throw CallError(what, kind);
 }
 
+// An input the kernel read with another stride than the recorded one (issue 33), claimed as a part of
+// "variant": stride_ignored(name) (read packed from the view's first element, ignoring the recorded
+// stride) or stride0(name) (every lane reads the view's first element).
+struct Presentation {
+  enum Kind { packed, zero } kind = packed;
+  std::string input;
+  std::string text() const { return (kind == packed ? "stride_ignored(" : "stride0(") + input + ")"; }
+};
+
 // Era / flag handling shared by every route: returns the claimed variant.
 struct Claim {
   Variant variant = Variant::production;
   std::optional<bool> zero_tail;  // from flags.tail_policy
+  std::vector<Presentation> presented;  // the stride parts of "variant"
 };
+
+// The claim's spelling: the variant's name, then its stride parts.
+std::string claim_text(const Claim& c, Route route);
 
 // The variant a call claims, from "variant" and "flags" (claim.cpp); CallError when they
 // contradict each other or name a variant the route does not have.

@@ -9,13 +9,54 @@ namespace kvaddr::replay::detail {
 
 using json = nlohmann::json;
 
+namespace {
+
+// Splits the stride parts (stride_ignored(x), stride0(x)) off a variant spelling; returns the rest.
+std::string take_presentations(const std::string& name, std::vector<Presentation>& out) {
+  std::string rest;
+  std::size_t start = 0;
+  while (start <= name.size()) {
+    const std::size_t plus = name.find('+', start);
+    const std::string part = name.substr(start, plus == std::string::npos ? std::string::npos : plus - start);
+    bool taken = false;
+    for (const auto& [prefix, kind] : {std::pair{std::string("stride_ignored("), Presentation::packed},
+                                       std::pair{std::string("stride0("), Presentation::zero}}) {
+      if (part.rfind(prefix, 0) != 0) continue;
+      const std::string arg = part.size() > prefix.size() + 1 && part.back() == ')'
+                                  ? part.substr(prefix.size(), part.size() - prefix.size() - 1)
+                                  : "";
+      if (arg.empty() || arg.find_first_of("(),+ ") != std::string::npos) {
+        bad("claim '" + part + "': name one input, as " + prefix + "NAME)");
+      }
+      for (const Presentation& p : out)
+        if (p.input == arg) bad("claim '" + name + "': input " + arg + " is re-presented twice");
+      out.push_back({kind, arg});
+      taken = true;
+    }
+    if (!taken) rest += (rest.empty() ? "" : "+") + part;
+    if (plus == std::string::npos) break;
+    start = plus + 1;
+  }
+  return rest.empty() && !out.empty() ? "production" : rest;
+}
+
+}  // namespace
+
+std::string claim_text(const Claim& c, Route route) {
+  std::string s(to_string(c.variant, route));
+  if (!c.presented.empty() && c.variant.empty()) s.clear();
+  for (const Presentation& p : c.presented) s += (s.empty() ? "" : "+") + p.text();
+  return s;
+}
+
 Claim read_claim(const json& call, Route route) {
   Claim claim;
   std::optional<Variant> explicit_variant;
   if (call.contains("variant")) {
     if (!call.at("variant").is_string()) bad("'variant' must be a string");
+    const std::string name = take_presentations(call.at("variant").get<std::string>(), claim.presented);
     try {
-      explicit_variant = parse_variant(call.at("variant").get<std::string>());
+      explicit_variant = parse_variant(name);
     } catch (const kvaddr::Error& e) {
       bad(e.what());
     }

@@ -106,8 +106,10 @@ using Runner = std::function<std::vector<I64>(Variant)>;
 // ---- the call being loaded -------------------------------------------------------------------
 class Call {
  public:
-  Call(const json& j, std::filesystem::path dir, bool allow_outside)
-      : j_(j), dir_(std::move(dir)), allow_outside_(allow_outside) {
+  // `presented`: inputs the claim says the kernel read with another stride than recorded
+  // (detail::Presentation, claim.cpp): applied to their values as they are loaded.
+  Call(const json& j, std::filesystem::path dir, bool allow_outside, std::vector<detail::Presentation> presented = {})
+      : j_(j), dir_(std::move(dir)), allow_outside_(allow_outside), presented_(std::move(presented)) {
     if (!j_.is_object()) bad("a call must be a JSON object");
     for (const auto& [k, v] : j_.items()) {
       static const std::set<std::string> known = {"name", "route", "variant", "era", "flags", "scalars", "inputs",
@@ -267,7 +269,15 @@ class Call {
       if (!used_inputs_.count(k)) bad("unknown input '" + k + "' for this route");
     for (const auto& [k, v] : outputs_->items())
       if (!used_outputs_.count(k)) bad("unknown output '" + k + "' for this route");
+    for (const auto& pr : presented_) {
+      if (applied_.count(pr.input)) continue;
+      if (scalars_->contains(pr.input)) bad("claim " + pr.text() + ": " + pr.input + " is a 0-d scalar (it has no stride)");
+      bad("claim " + pr.text() + ": " + pr.input + " is not an input of this call");
+    }
   }
+  // The 1-D inputs loaded so far, and those among them recorded as slices with a stride other than 1.
+  const std::vector<std::string>& vector_inputs() const { return vector_inputs_; }
+  const std::vector<std::pair<std::string, std::int64_t>>& strided_inputs() const { return strided_inputs_; }
 
  private:
   // A section of the call, by reference (an absent section reads as an empty object).
@@ -312,16 +322,18 @@ class Call {
       bad(fmt::format("{}: wrong dtype '{}' ({}), expected {}", label, npy.descr, to_string(npy.dtype), want_text(want)));
     }
     Arr a;
+    detail::Slice s;
+    s.size = npy.ndim() == 1 ? npy.shape[0] : 0;
     if (slice) {
-      const detail::Slice s = strided ? detail::read_strided(*slice, label, npy.shape)
-                                      : detail::read_slice(*slice, label, npy.shape, slice != &entry);
+      s = strided ? detail::read_strided(*slice, label, npy.shape)
+                  : detail::read_slice(*slice, label, npy.shape, slice != &entry);
       a.parent = std::move(npy.values);
       a.offset = s.offset;
       npy.values = detail::slice_values(a.parent, s);
       npy.shape = s.shape;
-      // Only a contiguous view has neighbours in the parent that a table route may read (Vec::before).
-      if (strided && !(s.strides.size() == 1 && s.strides[0] == 1)) a.parent.clear();
     }
+    const bool input = slice == &entry || (!slice && !label.ends_with(".before") && !label.ends_with(".after"));
+    if (input) present_as_claimed(label, npy, a, s);
     if (npy.ndim() < min_rank || npy.ndim() > max_rank) {
       bad(fmt::format("{}: wrong shape {}, expected {}", label, shape_text(npy.shape),
                       min_rank == max_rank ? fmt::format("{}-D", min_rank) : fmt::format("{}-D to {}-D", min_rank, max_rank)));
@@ -334,9 +346,52 @@ class Call {
     return a;
   }
 
+  // An input's values as the claim says the kernel read them (stride_ignored: packed from the view's first
+  // element; stride0: every lane reads it); a strided view is a standalone table (no parent around it).
+  // Only a contiguous view has neighbours in the parent that a table route may read (Vec::before).
+  void present_as_claimed(const std::string& label, NpyArray& npy, Arr& a, const detail::Slice& s) const {
+    const std::vector<std::int64_t> parent = a.parent;  // the recorded parent (empty for a plain file)
+    if (!detail::contiguous(s)) {
+      a.parent.clear();  // a strided view is read as a standalone table
+      a.offset = 0;
+    }
+    if (npy.ndim() != 1) {
+      for (const auto& pr : presented_)
+        if (pr.input == label) bad("claim " + pr.text() + ": " + label + " is not a 1-D input");
+      return;
+    }
+    vector_inputs_.push_back(label);
+    if (!detail::contiguous(s)) strided_inputs_.emplace_back(label, s.strides[0]);
+    for (const auto& pr : presented_) {
+      if (pr.input != label) continue;
+      applied_.insert(label);
+      if (pr.kind == detail::Presentation::packed) {
+        if (detail::contiguous(s)) bad("claim " + pr.text() + ": " + label + " is recorded packed (no stride to ignore)");
+        if (s.size > static_cast<std::int64_t>(parent.size()) - s.offset) {
+          bad("claim " + pr.text() + ": the packed view runs past " + label + "'s parent");
+        }
+        detail::Slice packed = s;
+        packed.strides.clear();
+        packed.shape = {s.size};
+        npy.values = detail::slice_values(parent, packed);
+        a.parent = parent;  // contiguous again: the elements around it are the parent's
+        a.offset = s.offset;
+      } else {
+        for (auto& x : npy.values) x = npy.values.front();
+        a.parent.clear();
+        a.offset = 0;
+      }
+    }
+  }
+
   const json& j_;
   std::filesystem::path dir_;
   bool allow_outside_ = false;
+  std::vector<detail::Presentation> presented_;
+  // What load() learns of the inputs (it is const for the callers; these are its record).
+  mutable std::set<std::string> applied_;
+  mutable std::vector<std::string> vector_inputs_;
+  mutable std::vector<std::pair<std::string, std::int64_t>> strided_inputs_;  // (name, recorded stride)
   const json* scalars_ = nullptr;
   const json* inputs_ = nullptr;
   const json* outputs_ = nullptr;

@@ -132,7 +132,9 @@ Prepared prep_table(Call& c, const Claim& claim) {
     const std::int64_t r2t_cols = r2t_shape.size() < 2 ? 1 : r2t_shape[1];
     if (r2t_row0 > r2t_shape[0]) throw OutOfRange("req_to_token", std::to_string(r2t_row0), "row past the table");
     const Mat<const std::int32_t> R{r2t.data() + r2t_row0 * r2t_cols, r2t_shape[0] - r2t_row0, r2t_cols, r2t_cols, 1};
-    const Mat<std::int32_t> O{o.data() + row0 * stride, table_rows - row0, table_cols, stride, 1};
+    // The rows of `o` (more than the table's when run_grown grew it; a 0-width table has its recorded rows).
+    const std::int64_t o_rows = stride > 0 ? static_cast<std::int64_t>(o.size()) / stride : table_rows;
+    const Mat<std::int32_t> O{o.data() + row0 * stride, o_rows - row0, table_cols, stride, 1};
     const auto lanes = [b0, b1](const I64& x, bool present = true) -> Vec<const std::int64_t> {
       if (!present) return {};
       return {x.data() + b0, b1 - b0};
@@ -157,6 +159,14 @@ Prepared prep_table(Call& c, const Claim& claim) {
     part(v, o, 0, 0, batch, zero_tail);
     return std::vector<I64>{widen(o)};
   };
+  if (!zero_tail) {  // with zero_tail the grown rows would be filled as padded rows
+    p.run_grown = [part, before = out.before, after_view = lanes_after_view(out), batch, stride](Variant v,
+                                                                                                std::int64_t extra) {
+      I32 o = narrow_copy(grown_buffer(before, after_view, extra * stride));
+      part(v, o, 0, 0, batch, false);
+      return std::vector<I64>{widen(o)};
+    };
+  }
   if constexpr (bounded) {
     // Each batch row is one program of the grid (its column blocks never store to the same lane);
     // read_table's zero_tail fill of the padded rows [B, R) is another.
@@ -288,17 +298,24 @@ Prepared prep_decode(Call& c) {
                       p.outputs[k].shape[1]));
     }
   }
-  std::vector<I64> shapes, befores;
+  std::vector<I64> shapes, befores, after_views;
   for (const auto& o : p.outputs) {
     shapes.push_back(o.shape);
     befores.push_back(o.before);
+    after_views.push_back(lanes_after_view(o));
   }
-  p.run = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present, v2p = v2p,
-           kpt = kpt.i32(), kpt_shape = kpt.shape, has_kpt = kpt.present, swa = swa,
-           shapes, befores, has_pt, has_swa_pt, pt_idx, swa_idx, skip, max_seq_pages, delta, ps, mult,
-           swa_mult](Variant v) {
+  // The run with `extra` rows of memory after each page table (run_grown; 0: the recorded buffers).
+  auto run = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present, v2p = v2p,
+              kpt = kpt.i32(), kpt_shape = kpt.shape, has_kpt = kpt.present, swa = swa, shapes, befores,
+              after_views, has_pt, has_swa_pt, pt_idx, swa_idx, skip, max_seq_pages, delta, ps, mult,
+              swa_mult](Variant v, std::int64_t extra) {
     std::vector<I32> bufs;
-    for (const auto& b : befores) bufs.push_back(narrow_copy(b));
+    for (std::size_t k = 0; k < befores.size(); ++k) {
+      const bool table = shapes[k].size() == 2;
+      bufs.push_back(narrow_copy(table && extra > 0 ? grown_buffer(befores[k], after_views[k], extra * shapes[k][1])
+                                                    : befores[k]));
+    }
+    const auto grown = [&](std::size_t k) { return I64{shapes[k][0] + extra, shapes[k][1]}; };
     DecodeMetadataArgs a = decode_inputs(seq, r2t, r2t_shape, rows, has_rows, max_seq_pages, delta, ps);
     a.v2p = sview(v2p);
     a.multiplier = mult;
@@ -306,16 +323,18 @@ Prepared prep_decode(Call& c) {
     a.skip_page_table = skip;
     a.cache_seqlens = mvec_of(bufs[0]);
     a.cu_seqlens_k = mvec_of(bufs[1]);
-    if (has_pt) a.page_table = mview(bufs[pt_idx], shapes[pt_idx]);
+    if (has_pt) a.page_table = mview(bufs[pt_idx], grown(pt_idx));
     a.swa_v2p = sview(swa);
     a.swa_multiplier = swa_mult;
-    if (has_swa_pt) a.swa_page_table = mview(bufs[swa_idx], shapes[swa_idx]);
+    if (has_swa_pt) a.swa_page_table = mview(bufs[swa_idx], grown(swa_idx));
     a.variant = v;
     translate::decode_metadata(a);
     std::vector<I64> outs;
     for (const auto& b : bufs) outs.push_back(widen(b));
     return outs;
   };
+  p.run = [run](Variant v) { return run(v, 0); };
+  p.run_grown = run;
   // Called after the claimed variant's run, so the shapes are valid.
   p.preconditions = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present,
                      v2p = v2p.v, has_v2p = v2p.present, has_kpt = kpt.present, max_seq_pages, delta, ps] {

@@ -14,6 +14,7 @@
 #include "kvaddr/translate/validate.hpp"
 #include "behaves_like.hpp"
 #include "call.hpp"
+#include "infer.hpp"
 #include "loader.hpp"
 #include "manifest.hpp"
 #include "prepare.hpp"
@@ -51,6 +52,60 @@ std::optional<Race> race_for(const Prepared& p, Route route, Variant v, const st
   return detail::race_of(std::string(to_string(v, route)), raced);
 }
 
+// Whether the claimed variant's error is the kernel's difference rather than a broken call: an
+// Overflow (an int32 output that the kernel wrapped) or a store past an output buffer (a spill).
+bool claim_raise_is_difference(const kvaddr::Error& e, const std::vector<Output>& outs) {
+  if (dynamic_cast<const Overflow*>(&e) != nullptr) return true;
+  if (dynamic_cast<const OutOfRange*>(&e) == nullptr) return false;
+  return std::any_of(outs.begin(), outs.end(), [&](const Output& o) { return o.name == e.argument(); });
+}
+
+bool equal_outputs(const std::vector<Output>& outs, const std::vector<I64>& got);
+
+// No catalogue variant reproduces the call: the inferred behaviours (infer.hpp), each confirmed by
+// re-execution. A claim that raised only because its stores ran past the recorded memory and that
+// reproduces every recorded lane on grown memory is the claim itself: the call is then equal.
+void explain_by_inference(const json& call, Route route, const Claim& claim, const Prepared& p, const Call& loaded,
+                          const std::filesystem::path& dir, bool allow_outside, SearchMeter& meter, CallReport& r) {
+  detail::InferCall ic{route, &p, std::nullopt, route == Route::decode_metadata ? "max_seq_pages" : "max_pages",
+                       r.lanes_differing};
+  if (call.contains("scalars") && call.at("scalars").is_object()) {
+    const json& sc = call.at("scalars");
+    if (sc.contains(ic.bound_name) && sc.at(ic.bound_name).is_number_integer())
+      ic.column_bound = sc.at(ic.bound_name).get<std::int64_t>();
+  }
+  detail::InferResult inf = detail::infer(ic, meter, claim.variant);
+  if (!r.claim_raises.empty() && !inf.found.empty() && inf.found.front().variant == r.variant) {
+    r.status = CallStatus::equal;
+    r.matching_variants.push_back(r.variant);
+    for (const Output& o : p.outputs)  // every recorded lane was compared by the confirmation
+      r.lanes_checked += static_cast<std::int64_t>(std::max(o.after.size(), o.parent_after.size()));
+  }
+  if (inf.found.empty()) {
+    // An input read with another stride: the call re-loaded with the input re-presented, run under the claim.
+    detail::InferResult pres = detail::infer_presentations(
+        loaded.vector_inputs(), loaded.strided_inputs(),
+        [&](const detail::Presentation& pr) {
+          Claim c2 = claim;
+          c2.presented.push_back(pr);
+          Call c(call, dir, allow_outside, c2.presented);
+          Prepared p2 = prepare(route, c, c2);
+          c.check_all_used();
+          return equal_outputs(p2.outputs, p2.run(c2.variant));
+        },
+        [&](const detail::Presentation& pr) {
+          Claim c2 = claim;
+          c2.presented.push_back(pr);
+          return detail::claim_text(c2, route);
+        },
+        meter);
+    if (!pres.found.empty()) inf = std::move(pres);
+  }
+  for (auto& f : inf.found) f.lanes_explained = r.lanes_differing;
+  r.inferred = std::move(inf.found);
+  r.not_explained = std::move(inf.not_explained);
+}
+
 bool equal_outputs(const std::vector<Output>& outs, const std::vector<I64>& got) {
   if (got.size() != outs.size()) return false;
   for (std::size_t k = 0; k < outs.size(); ++k)
@@ -77,9 +132,9 @@ void check_call(const json& call, const std::filesystem::path& dir, const Replay
     bad("unknown route '" + r.route + "' (expected a spec §4.1-4.13 route name)");
   }
   const Claim claim = detail::read_claim(call, route);
-  r.variant = std::string(to_string(claim.variant, route));
+  r.variant = detail::claim_text(claim, route);
   detail::check_era(call);
-  Call c(call, dir, options.allow_outside);
+  Call c(call, dir, options.allow_outside, claim.presented);
   Prepared p = prepare(route, c, claim);
   c.check_all_used();
 
@@ -87,10 +142,13 @@ void check_call(const json& call, const std::filesystem::path& dir, const Replay
   try {
     expected = p.run(claim.variant);
   } catch (const kvaddr::Error& e) {
-    bad(std::string("the reference route rejects this call: ") + e.what());
+    // A value that does not fit an int32 output, or a store past an output: what the kernel made of
+    // the call differs from the claim there, a difference to explain (the search below), not an error.
+    if (!claim_raise_is_difference(e, p.outputs)) bad(std::string("the reference route rejects this call: ") + e.what());
+    r.claim_raises = e.what();
   }
   // The host route and the independent model must agree on production (a kvaddr defect otherwise).
-  if (p.model && claim.variant == Variant::production) {
+  if (p.model && claim.variant == Variant::production && r.claim_raises.empty()) {
     std::vector<I64> model;
     try {
       model = p.model();
@@ -110,13 +168,19 @@ void check_call(const json& call, const std::filesystem::path& dir, const Replay
   }
   // A claimed variant whose rows race: a contested lane accepts each of its possible values.
   std::optional<std::vector<detail::LaneWrites>> claimed_writes;
-  std::optional<Race> claimed_race = race_for(p, route, claim.variant, expected, claimed_writes);
-  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
-    compare(p.outputs[k], expected[k], claimed_race ? &(*claimed_writes)[k] : nullptr, r);
+  std::optional<Race> claimed_race;
+  if (r.claim_raises.empty()) {
+    claimed_race = race_for(p, route, claim.variant, expected, claimed_writes);
+    for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+      compare(p.outputs[k], expected[k], claimed_race ? &(*claimed_writes)[k] : nullptr, r);
+    }
   }
-  r.status = r.lanes_differing != 0 ? CallStatus::differs : (claimed_race ? CallStatus::race : CallStatus::equal);
+  r.status = r.lanes_differing != 0 || !r.claim_raises.empty()
+                 ? CallStatus::differs
+                 : (claimed_race ? CallStatus::race : CallStatus::equal);
 
   std::vector<Race> races;  // of the variants tried, in search order
+  SearchMeter meter(options.search);  // the call's whole search: behaves-like, then inference
   const SearchResult search = smallest_matching(route, [&](Variant v) {
     if (v == claim.variant) return r.status != CallStatus::differs;
     try {
@@ -131,7 +195,7 @@ void check_call(const json& call, const std::filesystem::path& dir, const Replay
     } catch (const kvaddr::Error&) {
       return false;  // this variant cannot produce the recording (e.g. it reads outside a table)
     }
-  }, options.search);
+  }, meter);
   r.matching_variants = variant_names(route, search.found);
   r.search_stopped_after = search.stopped_after;
   if (claimed_race) r.races.push_back(std::move(*claimed_race));
@@ -141,6 +205,9 @@ void check_call(const json& call, const std::filesystem::path& dir, const Replay
     if (matched && race.variant != r.variant) r.races.push_back(std::move(race));
   }
   if (p.preconditions) r.broken_preconditions = p.preconditions();
+  if (r.status == CallStatus::differs && r.matching_variants.empty()) {
+    explain_by_inference(call, route, claim, p, c, dir, options.allow_outside, meter, r);
+  }
 }
 
 }  // namespace detail

@@ -43,7 +43,7 @@ namespace {
 void make_valid_utf8(ReplayReport& rep) {
   rep.error = detail::valid_utf8(rep.error);
   for (auto& c : rep.calls) {
-    for (std::string* s : {&c.name, &c.route, &c.variant, &c.error}) *s = detail::valid_utf8(*s);
+    for (std::string* s : {&c.name, &c.route, &c.variant, &c.error, &c.claim_raises}) *s = detail::valid_utf8(*s);
     for (auto& d : c.diffs) d.output = detail::valid_utf8(d.output);
     for (auto& race : c.races)
       for (auto& cell : race.cells) cell.output = detail::valid_utf8(cell.output);
@@ -99,6 +99,9 @@ void replay_calls(const json& manifest, const std::filesystem::path& dir, const 
       r.matching_variants.clear();
       r.races.clear();
       r.broken_preconditions.clear();
+      r.claim_raises.clear();
+      r.inferred.clear();
+      r.not_explained.clear();
       r.lanes_checked = r.lanes_differing = 0;
       r.model_checked = false;
       r.search_stopped_after.reset();
@@ -248,6 +251,15 @@ std::string to_json(const ReplayReport& report) {
     cj["matching_variants"] = c.matching_variants;
     if (!c.broken_preconditions.empty()) cj["broken_preconditions"] = c.broken_preconditions;
     if (c.search_stopped_after) cj["search_stopped_after"] = *c.search_stopped_after;
+    if (!c.claim_raises.empty()) cj["claim_raises"] = c.claim_raises;
+    if (!c.inferred.empty()) {
+      cj["inferred"] = json::array();
+      for (const auto& inf : c.inferred) {
+        cj["inferred"].push_back({{"variant", inf.variant}, {"description", inf.description},
+                                  {"lanes_explained", inf.lanes_explained}, {"stores_unrecorded", inf.stores_unrecorded}});
+      }
+    }
+    if (!c.not_explained.empty()) cj["not_explained"] = c.not_explained;
     if (!c.races.empty()) {
       cj["races"] = json::array();
       for (const auto& race : c.races) {
@@ -293,15 +305,25 @@ std::string to_text(const ReplayReport& report) {
     if (c.status == CallStatus::equal) {
       std::vector<std::string> same;  // other variants whose output equals the claimed one's here
       for (const auto& v : c.matching_variants) if (v != c.variant) same.push_back(v);
-      s += fmt::format("equal ({} lanes){}{}\n", c.lanes_checked,
+      s += fmt::format("equal ({} lanes){}{}", c.lanes_checked,
                        same.empty() ? "" : fmt::format("; indistinguishable on this input: {}", fmt::join(same, ", ")),
                        search_note(c));
+      for (const auto& inf : c.inferred) s += "; on grown memory: " + inf.description;
+      s += "\n";
       continue;
     }
-    s += fmt::format("DIFFERS at {} of {} lanes", c.lanes_differing, c.lanes_checked);
+    s += c.claim_raises.empty() ? fmt::format("DIFFERS at {} of {} lanes", c.lanes_differing, c.lanes_checked)
+                                : "DIFFERS: the claimed variant raises (" + c.claim_raises + ")";
     for (const auto& pre : c.broken_preconditions) s += "; precondition broken at " + pre;
     if (c.matching_variants.empty()) {
-      s += "; matches no named variant" + search_note(c) + "\n";
+      s += "; matches no named variant" + search_note(c);
+      for (const auto& inf : c.inferred) {
+        s += fmt::format("; inferred: {} (claim {}; reproduces every recorded lane{})", inf.description, inf.variant,
+                         inf.lanes_explained > 0 ? fmt::format(", the {} differing ones included", inf.lanes_explained)
+                                                 : "");
+      }
+      if (!c.not_explained.empty()) s += "; " + c.not_explained;
+      s += "\n";
     } else {
       s += "; matches variant";
       for (std::size_t i = 0; i < c.matching_variants.size(); ++i) {

@@ -23,6 +23,10 @@ struct Slice {
   std::vector<std::int64_t> strides;
 };
 
+// Whether the view is parent[offset, offset + size) in order: no strides, or one stride of 1 (the
+// stride an input was recorded with is then 1; stride_ignored has nothing to ignore).
+inline bool contiguous(const Slice& s) { return s.strides.empty() || (s.strides.size() == 1 && s.strides[0] == 1); }
+
 // The most elements a strided view may hold beyond its parent's own size (a stride-0 view of a
 // short parent is larger than the file; this bounds the memory a small file can ask for).
 inline constexpr std::int64_t kMaxStridedView = std::int64_t{1} << 24;
@@ -30,7 +34,8 @@ inline constexpr std::int64_t kMaxStridedView = std::int64_t{1} << 24;
 // Reads "offset", "size" and (when allow_shape) an optional "shape" of the entry `e` of array
 // `label`, against a parent of shape parent_shape. CallError (the call's error) unless the parent
 // is 1-D, offset and size are JSON integers, offset >= 0, size >= 0, offset + size <= the parent's
-// size, and a given shape is a list of 1 or 2 non-negative integers whose product is size.
+// size, and a given shape is a list of 1 or 2 non-negative integers whose product is size. An input
+// read with a stride is not a slice but a strided view (read_strided).
 Slice read_slice(const nlohmann::json& e, const std::string& label, const std::vector<std::int64_t>& parent_shape,
                  bool allow_shape);
 

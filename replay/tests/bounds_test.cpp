@@ -105,12 +105,7 @@ TEST(ReplayBounds, ShapeWhoseElementCountOverflowsIsAFormatErrorNamingFileAndSha
 }
 
 // ---- the search budget ---------------------------------------------------------------------------
-std::int64_t read_table_candidates() {
-  Variant all = Variant::production;
-  for (int i = 0; i < kBehaviourCount; ++i)
-    if (behaviour_in_route(Route::read_table, static_cast<Behaviour>(i))) all = all | Variant::of(static_cast<Behaviour>(i));
-  return static_cast<std::int64_t>(accepted_subsets(Route::read_table, all).size());
-}
+std::int64_t read_table_candidates() { return test_support::search_candidates(Route::read_table); }
 
 TEST(ReplayBounds, SearchStopsAtItsCandidateBudgetAndSaysSo) {
   const auto d = fresh_dir("budget");

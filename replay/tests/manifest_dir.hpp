@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvaddr/replay/replay.hpp"
+#include "kvaddr/translate/validate.hpp"
 
 namespace kvaddr::replay::test_support {
 
@@ -24,9 +25,19 @@ inline std::filesystem::path fresh_dir(const std::string& prefix, const std::str
 }
 
 // Writes {"calls": calls} as d/manifest.json and replays d.
-inline ReplayReport replay_calls(const std::filesystem::path& d, const std::vector<nlohmann::json>& calls) {
+inline ReplayReport replay_calls(const std::filesystem::path& d, const std::vector<nlohmann::json>& calls,
+                                 const ReplayOptions& options = {}) {
   std::ofstream(d / "manifest.json") << nlohmann::json{{"calls", calls}}.dump(2);
-  return replay_dir(d);
+  return replay_dir(d, options);
+}
+
+// The candidates of the behaves-like search of `route` (every accepted set of its behaviours): what a
+// search that finds nothing and is not stopped spends of the call's budget.
+inline std::int64_t search_candidates(Route route) {
+  Variant all = Variant::production;
+  for (int i = 0; i < kBehaviourCount; ++i)
+    if (behaviour_in_route(route, static_cast<Behaviour>(i))) all = all | Variant::of(static_cast<Behaviour>(i));
+  return static_cast<std::int64_t>(accepted_subsets(route, all).size());
 }
 
 // Whether the lane difference `d` is at `index`, with the claimed variant's value `expected` and the

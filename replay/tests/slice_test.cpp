@@ -201,7 +201,10 @@ TEST(ReplaySlice, SliceBoundsAreCheckedOnBothSides) {
                    json{{"file", "parent.v2p.npy"}, {"offset", 2}},
                    json{{"file", "parent.v2p.npy"}, {"size", 4}},
                    json{{"offset", 2}, {"size", 4}},
+                   json{{"file", "parent.v2p.npy"}, {"offset", 2}, {"size", 4}, {"step", 1}},
                    json{{"file", "parent.v2p.npy"}, {"offset", 2}, {"size", 4}, {"stride", 1}},
+                   json{{"file", "parent.v2p.npy"}, {"offset", 2}, {"shape", {4}}, {"strides", {-1}}},
+                   json{{"file", "parent.v2p.npy"}, {"offset", 2}, {"shape", {3}}, {"strides", {2}}},  // 2 + 2 * 2 = 6: past
                    json{{"file", "parent.v2p.npy"}, {"offset", 2}, {"size", 4}, {"shape", {4}}},
                    json{{"file", "parent.v2p.npy"}, {"offset", std::uint64_t{1} << 63}, {"size", 4}},
                    json{{"file", "r2t.npy"}, {"offset", 0}, {"size", 2}}}) {

@@ -210,12 +210,15 @@ void decode_metadata(const DecodeMetadataArgs& a) {
   const std::int64_t batch = a.seq_lens.size;
   if (batch == 0) return;
   // Program (0, 0): lengths and prefix sums.
+  // int32_lengths: the lengths are int32 (lanes::decode_length) and so is their running sum.
+  const bool len32 = has(a.variant, Behaviour::int32_lengths);
   std::int64_t total = 0;
   put<H>(a.cu_seqlens_k, 0, "cu_seqlens_k") = 0;
   for (std::int64_t b = 0; b < batch; ++b) {
-    const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
+    const std::int64_t len =
+        lanes::decode_length(CI(kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens")), a.variant).get();
     put<H>(a.cache_seqlens, b, "cache_seqlens") = narrow_out<std::int32_t>(CI(len), "cache_seqlens", a.variant);
-    total = checked_add(total, len, "cu_seqlens_k");
+    total = len32 ? lanes::kv_wrap32(total + len) : checked_add(total, len, "cu_seqlens_k");
     put<H>(a.cu_seqlens_k, b + 1, "cu_seqlens_k") = narrow_out<std::int32_t>(CI(total), "cu_seqlens_k", a.variant);
   }
   if (a.skip_page_table) return;
@@ -228,17 +231,30 @@ void decode_metadata(const DecodeMetadataArgs& a) {
   const bool copy = a.kernel_page_table.present();
   const bool src_rows = a.src_is_kernel_page_table;  // req_to_token rows are the canonical table's
   const bool reads_rows = !copy || swa;
+  const bool flat = Spec::flat_addresses(a.variant);  // era_d_read_table: the read-table grid's addresses
+  const Variant swa_variant = Spec::swa_entry_variant(a.variant);
+  // A page-table store at (b, c): at the flat address under era_d_read_table (past the row: the next
+  // row; past the buffer: OutOfRange), else checked against the row.
+  const auto store = [&](const Mat<std::int32_t>& t, std::int64_t b, std::int64_t c, std::int32_t e,
+                         std::string_view name) {
+    if (flat) flat_store(t, b, c, e, name);
+    else put<H>(t, b, c, name) = e;
+  };
   for (std::int64_t b = 0; b < batch; ++b) {
     H::lane(0);
-    const std::int64_t len = kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens");
-    const std::int64_t live = H::bound(Spec::columns(CI(len), ps, log2_ps, CI(a.max_seq_pages)).get());
+    const CI len = lanes::decode_length(CI(kv_length(a.seq_lens, b, a.seq_len_delta, "seq_lens")), a.variant);
+    const std::int64_t live = H::bound(Spec::columns(len, ps, log2_ps, CI(a.max_seq_pages), a.variant).get());
     const std::int64_t row =
         reads_rows ? batch_row<Spec>(a.req_pool_indices, b, a.req_to_token, "req_pool_indices", a.variant) : 0;
     for (std::int64_t c = 0; c < live; ++c) {
       H::lane(1);
       CI page_index(0);
-      if (src_rows) page_index = CI(read_mat<H>(a.req_to_token, row, c, "req_to_token"));
-      else if (reads_rows) page_index = CI(page_start_token(a.req_to_token, row, 0, c, a.page_size));
+      if (src_rows) {
+        page_index = CI(read_mat<H>(a.req_to_token, row, c, "req_to_token"));
+      } else if (reads_rows) {
+        page_index = CI(flat ? unbounded_load(a.req_to_token, row, checked_mul(c, a.page_size, "req_to_token"))
+                             : page_start_token(a.req_to_token, row, 0, c, a.page_size));
+      }
       rename_lane_overflow("page_table", [&] {
         CI value(0);
         if (copy) {
@@ -250,14 +266,13 @@ void decode_metadata(const DecodeMetadataArgs& a) {
         } else {
           value = lanes::decode_static_lane(page_index, log2_ps);
         }
-        put<H>(a.page_table, b, c, "page_table") = narrow_out<std::int32_t>(value, "page_table", a.variant);
+        store(a.page_table, b, c, narrow_out<std::int32_t>(value, "page_table", a.variant), "page_table");
       });
       if (swa) {
         rename_lane_overflow("swa_page_table", [&] {
-          const CI sv = swa_map ? lanes::swa_slot_entry_lane(page_index, swa_g, log2_ps, Variant::production)
-                                : lanes::decode_entry_lane(page_index, swa_g, log2_ps, CI(a.swa_multiplier),
-                                                           Variant::production);
-          put<H>(a.swa_page_table, b, c, "swa_page_table") = narrow_out<std::int32_t>(sv, "swa_page_table");
+          const CI sv = swa_map ? lanes::swa_slot_entry_lane(page_index, swa_g, log2_ps, swa_variant)
+                                : lanes::decode_entry_lane(page_index, swa_g, log2_ps, CI(a.swa_multiplier), swa_variant);
+          store(a.swa_page_table, b, c, narrow_out<std::int32_t>(sv, "swa_page_table"), "swa_page_table");
         });
       }
     }

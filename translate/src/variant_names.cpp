@@ -17,7 +17,8 @@ constexpr std::array<std::string_view, kBehaviourCount> kBehaviourNames{{
     "b09_no_padding_guard",   "b10_no_max_pages_bound", "b11_swa_no_clamp",        "b14_dcp_untranslated",
     "b16_virtual_as_physical", "b17_doc_formula",       "era_b_unclamped",         "e01_no_column_bound",
     "e02_minus_one_sentinel", "e03_int32_offset",       "e09_floor_pages",         "e10_batch_index_rows",
-    "grid_spill",             "int32_wrap",
+    "grid_spill",             "int32_wrap",             "int32_lengths",           "full_width_page_table",
+    "swa_no_padding_guard",   "era_d_read_table",
 }};
 
 // Interned composite spellings: to_string returns views that stay valid for the program's lifetime.
@@ -34,14 +35,15 @@ std::string joined(Variant v) {
     if (!has(v, static_cast<Behaviour>(i))) continue;
     if (!out.empty()) out += '+';
     out += kBehaviourNames[static_cast<std::size_t>(i)];
-    if (static_cast<Behaviour>(i) == Behaviour::grid_spill && v.column_block != kDefaultColumnBlock) {
+    if ((Variant::of(static_cast<Behaviour>(i)).bits & kColumnBlockBits) != 0 && v.column_block != kDefaultColumnBlock) {
       out += '@' + std::to_string(v.column_block);
     }
   }
   return out;
 }
 
-// One '+'-separated part: "production", a behaviour (grid_spill may carry "@G"), or a composite name.
+// One '+'-separated part: "production", a behaviour (grid_spill and era_d_read_table may carry "@G",
+// the column block G >= 1), or a composite name.
 Variant parse_part(std::string_view part, std::string_view whole) {
   if (part == "production") return Variant::production;
   for (const auto& c : kNamedComposites)
@@ -51,11 +53,12 @@ Variant parse_part(std::string_view part, std::string_view whole) {
   if (const auto at = part.find('@'); at != std::string_view::npos) {
     base = part.substr(0, at);
     const std::string digits(part.substr(at + 1));
-    if (base != "grid_spill" || digits.empty() || digits.size() > 9 ||
+    if ((base != "grid_spill" && base != "era_d_read_table") || digits.empty() || digits.size() > 9 ||
         !std::all_of(digits.begin(), digits.end(), [](char ch) { return ch >= '0' && ch <= '9'; }) ||
         std::stoi(digits) < 1) {
       throw InvalidArgument("variant", std::string(whole),
-                            "'" + std::string(part) + "': only grid_spill takes a column block, as grid_spill@G, G >= 1");
+                            "'" + std::string(part) +
+                                "': only grid_spill and era_d_read_table take a column block, as grid_spill@G, G >= 1");
     }
     block = std::stoi(digits);
   }

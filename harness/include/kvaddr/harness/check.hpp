@@ -100,6 +100,10 @@ struct Report {
   std::int64_t shrink_steps = 0;
   std::vector<Lane> first;                // up to 8
   std::vector<std::string> behaves_like;  // variants whose host output equals the kernel's
+  // When no variant is named: the behaviours replay's inference confirms on the recorded case (one line
+  // each, with its parameters and the variant to claim), or why none is ("not explained within the bound").
+  std::vector<std::string> inferred;
+  std::string not_explained;
   std::string minimal_case;               // the shrunk case, as text
   std::string replay_dir;                 // the directory written for the failure ("" when none)
   std::string snippet;                    // with replay_dir: a GoogleTest case that re-runs a kernel on it

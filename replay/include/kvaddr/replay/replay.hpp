@@ -85,6 +85,15 @@ struct Race {
   std::vector<RaceCell> cells;        // the first contested lanes (at most kMaxDiffs)
 };
 
+// A behaviour inferred from the differing lanes of a call and confirmed by re-execution (issue 33):
+// the parametrised variant reproduces every recorded lane of the call.
+struct Inferred {
+  std::string variant;       // claimable spelling, e.g. "grid_spill@4"
+  std::string description;   // one line with its parameters, e.g. "spills past max_pages = 2 up to column 4"
+  std::int64_t lanes_explained = 0;    // the differing lanes it reproduces (all of them)
+  std::int64_t stores_unrecorded = 0;  // its stores past every recorded lane (not observable in the recording)
+};
+
 struct CallReport {
   std::size_t position = 0;                  // index in the manifest's "calls" array
   std::string name;                          // the call's "name" (or "call <position>")
@@ -116,6 +125,14 @@ struct CallReport {
   // unreadable file or one outside DIR, "format" for a malformed .npy image, "invalid_argument" for
   // a call the manifest states wrongly, ...).
   std::string error_kind;
+  // The claimed variant raised on the recorded inputs (production's Overflow on an int32 output that
+  // wrapped, a spill past the buffer): the call is a difference to explain (status differs, nothing
+  // compared against the claim), and this is the route's message.
+  std::string claim_raises;
+  // When no catalogue variant reproduces a differing call: the inferred behaviours, each confirmed on
+  // every recorded lane, or why none is ("not explained within the bound ...").
+  std::vector<Inferred> inferred;
+  std::string not_explained;
 };
 
 struct ReplayReport {

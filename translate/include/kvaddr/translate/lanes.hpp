@@ -185,6 +185,33 @@ KVADDR_HD constexpr I decode_columns(I len, I ps, int log2_ps, I max_seq_pages) 
   return kv_pick(live < max_seq_pages, live, max_seq_pages);
 }
 
+// §4.5 decode_metadata's KV length as the kernel holds it: len = seq_len + delta, or under
+// int32_lengths its low 32 bits (seq_len.to(int32): every length, prefix sum and page count of the
+// fa3 metadata kernel is then int32 arithmetic).
+template <class I>
+KVADDR_HD constexpr I decode_length(I len, Variant v) {
+  return has(v, Behaviour::int32_lengths) ? kv_wrap32(len) : len;
+}
+
+// decode_metadata's page-table columns under a variant (len from decode_length):
+//   production:            decode_columns (the live prefix, capped by max_seq_pages);
+//   full_width_page_table: max_seq_pages in every row (the older kernel);
+//   era_d_read_table:      the read-table grid's columns, min(n_pages, G * ceil(max_seq_pages / G));
+//   int32_lengths:         (len + ps - 1) formed in int32 (wraps), so a wrapped length counts a
+//                          negative number of pages and the row writes no column.
+template <class I>
+KVADDR_HD constexpr I decode_columns(I len, I ps, int log2_ps, I max_seq_pages, Variant v) {
+  if (has(v, Behaviour::full_width_page_table)) return max_seq_pages;
+  I bound = max_seq_pages;
+  if (has(v, Behaviour::era_d_read_table)) {
+    const I g(static_cast<std::int64_t>(v.column_block));
+    bound = ceil_div(max_seq_pages, g) * g;
+  }
+  if (!has(v, Behaviour::int32_lengths)) return decode_columns(len, ps, log2_ps, bound);
+  const I live = (log2_ps == 0) ? len : kv_shr(kv_wrap32(len + ps - I(1)), log2_ps);
+  return kv_pick(live < bound, live, bound);
+}
+
 // §4.4 packed CSR stream lane: token = entry * ps + pos % ps (pos >= 0).
 template <class I>
 KVADDR_HD constexpr I stream_lane(I entry, I pos, I ps) { return entry * ps + kv_rem(pos, ps); }

@@ -43,6 +43,17 @@ enum class Behaviour : std::uint8_t {
   grid_spill,              // canonical_page_table / read_table: columns written up to
                            // min(n_pages, G * ceil(max_pages / G)), G = the grid's column block
   int32_wrap,              // int32 stores wrap silently (two's complement) instead of raising
+  // ---- behaviours inferred from recorded calls of the upstream kernels (issue 33) ---------------
+  int32_lengths,           // decode_metadata: the KV length is taken as int32 (seq_len.to(int32)) and the
+                           // lengths, prefix sums and page counts are int32 arithmetic (they wrap; a
+                           // negative page count writes no column, the row keeps its stale values)
+  full_width_page_table,   // decode_metadata: every column below max_seq_pages of every row is written
+                           // (the older kernel), not only the live prefix
+  swa_no_padding_guard,    // decode_metadata: the SWA gather has no padding guard (reads swa_v2p[-1])
+  era_d_read_table,        // decode_metadata (Era D composition): the page table is built by
+                           // build_kv_read_table(seq_lens=cache_seqlens, out=page_table), so its
+                           // columns run up to min(n_pages, G * ceil(max_seq_pages / G)) at flat
+                           // addresses (the read-table grid's spill, G = column_block)
   kCount
 };
 inline constexpr int kBehaviourCount = static_cast<int>(Behaviour::kCount);
@@ -50,15 +61,20 @@ inline constexpr int kBehaviourCount = static_cast<int>(Behaviour::kCount);
 // The column block of the upstream table kernels' launch grid (grid_spill's G).
 inline constexpr std::int32_t kDefaultColumnBlock = 256;
 
+// The behaviours that read Variant::column_block (the launch grid's column block G).
+inline constexpr std::uint32_t kColumnBlockBits = (std::uint32_t{1} << static_cast<unsigned>(Behaviour::grid_spill)) |
+                                                  (std::uint32_t{1} << static_cast<unsigned>(Behaviour::era_d_read_table));
+
 struct Variant {
   std::uint32_t bits = 0;
-  std::int32_t column_block = kDefaultColumnBlock;  // grid_spill's G (meaningful only with that behaviour)
+  std::int32_t column_block = kDefaultColumnBlock;  // G of grid_spill / era_d_read_table (meaningful only with them)
 
   static const Variant production;
   static const Variant b02_rank2_index_select, b04_prefill_no_remap, b05_rebind_fresh, b06_stale_tail,
       b09_no_padding_guard, b10_no_max_pages_bound, b11_swa_no_clamp, b14_dcp_untranslated,
       b16_virtual_as_physical, b17_doc_formula, era_b_unclamped, e01_no_column_bound, e02_minus_one_sentinel,
-      e03_int32_offset, e09_floor_pages, e10_batch_index_rows, grid_spill, int32_wrap;
+      e03_int32_offset, e09_floor_pages, e10_batch_index_rows, grid_spill, int32_wrap, int32_lengths,
+      full_width_page_table, swa_no_padding_guard, era_d_read_table;
   // Named composites: the upstream kernels as they were written.
   static const Variant pr33046_as_written;       // fa3 decode remap of PR #33046 (decode_metadata)
   static const Variant flashmla_era_b_as_written;  // Era-B flashmla block table, same shape
@@ -71,13 +87,12 @@ struct Variant {
     return n;
   }
   KVADDR_HD friend constexpr bool operator==(const Variant& a, const Variant& b) {
-    return a.bits == b.bits &&
-           (((a.bits >> static_cast<unsigned>(Behaviour::grid_spill)) & 1u) == 0 || a.column_block == b.column_block);
+    return a.bits == b.bits && ((a.bits & kColumnBlockBits) == 0 || a.column_block == b.column_block);
   }
   KVADDR_HD friend constexpr bool operator!=(const Variant& a, const Variant& b) { return !(a == b); }
-  // Union of behaviours; the grid block of whichever side carries grid_spill.
+  // Union of behaviours; the grid block of whichever side carries a column-block behaviour.
   KVADDR_HD friend constexpr Variant operator|(const Variant& a, const Variant& b) {
-    const bool a_spill = (a.bits >> static_cast<unsigned>(Behaviour::grid_spill)) & 1u;
+    const bool a_spill = (a.bits & kColumnBlockBits) != 0;
     return Variant{a.bits | b.bits, a_spill ? a.column_block : b.column_block};
   }
   // Set difference / subset.
@@ -115,6 +130,10 @@ inline constexpr Variant Variant::e09_floor_pages = Variant::of(Behaviour::e09_f
 inline constexpr Variant Variant::e10_batch_index_rows = Variant::of(Behaviour::e10_batch_index_rows);
 inline constexpr Variant Variant::grid_spill = Variant::of(Behaviour::grid_spill);
 inline constexpr Variant Variant::int32_wrap = Variant::of(Behaviour::int32_wrap);
+inline constexpr Variant Variant::int32_lengths = Variant::of(Behaviour::int32_lengths);
+inline constexpr Variant Variant::full_width_page_table = Variant::of(Behaviour::full_width_page_table);
+inline constexpr Variant Variant::swa_no_padding_guard = Variant::of(Behaviour::swa_no_padding_guard);
+inline constexpr Variant Variant::era_d_read_table = Variant::of(Behaviour::era_d_read_table);
 inline constexpr Variant Variant::pr33046_as_written =
     Variant::b09_no_padding_guard | Variant::era_b_unclamped | Variant::int32_wrap;
 inline constexpr Variant Variant::flashmla_era_b_as_written =
@@ -133,6 +152,10 @@ inline constexpr Variant kAllVariants[] = {
 // The observed edge behaviours of the upstream kernels (issue 17), single: checked by the
 // composite tests and the proofs, composed with the catalogue ones by "behaves like".
 inline constexpr Variant kEdgeVariants[] = {Variant::grid_spill, Variant::int32_wrap};
+// The behaviours inferred from recorded upstream calls (issue 33): claimable and searched by "behaves
+// like" (replay, the harnesses), checked by the composite tests and the proofs; not kill-matrix rows.
+inline constexpr Variant kInferredVariants[] = {Variant::int32_lengths, Variant::full_width_page_table,
+                                                Variant::swa_no_padding_guard, Variant::era_d_read_table};
 
 // The spec's stable route identifiers (§4 section titles). Each enumerator has one RouteSpec
 // (kvaddr/translate/routes/<name>.hpp), listed in kvaddr/translate/route_list.hpp.
@@ -176,6 +199,7 @@ inline constexpr BehaviourConflict kConflicts[] = {
     {Behaviour::b10_no_max_pages_bound, Behaviour::e01_no_column_bound, "both set the column bound"},
     {Behaviour::b10_no_max_pages_bound, Behaviour::grid_spill, "both set the column bound"},
     {Behaviour::e01_no_column_bound, Behaviour::grid_spill, "both set the column bound"},
+    {Behaviour::full_width_page_table, Behaviour::era_d_read_table, "both set the column bound"},
     {Behaviour::b06_stale_tail, Behaviour::e02_minus_one_sentinel, "one keeps the tail, the other fills it with -1"},
 };
 constexpr const BehaviourConflict* variant_conflict(Variant v) {

@@ -38,13 +38,27 @@ KVADDR_ROUTE_SPEC(decode_metadata, DecodeMetadataArgs, : spec_rules::PoolRowOrBa
       "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.";
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::era_b_unclamped, Behaviour::b09_no_padding_guard, Behaviour::e10_batch_index_rows,
-                  Behaviour::int32_wrap);
+                  Behaviour::int32_wrap, Behaviour::int32_lengths, Behaviour::full_width_page_table,
+                  Behaviour::swa_no_padding_guard, Behaviour::era_d_read_table);
   }
 
   // Live columns of the fa3 kernels, by shift (lanes::decode_columns); columns past them are untouched.
   template <class I>
   KVADDR_HD static constexpr I columns(I len, I ps, int log2_ps, I max_seq_pages) {
     return lanes::decode_columns(len, ps, log2_ps, max_seq_pages);
+  }
+  // The same under a variant (lanes::decode_columns with v): full_width_page_table, era_d_read_table's
+  // grid, int32_lengths' wrapped page count.
+  template <class I>
+  KVADDR_HD static constexpr I columns(I len, I ps, int log2_ps, I max_seq_pages, Variant v) {
+    return lanes::decode_columns(len, ps, log2_ps, max_seq_pages, v);
+  }
+  // era_d_read_table stores (and loads req_to_token) at flat addresses: a column past the row lands in
+  // the next row, as build_kv_read_table's grid does.
+  KVADDR_HD static constexpr bool flat_addresses(Variant v) { return has(v, Behaviour::era_d_read_table); }
+  // The variant of the SWA gather's entry lane: swa_no_padding_guard drops its padding guard.
+  KVADDR_HD static constexpr Variant swa_entry_variant(Variant v) {
+    return has(v, Behaviour::swa_no_padding_guard) ? Variant::of(Behaviour::b09_no_padding_guard) : Variant{};
   }
 };
 

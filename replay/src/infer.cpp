@@ -1,0 +1,204 @@
+// Behaviour inference: candidates read off the differing lanes, confirmed by re-execution (infer.hpp).
+#include "infer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "kvaddr/model/errors.hpp"
+
+namespace kvaddr::replay::detail {
+namespace {
+
+using load::I64;
+using load::Output;
+using load::Prepared;
+
+// The last lane of output `o` that the recording changed away from `reference` (the view, then the
+// parent's lanes after it, counted from the view's first lane); -1 when none.
+std::int64_t last_differing(const Output& o, const I64& reference) {
+  std::int64_t last = -1;
+  const auto n = static_cast<std::int64_t>(o.after.size());
+  for (std::int64_t i = 0; i < n && i < static_cast<std::int64_t>(reference.size()); ++i)
+    if (o.after[static_cast<std::size_t>(i)] != reference[static_cast<std::size_t>(i)]) last = i;
+  const auto end = o.offset + n;
+  for (auto q = end; q < static_cast<std::int64_t>(o.parent_after.size()); ++q)
+    if (o.parent_after[static_cast<std::size_t>(q)] != o.parent_before[static_cast<std::size_t>(q)]) last = q - o.offset;
+  return last;
+}
+
+// Whether a run on grown memory reproduces every recorded lane; counts the stores that landed past them.
+bool reproduces(const Prepared& p, const std::vector<I64>& got, std::int64_t& unrecorded) {
+  unrecorded = 0;
+  if (got.size() != p.outputs.size()) return false;
+  for (std::size_t k = 0; k < got.size(); ++k) {
+    const Output& o = p.outputs[k];
+    const auto n = o.after.size();
+    if (got[k].size() < n || !std::equal(o.after.begin(), o.after.end(), got[k].begin())) return false;
+    const auto parent = static_cast<std::int64_t>(o.parent_after.size());
+    for (std::int64_t q = 0; q < o.offset; ++q)  // the guard before the view: never written by a spill
+      if (o.parent_after[static_cast<std::size_t>(q)] != o.parent_before[static_cast<std::size_t>(q)]) return false;
+    // The parent's lanes after the view: as the grown run left them, or untouched past its growth.
+    for (auto q = o.offset + static_cast<std::int64_t>(n); q < parent; ++q) {
+      const auto j = static_cast<std::size_t>(q - o.offset);
+      const std::int64_t want = j < got[k].size() ? got[k][j] : o.parent_before[static_cast<std::size_t>(q)];
+      if (o.parent_after[static_cast<std::size_t>(q)] != want) return false;
+    }
+    for (auto j = static_cast<std::size_t>(std::max<std::int64_t>(parent - o.offset, static_cast<std::int64_t>(n)));
+         j < got[k].size(); ++j)
+      unrecorded += got[k][j] != load::kUnrecorded;
+  }
+  return true;
+}
+
+struct Candidate {
+  Variant v;
+  std::int64_t extent_hint = 0;  // lanes a row may write (for the growth); 0: from the grid
+};
+
+std::string describe(Route route, Variant v, const InferCall& call, std::int64_t unrecorded) {
+  const std::string bound = call.column_bound ? fmt::format("{} = {}", call.bound_name, *call.column_bound)
+                                              : call.bound_name;
+  std::string s;
+  const Variant spill_bits = Variant::grid_spill | Variant::era_d_read_table;
+  if ((v.bits & kColumnBlockBits) != 0) {
+    const std::int64_t g = v.column_block;
+    const std::string upto = call.column_bound ? fmt::format("column {}", (*call.column_bound + g - 1) / g * g)
+                                               : fmt::format("the next multiple of {}", g);
+    s = has(v, Behaviour::era_d_read_table)
+            ? fmt::format("page table built by build_kv_read_table: spills past {} up to {} of its launch grid "
+                          "(column block {})",
+                          bound, upto, g)
+            : fmt::format("spills past {} up to {} of the launch grid (column block {})", bound, upto, g);
+  } else if (has(v, Behaviour::b10_no_max_pages_bound) || has(v, Behaviour::e01_no_column_bound)) {
+    s = fmt::format("spills past {} up to each row's page count (no column bound)", bound);
+  } else {
+    s = fmt::format("behaves like {}", to_string(v, route));
+  }
+  const Variant rest = v - spill_bits - Variant::b10_no_max_pages_bound - Variant::e01_no_column_bound;
+  if (!rest.empty() && (v.bits & ~rest.bits) != 0) s += fmt::format(", with {}", to_string(rest, route));
+  if (unrecorded > 0) s += fmt::format("; {} of its stores land past the recorded memory", unrecorded);
+  return s;
+}
+
+// Why no candidate explained the call: how many of them ran, and the budget that bounded them.
+std::string not_within_bound(std::int64_t tried, std::size_t candidates, const SearchMeter& meter) {
+  return fmt::format("not explained within the bound ({} of {} structural candidates tried{}; the call's search "
+                     "budget: {} candidates, {} s, {} spent)",
+                     tried, candidates, meter.out_of_time() ? ", time bound reached" : "",
+                     meter.budget().max_candidates, meter.budget().max_seconds, meter.tried());
+}
+
+}  // namespace
+
+InferResult infer(const InferCall& call, SearchMeter& meter, Variant first, const InferBounds& bounds) {
+  InferResult res;
+  const Prepared& p = *call.prepared;
+  const Route route = call.route;
+  const bool grid = behaviour_in_route(route, Behaviour::grid_spill);
+  const bool era_d = behaviour_in_route(route, Behaviour::era_d_read_table);
+  if (!p.run_grown || (!grid && !era_d)) {
+    res.not_explained = "not explained: no structural candidate applies to this route";
+    return res;
+  }
+  // The reference the spill is read against: production where it runs, else the recorded before.
+  std::vector<I64> reference;
+  try {
+    reference = p.run(Variant::production);
+  } catch (const kvaddr::Error&) {
+    for (const Output& o : p.outputs) reference.push_back(o.before);
+  }
+  // Grid boundaries read off the last differing lane of each table, for every row that can reach it.
+  std::set<std::int64_t> extents;
+  std::int64_t stride = 1, rows = 0, last = -1;
+  for (std::size_t k = 0; k < p.outputs.size(); ++k) {
+    const Output& o = p.outputs[k];
+    if (o.shape.size() != 2) continue;
+    const std::int64_t f = last_differing(o, reference[k]);
+    stride = std::max<std::int64_t>(o.stride(), 1);
+    rows = std::max(rows, o.shape[0]);
+    last = std::max(last, f);
+    for (std::int64_t b = 0; f >= 0 && b < o.shape[0] && b * stride <= f; ++b) {
+      const std::int64_t x = f - b * stride + 1;
+      if (!call.column_bound || x > *call.column_bound) extents.insert(x);
+    }
+  }
+  std::vector<Candidate> cands;
+  if (!first.empty() && route_accepts(route, first)) cands.push_back({first, last + 1 + rows * stride});
+  const Behaviour spill = grid ? Behaviour::grid_spill : Behaviour::era_d_read_table;
+  cands.push_back({Variant::of(spill), 0});  // the upstream grid (G = 256)
+  for (const std::int64_t x : extents)
+    if (x != kDefaultColumnBlock && x <= (std::int64_t{1} << 30))
+      cands.push_back({with_column_block(Variant::of(spill), static_cast<std::int32_t>(x)), 0});
+  for (const Behaviour b : {Behaviour::b10_no_max_pages_bound, Behaviour::e01_no_column_bound})
+    if (behaviour_in_route(route, b)) cands.push_back({Variant::of(b), last + 1 + rows * stride});
+  // Then each with one other behaviour of the route.
+  const std::size_t singles = cands.size();
+  for (std::size_t i = 0; i < singles; ++i) {
+    for (int b = 0; b < kBehaviourCount; ++b) {
+      const Variant other = Variant::of(static_cast<Behaviour>(b));
+      if (cands[i].v.contains(other) || !behaviour_in_route(route, static_cast<Behaviour>(b))) continue;
+      const Variant v = cands[i].v | other;
+      if (route_accepts(route, v)) cands.push_back({v, cands[i].extent_hint});
+    }
+  }
+  std::int64_t tried = 0;
+  for (const Candidate& c : cands) {
+    if (!meter.take()) break;
+    ++tried;
+    // Memory for the last row's whole spill: the grid's column extent (or the hint) past the view.
+    std::int64_t extent = c.extent_hint;
+    if ((c.v.bits & kColumnBlockBits) != 0) {
+      const std::int64_t g = c.v.column_block;
+      extent = call.column_bound ? (*call.column_bound + g - 1) / g * g : 2 * g + 2 * stride;
+    }
+    const std::int64_t extra_rows = (extent + stride - 1) / stride + 1;
+    if (extra_rows * stride > bounds.max_grown_lanes) continue;
+    std::vector<I64> got;
+    try {
+      got = p.run_grown(c.v, extra_rows);
+    } catch (const kvaddr::Error&) {
+      continue;
+    }
+    std::int64_t unrecorded = 0;
+    if (!reproduces(p, got, unrecorded)) continue;
+    res.found.push_back({std::string(to_string(c.v, route)), describe(route, c.v, call, unrecorded),
+                         call.lanes_differing, unrecorded});
+    break;  // candidates are in order of preference (the upstream grid, then the smallest G): the first one
+  }
+  if (res.found.empty()) res.not_explained = not_within_bound(tried, cands.size(), meter);
+  return res;
+}
+
+InferResult infer_presentations(const std::vector<std::string>& vector_inputs,
+                                const std::vector<std::pair<std::string, std::int64_t>>& strided,
+                                const std::function<bool(const Presentation&)>& reproduces,
+                                const std::function<std::string(const Presentation&)>& claim_with,
+                                SearchMeter& meter) {
+  InferResult res;
+  std::vector<std::pair<Presentation, std::string>> cands;
+  for (const auto& [name, stride] : strided)
+    cands.push_back({{Presentation::packed, name}, fmt::format("reads {} as packed (presented with stride {})", name, stride)});
+  for (const std::string& name : vector_inputs)
+    cands.push_back({{Presentation::zero, name}, fmt::format("reads {} with stride 0 (every lane reads its first element)", name)});
+  std::int64_t tried = 0;
+  for (const auto& [p, text] : cands) {
+    if (!meter.take()) break;
+    ++tried;
+    bool ok = false;
+    try {
+      ok = reproduces(p);
+    } catch (const std::exception&) {
+      ok = false;  // the re-presented call is outside the route's contract
+    }
+    if (ok) {
+      res.found.push_back({claim_with(p), text, 0, 0});
+      return res;
+    }
+  }
+  res.not_explained = not_within_bound(tried, cands.size(), meter);
+  return res;
+}
+
+}  // namespace kvaddr::replay::detail
