@@ -40,7 +40,7 @@ int64_t sentinel(int64_t lane) { return kSentinelBase - lane % 65521; }
 
 // ---- the draws of a case: gen/'s SplitMix64, keyed by (seed, case index) --------------------------
 using Rng = gen::SplitMix64;
-Rng case_rng(std::uint64_t seed, std::uint64_t index) { return Rng(seed * gen::kGolden ^ (index + 0x632BE59BD9B4E019ULL)); }
+Rng case_rng(std::uint64_t seed, std::uint64_t index) { return gen::recipe_rng(seed, index); }
 
 constexpr int64_t kPageSizes[] = {1, 2, 3, 4, 5, 7, 16, 64, 100};
 constexpr int64_t kMultipliers[] = {1, 2, 3, 7};

@@ -87,6 +87,10 @@ constexpr u64 case_key(u64 seed, i64 index, i64 scale) {
   return SplitMix64(k).next();
 }
 
+// The stream of harness case `index` of `seed` (recipe.hpp's draw_recipe; the C++ harness and kvaddr.check).
+constexpr u64 recipe_key(u64 seed, u64 index) { return seed * kGolden ^ (index + 0x632BE59BD9B4E019ULL); }
+constexpr SplitMix64 recipe_rng(u64 seed, u64 index) { return SplitMix64(recipe_key(seed, index)); }
+
 // A sub-stream of a case key for an independent choice (e.g. the edge class of a case), so that
 // adding a choice there does not shift the draws of the case's main stream.
 constexpr u64 substream(u64 key, u64 tag) { return mix(key ^ mix(tag * kGolden + 0x243F6A8885A308D3ull)); }
