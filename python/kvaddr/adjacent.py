@@ -75,8 +75,8 @@ REJECTED = {
                         (("cu_seqlens_k", "page_table"), 1)),
     "kv_indices_inplace": ((("kv_indptr", "kv_indices"), 1), (("v2p", "kv_indices"), 2)),
 }
-ADMITTED_P = 1 / 6  # fraction of the cases drawn with an admitted (touching) layout
-REJECTED_P = 1 / 30  # fraction drawn with a rejected (overlapping) one
+# The shares of cases drawn with an admitted (touching) and a rejected (overlapping) layout are gen/recipe.hpp's
+# kAdjacentAdmitted (1/6) and kAdjacentRejected (1/30): the recipe's adjacent_pool says which pool a case draws.
 
 
 def _arr(case, name):
@@ -311,22 +311,19 @@ def choose(case, candidates, k):
     return None
 
 
-def draw(route, rng, recipe, build, mode=True):
-    """(names, shared) or None for a recipe just drawn: an admitted layout in about ADMITTED_P of the cases
-    whose recipe has no aliasing layout, a rejected one in about REJECTED_P (drawn last, from the case's own
-    generator, so that every earlier draw of the case is unchanged). mode False: None; "always": an admitted
-    layout whenever one fits. build(route, recipe) is kvaddr.cases' builder (the layer above passes it)."""
-    u = rng.random()
-    k = int(rng.integers(0, 1 << 20))
+def draw(route, pool_kind, k, recipe, build, mode=True):
+    """(names, shared) or None for a recipe just drawn, from its drawn adjacent_pool `pool_kind` (0 none, 1 an
+    admitted layout, 2 a rejected one; gen/recipe.hpp) and adjacent_pick `k` (the candidate to start from): only
+    cases whose recipe has no aliasing layout get one. mode False: None; "always": an admitted layout whenever
+    one fits. build(route, recipe) is kvaddr.cases' builder (the layer above passes it)."""
     check_mode(mode)
     if not mode or recipe.get("alias") or recipe.get("overlap"):
         return None
     if mode == "always":
-        u = 0.0
-    if u < ADMITTED_P + REJECTED_P:
-        candidates = pool(route, admitted=u < ADMITTED_P)
-    else:
+        pool_kind = 1
+    if pool_kind not in (1, 2):
         return None
+    candidates = pool(route, admitted=pool_kind == 1)
     if not candidates:
         return None
     return choose(build(route, recipe), candidates, k)

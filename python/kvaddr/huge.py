@@ -152,7 +152,7 @@ def build(route, fam, seed):
         ps = int(rng.choice([3, 7, 64, 100]))
         m = int(rng.choice([1, 3]))
         num_pages = 1 << 20
-        v2p = C.draw_v2p(rng, num_pages)
+        v2p = rng.v2p(num_pages)
         if route == "write_loc":
             dcp = 2
             n, width = HUGE_WRITE_LOC
@@ -178,7 +178,7 @@ def build(route, fam, seed):
 
 def _decoy_v2p(rng, num_pages, m):
     """v2p for the table cases: int32-fitting entries, the last live page the decoy (DECOY_ENTRY)."""
-    v2p = C.draw_v2p(rng, num_pages)
+    v2p = rng.v2p(num_pages)
     v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // m), v2p)
     v2p[num_pages - 1] = DECOY_ENTRY
     return v2p
@@ -391,7 +391,7 @@ class _Stream:
         rng = C.rng_for(seed, 2**40)
         self.seed_part = int(rng.integers(0, 2**40))
         num_pages = 1 << 20
-        v2p = C.draw_v2p(rng, num_pages)
+        v2p = rng.v2p(num_pages)
         if route == "mamba_translate":
             self.num_pages = num_pages
             self.v2p = np.where(v2p < 0, 0, v2p)  # the raw gather: every slot has an entry

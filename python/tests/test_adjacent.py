@@ -27,6 +27,15 @@ def claim(route):
     return "era_b_unclamped" if route == "flashmla_block_table" else "production"
 
 
+def in_contract(c, route):
+    """Whether the claimed variant's contract admits case c (a drawn case past an int32 precondition does not)."""
+    try:
+        reference(c, claim(route))
+    except kvaddr.Error:
+        return False
+    return True
+
+
 def addr(a):
     return a.__array_interface__["data"][0]
 
@@ -77,7 +86,7 @@ def test_correct_kernel_passes_every_drawn_layout(route):
 @pytest.mark.parametrize("route", C.ROUTES)
 def test_members_are_touching_slices_of_one_allocation(route):
     c = next(c for c in draws(route) if c.adjacent and not c.adjacent[1] and len(c.adjacent[0]) >= 2
-             and all(A._arr(c, n).size for n in c.adjacent[0]))
+             and all(A._arr(c, n).size for n in c.adjacent[0]) and in_contract(c, route))
     seen = {}
 
     def spy(**kw):
@@ -241,7 +250,8 @@ def test_params_adjacent_modes():
 
 # ---- check: shrinking, report, replay ---------------------------------------------------------------------
 def test_check_shrinks_keeping_the_neighbour_and_writes_a_replay(tmp_path):
-    rep = kvaddr.check("token_translate", K.translate_v2p_oob, cases=20, seed=0, params={"adjacent": "always"},
+    # seed 10: its first case is laid out out | v2p (at seed 0 an aliasing or strided draw leaves it separate)
+    rep = kvaddr.check("token_translate", K.translate_v2p_oob, cases=20, seed=10, params={"adjacent": "always"},
                        replay_dir=tmp_path)
     f = rep.failure
     assert f.kind == "out_of_bounds" and f.case.adjacent == (("out", "v2p"), 0)
@@ -249,7 +259,7 @@ def test_check_shrinks_keeping_the_neighbour_and_writes_a_replay(tmp_path):
     assert [str(x) for x in f.first] == ["out[0] (past the buffer, in the adjacent v2p[0]): expected 0, got 12345"]
     text = str(rep)
     assert "adjacent slices of one allocation: out | v2p" in text and "landed in v2p" in text
-    call = json.loads((tmp_path / "token_translate-seed0-case0" / "manifest.json").read_text())["calls"][0]
+    call = json.loads((tmp_path / "token_translate-seed10-case0" / "manifest.json").read_text())["calls"][0]
     assert call["presented"]["adjacent"] == [["out", "v2p"], 0]
     assert "layout: adjacent slices of one allocation: out | v2p" in call["note"]
     case, _ = kvaddr.record.load_case(f.replay_dir)
@@ -288,8 +298,8 @@ def test_device_flow_with_adjacent_layouts(fake_device, route):
 
 
 def test_device_flow_reports_the_neighbour_like_the_host_path(fake_device):
-    dev = kvaddr.check("token_translate", K.translate_v2p_oob, cases=20, seed=0, params={"adjacent": "always"})
-    host = kvaddr.check("token_translate", K.translate_v2p_oob, cases=20, seed=0, params={"adjacent": "always"},
+    dev = kvaddr.check("token_translate", K.translate_v2p_oob, cases=20, seed=10, params={"adjacent": "always"})
+    host = kvaddr.check("token_translate", K.translate_v2p_oob, cases=20, seed=10, params={"adjacent": "always"},
                         reference="host")
     assert dev.reference == "cuda" and [str(x) for x in dev.failure.first] == [str(x) for x in host.failure.first]
     assert dev.failure.first[0].neighbour == "v2p[0]"

@@ -42,7 +42,7 @@ def test_an_upward_import_is_a_finding_and_closes_a_cycle(copy):
     rc, out = run("--package", str(copy))
     assert rc == 1
     line = next(x for x in out if x.startswith("cases.py:"))
-    assert line == ("cases.py:19 imports harness (layer harness), not below cases (layer cases): a module imports only "
+    assert line == ("cases.py:22 imports harness (layer harness), not below cases (layer cases): a module imports only "
                     "modules of lower layers")
     cycle = next(x for x in out if x.startswith("import cycle: "))
     assert "cases" in cycle.split(": ")[1].split(" <-> ") and "harness" in cycle

@@ -61,7 +61,8 @@ def test_e03_kernel_is_named():
 
 
 def test_b09_decode_metadata_is_named():
-    rep = kvaddr.check("decode_metadata", K.decode_metadata_no_guard, cases=300, seed=1, lanes=4096)
+    # seed 2: its shrunk case has no tombstone (at seed 1 one remains and pr33046_as_written differs)
+    rep = kvaddr.check("decode_metadata", K.decode_metadata_no_guard, cases=300, seed=2, lanes=4096)
     f = rep.failure
     assert f.kind == "mismatch"
     assert f.behaves_like == ["b09_no_padding_guard", "pr33046_as_written"]  # no tombstone: the composite agrees
@@ -71,7 +72,8 @@ def test_b09_decode_metadata_is_named():
 
 
 def test_pr33046_as_written_kernel_is_named():
-    rep = kvaddr.check("decode_metadata", K.decode_metadata_as_written, cases=300, seed=1, lanes=4096)
+    # seed 13: its first differing lane is a tombstone at column 1
+    rep = kvaddr.check("decode_metadata", K.decode_metadata_as_written, cases=300, seed=13, lanes=4096)
     f = rep.failure
     assert f.kind == "mismatch" and "pr33046_as_written" in f.behaves_like
     lane = f.first[0]

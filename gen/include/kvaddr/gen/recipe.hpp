@@ -46,8 +46,8 @@ struct Recipe {
 
 // Generator parameters: integers, flags as 0 / 1. Keys: page_size, multiplier (or the route's own
 // multiplier field), dcp_size, dcp_rank, seq_len_delta, zero_tail, kv_start_idx, big_entries, long_rows,
-// and any other int64 scalar field of a per-id route. A parameter replaces the drawn value; the draw still
-// happens, so the other fields of the case stay those of the same (seed, index).
+// and any other int64 scalar field of a route. A parameter replaces the drawn value; the draw still happens,
+// so the draws up to the first one whose range depends on the parameter stay those of the same (seed, index).
 using RecipeParams = std::map<std::string, i64>;
 
 // What a per-id route's recipe needs from its field list: the first and second 1-D inputs (ids, table),
