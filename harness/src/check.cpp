@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kvaddr/gen/recipe.hpp"
 #include "kvaddr/gen/rng.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/npy.hpp"
@@ -38,26 +39,30 @@ constexpr int64_t kGuard = 64;
 constexpr int64_t kSentinelBase = -0x2A2A0000;
 int64_t sentinel(int64_t lane) { return kSentinelBase - lane % 65521; }
 
-// ---- the draws of a case: gen/'s SplitMix64, keyed by (seed, case index) --------------------------
+// ---- the draws of a case: gen/'s recipes (gen/recipe.hpp), keyed by (seed, case index) ------------------
+// Every route's case is built from gen::draw_recipe, the recipe kvaddr.check draws for the same (seed, index,
+// lanes): the same arrays and scalars on both front ends (this harness presents them without the Python
+// harness's strided inputs, partial overlaps, rank-2 ids and adjacent layouts).
 using Rng = gen::SplitMix64;
 Rng case_rng(std::uint64_t seed, std::uint64_t index) { return gen::recipe_rng(seed, index); }
 
-constexpr int64_t kPageSizes[] = {1, 2, 3, 4, 5, 7, 16, 64, 100};
-constexpr int64_t kMultipliers[] = {1, 2, 3, 7};
-constexpr double kTombstones[] = {0.0, 0.0, 0.1, 0.5};
+// The recipe of a case as this harness draws it: its own overflow cases come from Options::overflow_fraction
+// (draw_case), so the recipe's overflow edges are off (kvaddr.check's case with params big_entries and
+// long_rows False).
+const gen::RecipeParams kRecipeParams{{"big_entries", 0}, {"long_rows", 0}};
+gen::Recipe recipe_of(Route route, Rng& rng, int64_t max_lanes) {
+  return gen::draw_recipe(route, rng, max_lanes, kRecipeParams);
+}
+const I64s& rv(const gen::Recipe& r, const char* k) { return r.arrays.at(k).values; }
+int64_t ri(const gen::Recipe& r, const char* k) { return r.ints.at(k); }
 
-I64s draw_v2p(Rng& rng, int64_t pages, int64_t add = 0, int64_t mod = 0) {
-  I64s phys(static_cast<std::size_t>(2 * pages));
-  for (std::size_t i = 0; i < phys.size(); ++i) phys[i] = static_cast<int64_t>(i);
-  gen::shuffle(rng, phys.begin(), static_cast<int64_t>(phys.size()));
-  phys.resize(static_cast<std::size_t>(pages));
-  const double tomb = rng.pick(kTombstones);
-  for (auto& p : phys) {
-    p = mod > 0 ? p % mod : p + add;
-    if (rng.unit() < tomb) p = -1;
-  }
-  phys.push_back(-1);
-  return phys;
+// Graph mode's new v2p at a capture case's size (gen::draw_v2p), live entries reduced modulo `mod` (> 0).
+I64s redraw_v2p(Rng& rng, int64_t pages, int64_t mod = 0) {
+  I64s v = gen::draw_v2p(rng, pages);
+  if (mod > 0)
+    for (auto& x : v)
+      if (x >= 0) x %= mod;
+  return v;
 }
 
 // ---- a case: named int64 / int32 arrays, req_to_token, scalars, one or more output buffers ------

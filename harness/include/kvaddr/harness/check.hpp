@@ -11,8 +11,8 @@
 //
 // With Memory::device the struct's pointers are device pointers (cudaMalloc'ed by the harness) and the
 // harness synchronises the device after the call; Memory::host gives host pointers. Device memory
-// needs a build with CUDA (otherwise InvalidArgument "memory"). Cases come from a SplitMix64 stream of
-// (seed, case index); they are not the Python harness's cases.
+// needs a build with CUDA (otherwise InvalidArgument "memory"). Case i of a seed is built from gen/'s recipe
+// of (seed, i) (gen/recipe.hpp), the case kvaddr.check draws with params big_entries and long_rows False.
 //
 // Launch on stream() (a cudaStream_t): it is the harness's capture stream in graph mode and nullptr (the
 // legacy default stream) otherwise, so one launcher serves both modes:
@@ -178,6 +178,15 @@ namespace detail {
 // The check of route r over `kernel`, a KernelOf<r> (check<R> below); InvalidArgument("route") for a value
 // outside the enum.
 Report check_route(Route r, const void* kernel, const Options& options);
+// Case `index` of `seed` as the check of route r draws it (before any overflow case is made of it): its input
+// arrays by name (req_to_token included), its outputs' contents before the call, its scalars. It is built from
+// gen::draw_recipe(r, seed, index, max_lanes, {big_entries 0, long_rows 0}), kvaddr.check's case of the same
+// arguments (tests compare them). InvalidArgument for a route outside the enum or index < 0.
+struct DrawnCase {
+  std::map<std::string, std::vector<std::int64_t>> arrays, befores;
+  std::map<std::string, std::int64_t> scalars;
+};
+DrawnCase drawn_case(Route r, std::uint64_t seed, std::int64_t index, std::int64_t max_lanes);
 }  // namespace detail
 
 // The check of route R by its enumerator: check<Route::write_loc>(kernel) is check_write_loc(kernel).
