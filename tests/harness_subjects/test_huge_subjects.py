@@ -82,7 +82,8 @@ def test_store_past_out_into_its_neighbour_on_the_device():
         flat = torch.as_strided(out, (out.numel() + 1,), (1,))  # one int64 lane past out
         flat[-1] = 12345
 
-    rep = kvaddr.check("token_translate", oob, device="cuda", cases=20, seed=0, params={"adjacent": "always"})
+    # seed 10: its first case is laid out out | v2p (python/tests/test_adjacent.py finds the same on the host)
+    rep = kvaddr.check("token_translate", oob, device="cuda", cases=20, seed=10, params={"adjacent": "always"})
     assert not rep.ok and rep.failure.kind == "out_of_bounds", str(rep)
     assert rep.failure.case.adjacent[0][0] == "out" and rep.failure.first[0].region == "neighbour_after", str(rep)
 
