@@ -399,6 +399,69 @@ Recipe draw_recipe(Route route, u64 seed, u64 index, i64 lanes, const RecipePara
   return draw_recipe(route, rng, lanes, params);
 }
 
+Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
+  if (!has_drawer(route))
+    throw InvalidArgument("route", std::string(to_string(route)), "the harness has no drawer for this route");
+  const auto arr = [&](const char* k) -> const RecipeArray& {
+    const auto it = capture.arrays.find(k);
+    if (it == capture.arrays.end()) throw InvalidArgument("recipe", k, "missing array of the route's recipe");
+    return it->second;
+  };
+  const auto num = [&](const char* k) {
+    const auto it = capture.ints.find(k);
+    if (it == capture.ints.end()) throw InvalidArgument("recipe", k, "missing integer of the route's recipe");
+    return it->second;
+  };
+  const i64 ps = num("page_size"), m = num("multiplier");
+  if (ps < 1 || m < 1) throw InvalidArgument("recipe", "page_size / multiplier", "must be >= 1");
+  const i64 num_pages = static_cast<i64>(arr("v2p").values.size()) - 1;
+  Recipe r = capture;
+  std::vector<i64> v2p = draw_v2p(rng, num_pages);
+  const auto keep_mod = [&](i64 mod) {
+    for (auto& x : v2p)
+      if (x >= 0) x %= std::max<i64>(1, mod);
+  };
+  if (per_id(route)) {
+    std::vector<i64> ids = draw_ids(rng, static_cast<i64>(arr("ids").values.size()), num_pages, ps);
+    fit_token_values(std::string(to_string(route)), ids, v2p, capture.ints.count("dcp_size") ? num("dcp_size") : 1);
+    r.arrays["ids"].values = std::move(ids);
+  } else if (route == Route::kv_indices_inplace) {
+    r.arrays["ids"].values = draw_ids(rng, static_cast<i64>(arr("ids").values.size()), num_pages, ps);
+    keep_mod((kTwo31 - 1) / sat_mul(ps, m) - 1);
+  } else if (route == Route::eager_funnel) {
+    arr("page_table");
+    for (auto& t : r.arrays["page_table"].values) t = below(rng, 0, num_pages + 1) * ps;
+  } else if (route == Route::write_loc) {
+    arr("loc");
+    const i64 dcp = num("dcp_size");
+    for (auto& x : r.arrays["loc"].values) {
+      x = below(rng, 0, (num_pages + 1) * ps * dcp);
+      if (rng.chance(0.1)) x = 0;
+    }
+  } else {
+    const RecipeArray& t = arr("req_to_token");
+    if (t.shape.size() != 2) throw InvalidArgument("recipe", "req_to_token", "must be 2-D");
+    keep_mod((kTwo31 - 1) / m);
+    const std::vector<i32> r2t = page_major_rows(rng, t.shape[0], t.shape[1], ps, num_pages, 0.01);
+    r.arrays["req_to_token"].values.assign(r2t.begin(), r2t.end());
+    arr("lens");
+    const i64 b = static_cast<i64>(arr("rows").values.size());
+    std::vector<i64> rows(uz(t.shape[0]));
+    std::iota(rows.begin(), rows.end(), i64{0});
+    shuffle(rng, rows.begin(), t.shape[0]);
+    rows.resize(uz(std::min(b, t.shape[0])));
+    r.arrays["rows"].values = std::move(rows);
+    i64 hi = std::max<i64>(0, num("width") * ps - (capture.ints.count("seq_len_delta") ? num("seq_len_delta") : 0));
+    if (capture.arrays.count("kv_start_idx")) {  // the capture's starts stay: every row inside req_to_token
+      const auto& st = capture.arrays.at("kv_start_idx").values;
+      hi = std::max<i64>(0, std::min(hi, t.shape[1] - (st.empty() ? 0 : *std::max_element(st.begin(), st.end()))));
+    }
+    for (auto& l : r.arrays["lens"].values) l = rng.between(0, hi);
+  }
+  r.arrays["v2p"].values = std::move(v2p);
+  return r;
+}
+
 std::vector<i64> draw_v2p(SplitMix64& rng, i64 num_pages, bool big, i64 scale) {
   if (num_pages < 0 || num_pages > kMaxPoolPages)
     throw InvalidArgument("num_pages", std::to_string(num_pages), "must be in [0, 2^24]");

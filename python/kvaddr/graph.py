@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 
 from . import _core
 from . import cases as C
@@ -28,36 +27,10 @@ from .present import Presented
 
 
 def redraw(route, r, rng):
-    """A recipe with the shapes and scalars of `r` and freshly drawn values from `rng` (cases.rng_for: gen/'s
-    stream of the case, whose pieces the recipes are made of)."""
+    """A recipe with the shapes and scalars of `r` and freshly drawn values from `rng` (cases.rng_for): the
+    C++ harness's graph-mode case of the same seed and index (gen::redraw_recipe)."""
     c = dict(r)
-    ps = r["page_size"]
-    num_pages = len(r["v2p"]) - 1
-    v2p = rng.v2p(num_pages)
-    if route in C.TOKEN_ROUTES:
-        ids, v2p = C.fit_token_values(route, rng.ids(len(r["ids"]), num_pages, ps), v2p, r.get("dcp_size", 1))
-        c.update(ids=ids, v2p=v2p)
-    elif route == "kv_indices_inplace":
-        c.update(ids=rng.ids(len(r["ids"]), num_pages, ps),
-                 v2p=np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // (ps * r["multiplier"]) - 1), v2p))
-    elif route == "eager_funnel":
-        t = r["page_table"]
-        c.update(v2p=v2p, page_table=rng.integers(0, num_pages + 1, size=t.shape) * ps)
-    elif route == "write_loc":
-        loc = rng.integers(0, (num_pages + 1) * ps * r["dcp_size"], size=len(r["loc"]))
-        loc[rng.random(loc.size) < 0.1] = 0
-        c.update(loc=loc, v2p=v2p)
-    else:
-        r2t = r["req_to_token"]
-        v2p = np.where(v2p >= 0, v2p % max(1, (2**31 - 1) // r["multiplier"]), v2p)
-        new = rng.page_major_rows(r2t.shape[0], r2t.shape[1], ps, num_pages, 0.01)
-        b = len(r["rows"])
-        hi = max(0, r["width"] * ps - r.get("seq_len_delta", 0))
-        if r.get("kv_start_idx") is not None:
-            hi = max(0, min(hi, r2t.shape[1] - int(np.max(r["kv_start_idx"], initial=0))))
-        c.update(v2p=v2p, req_to_token=new,
-                 rows=rng.permutation(r2t.shape[0])[:b].astype(np.int64),
-                 lens=rng.integers(0, hi + 1, size=b))
+    c.update(_core.redraw_recipe(route, r, rng))
     return c
 
 

@@ -106,6 +106,30 @@ inline py::dict recipe_dict(const gen::Recipe& r) {
   return d;
 }
 
+// A recipe dict (kvaddr.cases) as a gen::Recipe: bools, integers, int32 / int64 arrays of 1 or 2 dimensions, None
+// (an absent array); other entries (the adjacent layout, a contract) are Python's and left out.
+inline gen::Recipe recipe_arg(py::handle h) {
+  if (!py::isinstance<py::dict>(h)) throw InvalidArgument("recipe", py::str(py::repr(h)), "must be a dict");
+  gen::Recipe r;
+  for (const auto& [k, v] : py::reinterpret_borrow<py::dict>(h)) {
+    const std::string key = py::str(k);
+    const std::string type = py::str(py::type::handle_of(v).attr("__name__"));
+    if (v.is_none()) {
+      r.absent.push_back(key);
+    } else if (type == "bool" || type == "bool_") {
+      r.bools[key] = py::cast<bool>(py::bool_(py::reinterpret_borrow<py::object>(v)));
+    } else if (py::isinstance<py::array>(v)) {
+      const auto a = py::reinterpret_borrow<py::array>(v);
+      const bool i32 = is_dtype<std::int32_t>(a);
+      const In<std::int64_t> in = input<std::int64_t>(v, ("recipe['" + key + "']").c_str(), 1, 2, true);
+      r.arrays[key] = gen::RecipeArray{std::vector<std::int64_t>(in.ptr, in.ptr + in.size), in.shape, i32};
+    } else if (py::isinstance<py::int_>(v) || type.rfind("int", 0) == 0) {
+      r.ints[key] = int64_arg(v, "recipe['" + key + "']");
+    }
+  }
+  return r;
+}
+
 inline py::dict draw_recipe_py(gen::SplitMix64& rng, const std::string& route, py::handle lanes, py::handle params,
                                py::handle id_shape) {
   const std::int64_t n = int64_arg(lanes, "lanes");
@@ -146,6 +170,11 @@ inline void bind_recipes(py::module_& m) {
      py::arg("id_shape") = py::none(),
      "Case `index` of `seed` for `route` as a recipe dict (gen/recipe.hpp): the case the C++ harness draws for the "
      "same arguments. id_shape: a per-id route's shape given by hand (a route the list does not hold).");
+  m.def("redraw_recipe", [](const std::string& route, py::handle recipe, gen::SplitMix64& rng) {
+    return recipe_dict(gen::redraw_recipe(parse_route(route), recipe_arg(recipe), rng));
+  }, py::arg("route"), py::arg("recipe"), py::arg("rng"),
+     "Graph mode's later case: `recipe` with new values at its shapes and scalars, drawn from `rng` (a dict of the "
+     "recipe's bools, integers and arrays; gen::redraw_recipe).");
   m.def("recipe_routes", [] {
     std::vector<std::string> v;
     for (Route r : gen::recipe_routes()) v.emplace_back(to_string(r));

@@ -159,3 +159,30 @@ def test_the_package_draws_no_random_number_of_its_own():
     for f in PACKAGE.glob("*.py"):
         text = f.read_text()
         assert "np.random" not in text and "numpy.random" not in text, f.name
+
+
+@pytest.mark.parametrize("route", C.ROUTES)
+def test_graph_redraw_keeps_the_shapes_and_scalars_and_draws_new_values(route):
+    from kvaddr import graph
+
+    r0 = C.draw_recipe(route, C.rng_for(3, 0), 1024, {"long_rows": False, "big_entries": False, "adjacent": False})
+    a, b = graph.redraw(route, r0, C.rng_for(3, 1)), graph.redraw(route, r0, C.rng_for(3, 1))
+    other = graph.redraw(route, r0, C.rng_for(3, 2))
+    assert set(a) == set(r0)
+    for k, v in r0.items():
+        if isinstance(v, np.ndarray):
+            assert a[k].shape == v.shape and a[k].dtype == v.dtype, k
+            assert np.array_equal(a[k], b[k]), k  # the stream of (seed, index)
+        else:
+            assert a[k] == v, k  # scalars and flags stay the capture's
+    assert not np.array_equal(a["v2p"], other["v2p"]) or a["v2p"].size < 3
+    case = C.build(route, a)  # a well-formed call at the capture's shapes
+    assert {k: v.shape for k, v in case.outputs.items()} == {k: v.shape for k, v in C.build(route, r0).outputs.items()}
+
+
+def test_graph_redraw_checks_its_recipe():
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^recipe = ids: missing array"):
+        _core.redraw_recipe("token_translate", {"page_size": 1, "multiplier": 1, "v2p": np.zeros(3, np.int64)},
+                            C.rng_for(0, 0))
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^recipe = page_size: missing integer"):
+        _core.redraw_recipe("write_loc", {"multiplier": 1}, C.rng_for(0, 0))

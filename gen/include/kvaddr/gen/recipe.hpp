@@ -75,6 +75,13 @@ Recipe draw_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& 
 // A per-id route's recipe from its shape (a route the list does not hold yet, e.g. in a test).
 Recipe draw_id_recipe(const IdShape& shape, SplitMix64& rng, i64 lanes, const RecipeParams& params = {});
 
+// Graph mode's later cases (both harnesses replay one captured call on them): the recipe `capture` with
+// freshly drawn values at its shapes and scalars: v2p and ids / loc / page_table (the id routes, write_loc,
+// kv_indices_inplace, eager_funnel); v2p, req_to_token, the batch rows and lengths (the tables; lengths within
+// width * page_size - seq_len_delta and, with kv_start_idx, within req_to_token). InvalidArgument "recipe"
+// for a recipe without the fields of the route's drawer.
+Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng);
+
 // ---- the pieces the recipes are made of (graph mode's redraws and the huge cases reuse them) --------
 // v2p [num_pages + 1]: a permuted pool (pages < 2 * num_pages) with tombstones (-1, at a drawn rate) and the
 // trailing padding entry -1. big: physical pages shifted so that page * scale passes 2^31.
