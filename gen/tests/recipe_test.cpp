@@ -178,3 +178,35 @@ TEST(Recipe, IdShapesAreReadOffTheFieldList) {
 }
 
 }  // namespace
+
+namespace {
+TEST(Recipe, RedrawKeepsTheShapesAndScalarsOfTheCapture) {
+  for (Route r : recipe_routes()) {
+    const Recipe c = draw_recipe(r, 4, 0, 1024, {{"big_entries", 0}, {"long_rows", 0}});
+    SplitMix64 s1 = recipe_rng(4, 1), s2 = recipe_rng(4, 1);
+    const Recipe a = redraw_recipe(r, c, s1), b = redraw_recipe(r, c, s2);
+    EXPECT_EQ(a, b) << to_string(r);  // the stream of (seed, index)
+    EXPECT_EQ(a.ints, c.ints) << to_string(r);
+    EXPECT_EQ(a.bools, c.bools) << to_string(r);
+    EXPECT_EQ(a.absent, c.absent) << to_string(r);
+    for (const auto& [k, v] : c.arrays) {
+      EXPECT_EQ(a.arrays.at(k).shape, v.shape) << to_string(r) << " " << k;
+      EXPECT_EQ(a.arrays.at(k).values.size(), v.values.size()) << to_string(r) << " " << k;
+    }
+  }
+}
+
+TEST(Recipe, RedrawChecksItsCapture) {
+  SplitMix64 s(1);
+  Recipe c = draw_recipe(Route::write_loc, 1, 0, 64);
+  EXPECT_NO_THROW(redraw_recipe(Route::write_loc, c, s));
+  c.arrays.erase("loc");
+  EXPECT_THROW(redraw_recipe(Route::write_loc, c, s), InvalidArgument);
+  Recipe t = draw_recipe(Route::read_table, 1, 0, 64);
+  t.ints.erase("width");
+  EXPECT_THROW(redraw_recipe(Route::read_table, t, s), InvalidArgument);
+  Recipe z = draw_recipe(Route::token_translate, 1, 0, 64);
+  z.ints["page_size"] = 0;
+  EXPECT_THROW(redraw_recipe(Route::token_translate, z, s), InvalidArgument);
+}
+}  // namespace

@@ -56,15 +56,6 @@ gen::Recipe recipe_of(Route route, Rng& rng, int64_t max_lanes) {
 const I64s& rv(const gen::Recipe& r, const char* k) { return r.arrays.at(k).values; }
 int64_t ri(const gen::Recipe& r, const char* k) { return r.ints.at(k); }
 
-// Graph mode's new v2p at a capture case's size (gen::draw_v2p), live entries reduced modulo `mod` (> 0).
-I64s redraw_v2p(Rng& rng, int64_t pages, int64_t mod = 0) {
-  I64s v = gen::draw_v2p(rng, pages);
-  if (mod > 0)
-    for (auto& x : v)
-      if (x >= 0) x %= mod;
-  return v;
-}
-
 // ---- a case: named int64 / int32 arrays, req_to_token, scalars, one or more output buffers ------
 struct Output {
   std::string name;
@@ -108,12 +99,11 @@ using Bufs = std::vector<I64s>;  // one buffer per output, without guards
 
 struct RouteOps {
   Route route;
-  Case (*draw)(Rng&, int64_t);
+  gen::Recipe (*recipe)(Rng&, int64_t);  // the recipe of a case (gen/recipe.hpp) from its stream and lane bound
+  Case (*build)(const gen::Recipe&);     // the case of a recipe (graph mode: of gen::redraw_recipe's too)
   void (*reference)(const Case&, Variant, Bufs& outs);  // outs start as the befores; may throw
   std::vector<Case> (*shrinks)(const Case&);
   std::vector<FieldInfo> (*fields)();  // the route's arguments (the form the kernel receives)
-  // Graph mode: new values at the shapes and scalars of the capture case (outputs back to their sentinels).
-  Case (*redraw)(const Case&, Rng&);
   // Makes a drawn case one past an int32 precondition (nullptr: the route has no int32_wrap variant).
   void (*overflow)(Case&, Rng&);
 };
@@ -326,7 +316,7 @@ void validate_options(const RouteOps& ops, const Options& opt) {
 // (decided on a stream of its own, so that the draw itself is the same whatever the fraction).
 Case draw_case(const RouteOps& ops, const Options& opt, int64_t i) {
   Rng rng = case_rng(opt.seed, static_cast<std::uint64_t>(i));
-  Case c = ops.draw(rng, opt.max_lanes);
+  Case c = ops.build(ops.recipe(rng, opt.max_lanes));
   if (ops.overflow != nullptr && opt.overflow_fraction > 0.0) {
     Rng orng = case_rng(opt.seed ^ 0x6F766572666C6F77ULL, static_cast<std::uint64_t>(i));
     if (orng.unit() < opt.overflow_fraction) ops.overflow(c, orng);
@@ -487,15 +477,22 @@ template <class Call>
 std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& mem,
                                    const Call& call) {
   if (opt.cases == 0) return std::nullopt;
+  // The capture case, as kvaddr.graph captures: the first draw (case 0, then 10^6 + 1, ...) whose table is at
+  // least 4 columns wide and inside the contract, without aliasing, its lengths halved (a short batch, as
+  // engines capture: later cases may be longer). Later case i: gen::redraw_recipe of it on case i's stream.
+  gen::Recipe r0;
   Case c0;
   Bufs exp0;
   bool found = false;
   for (int64_t j = 0; j < 64 && !found; ++j) {
     Rng rng = case_rng(opt.seed, static_cast<std::uint64_t>(j == 0 ? 0 : 1000000 + j));
-    c0 = ops.draw(rng, opt.max_lanes);
-    if (c0.s.erase("alias_out_ids") > 0) c0.outs[0].refill();
-    if (c0.arr.count("seq_lens"))  // a short batch, as engines capture: later cases may be longer
-      for (auto& l : c0.arr.at("seq_lens")) l /= 2;
+    r0 = ops.recipe(rng, opt.max_lanes);
+    if (r0.ints.count("width") && r0.ints.at("width") < 4) continue;
+    if (r0.bools.count("alias")) r0.bools["alias"] = false;
+    if (r0.ints.count("overlap")) r0.ints["overlap"] = 0;
+    if (r0.arrays.count("lens"))
+      for (auto& l : r0.arrays.at("lens").values) l /= 2;
+    c0 = ops.build(r0);
     try {
       exp0 = expected(ops, c0, opt.variant);
       found = true;
@@ -533,7 +530,7 @@ std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options
   }
   for (int64_t i = 1; i < opt.cases; ++i) {
     Rng rng = case_rng(opt.seed, static_cast<std::uint64_t>(i));
-    Case c = ops.redraw(c0, rng);
+    Case c = ops.build(gen::redraw_recipe(ops.route, r0, rng));
     Bufs exp;
     try {
       exp = expected(ops, c, opt.variant);
