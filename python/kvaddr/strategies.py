@@ -56,7 +56,7 @@ def _v2p(draw, num_pages, bound=None, tombstones=True):
 
 def _ids(num_pages, ps):
     """One token id: a live or sentinel-page id in [0, (num_pages + 1) * ps), padding -1, or a negative past
-    the padding id down to -ps - 1 (the harness's kvaddr.cases.draw_ids range)."""
+    the padding id down to -ps - 1 (the range of the harness recipes, gen::draw_ids)."""
     return st.integers(0, (num_pages + 1) * ps - 1) | st.just(-1) | st.integers(-ps - 1, -1)
 
 
