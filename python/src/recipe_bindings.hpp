@@ -138,6 +138,8 @@ inline py::dict draw_recipe_py(gen::SplitMix64& rng, const std::string& route, p
   return recipe_dict(gen::draw_recipe(parse_route(route), rng, n, p));
 }
 
+inline constexpr std::int64_t kMaxDrawn = std::int64_t{1} << 28;  // elements of one integers / random / permutation
+
 // numpy's shape argument: None (a scalar), an int, or a tuple of ints.
 inline std::vector<std::int64_t> size_arg(py::handle size) {
   std::vector<std::int64_t> shape;
@@ -148,8 +150,8 @@ inline std::vector<std::int64_t> size_arg(py::handle size) {
   }
   std::int64_t n = 1;
   for (std::int64_t s : shape) {
-    if (s < 0 || s > (std::int64_t{1} << 32) || n > (std::int64_t{1} << 32) / std::max<std::int64_t>(s, 1))
-      throw InvalidArgument("size", py::str(py::repr(size)), "dimensions must be >= 0 with at most 2^32 elements");
+    if (s < 0 || s > kMaxDrawn || n > kMaxDrawn / std::max<std::int64_t>(s, 1))
+      throw InvalidArgument("size", py::str(py::repr(size)), "dimensions must be >= 0 with at most 2^28 elements");
     n *= s;
   }
   return shape;
@@ -227,7 +229,7 @@ inline void bind_recipes(py::module_& m) {
       }, py::arg("values"), "One element of a non-empty sequence.")
       .def("permutation", [](SplitMix64& r, py::handle n_o) {
         const std::int64_t n = int64_arg(n_o, "n");
-        if (n < 0 || n > (std::int64_t{1} << 32)) throw InvalidArgument("n", std::to_string(n), "must be in [0, 2^32]");
+        if (n < 0 || n > kMaxDrawn) throw InvalidArgument("n", std::to_string(n), "must be in [0, 2^28]");
         std::vector<std::int64_t> v(static_cast<std::size_t>(n));
         for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i);
         gen::shuffle(r, v.begin(), n);

@@ -135,6 +135,15 @@ def test_the_stream_pieces():
         g.integers(3, 3)
     with pytest.raises(kvaddr.InvalidArgument, match="^num_pages = "):
         g.v2p(-1)
+    assert g.permutation(0).size == 0 and g.integers(0, 2, size=0).size == 0
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^n = 268435457: must be in \[0, 2\^28\]"):
+        g.permutation(2**28 + 1)
+    with pytest.raises(kvaddr.InvalidArgument, match="^size = "):
+        g.integers(0, 2, size=(2**14, 2**14 + 1))
+    with pytest.raises(kvaddr.InvalidArgument, match="^size = "):
+        g.random(-1)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^choice = \[\]"):
+        g.choice([])
     a, b = C.rng_for(9, 9), C.rng_for(9, 9)
     assert a.integers(0, 2**62) == b.integers(0, 2**62)
 
