@@ -107,6 +107,7 @@ class Report:
     graph_loop: str = ""
     graph_note: str = ""
     graph_unconfirmed: int = 0  # fast-loop cases with differing lanes that passed when re-run eagerly
+    graph_capture: str = ""  # graph mode: which draw the capture case is (kvaddr.graph.CaptureChoice.note)
     # how the kernel ran: "fork" / "spawn" (a worker process, kvaddr.isolate) or "in-process"; isolation_note
     # says why it ran in process where isolate="auto" could not isolate it
     isolation: str = "in-process"
@@ -149,7 +150,7 @@ class Report:
         """The report as plain JSON-able values (lanes as strings)."""
         d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "shard", "cases",
                                              "rejected", "lanes", "seconds", "kernel_seconds", "ok", "reference",
-                                             "graph_loop", "graph_note", "graph_unconfirmed", "verdict",
+                                             "graph_loop", "graph_note", "graph_unconfirmed", "graph_capture", "verdict",
                                              "isolation", "isolation_note", "interrupted", "contract")}
         d["huge"] = dict(self.huge)
         d["rejections"] = dict(self.rejections)
