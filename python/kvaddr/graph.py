@@ -1,8 +1,9 @@
 """graph=True: capture the kernel once in a CUDA graph over pointer-stable buffers, then replay it per case.
 
-Case 0 (the first draw whose table is >= 4 columns wide) fixes the shapes and scalars, with its lengths
-halved (graphs are captured on short batches); it runs eagerly once (the warm-up every capture needs), then the
-call is captured with torch.cuda.graph over the same buffers. Every later case redraws the *values*
+Case 0, the capture case (capture_choice: the first draw at least 4 columns wide that the claimed variant admits
+and that breaks no production precondition), fixes the shapes and scalars, with its lengths halved (graphs are
+captured on short batches); it runs eagerly once (the warm-up every capture needs), then the call is captured
+with torch.cuda.graph over the same buffers. Every later case redraws the *values*
 (v2p, ids / locs, req_to_token, row ids, lengths) at the same shapes, copies them into the captured
 buffers, replays the graph and compares every lane. A kernel or wrapper that bakes capture-time values
 (a grid sized from the capture batch, a table copied at capture time, a buffer rebound outside the
@@ -139,9 +140,9 @@ def capture_choice(route, seed, lanes, params, variant="production"):
         return CaptureChoice(j, raw, recipe, skipped, [])
     if fallback is not None:
         return fallback
+    why = first_rejection or "all narrower than 4 columns"
     raise check_args.invalid("seed", repr(seed), f"graph mode: none of {CAPTURE_DRAWS} capture candidates of {route} "
-                             f"is inside the contract of {variant} ({first_rejection or 'all narrower than 4 columns'});"
-                             " pick another seed or params")
+                             f"is inside the contract of {variant} ({why}); pick another seed or params")
 
 
 def _capture_recipe(route, seed, lanes, params, variant="production"):
@@ -206,7 +207,9 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
     except Exception as e:  # noqa: BLE001 - a kernel that cannot be captured is a finding
         return 0, recipe0, CaseResult("raised", f"capture failed: {type(e).__name__}: {e}")
     later = harness.shard_indices(shard, cases, start=1)
-    fast, why = _fast_loop(rep, fam, route, recipe0, case0, p, variant, seed, shard[1]) if loop != "slow" else (None, "")
+    fast, why = None, ""
+    if loop != "slow":
+        fast, why = _fast_loop(rep, fam, route, recipe0, case0, p, variant, seed, shard[1])
     if fast is not None:
         rep.graph_loop = "fast"
 

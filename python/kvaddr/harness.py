@@ -291,10 +291,11 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
           isolate="auto", contract=None):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel). shard=(i, n) runs only the case indices k in range(cases) with k % n == i (the
-    union of the n shards is the unsharded campaign, graph mode included; docs/scaling.md). Every argument is checked before
-    anything runs (kvaddr.check_args): a bad one is kvaddr.InvalidArgument naming it. isolate="auto" runs the
-    kernel in a worker process wherever it can (kvaddr.isolate); KeyboardInterrupt / SystemExit raised by the
-    kernel print the report so far to stderr, attach it as the exception's `kvaddr_report`, and propagate."""
+    union of the n shards is the unsharded campaign, in graph mode too; docs/scaling.md). Every argument
+    is checked before anything runs (kvaddr.check_args): a bad one is kvaddr.InvalidArgument naming it.
+    isolate="auto" runs the kernel in a worker process wherever it can (kvaddr.isolate); KeyboardInterrupt /
+    SystemExit raised by the kernel print the report so far to stderr, attach it as the exception's
+    `kvaddr_report`, and propagate."""
     a = check_args.check_arguments(cases=cases, seed=seed, lanes=lanes, time_budget=time_budget,
                                    lanes_budget=lanes_budget, case_timeout=case_timeout, shrink=shrink,
                                    shrink_seconds=shrink_seconds, replay_dir=replay_dir, name=name,

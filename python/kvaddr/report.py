@@ -150,8 +150,9 @@ class Report:
         """The report as plain JSON-able values (lanes as strings)."""
         d = {k: getattr(self, k) for k in ("route", "seed", "variant", "device", "array", "graph", "shard", "cases",
                                              "rejected", "lanes", "seconds", "kernel_seconds", "ok", "reference",
-                                             "graph_loop", "graph_note", "graph_unconfirmed", "graph_capture", "verdict",
+                                             "graph_loop", "graph_note", "graph_unconfirmed", "verdict",
                                              "isolation", "isolation_note", "interrupted", "contract")}
+        d["graph_capture"] = self.graph_capture
         d["huge"] = dict(self.huge)
         d["rejections"] = dict(self.rejections)
         d["overflow"] = dict(self.overflow)
