@@ -20,6 +20,8 @@ if not torch.cuda.is_available() or not G.available():
     pytest.skip(f"no usable CUDA device for kvaddr.gpu: {G.why_unavailable() or 'torch sees no CUDA device'}",
                 allow_module_level=True)
 
+from test_gpu_kernels import _BakedV2p  # noqa: E402  (a table baked at capture: passes case 0, fails a replay)
+
 
 def _shards(route, kernel, n=4, **kw):
     return [kvaddr.check(route, kernel, device="cuda", shard=(i, n), **kw) for i in range(n)]
@@ -38,19 +40,6 @@ def test_graph_shards_merge_into_the_unsharded_run(tmp_path, loop, cases):
     code, merged = merge(tmp_path, [p.to_json() for p in parts])
     doc = whole.to_json()
     assert code == 0 and merged["ok"] is True and {k: merged[k] for k in COUNTS} == {k: doc[k] for k in COUNTS}
-
-
-class _BakedV2p:
-    """A wrapper that copies v2p on its eager call and reads that copy under capture (a table baked into the
-    graph): passes the capture case, fails a later replay."""
-
-    def __init__(self):
-        self.k, self.v2p = G.kernel("token_translate"), None
-
-    def __call__(self, virt, v2p, page_size, page_stride, out):
-        if not torch.cuda.is_current_stream_capturing():
-            self.v2p = v2p.clone()
-        self.k(virt=virt, v2p=self.v2p, page_size=page_size, page_stride=page_stride, out=out)
 
 
 def test_a_baked_table_found_by_one_shard_merges_into_the_unsharded_failure(tmp_path):
