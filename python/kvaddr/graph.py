@@ -125,8 +125,8 @@ def capture_choice(route, seed, lanes, params, variant="production"):
             skipped.append((j, f"a table {raw['width']} column(s) wide (< 4)"))
             continue
         recipe = _captured_form(raw, params)
-        case = C.build(route, recipe)
         try:
+            case = C.build(route, recipe)
             reference(case, variant, table_guards=True)
         except _core.Error as e:
             first_rejection = first_rejection or f"{type(e).__name__}: {e}"
