@@ -206,6 +206,8 @@ class Report:
         if self.contract:
             extra.append("  the wrapper's contract: " + ", ".join(f"{k} {'/'.join(v.values())}"
                                                                   for k, v in sorted(self.contract.items())))
+        if self.graph_capture:
+            extra.append(f"  graph mode {self.graph_capture}")
         if self.isolation_note:
             extra.append(f"  the kernel ran in this process: {self.isolation_note}")
         if self.ok:

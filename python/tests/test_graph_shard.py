@@ -83,7 +83,7 @@ def test_the_capture_case_is_the_first_draw_that_breaks_no_precondition(route):
         reference(case, variant, table_guards=True)  # admitted by the claimed variant's contract
         assert choice.broken == [] and broken_preconditions(case) == []
         assert _same(choice.recipe, graph.captured_recipe(route, seed, 1 << 12, None, variant))  # deterministic
-        assert choice.raw is not None and graph._capture_recipe(route, seed, 1 << 12, None, variant) is not None
+        assert _same(graph._capture_recipe(route, seed, 1 << 12, None, variant), choice.raw)
         # every earlier draw is passed over for a reason the rule names, and the chosen one has none
         earlier = [_why_not(route, graph._candidate(route, seed, j, 1 << 12, None), variant)
                    for j in range(choice.draw)]
@@ -114,6 +114,15 @@ def test_the_canonical_table_captures_past_a_broken_padding_guard():
     assert choice.note() == (f"captured on the draw of case index 10^6 + {choice.draw} ({choice.draw} earlier "
                              f"draw(s) passed over, the first: {choice.skipped[0][1]})")
     assert graph.capture_choice("token_translate", 3, 1 << 12, None).note() == "captured on the draw of case 0"
+
+
+def test_the_report_says_which_draw_was_captured():
+    rep = Report("read_table", 1, "production", "cuda", "torch", True, cases=3, lanes=30)
+    rep.graph_capture = "captured on the draw of case index 10^6 + 2 (2 earlier draw(s) passed over, the first: x)"
+    assert str(rep).splitlines()[1] == ("  graph mode captured on the draw of case index 10^6 + 2 (2 earlier draw(s) "
+                                        "passed over, the first: x)")
+    assert rep.to_dict()["graph_capture"] == rep.graph_capture
+    assert len(str(Report("read_table", 1, "production", "cpu", "numpy", False, cases=3)).splitlines()) == 1
 
 
 def test_without_a_clean_draw_the_first_admitted_one_is_captured_and_named(monkeypatch):
