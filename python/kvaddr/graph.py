@@ -164,11 +164,20 @@ def owns_capture(shard, cases):
     return 0 in harness.shard_indices(shard, cases)
 
 
-def capture_failed(res):
-    """The warm-up's failing result, named as the capture case's own failure."""
-    what = res.kind + (f" ({res.detail})" if res.detail else "")
-    res.detail = f"the capture case itself failed: {what}; no graph was captured and no later case ran"
-    return res
+def count_capture(rep, recipe0, res, own):
+    """Count the warm-up's result `res` in `rep` when this shard owns case 0 (`own`); a failing one is returned as
+    case 0's failure tuple, named as the capture case's own failure (every shard reports it: none can replay
+    without it), else None."""
+    if own:
+        rep.cases += 1
+        rep.kernel_seconds += res.kernel_seconds
+    if res.kind != "ok":
+        what = res.kind + (f" ({res.detail})" if res.detail else "")
+        res.detail = f"the capture case itself failed: {what}; no graph was captured and no later case ran"
+        return 0, recipe0, res
+    if own:
+        rep.lanes += res.lanes
+    return None
 
 
 def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, case_timeout, t0,
@@ -192,14 +201,9 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
     with torch.cuda.stream(side):  # the warm-up call, as before any capture
         res = run_case(fam, kernel, case0, expected0, case_timeout=case_timeout, presented=p)
     torch.cuda.current_stream().wait_stream(side)
-    own = owns_capture(shard, cases)
-    if own:
-        rep.cases += 1
-        rep.kernel_seconds += res.kernel_seconds
-    if res.kind != "ok":
-        return 0, recipe0, capture_failed(res)
-    if own:
-        rep.lanes += res.lanes
+    failed = count_capture(rep, recipe0, res, owns_capture(shard, cases))
+    if failed is not None:
+        return failed
     g = torch.cuda.CUDAGraph()
     try:
         with torch.cuda.graph(g):

@@ -3,6 +3,8 @@
 (graph.owns_capture), the fast loop's per-batch bookkeeping under a shard (graph_fast.FastLoop.run over a model
 of its three device graphs), and the shards' JSON reports merging into the unsharded one (issue 30 item 3, issue
 35 item 4). The device runs are in test_graph_shard_gpu.py."""
+import json
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,8 @@ from kvaddr import graph_fast as F
 from kvaddr.conventions import PRECONDITION_ROUTES, broken_preconditions, reference
 from kvaddr.report import Report
 
+import np_kernels as K
+import kvaddr.arrays  # noqa: F401  (kvaddr.arrays.family)
 from test_shard_merge import COUNTS, merge
 
 
@@ -49,6 +53,14 @@ def test_graph_mode_is_sharded_now():
         kvaddr.check("token_translate", lambda **kw: None, graph=True, cases=8, shard=(1, 4))
     with pytest.raises(kvaddr.InvalidArgument, match=r"shard = \(4, 4\)"):
         kvaddr.check("token_translate", lambda **kw: None, graph=True, cases=8, shard=(4, 4))
+
+
+def test_the_command_line_passes_a_graph_shard_through(capsys):
+    from kvaddr.__main__ import main
+
+    assert main(["check", "--route", "token_translate", "np_kernels:translate_v2p", "--graph", "--shard", "1/4"]) == 2
+    assert capsys.readouterr().err == ("python3 -m kvaddr check: graph=True needs device='cuda' with torch tensors "
+                                       "(torch.cuda.graph)\n")
 
 
 # ---- the capture case --------------------------------------------------------------------------
@@ -143,6 +155,49 @@ def test_without_an_admitted_draw_the_seed_is_named(monkeypatch):
                                                      r"read_table is inside the contract of production") as e:
         graph.capture_choice("read_table", 7, 1 << 12, None)
     assert e.value.argument == "seed" and "planted rejection" in str(e.value)
+
+
+# ---- the capture case's warm-up: counted once, a failure named in every shard ------------------------
+def _warm_up(kernel, shard, replay_dir, cases=40, seed=3):
+    """Graph mode's warm-up of the capture case, run on the host (numpy) as run_graph_cases runs it on the device,
+    counted (graph.count_capture) and explained by the harness as check() does for graph mode."""
+    route = "token_translate"
+    rep = Report(route, seed, "production", "cpu", "numpy", True, shard=shard)
+    rep.campaign = {"route": route, "cases": cases, "graph": True}
+    choice = graph.capture_choice(route, seed, 4096, None)
+    case0 = C.build(route, choice.recipe)
+    fam = kvaddr.arrays.family("cpu", None)
+    res = harness.run_case(fam, kernel, case0, reference(case0, "production", table_guards=True))
+    failed = graph.count_capture(rep, choice.recipe, res, graph.owns_capture(shard, cases))
+    if failed is not None:
+        rep.failure = harness._explain(fam, kernel, route, "production", *failed, True, 30.0, replay_dir, None, None,
+                                       seed, True)
+    return rep
+
+
+def test_the_capture_case_is_counted_by_shard_0_only():
+    whole = _warm_up(K.translate_v2p, (0, 1), None)
+    assert whole.failure is None and whole.cases == 1 and whole.lanes > 0
+    parts = [_warm_up(K.translate_v2p, (i, 4), None) for i in range(4)]
+    assert [(p.cases, p.lanes) for p in parts] == [(1, whole.lanes), (0, 0), (0, 0), (0, 0)]
+
+
+def test_a_failing_capture_case_is_named_with_its_replay_dir_in_every_shard(tmp_path):
+    whole = _warm_up(K.translate_v2p_doc_formula, (0, 1), tmp_path)
+    f = whole.failure
+    assert f.case_index == 0 and whole.cases == 1 and whole.lanes == 0
+    assert f.detail == "the capture case itself failed: mismatch; no graph was captured and no later case ran"
+    assert "b17_doc_formula" in f.behaves_like and f.first and f.shrink_steps == 0  # graph failures are not shrunk
+    assert f.replay_dir == str(tmp_path / "token_translate-seed3-case0")
+    assert json.loads((tmp_path / "token_translate-seed3-case0" / "harness.json").read_text())["graph"] is True
+    assert str(whole).splitlines()[0].endswith("FAILED at case 0: mismatch (the capture case itself failed: "
+                                               "mismatch; no graph was captured and no later case ran)")
+    parts = [_warm_up(K.translate_v2p_doc_formula, (i, 4), tmp_path) for i in range(4)]
+    assert [p.cases for p in parts] == [1, 0, 0, 0] and all(p.failure.detail == f.detail for p in parts)
+    code, merged = merge(tmp_path, [p.to_json() for p in parts])
+    doc = whole.to_json()
+    assert code == 1 and merged["first_mismatch"] == doc["first_mismatch"]
+    assert merged["cases_run"] == doc["cases_run"] == 1
 
 
 # ---- the fast loop's bookkeeping over a model of its device graphs --------------------------------
