@@ -12,11 +12,11 @@ import kvaddr
 from kvaddr import _core, graph, harness
 from kvaddr import cases as C
 from kvaddr import graph_fast as F
+from kvaddr.arrays import family
 from kvaddr.conventions import PRECONDITION_ROUTES, broken_preconditions, reference
 from kvaddr.report import Report
 
 import np_kernels as K
-import kvaddr.arrays  # noqa: F401  (kvaddr.arrays.family)
 from test_shard_merge import COUNTS, merge
 
 
@@ -166,7 +166,7 @@ def _warm_up(kernel, shard, replay_dir, cases=40, seed=3):
     rep.campaign = {"route": route, "cases": cases, "graph": True}
     choice = graph.capture_choice(route, seed, 4096, None)
     case0 = C.build(route, choice.recipe)
-    fam = kvaddr.arrays.family("cpu", None)
+    fam = family("cpu", None)
     res = harness.run_case(fam, kernel, case0, reference(case0, "production", table_guards=True))
     failed = graph.count_capture(rep, choice.recipe, res, graph.owns_capture(shard, cases))
     if failed is not None:
