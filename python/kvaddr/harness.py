@@ -276,16 +276,26 @@ def check_shard(shard):
     return check_args.shard(shard)
 
 
+def shard_indices(shard, cases, start=0):
+    """The case indices k of range(start, cases) that shard (i, n) runs: those with k % n == i, ascending, as a
+    range (the one partition of a campaign's cases: eager mode, and graph mode's replays from start=1 after the
+    capture case 0, which shard 0 owns)."""
+    i, n = shard
+    first = start + (i - start) % n
+    return range(first, max(first, int(cases)), n)
+
+
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
           lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0,
           replay_dir=None, graph=False, name=None, shard=(0, 1), overflow="observe", reference="auto", huge=None,
           isolate="auto", contract=None):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel). shard=(i, n) runs only the case indices k in range(cases) with k % n == i (the
-    union of the n shards is the unsharded campaign; docs/scaling.md). Every argument is checked before
-    anything runs (kvaddr.check_args): a bad one is kvaddr.InvalidArgument naming it. isolate="auto" runs the
-    kernel in a worker process wherever it can (kvaddr.isolate); KeyboardInterrupt / SystemExit raised by the
-    kernel print the report so far to stderr, attach it as the exception's `kvaddr_report`, and propagate."""
+    union of the n shards is the unsharded campaign, in graph mode too; docs/scaling.md). Every argument
+    is checked before anything runs (kvaddr.check_args): a bad one is kvaddr.InvalidArgument naming it.
+    isolate="auto" runs the kernel in a worker process wherever it can (kvaddr.isolate); KeyboardInterrupt /
+    SystemExit raised by the kernel print the report so far to stderr, attach it as the exception's
+    `kvaddr_report`, and propagate."""
     a = check_args.check_arguments(cases=cases, seed=seed, lanes=lanes, time_budget=time_budget,
                                    lanes_budget=lanes_budget, case_timeout=case_timeout, shrink=shrink,
                                    shrink_seconds=shrink_seconds, replay_dir=replay_dir, name=name,
@@ -306,8 +316,6 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         params = {**(params or {}), "contract": wrapper}
     if isinstance(graph, bool) is False and graph not in ("fast", "slow"):
         raise check_args.invalid("graph", repr(graph), "must be False, True, 'fast' or 'slow'")
-    if graph and shard[1] > 1:
-        raise check_args.invalid("shard", repr(shard), "graph mode captures on case 0 in every run and is not sharded")
     fam = check_args.typed(family, device, array)
     rep = Report(route, seed, variant, device, fam.name, bool(graph), shard=shard,
                  reference=check_args.typed(resolve_reference, reference, fam))
@@ -344,7 +352,7 @@ def _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes,
     as called (kvaddr.isolate.Isolated when isolated); the huge case calls `kernel` in process."""
     if graph:
         failing = _above("graph")(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
-                                   case_timeout, t_start, graph if isinstance(graph, str) else "auto")
+                                   case_timeout, t_start, graph if isinstance(graph, str) else "auto", shard)
     else:
         failing = _run_eager_cases(rep, fam, run, route, cases, seed, variant, params, lanes, time_budget,
                                    lanes_budget, case_timeout, t_start, shard, overflow)
@@ -366,7 +374,7 @@ def _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes,
 def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
                      case_timeout, t0, shard=(0, 1), overflow="observe"):
     first = True
-    for i in range(shard[0], int(cases), shard[1]):
+    for i in shard_indices(shard, cases):
         if time_budget is not None and not first and time.perf_counter() - t0 > time_budget:
             break
         if lanes_budget is not None and rep.lanes >= lanes_budget:
