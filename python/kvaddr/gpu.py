@@ -330,8 +330,8 @@ def _device_copy(name, v, bits):
             if bits != v.bits:
                 c = c.to(torch.int64)
         except Exception as e:  # noqa: BLE001
-            raise invalid(name, f"strides {list(v.strides)}", f"a strided or int32 input needs torch or CuPy to copy "
-                                                             f"({e})")
+            what = f"strides {list(v.strides)}" if bits == v.bits else _typestr(obj)
+            raise invalid(name, what, f"a strided or int32 input needs torch or CuPy to copy ({e})") from None
     return array_view(name, c, bits, tuple(range(1, 3)))
 
 
