@@ -294,3 +294,28 @@ def test_mode_recordings_shipped_replay(tmp_path):
     assert r["summary"] == {"calls": 11, "equal": 7, "differs": 4, "error": 0}
     assert [c["matching_variants"] for c in r["calls"] if c["status"] == "differs"] == \
         [["e10_batch_index_rows"], ["swa_no_padding_guard"], ["full_width_page_table"], []]
+
+
+@pytest.mark.parametrize("route", ["flashmla_block_table", "read_table", "full_prefill_table"])
+def test_static_failure_of_every_table_route_replays_with_the_same_lanes(tmp_path, route):
+    """kvaddr's host route in the static call with one planted store: the first lane of the output's first live
+    row is off by one. kvaddr replay on the written directory lists the lanes the report lists."""
+    host = kvaddr.conventions.host_kernel(route)
+    out_name = "kv_indices" if route == "flashmla_block_table" else "out"
+
+    def off_by_one(**kw):
+        host(**kw)
+        out = kw[out_name]
+        if out.shape[0] and out.shape[1]:
+            out[0, 0] += 1
+
+    rep = kvaddr.check(route, off_by_one, cases=20, seed=4, mode="static", replay_dir=tmp_path)
+    f = rep.failure
+    assert f is not None and f.kind == "mismatch", str(rep)
+    call = json.loads((pathlib.Path(f.replay_dir) / "manifest.json").read_text())["calls"][0]
+    assert "v2p" not in call["inputs"] and call["scalars"]["multiplier"] == 1
+    r = kvaddr.replay(f.replay_dir)["calls"][0]
+    assert r["status"] == "differs" and r["lanes_differing"] == f.differing == 1
+    assert _lanes_of_replay(r) == _lanes_of_report(f) == [(out_name, (0, 0), f.first[0].expected,
+                                                           f.first[0].expected + 1)]
+    kvaddr.assert_replay(host, f.replay_dir)
