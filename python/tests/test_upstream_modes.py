@@ -342,3 +342,42 @@ def test_an_int32_index_array_that_cannot_be_copied_names_its_dtype():
         kvaddr.gpu.marshal("normal_decode_set_metadata", _decode_form(seq_lens=_Fake((2,), "<i4", 0x7F00_0000_0400)),
                            check_pointers=False)
     assert e.value.argument == "seq_lens" and e.value.value == "typestr <i4"
+
+
+def test_a_tensor_on_another_device_than_the_current_one_is_rejected(monkeypatch):
+    """A torch CUDA tensor on cuda:1 while cuda:0 is current: InvalidArgument naming the argument and its device
+    (kvaddr.gpu launches on the current device); the same tensor on cuda:0 is accepted. torch is stood in for by a
+    module with the attributes kvaddr.gpu reads, so the rule is checked without a device."""
+    import sys
+    import types
+
+    class Tensor:
+        requires_grad = False
+        is_cuda = True
+
+        def __init__(self, index, shape, typestr="<i8", ptr=0x7F00_0000_0000):
+            self.device = type("Device", (), {"index": index, "__str__": lambda s: f"cuda:{s.index}"})()
+            self.__cuda_array_interface__ = _Fake(shape, typestr, ptr).__cuda_array_interface__
+
+    fake = types.ModuleType("torch")
+    fake.Tensor = Tensor
+    fake.cuda = types.SimpleNamespace(current_device=lambda: 0)
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    kw = dict(virt=Tensor(1, (4,)), v2p=Tensor(0, (3,), ptr=0x7F00_0000_1000), page_size=1, page_stride=1,
+              out=Tensor(0, (4,), ptr=0x7F00_0000_2000))
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.gpu.marshal("translate_v2p", kw, check_pointers=False)
+    assert e.value.argument == "virt" and e.value.value == "a cuda:1 tensor"
+    assert "current device cuda:0" in e.value.reason
+    kw["virt"] = Tensor(0, (4,))
+    fields, _ = kvaddr.gpu.marshal("translate_v2p", kw, check_pointers=False)
+    assert fields["ids"] == ("vec", 0x7F00_0000_0000, 4, 64)
+
+
+def test_an_unknown_kernel_name_or_variant_is_named():
+    for route, variant, name in (("nope", "production", "route"), (["x"], "production", "route"),
+                                 ("build_kernel_page_table", "b17_doc_formula", "variant"),
+                                 ("mamba_translate", "b17_doc_formula", "variant")):
+        with pytest.raises(kvaddr.InvalidArgument) as e:
+            kvaddr.gpu.kernel(route, variant)
+        assert e.value.argument == name
