@@ -84,7 +84,7 @@ class Contract:
             if isinstance(spec, Contract) and spec.route != route:
                 raise invalid("contract", f"Contract({spec.route})", f"was made for {spec.route}, not {route}")
             if mode is not None:
-                return dataclasses.replace(spec or cls(route, ()), mode=mode)
+                return _check_mode_args(dataclasses.replace(spec or cls(route, ()), mode=mode))
             return spec
         if not isinstance(spec, dict):
             raise invalid("contract", repr(spec), "must be a dict {argument: 'contiguous' | ('contiguous', 'int32') "
@@ -93,11 +93,14 @@ class Contract:
         by_kernel = {k: m for m, (k, _) in arrays.items()}
         out = {}
         for name, words in spec.items():
+            if name in _MODE_ARGS:
+                raise invalid(f"contract[{name!r}]", repr(words), f"{name} is an argument of a call mode (mode=): "
+                                                                   f"{_MODE_ARGS[name]}")
             if name not in by_kernel:
                 raise invalid(f"contract[{name!r}]", repr(words), f"{route} has no array argument {name!r} "
                                                                    f"(its arrays: {', '.join(sorted(by_kernel))})")
             out[by_kernel[name]] = _check(route, name, by_kernel[name], arrays[by_kernel[name]][1], words)
-        return cls(route, tuple(sorted(out.items())), mode)
+        return _check_mode_args(cls(route, tuple(sorted(out.items())), mode))
 
     def get(self, name):
         return dict(self.args).get(name, ArgContract())
@@ -125,6 +128,22 @@ class Contract:
     def dtypes(self):
         """{manifest name: numpy dtype} of the inputs presented in another dtype than the case's."""
         return {n: np.dtype(a.dtype) for n, a in self.args if a.dtype is not None and n in INDEX_DTYPES}
+
+
+# The arrays a call mode adds, and how they are presented (a contract names none of them).
+_MODE_ARGS = {"swa_page_table": "presented like page_table (state the layout of page_table)",
+              "full_to_swa_index_mapping": "always a contiguous int64 array"}
+
+
+def _check_mode_args(contract):
+    """`contract` unless it states a layout or dtype of an array its call mode leaves out (v2p of a static or
+    canonical-source call); InvalidArgument naming contract[<argument>] otherwise."""
+    if contract.mode in ("static", "canonical_source"):
+        for name, a in contract.args:
+            if name == "v2p":
+                raise invalid("contract['v2p']", repr(a), f"the {contract.mode} call passes v2p=None: the wrapper "
+                                                          "hands no v2p to guarantee anything about")
+    return contract
 
 
 def apply_mode(case, contract):

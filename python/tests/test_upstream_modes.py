@@ -381,3 +381,33 @@ def test_an_unknown_kernel_name_or_variant_is_named():
         with pytest.raises(kvaddr.InvalidArgument) as e:
             kvaddr.gpu.kernel(route, variant)
         assert e.value.argument == name
+
+
+@pytest.mark.parametrize("route,mode,spec,where,reason", [
+    ("canonical_page_table", "static", {"v2p": "contiguous"}, "contract['v2p']", "the static call passes v2p=None"),
+    ("decode_metadata", "canonical_source", {"v2p": "int64"}, "contract['v2p']", "canonical_source call passes"),
+    ("decode_metadata", "swa_token_map", {"swa_page_table": "packed"}, "contract['swa_page_table']",
+     "presented like page_table"),
+    ("decode_metadata", "swa_token_map", {"full_to_swa_index_mapping": "contiguous"},
+     "contract['full_to_swa_index_mapping']", "always a contiguous int64 array"),
+])
+def test_a_contract_on_an_argument_the_mode_leaves_out_or_adds_is_rejected(route, mode, spec, where, reason):
+    def never(**kw):
+        raise AssertionError("no kernel runs on a bad contract")
+
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.check(route, never, cases=3, seed=1, mode=mode, contract=spec)
+    assert e.value.argument == where and reason in str(e.value)
+
+
+@pytest.mark.parametrize("route,mode,spec", [
+    ("canonical_page_table", "static", {"req_pool_indices": ("contiguous", "int32"), "out": "packed"}),
+    ("decode_metadata", "canonical_source", {"seq_lens": "int32", "page_table": "pitched"}),
+    ("decode_metadata", "swa_token_map", {"v2p": "contiguous", "page_table": "packed"}),
+    # the host kernel writes swa_page_table into the pitched view it was handed (conventions.host_kernel)
+    ("decode_metadata", "swa_token_map", {"page_table": "pitched"}),
+])
+def test_a_contract_with_a_call_mode_is_applied(route, mode, spec):
+    rep = kvaddr.check(route, kvaddr.conventions.host_kernel(route), cases=8, seed=6, lanes=256, mode=mode,
+                       contract=spec)
+    assert rep.ok and rep.campaign["mode"] == mode, str(rep)
