@@ -312,8 +312,11 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         raise check_args.invalid("mode", repr(mode), "graph mode captures the harness's dense call only")
     if mode is not None and huge:
         raise check_args.invalid("mode", repr(mode), "the huge case is drawn in the dense call only (huge=True)")
+    if mode is not None and reference in ("cuda", "both"):
+        raise check_args.invalid("reference", repr(reference), f"mode = {mode!r}: a call mode is checked against "
+                                 "the host route (kvaddr's CUDA reference runs the harness's dense call)")
     if mode is not None:
-        huge = False
+        huge, reference = False, "host"
     if wrapper is not None:
         params = {**(params or {}), "contract": wrapper}
     if isinstance(graph, bool) is False and graph not in ("fast", "slow"):

@@ -411,3 +411,16 @@ def test_a_contract_with_a_call_mode_is_applied(route, mode, spec):
     rep = kvaddr.check(route, kvaddr.conventions.host_kernel(route), cases=8, seed=6, lanes=256, mode=mode,
                        contract=spec)
     assert rep.ok and rep.campaign["mode"] == mode, str(rep)
+
+
+def test_a_call_mode_is_checked_against_the_host_route():
+    def never(**kw):
+        raise AssertionError("no kernel runs")
+
+    for reference in ("cuda", "both"):
+        with pytest.raises(kvaddr.InvalidArgument) as e:
+            kvaddr.check("decode_metadata", never, cases=2, mode="static", reference=reference)
+        assert e.value.argument == "reference" and "a call mode is checked against the host route" in e.value.reason
+    rep = kvaddr.check("decode_metadata", kvaddr.conventions.host_kernel("decode_metadata"), cases=4, seed=1,
+                       mode="static", reference="host")
+    assert rep.ok and rep.reference == "host"
