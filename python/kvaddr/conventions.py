@@ -91,7 +91,10 @@ def host_kernel(route, variant="production"):
     place): the CPU counterpart of kvaddr.gpu.kernel. The route runs on C-contiguous copies of the arguments
     and its outputs are then written into the presented views (a strided or padded view is accepted)."""
     fn = getattr(_core, route)
-    outs = tuple(output_dtypes(route))
+    # the convention's outputs, and the route's other output fields (decode's swa_page_table of the swa_token_map
+    # call mode, kvaddr.contract.MODES), each written into the view the kernel was handed when given
+    outs = tuple(dict.fromkeys([*output_dtypes(route), *(f[0] for f in _routes.shape(route)["fields"]
+                                                         if f[1] in ("vec_out", "mat_out"))]))
     out_names = _HOST_OUT_NAMES.get(route, {})
 
     def kernel(**kw):
@@ -101,7 +104,7 @@ def host_kernel(route, variant="production"):
         if route == "write_loc":
             kw["multiplier"] = kw.pop("stride") // kw["page_size"]
             kw.pop("out_width")
-        views = {k: kw.pop(k) for k in outs if k in kw}  # swa_page_table only in the swa_token_map call mode
+        views = {k: kw.pop(k) for k in outs if k in kw}
         args = {k: np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
         tmp = {k: np.array(v, copy=True, order="C") for k, v in views.items()}
         if _routes.has_variant(route):
@@ -161,6 +164,6 @@ def output_dtypes(route):
         return {"out": np.dtype(np.int64)}
     if route in ("flashmla_block_table", "kv_indices_inplace"):
         return {"kv_indices": np.dtype(np.int32)}
-    if route == "decode_metadata":  # swa_page_table: the swa_token_map call mode (kvaddr.contract.MODES)
-        return {k: np.dtype(np.int32) for k in ("cache_seqlens", "cu_seqlens_k", "page_table", "swa_page_table")}
+    if route == "decode_metadata":
+        return {k: np.dtype(np.int32) for k in ("cache_seqlens", "cu_seqlens_k", "page_table")}
     return {"out": np.dtype(np.int32)}
