@@ -7,12 +7,13 @@ shows only in its mode:
 * canonical source (``src_is_kernel_page_table``): ``decode_canonical_batch_rows`` copies row b of the canonical
   table for batch lane b instead of row req_pool_indices[b] (E10);
 * token-level SWA map (``full_to_swa_index_mapping``): ``decode_swa_map_no_guard`` gathers the map at a padding
-  token without the guard, reading numpy's map[-1] (the map's last slot) where the guard reads map[0];
+  token without the guard, reading map[-1] (the guard page before the map in the harness's parent; the guard
+  reads map[0]): named swa_no_padding_guard;
 * ``decode_static_full_width``: the static decode table written in every column below max_seq_pages.
 ``decode_modes`` is the correct kernel of every decode mode."""
 import numpy as np
 
-from np_kernels import decode_metadata, i32
+from np_kernels import decode_metadata, i32, load
 
 
 def canonical_static(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out, *,
@@ -53,7 +54,7 @@ def decode_modes(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, p
             if v2p is None:
                 page_table[b, c] = tok >> shift
             if full_to_swa_index_mapping is not None:
-                slot = full_to_swa_index_mapping[max(tok, 0) if map_guard else tok]
+                slot = full_to_swa_index_mapping[max(tok, 0)] if map_guard else load(full_to_swa_index_mapping, tok)
                 swa_page_table[b, c] = i32(int(slot) >> shift)
 
 

@@ -258,7 +258,7 @@ MODE_FAULTS = [
     ("decode_metadata", "static", "decode_static_full_width", "decode_modes", "full_width_page_table", "no v2p"),
     ("decode_metadata", "canonical_source", "decode_canonical_batch_rows", "decode_modes", "e10_batch_index_rows",
      "src_is_kernel_page_table"),
-    ("decode_metadata", "swa_token_map", "decode_swa_map_no_guard", "decode_modes", None,
+    ("decode_metadata", "swa_token_map", "decode_swa_map_no_guard", "decode_modes", "swa_no_padding_guard",
      "full_to_swa_index_mapping"),
 ]
 
@@ -275,8 +275,8 @@ def test_failure_in_each_call_mode_replays_with_the_same_lanes(tmp_path, route, 
         assert "v2p" not in call["inputs"] and call["scalars"]["multiplier"] == 1
     elif field == "src_is_kernel_page_table":
         assert call["scalars"][field] is True and "v2p" not in call["inputs"]
-    else:
-        assert field in call["inputs"] and "swa_page_table" in call["outputs"]
+    else:  # the map as the slice of its guarded parent the kernel read (map[-1] = the guard page 9001)
+        assert call["inputs"][field]["offset"] == 8 and "swa_page_table" in call["outputs"]
     r = kvaddr.replay(f.replay_dir)["calls"][0]
     assert r["status"] == "differs" and r["lanes_differing"] == f.differing
     assert _lanes_of_replay(r) == _lanes_of_report(f)
