@@ -304,7 +304,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         raise check_args.invalid("route", repr(route), f"the harness supports {', '.join(C.ROUTES)}")
     if has_variant(route):
         _claimable(route, variant)
-    check_args.params(route, params)
+    check_args.params(route, params, mode)
     if params is not None and "contract" in params:
         raise check_args.invalid("params", repr(params), "the wrapper's contract is the argument contract=")
     wrapper = contracts.Contract.of(route, contract, mode)

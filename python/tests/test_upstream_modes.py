@@ -424,3 +424,19 @@ def test_a_call_mode_is_checked_against_the_host_route():
     rep = kvaddr.check("decode_metadata", kvaddr.conventions.host_kernel("decode_metadata"), cases=4, seed=1,
                        mode="static", reference="host")
     assert rep.ok and rep.reference == "host"
+
+
+@pytest.mark.parametrize("mode,params,ok", [
+    ("static", {"multiplier": 3}, False), ("static", {"multiplier": 1}, True),
+    ("canonical_source", {"big_entries": True}, False), ("canonical_source", {"big_entries": False}, True),
+    ("swa_token_map", {"multiplier": 3}, True),  # the SWA map keeps the dense page table and its multiplier
+])
+def test_a_generator_parameter_the_call_mode_fixes_must_agree(mode, params, ok):
+    host = kvaddr.conventions.host_kernel("decode_metadata")
+    if ok:
+        assert kvaddr.check("decode_metadata", host, cases=4, seed=1, lanes=256, mode=mode, params=params).ok
+        return
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.check("decode_metadata", host, cases=4, seed=1, mode=mode, params=params)
+    (key,) = params
+    assert e.value.argument == f"params[{key!r}]" and f"the {mode} call mode has {key}" in e.value.reason
