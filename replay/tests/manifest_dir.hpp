@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,21 @@ inline std::int64_t search_candidates(Route route) {
   for (int i = 0; i < kBehaviourCount; ++i)
     if (behaviour_in_route(route, static_cast<Behaviour>(i))) all = all | Variant::of(static_cast<Behaviour>(i));
   return static_cast<std::int64_t>(accepted_subsets(route, all).size());
+}
+
+// The bytes of a file.
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// That a committed recording directory holds exactly the files of `regenerated`, byte for byte.
+inline void expect_same_files(const std::filesystem::path& committed, const std::filesystem::path& regenerated) {
+  std::set<std::string> a, b;
+  for (const auto& e : std::filesystem::directory_iterator(committed)) a.insert(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(regenerated)) b.insert(e.path().filename().string());
+  EXPECT_EQ(a, b);
+  for (const auto& name : b) EXPECT_EQ(slurp(committed / name), slurp(regenerated / name)) << name;
 }
 
 // Whether the lane difference `d` is at `index`, with the claimed variant's value `expected` and the
