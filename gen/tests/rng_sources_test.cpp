@@ -27,14 +27,16 @@ struct Hit {
   bool operator==(const Hit& o) const { return file == o.file && line == o.line; }
 };
 
-// Folders never scanned: gen/ (the one home of the constants), tests, docs and tooling, build trees,
-// hidden folders.
-bool skipped_dir(const fs::path& rel) {
+// Folders never scanned: gen/ (the one home of the constants), tests, docs and tooling, build trees
+// (build*, any folder with a CMakeCache.txt, fetched dependencies), Python environments, hidden folders.
+bool skipped_dir(const fs::path& root, const fs::path& rel) {
   const std::string top = rel.begin()->string();
   if (top == "gen" || top == "docs" || top == "scripts" || top == "cmake" || top.rfind("build", 0) == 0) return true;
+  if (fs::exists(root / rel / "CMakeCache.txt")) return true;
   for (const auto& part : rel) {
     const std::string p = part.string();
-    if (p == "tests" || p == "test" || (!p.empty() && p[0] == '.')) return true;
+    if (p == "tests" || p == "test" || p == "_deps" || p == "venv" || p == "site-packages" || (!p.empty() && p[0] == '.'))
+      return true;
   }
   return false;
 }
@@ -47,11 +49,10 @@ std::vector<Hit> scan(const fs::path& root, int* scanned) {
   for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
     const fs::path rel = fs::relative(it->path(), root);
     if (it->is_directory()) {
-      if (skipped_dir(rel)) it.disable_recursion_pending();
+      if (skipped_dir(root, rel)) it.disable_recursion_pending();
       continue;
     }
     if (!it->is_regular_file() || kSourceExtensions.count(it->path().extension().string()) == 0) continue;
-    if (rel.has_parent_path() && skipped_dir(rel.parent_path())) continue;
     ++*scanned;
     std::ifstream in(it->path());
     std::string line;
@@ -104,6 +105,10 @@ TEST(RngSources, ScannerFindsAPlantedCopy) {
   put("tests/model/t.cpp", "EXPECT_EQ(k, 0x9E3779B97F4A7C15ull);\n");
   put("kernels/tests/t.cpp", "EXPECT_EQ(k, 0x9E3779B97F4A7C15ull);\n");
   put("build/gen/x.cpp", "0x9E3779B97F4A7C15\n");
+  put("out/CMakeCache.txt", "\n");  // a build tree of any name
+  put("out/_deps/fmt-src/include/fmt/format.h", "0x9e3779b97f4a7c15\n");
+  put("zoo/_deps/y.h", "0x9e3779b97f4a7c15\n");
+  put("python/venv/lib/x.h", "0x9e3779b97f4a7c15\n");
   put("kernels/notes.md", "0x9E3779B97F4A7C15\n");
   int scanned = 0;
   const auto hits = scan(root, &scanned);
