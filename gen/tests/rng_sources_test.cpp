@@ -1,6 +1,7 @@
 // Issue 34 item 2: every random draw of the production code comes from gen/. The SplitMix64
 // constants (the golden increment and the two mixer multipliers of gen/rng.hpp) may appear in no
-// C++/CUDA source outside gen/ and the test folders: a second copy of the mixer is a second RNG.
+// C++/CUDA source outside gen/ and the test folders (a second copy of the mixer is a second RNG),
+// nor may another library's generator.
 // The scan reads the source tree of this build (KVADDR_SOURCE_DIR); a planted copy in a temporary
 // tree checks that the scanner finds what it is meant to find.
 #include <gtest/gtest.h>
@@ -17,8 +18,12 @@
 namespace {
 namespace fs = std::filesystem;
 
-// The hex digits of kGolden and of mix()'s multipliers, lower case.
-const std::vector<std::string> kConstants = {"9e3779b97f4a7c15", "bf58476d1ce4e5b9", "94d049bb133111eb"};
+// The hex digits of kGolden and of mix()'s multipliers, and the names of the standard library's,
+// Thrust's and cuRAND's generators, lower case.
+const std::vector<std::string> kConstants = {"9e3779b97f4a7c15", "bf58476d1ce4e5b9", "94d049bb133111eb",
+                                             "mt19937",          "minstd_rand",      "default_random_engine",
+                                             "random_device",    "<random>",         "thrust/random",
+                                             "curand"};
 const std::set<std::string> kSourceExtensions = {".c", ".cc", ".cpp", ".cxx", ".h", ".hpp", ".cu", ".cuh", ".inc"};
 
 struct Hit {
@@ -83,7 +88,7 @@ TEST(RngSources, NoSplitMixConstantOutsideGen) {
   int scanned = 0;
   const auto hits = scan(root, &scanned);
   EXPECT_GT(scanned, 100);
-  EXPECT_TRUE(hits.empty()) << "SplitMix64 constants outside gen/ (use kvaddr/gen/rng.hpp: mix, mix_step, nth, "
+  EXPECT_TRUE(hits.empty()) << "a random source outside gen/ (use kvaddr/gen/rng.hpp: mix, mix_step, nth, "
                                "SplitMix64, kGolden):\n"
                             << describe(hits);
 }
@@ -101,6 +106,7 @@ TEST(RngSources, ScannerFindsAPlantedCopy) {
   put("kernels/src/copy.cu", "// a device hash\nz += 0x9E3779B97F4A7C15ull;\nz = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;\n");
   put("props/src/sep.cpp", "\n\nconstexpr auto m = 0x94D0'49BB'1331'11EBull;\n");
   put("zoo/include/kvaddr/zoo/h.hpp", "int x = 0x9e3779b97f4a7c14;  // one digit off\n");
+  put("harness/src/e.cpp", "#include <algorithm>\nstd::mt19937_64 g(1);\n");
   put("gen/include/kvaddr/gen/rng.hpp", "inline constexpr u64 kGolden = 0x9E3779B97F4A7C15ull;\n");
   put("tests/model/t.cpp", "EXPECT_EQ(k, 0x9E3779B97F4A7C15ull);\n");
   put("kernels/tests/t.cpp", "EXPECT_EQ(k, 0x9E3779B97F4A7C15ull);\n");
@@ -113,8 +119,9 @@ TEST(RngSources, ScannerFindsAPlantedCopy) {
   int scanned = 0;
   const auto hits = scan(root, &scanned);
   fs::remove_all(root);
-  EXPECT_EQ(scanned, 3);  // copy.cu, sep.cpp, h.hpp
-  const std::vector<Hit> want = {{"kernels/src/copy.cu", 2}, {"kernels/src/copy.cu", 3}, {"props/src/sep.cpp", 3}};
+  EXPECT_EQ(scanned, 4);  // copy.cu, sep.cpp, h.hpp, e.cpp
+  const std::vector<Hit> want = {
+      {"harness/src/e.cpp", 2}, {"kernels/src/copy.cu", 2}, {"kernels/src/copy.cu", 3}, {"props/src/sep.cpp", 3}};
   EXPECT_EQ(hits, want) << describe(hits);
 }
 
