@@ -35,8 +35,9 @@ inline ReplayReport replay_calls(const std::filesystem::path& d, const std::vect
 // search that finds nothing and is not stopped spends of the call's budget.
 inline std::int64_t search_candidates(Route route) {
   Variant all = Variant::production;
-  for (int i = 0; i < kBehaviourCount; ++i)
-    if (behaviour_in_route(route, static_cast<Behaviour>(i))) all = all | Variant::of(static_cast<Behaviour>(i));
+  for (int i = 0; i < kBehaviourCount; ++i)  // the launch-size behaviours are left out of the search (kLaunchSizeBits)
+    if (behaviour_in_route(route, static_cast<Behaviour>(i)) && (Variant::of(static_cast<Behaviour>(i)).bits & kLaunchSizeBits) == 0)
+      all = all | Variant::of(static_cast<Behaviour>(i));
   return static_cast<std::int64_t>(accepted_subsets(route, all).size());
 }
 
