@@ -7,8 +7,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -25,19 +23,10 @@ using json = nlohmann::json;
 
 const std::filesystem::path kInferred = std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "inferred";
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 TEST(InferredExample, RegeneratesTheCommittedBytes) {
   const auto d = test_support::fresh_dir("kvaddr_inferred_example_", "regen");
   write_inferred_example(d);
-  std::set<std::string> committed, regenerated;
-  for (const auto& e : std::filesystem::directory_iterator(kInferred)) committed.insert(e.path().filename().string());
-  for (const auto& e : std::filesystem::directory_iterator(d)) regenerated.insert(e.path().filename().string());
-  EXPECT_EQ(committed, regenerated);
-  for (const auto& name : regenerated) EXPECT_EQ(slurp(kInferred / name), slurp(d / name)) << name;
+  test_support::expect_same_files(kInferred, d);
   std::filesystem::remove_all(d);
 }
 
@@ -56,7 +45,7 @@ TEST(InferredExample, EveryCallIsNamedAsItsBehaviourAndEqualUnderIt) {
   const ReplayReport r = replay_dir(kInferred);
   ASSERT_EQ(r.calls.size(), kCalls.size()) << r.error;
   EXPECT_EQ(r.count(CallStatus::error), 0u) << to_text(r);
-  json manifest = json::parse(slurp(kInferred / "manifest.json"));
+  json manifest = json::parse(test_support::slurp(kInferred / "manifest.json"));
   for (std::size_t i = 0; i < kCalls.size(); ++i) {
     const CallReport& c = r.calls[i];
     const std::string want = kCalls[i].claim;

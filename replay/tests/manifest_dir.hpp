@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,6 +24,21 @@ inline std::filesystem::path fresh_dir(const std::string& prefix, const std::str
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
+}
+
+// A file's bytes.
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// `regenerated` holds exactly the files of `committed` (a committed recording), byte for byte.
+inline void expect_same_files(const std::filesystem::path& committed, const std::filesystem::path& regenerated) {
+  std::set<std::string> a, b;
+  for (const auto& e : std::filesystem::directory_iterator(committed)) a.insert(e.path().filename().string());
+  for (const auto& e : std::filesystem::directory_iterator(regenerated)) b.insert(e.path().filename().string());
+  EXPECT_EQ(a, b);
+  for (const auto& name : b) EXPECT_EQ(slurp(committed / name), slurp(regenerated / name)) << name;
 }
 
 // Writes {"calls": calls} as d/manifest.json and replays d.
