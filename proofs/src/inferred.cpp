@@ -101,6 +101,34 @@ Outcome swa_no_guard_query(Variant v, std::int64_t psv, const RunOptions& o) {
   return check(q, o.timeout_ms);
 }
 
+// The same behaviour on decode_metadata's page-level SWA gather (swa_v2p, lanes::decode_entry_lane under
+// Spec::swa_entry_variant(v)) over a table of n >= 1 pages with the parent's elements t[-2], t[-1] before it,
+// multiplier M >= 1: a token -2 ps <= tok < n ps loads t[tok >> log2 ps] (t[-1] for -ps <= tok < 0, t[-2]
+// below) and stores max(t[...] * M, 0).
+Outcome swa_page_gather_query(Variant v, std::int64_t psv, const RunOptions& o) {
+  z3::context ctx;
+  Env env(ctx, Mode::integer);
+  const int k = ceil_log2(psv);
+  const Sym tok = var("tok"), n = var("swa_pages"), m = var("swa_multiplier");
+  sym::SymTable t("swa_v2p", n);
+  const Sym out = lanes::decode_entry_lane(tok, t, k, m, Decode::swa_entry_variant(v));
+  Query q;
+  q.header = "swa page gather route=decode_metadata ps=" + std::to_string(psv) + " variant=" +
+             std::string(variant_name(v));
+  q.require(n >= Sym(1) && n < Sym(kTwo31) && m >= Sym(1) && m <= Sym(kMaxM));
+  q.require(tok >= Sym(-2 * psv) && tok < n * Sym(psv));
+  const auto entry_ok = [](const Sym& val) { return val >= Sym(-1) && val < Sym(kTwo31); };
+  q.require(t.loaded_entries([&](const Sym&, const Sym& val) { return entry_ok(val); }));
+  q.require(entry_ok(t.at(Sym(-1))) && entry_ok(t.at(Sym(-2))));
+  const Sym page(tok.expr() / ctx.int_val(psv));  // tok >> log2 ps: floor division
+  const Sym want(z3::max(t.at(page).expr() * m.expr(), ctx.int_val(0)));
+  q.show({{"tok", tok}, {"swa_pages", n}, {"swa_multiplier", m}, {"page", page}, {"swa_entry", out}});
+  q.tables.push_back(&t);
+  q.ensure("padding_reads_the_page_before_the_table", implies(tok < Sym(0), out == want));
+  q.ensure("live_is_the_page_entry", implies(tok >= Sym(0), out == want));
+  return check(q, o.timeout_ms);
+}
+
 // The ps values of the decode queries: the fa3 shift's powers of two 2^0..2^4 (enough to show the
 // shift of map[-1]: ps 16 stores map[-1] >> 4).
 std::vector<std::int64_t> decode_ps() { return {1, 2, 4, 8, 16}; }
@@ -145,17 +173,30 @@ void add_inferred_obligations(std::vector<Def>& out) {
         "the int32_lengths statement for production (fails: a length of 2^31 or more keeps its pages)", len_dom, refuted},
        [](const RunOptions& o) { return over_decode_ps(int32_lengths_query, Variant::production, o); }},
   });
-  const char* swa_pre = "map of 1 <= n < 2^31 slots with a parent element map[-1] before it; tok = -1 or 0 <= tok < n";
-  const char* swa_dom = "ps = 1, 2, 4, 8, 16 (one query each); n, tok, the map and map[-1] symbolic";
+  const char* map_pre = "token map of 1 <= n < 2^31 slots with a parent element map[-1] before it; tok = -1 or 0 <= tok < n";
+  const char* map_dom = "ps = 1, 2, 4, 8, 16 (one query each); n, tok, the map and map[-1] symbolic";
+  const char* page_pre =
+      "swa_v2p of 1 <= n < 2^31 pages with parent elements t[-2], t[-1] before it; 1 <= M <= 4096; -2 ps <= tok < n ps";
+  const char* page_dom = "ps = 1, 2, 4, 8, 16 (one query each); n, M, tok, the table and t[-2], t[-1] symbolic";
   add_obligations(out, {
-      {{"route.decode_metadata.swa_no_padding_guard", "issue 33 (the SWA gather without its padding guard)", swa_pre,
-        "under swa_no_padding_guard: padding -1 stores map[-1] >> log2 ps (the parent's element), a live token "
-        "map[tok] >> log2 ps",
-        swa_dom, proved},
+      {{"route.decode_metadata.swa_no_padding_guard", "issue 33 (the SWA gather without its padding guard)", map_pre,
+        "under swa_no_padding_guard, through the token map: padding -1 stores map[-1] >> log2 ps (the parent's "
+        "element), a live token map[tok] >> log2 ps",
+        map_dom, proved},
        [](const RunOptions& o) { return over_decode_ps(swa_no_guard_query, Variant::swa_no_padding_guard, o); }},
-      {{"route.decode_metadata.swa_no_padding_guard.production", "issue 33", swa_pre,
-        "the swa_no_padding_guard statement for production (fails: padding stores the unmapped 0)", swa_dom, refuted},
+      {{"route.decode_metadata.swa_no_padding_guard.production", "issue 33", map_pre,
+        "the swa_no_padding_guard statement (token map) for production (fails: padding stores the unmapped slot)",
+        map_dom, refuted},
        [](const RunOptions& o) { return over_decode_ps(swa_no_guard_query, Variant::production, o); }},
+      {{"route.decode_metadata.swa_no_padding_guard.swa_v2p", "issue 33 (the SWA page gather without its guard)",
+        page_pre,
+        "under swa_no_padding_guard, through swa_v2p: a token stores max(t[tok >> log2 ps] * M, 0): t[-1] for "
+        "-ps <= tok < 0, t[-2] below",
+        page_dom, proved},
+       [](const RunOptions& o) { return over_decode_ps(swa_page_gather_query, Variant::swa_no_padding_guard, o); }},
+      {{"route.decode_metadata.swa_no_padding_guard.swa_v2p.production", "issue 33", page_pre,
+        "the swa_no_padding_guard statement (swa_v2p) for production (fails: padding reads page 0)", page_dom, refuted},
+       [](const RunOptions& o) { return over_decode_ps(swa_page_gather_query, Variant::production, o); }},
   });
 }
 
