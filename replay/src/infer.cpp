@@ -200,6 +200,12 @@ std::int64_t lanes_in(const LaneSet& s) {
   return n;
 }
 
+bool overlaps(const LaneSet& a, const LaneSet& b) {
+  return std::any_of(a.begin(), a.end(), [&](const LaneRange& r) {
+    return std::any_of(b.begin(), b.end(), [&](const LaneRange& o) { return r.first < o.last && o.first < r.last; });
+  });
+}
+
 bool within(const LaneSet& inner, const LaneSet& outer) {
   return std::all_of(inner.begin(), inner.end(), [&](const LaneRange& r) {
     return std::any_of(outer.begin(), outer.end(), [&](const LaneRange& o) { return o.first <= r.first && r.last <= o.last; });
@@ -208,20 +214,22 @@ bool within(const LaneSet& inner, const LaneSet& outer) {
 
 }  // namespace
 
-InferResult infer_lane_offsets(std::int64_t launch_lanes, const LaneSet& unwritten, const LaneSet& rewritten) {
+InferResult infer_lane_offsets(std::int64_t launch_lanes, const LaneSet& unwritten, const LaneSet& rewritten,
+                               const LaneSet& written) {
   InferResult res;
   require(launch_lanes >= 0, "launch_lanes", launch_lanes, "must be >= 0");
-  for (const LaneSet* s : {&unwritten, &rewritten}) {
+  for (const LaneSet* s : {&unwritten, &rewritten, &written}) {
     for (std::size_t k = 0; k < s->size(); ++k) {
       const LaneRange& r = (*s)[k];
       require(r.first >= 0 && r.last > r.first && r.last <= launch_lanes && (k == 0 || (*s)[k - 1].last < r.first),
-              s == &unwritten ? "unwritten" : "rewritten", r.first,
+              s == &unwritten ? "unwritten" : s == &rewritten ? "rewritten" : "written", r.first,
               "lane ranges must be sorted, disjoint (not adjacent), non-empty and inside the launch");
     }
   }
   LaneSet want_unwritten, may_rewrite;
   lane_offset_sets(launch_lanes, want_unwritten, may_rewrite);
-  if (unwritten.empty() || unwritten != want_unwritten || !within(rewritten, may_rewrite)) {
+  if (unwritten.empty() || !within(unwritten, want_unwritten) || !within(rewritten, may_rewrite) ||
+      overlaps(written, want_unwritten)) {
     res.not_explained = want_unwritten.empty()
                             ? fmt::format("not explained: int32_lane_offsets leaves no lane unwritten on a launch of {} "
                                           "lanes (it acts from lane 2^31 on)",
@@ -233,6 +241,9 @@ InferResult infer_lane_offsets(std::int64_t launch_lanes, const LaneSet& unwritt
   std::string text = fmt::format("lanes >= 2^31 not written (lane offsets formed in int32): {} lanes unwritten, from "
                                  "lane {} to {}",
                                  lanes_in(want_unwritten), first.first, want_unwritten.back().last - 1);
+  if (lanes_in(unwritten) != lanes_in(want_unwritten))
+    text += fmt::format(" ({} of them kept a value equal to the one they should get)",
+                        lanes_in(want_unwritten) - lanes_in(unwritten));
   if (!rewritten.empty())
     text += fmt::format("; {} lanes below 2^31 stored again by lanes 2^32 past them", lanes_in(rewritten));
   res.found.push_back({std::string(to_string(Variant::int32_lane_offsets)), std::move(text),
@@ -252,16 +263,20 @@ InferResult infer_lane_offsets(const InferCall& call, Variant claimed) {
     return none;
   }
   const Output& o = p.outputs.front();
-  LaneSet unwritten, rewritten;
+  LaneSet unwritten, rewritten, written;
   const auto add = [](LaneSet& s, std::int64_t i) {
     if (!s.empty() && s.back().last == i) ++s.back().last;
     else s.push_back({i, i + 1});
   };
   for (std::size_t i = 0; i < o.after.size() && i < want.front().size(); ++i) {
-    if (o.after[i] == want.front()[i]) continue;
-    add(o.after[i] == o.before[i] ? unwritten : rewritten, static_cast<std::int64_t>(i));
+    const auto lane = static_cast<std::int64_t>(i);
+    if (o.after[i] == want.front()[i]) {
+      if (o.after[i] != o.before[i]) add(written, lane);
+      continue;
+    }
+    add(o.after[i] == o.before[i] ? unwritten : rewritten, lane);
   }
-  return infer_lane_offsets(static_cast<std::int64_t>(o.after.size()), unwritten, rewritten);
+  return infer_lane_offsets(static_cast<std::int64_t>(o.after.size()), unwritten, rewritten, written);
 }
 
 InferResult infer_presentations(const std::vector<std::string>& vector_inputs,

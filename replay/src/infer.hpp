@@ -59,12 +59,15 @@ struct LaneRange {
 using LaneSet = std::vector<LaneRange>;
 
 // int32_lane_offsets read off a per-id launch of `launch_lanes` lanes (token_translate, write_loc): the
-// differing lanes that kept their value from before the call (`unwritten`) and the other differing
-// lanes (`rewritten`). Confirmed by re-running lanes::launch_lane over the launch, one block of 2^31
-// lanes at a time (within a block the wrapped offset is i minus a constant, so its first and last lanes
-// settle the block): explained when `unwritten` is exactly the lanes whose offset is negative and every
-// rewritten lane is an element a later lane lands on again. Empty `found` otherwise (with the reason).
-InferResult infer_lane_offsets(std::int64_t launch_lanes, const LaneSet& unwritten, const LaneSet& rewritten);
+// differing lanes that kept their value from before the call (`unwritten`), the other differing lanes
+// (`rewritten`) and the lanes that evidently were written (`written`: the claim's value, not their value
+// from before). Confirmed by re-running lanes::launch_lane over the launch, one block of 2^31 lanes at a
+// time (within a block the wrapped offset is i minus a constant, so its first and last lanes settle the
+// block): explained when the unwritten lanes all have a negative offset, no lane with a negative offset
+// was written (a lane in neither set kept a value equal to the one it should get: it cannot tell), and
+// every rewritten lane is an element a later lane lands on again. Empty `found` otherwise (with the reason).
+InferResult infer_lane_offsets(std::int64_t launch_lanes, const LaneSet& unwritten, const LaneSet& rewritten,
+                               const LaneSet& written = {});
 // The same read off a recorded per-id call: its out's differing lanes against the claim's run.
 InferResult infer_lane_offsets(const InferCall& call, Variant claimed);
 

@@ -40,20 +40,29 @@ TEST(LaneOffsetsInference, LanesFrom2To31UnwrittenAreInferredWithTheirRange) {
 }
 
 TEST(LaneOffsetsInference, TheUnwrittenLanesMustBeExactlyThoseAtOrPast2To31) {
-  // One lane early, one lane late, one lane short of the launch's end: not this behaviour.
-  for (const LaneSet& u : {LaneSet{{kTwo31 - 1, kTwo31 + 10}}, LaneSet{{kTwo31 + 1, kTwo31 + 10}},
-                           LaneSet{{kTwo31, kTwo31 + 9}}}) {
-    const auto r = infer_lane_offsets(kTwo31 + 10, u, {});
-    EXPECT_TRUE(r.found.empty()) << u.front().first << ".." << u.front().last;
-    EXPECT_EQ(r.not_explained, "not explained: the differing lanes are not those int32_lane_offsets leaves unwritten");
-  }
+  const std::int64_t n = kTwo31 + 10;
+  const std::string no = "not explained: the differing lanes are not those int32_lane_offsets leaves unwritten";
+  // One lane early: lane 2^31 - 1 has a lane offset of its own.
+  auto r = infer_lane_offsets(n, {{kTwo31 - 1, n}}, {});
+  EXPECT_TRUE(r.found.empty());
+  EXPECT_EQ(r.not_explained, no);
+  // One lane late, one short of the launch's end: lane 2^31 (or the last one) was written.
+  EXPECT_EQ(infer_lane_offsets(n, {{kTwo31 + 1, n}}, {}, {{kTwo31, kTwo31 + 1}}).not_explained, no);
+  EXPECT_EQ(infer_lane_offsets(n, {{kTwo31, n - 1}}, {}, {{n - 1, n}}).not_explained, no);
+  // A lane that kept a value equal to the one it should get cannot tell: lane 2^31 neither differs nor was written.
+  r = infer_lane_offsets(n, {{kTwo31 + 1, n}}, {}, {{0, 5}});
+  ASSERT_EQ(r.found.size(), 1u) << r.not_explained;
+  EXPECT_TRUE(has(r.found[0].description, "10 lanes unwritten, from lane 2147483648 to 2147483657 (1 of them kept a "
+                                          "value equal to the one they should get)"))
+      << r.found[0].description;
+  EXPECT_EQ(r.found[0].lanes_explained, 9);
   // A launch of exactly 2^31 lanes has no lane the behaviour leaves unwritten.
-  const auto r = infer_lane_offsets(kTwo31, {{kTwo31 - 1, kTwo31}}, {});
+  r = infer_lane_offsets(kTwo31, {{kTwo31 - 1, kTwo31}}, {});
   EXPECT_TRUE(r.found.empty());
   EXPECT_EQ(r.not_explained,
             "not explained: int32_lane_offsets leaves no lane unwritten on a launch of 2147483648 lanes (it acts from "
             "lane 2^31 on)");
-  EXPECT_TRUE(infer_lane_offsets(kTwo31 + 10, {}, {}).found.empty());  // nothing unwritten: nothing to explain
+  EXPECT_TRUE(infer_lane_offsets(n, {}, {}).found.empty());  // nothing unwritten: nothing to explain
 }
 
 // Past 2^32 lanes, lane i lands on element i - 2^32 again: those elements may differ (rewritten, e.g. an
@@ -71,7 +80,7 @@ TEST(LaneOffsetsInference, PastTwoTo32TheElementsLandedOnAgainMayDiffer) {
   // The next block of 2^31 lanes is unwritten again (lanes [2^32 + 2^31, 2^33)).
   const std::int64_t m = kTwo32 + kTwo31 + 3;
   EXPECT_EQ(infer_lane_offsets(m, {{kTwo31, kTwo32}, {kTwo32 + kTwo31, m}}, {}).found.size(), 1u);
-  EXPECT_TRUE(infer_lane_offsets(m, {{kTwo31, kTwo32}}, {}).found.empty());
+  EXPECT_TRUE(infer_lane_offsets(m, {{kTwo31, kTwo32}}, {}, {{kTwo32 + kTwo31, m}}).found.empty());  // written there
 }
 
 TEST(LaneOffsetsInference, MalformedLaneSetsNameTheirArgument) {
@@ -89,7 +98,8 @@ TEST(LaneOffsetsInference, MalformedLaneSetsNameTheirArgument) {
   EXPECT_TRUE(names([] { (void)infer_lane_offsets(10, {{6, 8}, {2, 4}}, {}); }, "unwritten"));  // unsorted
   EXPECT_TRUE(names([] { (void)infer_lane_offsets(10, {}, {{8, 11}}); }, "rewritten"));         // past the launch
   EXPECT_TRUE(names([] { (void)infer_lane_offsets(10, {}, {{-1, 2}}); }, "rewritten"));
-  EXPECT_NO_THROW((void)infer_lane_offsets(10, {{2, 4}, {5, 6}}, {{8, 10}}));  // the other side of each rule
+  EXPECT_TRUE(names([] { (void)infer_lane_offsets(10, {}, {}, {{3, 2}}); }, "written"));
+  EXPECT_NO_THROW((void)infer_lane_offsets(10, {{2, 4}, {5, 6}}, {{8, 10}}, {{0, 1}}));  // the other side of each rule
 }
 
 // A recorded token_translate call claimed int32_lane_offsets: accepted, and equal where production is (every
