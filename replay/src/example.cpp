@@ -4,91 +4,27 @@
 #include "kvaddr/replay/example.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "kvaddr/model/errors.hpp"
-#include "kvaddr/replay/npy.hpp"
 #include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
+#include "recorder.hpp"
 
 namespace kvaddr::replay {
+
+using detail::add_id_call;
+using detail::add_table_call;
+using detail::I32;
+using detail::I64;
+using detail::json;
+using detail::Recorder;
+
 namespace {
-
-using json = nlohmann::json;
-using I64 = std::vector<std::int64_t>;
-using I32 = std::vector<std::int32_t>;
-
-template <class T>
-I64 wide(const std::vector<T>& v) {
-  return I64(v.begin(), v.end());
-}
-
-class Recorder {
- public:
-  explicit Recorder(std::filesystem::path dir) : dir_(std::move(dir)) { std::filesystem::create_directories(dir_); }
-
-  std::string save(const std::string& file, NpyDtype dtype, const I64& shape, const I64& values) {
-    write_npy(dir_ / file, dtype, shape, values);
-    return file;
-  }
-  std::string save64(const std::string& file, const I64& shape, const I64& v) { return save(file, NpyDtype::int64, shape, v); }
-  std::string save32(const std::string& file, const I64& shape, const I32& v) { return save(file, NpyDtype::int32, shape, wide(v)); }
-
-  // An output pair "<tag>.<name>.before.npy" / ".after.npy".
-  template <class T>
-  json out(const std::string& tag, const std::string& name, const I64& shape, const std::vector<T>& before,
-           const std::vector<T>& after) {
-    const NpyDtype dt = sizeof(T) == 4 ? NpyDtype::int32 : NpyDtype::int64;
-    return {{"before", save(tag + "." + name + ".before.npy", dt, shape, wide(before))},
-            {"after", save(tag + "." + name + ".after.npy", dt, shape, wide(after))}};
-  }
-
-  void add(json call) { calls_.push_back(std::move(call)); }
-
-  void finish(int version = 1,
-              const std::string& description =
-                  "Recorded example made by kvaddr's host routes (replay/src/example.cpp). Pool: page_size 2, "
-                  "v2p = [0, 4, 1, -1, 2, 5, -1] (virtual page 3 is a tombstone, the last row is the sentinel).") {
-    json m = {{"format", "kvaddr-replay"}, {"version", version}, {"description", description}, {"calls", calls_}};
-    std::ofstream f(dir_ / "manifest.json", std::ios::trunc);
-    f << m.dump(2) << "\n";
-  }
-
- private:
-  std::filesystem::path dir_;
-  json calls_ = json::array();
-};
-
-// Records the call of an id route: `call` holds its name, route, era and scalars; its inputs are the int64 `ids`
-// (saved as <tag>.<input>.npy in `shape`) and the table `table_name` (file `table_file`); its output "out" is
-// `before` and what run(ids, out) writes over a copy of it, shaped as the ids when as long, else one row.
-template <class T, class Run>
-void add_id_call(Recorder& rec, json call, const std::string& tag, const std::string& input, const I64& shape,
-                 const I64& ids, const std::string& table_name, const std::string& table_file,
-                 const std::vector<T>& before, Run run) {
-  std::vector<T> after = before;
-  run(cvec(ids), mvec(after));
-  const I64 out_shape = before.size() == ids.size() ? shape : I64{static_cast<std::int64_t>(before.size())};
-  call["inputs"] = {{input, rec.save64(tag + "." + input + ".npy", shape, ids)}, {table_name, table_file}};
-  call["outputs"] = {{"out", rec.out(tag, "out", out_shape, before, after)}};
-  rec.add(std::move(call));
-}
-
-// Records the call of a table route: `call` holds its name, route, era, flags, scalars and inputs; its output
-// `output` is a [rows, cols] int32 buffer of `fill` and what run(out) writes over a copy of it.
-template <class Run>
-void add_table_call(Recorder& rec, json call, const std::string& tag, const std::string& output, std::int64_t rows,
-                    std::int64_t cols, std::int32_t fill, Run run) {
-  const I32 before(static_cast<std::size_t>(rows * cols), fill);
-  I32 after = before;
-  run(mmat(after, rows, cols));
-  call["outputs"] = {{output, rec.out(tag, output, {rows, cols}, before, after)}};
-  rec.add(std::move(call));
-}
-
+constexpr const char* kExampleDescription =
+    "Recorded example made by kvaddr's host routes (replay/src/example.cpp). Pool: page_size 2, "
+    "v2p = [0, 4, 1, -1, 2, 5, -1] (virtual page 3 is a tombstone, the last row is the sentinel).";
 }  // namespace
 
 void write_example(const std::filesystem::path& dir) {
@@ -256,7 +192,7 @@ void write_example(const std::filesystem::path& dir) {
                {"scalars", {{"page_size", 2}}}},
               "c16", "ids", {5}, {2, 3, 8, 9, 10}, "v2p", v2p_file, I64(5, 0),
               [&](auto ids, auto out) { translate::transfer_ids({ids, cvec(v2p), 2, out}); });
-  rec.finish();
+  rec.finish(kExampleDescription);
 }
 
 namespace {
@@ -392,10 +328,10 @@ void write_modes_example(const std::filesystem::path& dir) {
                    translate::canonical_page_table({R, cvec(rows), cvec(seq), {}, 2, 1, 4, out});
                    out.data[1 * 4 + 2] = 7;
                  });
-  rec.finish(2, "Recordings of the upstream call modes made by kvaddr's host routes (replay/src/example.cpp, "
+  rec.finish("Recordings of the upstream call modes made by kvaddr's host routes (replay/src/example.cpp, "
                 "write_modes_example): static pools (no v2p) on every table route and decode_metadata, the canonical-"
                 "source mode (src_is_kernel_page_table) and the token-level full -> SWA map of decode_metadata. "
-                "page_size 2; the calls named DELIBERATE carry a bug's output while claiming production.");
+                "page_size 2; the calls named DELIBERATE carry a bug's output while claiming production.", 2);
 }
 
 void write_large_example(const std::filesystem::path& dir, std::int64_t rows, std::int64_t pages) {
@@ -431,7 +367,7 @@ void write_large_example(const std::filesystem::path& dir, std::int64_t rows, st
             {{"out",
               {{"before", rec.save("out.before.npy", NpyDtype::int32, {rows, kCols}, table)},
                {"after", rec.save("out.after.npy", NpyDtype::int32, {rows, kCols}, after)}}}}}});
-  rec.finish();
+  rec.finish(kExampleDescription);
 }
 
 }  // namespace kvaddr::replay
