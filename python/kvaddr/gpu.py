@@ -227,6 +227,12 @@ def marshal(route, kwargs, check_pointers=True):
         conv, optional = _upstream.convention(route)
         form = route
         route = _upstream.route_of(route)
+        upstream_names = {h for h, _, _ in conv}
+        own_names = {h for h, _, _ in CONVENTIONS[route]}
+        if not set(kwargs) <= upstream_names and set(kwargs) <= own_names:
+            # called in the route's own convention (kvaddr.check hands every kernel its arguments under the
+            # route's names, kvaddr.conventions.kernel_kwargs): kernel("build_kv_read_table") is then the route
+            conv, optional, form = CONVENTIONS[route], frozenset(), None
     else:
         route = ALIASES.get(route, route)
         conv, optional, form = CONVENTIONS[route], frozenset(), None
