@@ -107,6 +107,9 @@ std::vector<std::string> zoo_row_names() {
                                 "e08_sink_handed_out"};  // the pool rows of zoo/src/matrix.cpp
   for (Variant v : kAllVariants)
     if (v != Variant::production) rows.emplace_back(to_string(v));
+  for (Variant v : kEdgeVariants) rows.emplace_back(to_string(v));  // the edge, composite and inferred rows
+  for (const NamedComposite& c : kNamedComposites) rows.emplace_back(c.name);
+  for (Variant v : kInferredVariants) rows.emplace_back(to_string(v));
   for (auto w : model::all_wiring_variants())
     if (w != model::WiringVariant::production) rows.emplace_back(model::to_string(w));
   rows.emplace_back("production.lifecycle");  // the lifecycle rows of zoo/src/lifecycle_rows.cpp

@@ -18,6 +18,29 @@ TEST(Rng, SplitMix64ReferenceSequence) {
   EXPECT_EQ(r.state(), 3 * kGolden);
 }
 
+// The stateless forms the device uses (graph_draw.hpp, device_gen.cu): mix_step(z) is one step of
+// SplitMix64 from state z, nth(s, i) is draw i of SplitMix64(s) without the draws before it.
+static_assert(mix_step(0) == 0xE220A8397B1DCDAFull);
+static_assert(nth(0, 2) == 0x06C45D188009454Full);
+TEST(Rng, MixStepAndNthAreTheStreamsDraws) {
+  EXPECT_EQ(mix_step(0), 0xE220A8397B1DCDAFull);
+  EXPECT_EQ(mix_step(kGolden), 0x6E789E6AA1B965F4ull);
+  EXPECT_EQ(nth(0, 0), 0xE220A8397B1DCDAFull);
+  EXPECT_EQ(nth(0, 1), 0x6E789E6AA1B965F4ull);
+  EXPECT_EQ(nth(0, 2), 0x06C45D188009454Full);
+  for (const u64 seed : {u64{0}, u64{7}, ~u64{0}, u64{0x5EED0200}}) {
+    SplitMix64 r(seed);
+    for (u64 i = 0; i < 1000; ++i) {
+      const u64 state = r.state();
+      const u64 z = r.next();
+      ASSERT_EQ(nth(seed, i), z) << seed << " " << i;
+      ASSERT_EQ(mix_step(state), z) << seed << " " << i;
+    }
+  }
+  EXPECT_NE(nth(1, 0), nth(0, 0));
+  EXPECT_NE(nth(0, 0), mix(0));  // the step adds kGolden before mixing
+}
+
 TEST(Rng, UniformIsInclusiveAndDegenerateRangesGiveLo) {
   SplitMix64 r(42);
   std::set<i64> seen;

@@ -1,9 +1,10 @@
 // See kvaddr/kernels/device_gen.hpp.
 #include "kvaddr/kernels/device_gen.hpp"
 
+#include "kvaddr/gen/rng.hpp"
+
 #include <cuda_runtime.h>
 #include <thrust/execution_policy.h>
-#include <thrust/random.h>
 #include <thrust/sequence.h>
 #include <thrust/shuffle.h>
 #include <thrust/system/system_error.h>
@@ -36,16 +37,23 @@ void need_buffer(const void* p, const char* name, i64 n) {
   if (n > 0 && p == nullptr) throw InvalidArgument(name, "null", "device buffer of " + std::to_string(n) + " elements");
 }
 
+// Lane i: draw i of gen::SplitMix64(seed), reduced modulo `below`.
 struct SplitMixMod {
   std::uint64_t seed;
   std::uint64_t below;
   __host__ __device__ i64 operator()(i64 i) const {
-    std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(i) + 1);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    return static_cast<i64>(z % below);
+    return static_cast<i64>(gen::nth(seed, static_cast<std::uint64_t>(i)) % below);
   }
+};
+
+// gen::SplitMix64(seed) as thrust::shuffle's random bit generator (it draws its Feistel round keys
+// from it on the host, one call per key, and reads no min()/max()): the top 32 bits of each draw,
+// in stream order.
+struct ShuffleBits {
+  using result_type = std::uint32_t;
+  std::uint64_t seed;
+  std::uint64_t drawn = 0;
+  __host__ __device__ result_type operator()() { return static_cast<result_type>(gen::nth(seed, drawn++) >> 32); }
 };
 
 struct PageMajorToken {
@@ -67,7 +75,7 @@ void fill_random_permutation(i64* out, i64 n, i64 first, std::uint64_t seed, cud
   thrust_call("fill_random_permutation", [&] {
     const auto policy = thrust::cuda::par.on(stream);
     thrust::sequence(policy, out, out + n, first);
-    thrust::shuffle(policy, out, out + n, thrust::default_random_engine(static_cast<unsigned>(seed ^ (seed >> 32))));
+    thrust::shuffle(policy, out, out + n, ShuffleBits{seed});
   });
 }
 

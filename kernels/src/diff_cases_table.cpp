@@ -484,7 +484,8 @@ void case_decode(Ctx& c) {
   d.req_pool_indices = {c.dev.up(b.rows), b.B};
   if (mode == 1) d.v2p = pv ? c.dev.up_parent(*pv) : Vec<const i64>{c.dev.up_v2p(p.v2p), ssz(p.v2p.size())};
   if (mode == 2 && !src_rows) d.kernel_page_table.data = c.dev.up(kpt);
-  if (src_rows) d.req_to_token.data = c.dev.up(kpt);
+  // The canonical rows are their own matrix (kpt_rows x max_seq_pages, packed), not req_to_token's layout.
+  if (src_rows) d.req_to_token = {c.dev.up(kpt), kpt_rows, max_seq_pages, max_seq_pages, 1};
   i32* d_cache = c.dev.up(i_cache);
   i32* d_cu = c.dev.up(i_cu);
   i32* d_pt = c.dev.up(i_pt);

@@ -169,6 +169,21 @@ TEST(DiffHost, ForcedEdgeVariantsAreKilled) {
   }
 }
 
+// int32_lane_offsets forced (issue 33): the differential accepts the claim on token_translate and write_loc and
+// agrees with the model on every case. Their cases plant only their catalogue variants, so a forced variant
+// outside that list runs as production, which int32_lane_offsets equals on every launch below 2^31 lanes (a
+// documented gap of the kill matrix: the proofs kill it).
+TEST(DiffHost, ForcedInt32LaneOffsetsRunsAndAgreesBelow2To31) {
+  for (const Route route : {Route::token_translate, Route::write_loc}) {
+    gpu::DiffOptions o = host_options(1, 100);
+    o.force_variant = Variant::int32_lane_offsets;
+    o.force_route = route;
+    const auto r = gpu::run_differential(o);
+    EXPECT_TRUE(r.ok()) << to_string(route) << ": " << gpu::to_text(r);
+    EXPECT_EQ(r.cases_run, 100) << to_string(route);
+  }
+}
+
 // cu_seqlens_k of decode_metadata: the production route raises Overflow naming it when the int32
 // prefix sum passes 2^31 - 1, and writes nothing; at exactly 2^31 - 1 it does not.
 void decode_prefix_sums(const std::vector<i64>& lens, i64 delta, bool want_overflow) {

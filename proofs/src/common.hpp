@@ -85,6 +85,7 @@ void add_row_obligations(std::vector<Def>& out);
 void add_read_table_column_obligations(std::vector<Def>& out, bool grid_spill);
 void add_spec_rule_obligations(std::vector<Def>& out);
 void add_mode_obligations(std::vector<Def>& out);  // modes.cpp: the upstream call modes (issue 35)
+void add_inferred_obligations(std::vector<Def>& out);  // inferred.cpp: the inferred behaviours (issue 33)
 // route.<name>.spec_lane for every route whose spec has a per-id Lane (per_id.cpp), and its
 // query under a variant (the vacuity tests run the routes' bug variants, which must be refuted).
 void add_per_id_obligations(std::vector<Def>& out);

@@ -132,7 +132,13 @@ void add_mode_obligations(std::vector<Def>& out) {
        [](const RunOptions& o) { return swa_slot_map(Variant::production, o); }},
       {{"route.decode_metadata.swa_slot_map.b09", "§6 B09", "as route.decode_metadata.swa_slot_map",
         "the same without the padding guard (fails: -1 loads map[-1])", "ps = 2^0..2^3", refuted},
-       [](const RunOptions& o) { return swa_slot_map(Variant::b09_no_padding_guard, o); }}});
+       [](const RunOptions& o) { return swa_slot_map(Variant::b09_no_padding_guard, o); }},
+      {{"route.decode_metadata.swa_slot_map.swa_no_padding_guard", "issue 33 (decode_metadata's SWA gather unguarded)",
+        "as route.decode_metadata.swa_slot_map", "the same with the gather's lane variant of swa_no_padding_guard "
+        "(RouteSpec<decode_metadata>::swa_entry_variant; fails: -1 loads map[-1])", "ps = 2^0..2^3", refuted},
+       [](const RunOptions& o) {
+         return swa_slot_map(RouteSpec<Route::decode_metadata>::swa_entry_variant(Variant::swa_no_padding_guard), o);
+       }}});
 }
 
 }  // namespace kvaddr::proofs

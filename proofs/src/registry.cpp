@@ -18,7 +18,7 @@ const std::vector<Def>& defs() {
     std::vector<Def> v;
     for (auto add : {add_identity_obligations, add_layout_obligations, add_route_obligations,
                      add_spec_rule_obligations, add_lifecycle_obligations, add_per_id_obligations,
-                     add_mode_obligations})
+                     add_mode_obligations, add_inferred_obligations})
       add(v);
     return v;
   }();

@@ -42,6 +42,8 @@ T pick_of(const std::vector<T>& v) {
 // RcDraw is a draw source (kvaddr/gen/rng.hpp) whose every choice is a RapidCheck pick over the
 // whole range (any / elem above): RapidCheck shrinks each one toward its lowest value, which the
 // builders order to be the smallest readable case. Use it inside a property or rc::gen::exec.
+// It stays beside gen::SplitMix64 (issue 34 item 2) because a shrinkable choice must be RapidCheck's
+// own; its randomness is RapidCheck's, seeded per property from props::derive_seed (gen::mix_step).
 struct RcDraw {
   i64 uniform(i64 lo, i64 hi) { return hi <= lo ? lo : any<i64>(lo, hi + 1); }
   // True with probability p; shrinks toward false.

@@ -8,38 +8,29 @@
 #include <deque>
 #include <string>
 
+#include "kvaddr/gen/rng.hpp"
 #include "kvaddr/model/errors.hpp"
 
 namespace kvaddr::props::lifecycle {
 
 namespace {
 
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() noexcept {
-    std::uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  std::int64_t in(std::int64_t lo, std::int64_t hi) noexcept {  // [lo, hi]
-    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
-  }
-};
+// gen/'s stream; every range below is non-empty, drawn with between() (one draw each).
+using Rng = kvaddr::gen::SplitMix64;
 
 lc::SimConfig random_config(Rng& rng) {
   lc::SimConfig c;
   constexpr std::int64_t ps[] = {1, 2, 4, 8};
-  c.ps_full = ps[rng.in(0, 3)];
-  c.swa_ratio = rng.in(1, 3);
-  c.layers = rng.in(1, 4);
-  c.dcp_size = rng.in(1, 2);
-  c.max_draft = rng.in(0, 3);
-  c.context_pages = rng.in(2, 6);
-  c.batch = rng.in(1, 4);
-  c.swa_window_pages = rng.in(2, 3);
+  c.ps_full = ps[rng.between(0, 3)];
+  c.swa_ratio = rng.between(1, 3);
+  c.layers = rng.between(1, 4);
+  c.dcp_size = rng.between(1, 2);
+  c.max_draft = rng.between(0, 3);
+  c.context_pages = rng.between(2, 6);
+  c.batch = rng.between(1, 4);
+  c.swa_window_pages = rng.between(2, 3);
   c.full_pages = 64;
-  c.log2_full_page_bytes = rng.in(24, 28);
+  c.log2_full_page_bytes = rng.between(24, 28);
   return c;
 }
 
@@ -64,10 +55,10 @@ std::array<std::uint32_t, lc::kCommands> weights(Rng& rng, bool swarm) {
   w[static_cast<std::size_t>(lc::Command::step)] = 4;
   w[static_cast<std::size_t>(lc::Command::spec_step)] = 4;
   if (!swarm) return w;
-  for (auto& x : w) x = (rng.next() & 1) ? static_cast<std::uint32_t>(rng.in(1, 8)) : 0;
-  w[static_cast<std::size_t>(lc::Command::admit)] = static_cast<std::uint32_t>(rng.in(1, 8));
+  for (auto& x : w) x = (rng.next() & 1) ? static_cast<std::uint32_t>(rng.between(1, 8)) : 0;
+  w[static_cast<std::size_t>(lc::Command::admit)] = static_cast<std::uint32_t>(rng.between(1, 8));
   if (w[static_cast<std::size_t>(lc::Command::step)] == 0 && w[static_cast<std::size_t>(lc::Command::spec_step)] == 0)
-    w[static_cast<std::size_t>(rng.in(0, 1) ? lc::Command::step : lc::Command::spec_step)] = 4;
+    w[static_cast<std::size_t>(rng.between(0, 1) ? lc::Command::step : lc::Command::spec_step)] = 4;
   return w;
 }
 
@@ -92,8 +83,8 @@ CampaignReport run_campaign(const CampaignOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::int64_t runs = o.total_steps / o.run_length + (o.total_steps % o.run_length != 0 ? 1 : 0);
   for (std::int64_t r = o.shard_index; r < runs; r = runs - r > o.shard_count ? r + o.shard_count : runs) {
-    // The r-th draw of the campaign stream (splitmix64 from seed): what run r gets unsharded.
-    Rng rng{Rng{o.seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(r)}.next()};
+    // Run r's stream is seeded with draw r of the campaign stream SplitMix64(seed): what run r gets unsharded.
+    Rng rng(kvaddr::gen::nth(o.seed, static_cast<std::uint64_t>(r)));
     const std::int64_t length = std::min(o.run_length, o.total_steps - r * o.run_length);
     const lc::SimConfig cfg = random_config(rng);
     const auto w = weights(rng, o.swarm);

@@ -11,6 +11,7 @@
 #include <rapidcheck/detail/TestListener.h>
 
 #include "check.hpp"
+#include "kvaddr/gen/rng.hpp"
 #include "kvaddr/translate/validate.hpp"
 
 namespace kvaddr::props {
@@ -78,11 +79,7 @@ std::uint64_t derive_seed(std::uint64_t seed, std::string_view name) noexcept {
     h ^= static_cast<unsigned char>(c);
     h *= 0x100000001b3ULL;
   }
-  std::uint64_t z = seed ^ h;
-  z += 0x9e3779b97f4a7c15ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return kvaddr::gen::mix_step(seed ^ h);
 }
 
 // RapidCheck prints "Using configuration: seed=..." on stderr the first time it reads its

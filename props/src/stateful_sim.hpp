@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "kvaddr/gen/rng.hpp"
 #include "kvaddr/model/pool.hpp"
 
 namespace kvaddr::props::detail::sim {
@@ -67,7 +68,7 @@ struct SimModel {
 inline u64 make_tag(int uid, i64 token, u64 salt) {
   return (static_cast<u64>(uid) << 40) ^ (static_cast<u64>(token) << 12) ^ (salt & 0xfff) ^ (u64{1} << 63);
 }
-inline u64 layer_tag(u64 tag, i64 layer) { return tag ^ (static_cast<u64>(layer + 1) * 0x9e3779b97f4a7c15ULL >> 1); }
+inline u64 layer_tag(u64 tag, i64 layer) { return tag ^ (static_cast<u64>(layer + 1) * kvaddr::gen::kGolden >> 1); }
 
 // ---- system under test ------------------------------------------------------------------------
 inline model::Geometry geometry(i64 ps, i64 M, i64 pages, i64 L) { return model::Geometry(ps, M, pages, L, 1, 1); }

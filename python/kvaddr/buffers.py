@@ -12,13 +12,14 @@ import numpy as np
 SENTINEL_BASE = -0x2A2A0000
 GUARD = 64  # guard elements before and after every output buffer
 
-# v2p tables are handed to kernels (and to the host routes) as slices of a parent with TABLE_GUARD
-# elements on each side; the element k places before the table (or after its end) holds
-# TABLE_GUARD_PAGE + k, a positive page id no case draws, so a load outside the table (b09 reads
-# v2p[-1]) gives the same value on the device and on the host.
+# v2p tables (and the token-level full -> SWA slot map of decode's swa_token_map call mode) are handed to kernels
+# (and to the host routes) as slices of a parent with TABLE_GUARD elements on each side; the element k places
+# before the table (or after its end) holds TABLE_GUARD_PAGE + k, a positive page id no case draws, so a load
+# outside the table (b09 reads v2p[-1], swa_no_padding_guard map[-1]) gives the same value on the device and on
+# the host.
 TABLE_GUARD = 8
 TABLE_GUARD_PAGE = 9000
-GUARDED_TABLES = ("v2p", "swa_v2p")
+GUARDED_TABLES = ("v2p", "swa_v2p", "full_to_swa_index_mapping")
 
 
 def sentinel(n, dtype, offset=0):

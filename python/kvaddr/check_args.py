@@ -114,10 +114,20 @@ PARAM_INTS = {"page_size": (1, 1 << 20), "multiplier": (1, 1 << 62), "dcp_size":
 PARAM_FLAGS = ("zero_tail", "kv_start_idx", "big_entries", "long_rows")
 
 
-def params(route, value):
-    """The generator parameters of `route` checked (InvalidArgument naming params[<key>]); None stays None."""
+# Generator parameters a call mode fixes (kvaddr.contract.MODES): the static and canonical-source calls have
+# multiplier 1 and no v2p table whose entries could be drawn big.
+_MODE_FIXED = {"multiplier": 1, "big_entries": False}
+
+
+def params(route, value, mode=None):
+    """The generator parameters of `route` checked (InvalidArgument naming params[<key>]); None stays None. Under
+    the call mode `mode`, a parameter the mode fixes must have the mode's value (it is not silently dropped)."""
     if value is None:
         return None
+    if isinstance(value, dict) and mode in ("static", "canonical_source"):
+        for k, fixed in _MODE_FIXED.items():
+            if k in value and value[k] != fixed:
+                raise invalid(f"params[{k!r}]", repr(value[k]), f"the {mode} call mode has {k} = {fixed!r}")
     if not isinstance(value, dict):
         raise invalid("params", repr(value), "must be a dict of generator parameters or None")
     scalars = {k: (-(1 << 63), (1 << 63) - 1) for k in _routes.scalar_defaults(route)}

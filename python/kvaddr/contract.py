@@ -15,7 +15,12 @@ Forms: ``Contract.of(route, {"req_pool_indices": "contiguous", "seq_lens": ("con
 "out": {"layout": "packed", "alias": "no_alias"}})`` or the same dict passed as ``contract=``. Anything else
 (an unknown argument, an unknown word, a layout, dtype or alias the route cannot have) is kvaddr.InvalidArgument
 naming ``contract[<argument>]`` and the value, raised before any kernel runs. A contract is part of each recipe
-(key "contract") and applied by kvaddr.cases.build, so shrunk cases keep it."""
+(key "contract") and applied by kvaddr.cases.build, so shrunk cases keep it.
+
+The upstream call mode the wrapper calls in (kvaddr.check(..., mode=), ``MODES``) travels with the contract:
+``apply_mode(case, contract)`` turns each built case into that mode's call (static pool: no v2p; the
+canonical-source mode of decode_metadata; its token-level full -> SWA slot map), so the reference, the kernel, the
+shrinker and the replay directory all see the mode's arguments."""
 from __future__ import annotations
 
 import dataclasses
@@ -23,6 +28,7 @@ import dataclasses
 import numpy as np
 
 from . import route_tables as _routes
+from .buffers import sentinel
 from .gpu import invalid
 from .present import STRIDE_PAD
 
@@ -45,17 +51,40 @@ class ArgContract:
     alias: str | None = None
 
 
+# The upstream call modes kvaddr.check draws (mode=), and the routes that have each (docs/harness.md, "Upstream
+# names and call modes"): a static pool (no v2p table, multiplier 1) on every table route and decode_metadata;
+# decode_metadata's canonical-source mode (src_is_kernel_page_table) and its token-level full -> SWA slot map.
+_TABLES = ("flashmla_block_table", "canonical_page_table", "read_table", "full_prefill_table", "decode_metadata")
+MODES = {"static": _TABLES, "canonical_source": ("decode_metadata",), "swa_token_map": ("decode_metadata",)}
+
+
+def check_mode(route, mode):
+    """`mode` when `route` has that call mode (None: the harness's dense call); InvalidArgument naming `mode`."""
+    if mode is None:
+        return None
+    if not isinstance(mode, str) or mode not in MODES:
+        raise invalid("mode", repr(mode), f"must be None or one of {', '.join(MODES)}")
+    if route not in MODES[mode]:
+        raise invalid("mode", repr(mode), f"{route} has no {mode} call mode (routes with it: {', '.join(MODES[mode])})")
+    return mode
+
+
 @dataclasses.dataclass(frozen=True)
 class Contract:
     route: str
     args: tuple  # ((manifest name, ArgContract), ...) sorted
+    mode: str | None = None  # the upstream call mode (MODES), applied to each built case by apply_mode
 
     @classmethod
-    def of(cls, route, spec):
-        """A Contract for `route` from a Contract, a dict {kernel argument name: word(s) or dict}, or None."""
+    def of(cls, route, spec, mode=None):
+        """A Contract for `route` from a Contract, a dict {kernel argument name: word(s) or dict}, or None; with
+        the call mode `mode` (check_mode) when given."""
+        mode = check_mode(route, mode)
         if spec is None or isinstance(spec, Contract):
             if isinstance(spec, Contract) and spec.route != route:
                 raise invalid("contract", f"Contract({spec.route})", f"was made for {spec.route}, not {route}")
+            if mode is not None:
+                return _check_mode_args(dataclasses.replace(spec or cls(route, ()), mode=mode))
             return spec
         if not isinstance(spec, dict):
             raise invalid("contract", repr(spec), "must be a dict {argument: 'contiguous' | ('contiguous', 'int32') "
@@ -64,11 +93,14 @@ class Contract:
         by_kernel = {k: m for m, (k, _) in arrays.items()}
         out = {}
         for name, words in spec.items():
+            if name in _MODE_ARGS:
+                raise invalid(f"contract[{name!r}]", repr(words), f"{name} is an argument of a call mode (mode=): "
+                                                                   f"{_MODE_ARGS[name]}")
             if name not in by_kernel:
                 raise invalid(f"contract[{name!r}]", repr(words), f"{route} has no array argument {name!r} "
                                                                    f"(its arrays: {', '.join(sorted(by_kernel))})")
             out[by_kernel[name]] = _check(route, name, by_kernel[name], arrays[by_kernel[name]][1], words)
-        return cls(route, tuple(sorted(out.items())))
+        return _check_mode_args(cls(route, tuple(sorted(out.items())), mode))
 
     def get(self, name):
         return dict(self.args).get(name, ArgContract())
@@ -89,13 +121,72 @@ class Contract:
                 r["alias"], r["overlap"] = False, 0
             if a.alias == "no_alias":
                 r["alias"], r["overlap"] = False, 0
-        if self.dtypes():  # an adjacent layout presents its members in the case's dtypes: not with a dtype contract
-            r["adjacent"] = None
+        if self.dtypes() or self.mode:  # an adjacent layout presents its members in the case's dtypes and the
+            r["adjacent"] = None        # arguments the dense call has: not with a dtype contract or a call mode
         return r
 
     def dtypes(self):
         """{manifest name: numpy dtype} of the inputs presented in another dtype than the case's."""
         return {n: np.dtype(a.dtype) for n, a in self.args if a.dtype is not None and n in INDEX_DTYPES}
+
+
+# The arrays a call mode adds, and how they are presented (a contract names none of them).
+_MODE_ARGS = {"swa_page_table": "presented like page_table (state the layout of page_table)",
+              "full_to_swa_index_mapping": "always a contiguous int64 array"}
+
+
+def _check_mode_args(contract):
+    """`contract` unless it states a layout or dtype of an array its call mode leaves out (v2p of a static or
+    canonical-source call); InvalidArgument naming contract[<argument>] otherwise."""
+    if contract.mode in ("static", "canonical_source"):
+        for name, a in contract.args:
+            if name == "v2p":
+                raise invalid("contract['v2p']", repr(a), f"the {contract.mode} call passes v2p=None: the wrapper "
+                                                          "hands no v2p to guarantee anything about")
+    return contract
+
+
+def apply_mode(case, contract):
+    """`case` as a call in the contract's call mode (unchanged without one). static / canonical_source: no v2p
+    and multiplier 1; canonical_source: req_to_token replaced by canonical kernel page-table rows (its page-start
+    tokens shifted by log2(page_size), at least max_seq_pages columns, -1 past the row) and
+    src_is_kernel_page_table = True; swa_token_map: full_to_swa_index_mapping over every token id req_to_token
+    holds (slot_map) and the output swa_page_table, shaped and presented like page_table."""
+    mode = getattr(contract, "mode", None)
+    if mode is None:
+        return case
+    ins, scalars, outs, widths = dict(case.inputs), dict(case.scalars), dict(case.outputs), dict(case.widths)
+    if mode in ("static", "canonical_source"):
+        ins["v2p"] = None
+        scalars["multiplier"] = 1
+    if mode == "canonical_source":
+        ins["req_to_token"] = canonical_rows(ins["req_to_token"], scalars["page_size"], scalars["max_seq_pages"])
+        scalars["src_is_kernel_page_table"] = True
+    if mode == "swa_token_map":
+        ins["full_to_swa_index_mapping"] = slot_map(ins["req_to_token"])
+        pt = outs["page_table"]
+        outs["swa_page_table"] = sentinel(pt.size, np.int32, 13).reshape(pt.shape)
+        if "page_table" in widths:
+            widths["swa_page_table"] = widths["page_table"]
+    return dataclasses.replace(case, inputs=ins, scalars=scalars, outputs=outs, widths=widths)
+
+
+def canonical_rows(req_to_token, page_size, max_seq_pages):
+    """The canonical kernel page table of a static pool over `req_to_token` (int32 [rows, >= max_seq_pages]): the
+    page-start tokens shifted by log2(page_size) (a padding token stays negative), -1 past the row's tokens."""
+    shift = int(page_size).bit_length() - 1
+    starts = np.asarray(req_to_token)[:, ::int(page_size)].astype(np.int64) >> shift
+    width = max(int(max_seq_pages), starts.shape[1], 1)
+    out = np.full((starts.shape[0], width), -1, np.int32)
+    out[:, :starts.shape[1]] = starts
+    return out
+
+
+def slot_map(req_to_token):
+    """A token-level full -> SWA slot map (int64) over the tokens 0..max(req_to_token): a spread of slots below
+    2^20, 0 (unmapped) for every fifth token."""
+    t = np.arange(max(int(np.max(req_to_token, initial=-1)) + 1, 1), dtype=np.int64)
+    return np.where(t % 5 == 3, 0, (t * 7919 + 17) % (1 << 20))
 
 
 def _arrays(route):

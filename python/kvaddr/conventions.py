@@ -91,7 +91,10 @@ def host_kernel(route, variant="production"):
     place): the CPU counterpart of kvaddr.gpu.kernel. The route runs on C-contiguous copies of the arguments
     and its outputs are then written into the presented views (a strided or padded view is accepted)."""
     fn = getattr(_core, route)
-    outs = tuple(output_dtypes(route))
+    # the convention's outputs, and the route's other output fields (decode's swa_page_table of the swa_token_map
+    # call mode, kvaddr.contract.MODES), each written into the view the kernel was handed when given
+    outs = tuple(dict.fromkeys([*output_dtypes(route), *(f[0] for f in _routes.shape(route)["fields"]
+                                                         if f[1] in ("vec_out", "mat_out"))]))
     out_names = _HOST_OUT_NAMES.get(route, {})
 
     def kernel(**kw):
@@ -101,7 +104,7 @@ def host_kernel(route, variant="production"):
         if route == "write_loc":
             kw["multiplier"] = kw.pop("stride") // kw["page_size"]
             kw.pop("out_width")
-        views = {k: kw.pop(k) for k in outs}
+        views = {k: kw.pop(k) for k in outs if k in kw}
         args = {k: np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
         tmp = {k: np.array(v, copy=True, order="C") for k, v in views.items()}
         if _routes.has_variant(route):

@@ -136,6 +136,10 @@ def array_view(name, obj, bits, ranks):
     if torch is not None and isinstance(obj, torch.Tensor):
         if not obj.is_cuda:
             raise invalid(name, f"a {obj.device} tensor", "expected a CUDA array (device memory)")
+        current = torch.cuda.current_device()
+        if obj.device.index is not None and obj.device.index != current:
+            raise invalid(name, f"a {obj.device} tensor", f"kvaddr.gpu launches on the current device cuda:{current}; "
+                                                          "move it there or call torch.cuda.set_device")
         cai = obj.__cuda_array_interface__ if not obj.requires_grad else obj.detach().__cuda_array_interface__
     else:
         try:
@@ -223,6 +227,12 @@ def marshal(route, kwargs, check_pointers=True):
         conv, optional = _upstream.convention(route)
         form = route
         route = _upstream.route_of(route)
+        upstream_names = {h for h, _, _ in conv}
+        own_names = {h for h, _, _ in CONVENTIONS[route]}
+        if not set(kwargs) <= upstream_names and set(kwargs) <= own_names:
+            # called in the route's own convention (kvaddr.check hands every kernel its arguments under the
+            # route's names, kvaddr.conventions.kernel_kwargs): kernel("build_kv_read_table") is then the route
+            conv, optional, form = CONVENTIONS[route], frozenset(), None
     else:
         route = ALIASES.get(route, route)
         conv, optional, form = CONVENTIONS[route], frozenset(), None
@@ -330,8 +340,8 @@ def _device_copy(name, v, bits):
             if bits != v.bits:
                 c = c.to(torch.int64)
         except Exception as e:  # noqa: BLE001
-            raise invalid(name, f"strides {list(v.strides)}", f"a strided or int32 input needs torch or CuPy to copy "
-                                                             f"({e})")
+            what = f"strides {list(v.strides)}" if bits == v.bits else _typestr(obj)
+            raise invalid(name, what, f"a strided or int32 input needs torch or CuPy to copy ({e})") from None
     return array_view(name, c, bits, tuple(range(1, 3)))
 
 
@@ -354,15 +364,16 @@ def _capturing():
 def kernel(route, variant="production"):
     """kvaddr's CUDA kernel for `route` (a harness route or an upstream alias) under `variant`, as a callable
     in the harness's calling convention (an upstream name of kvaddr.upstream.FORMS: in its upstream form);
-    raises Unavailable without a device, ValueError for an unknown route or a variant the route does not have."""
-    name = ALIASES.get(route, route)
+    raises Unavailable without a device, kvaddr.InvalidArgument (a ValueError) naming `route` or `variant` for an
+    unknown route or a variant the route does not have."""
+    name = ALIASES.get(route, route) if isinstance(route, str) else route
     if name not in ROUTES:
-        raise ValueError(f"route = {route!r}: kvaddr.gpu has {', '.join(ROUTES)} (and the aliases {', '.join(ALIASES)})")
+        raise invalid("route", repr(route), f"kvaddr.gpu has {', '.join(ROUTES)} (and the aliases {', '.join(ALIASES)})")
     if not _routes.has_variant(name):
         if variant != "production":
-            raise ValueError(f"variant = {variant!r}: {name} has no variants")
+            raise invalid("variant", repr(variant), f"{name} has no variants")
     elif variant not in _core.variants(name):
-        raise ValueError(f"variant = {variant!r}: {name} accepts {', '.join(_core.variants(name))}")
+        raise invalid("variant", repr(variant), f"{name} accepts {', '.join(_core.variants(name))}")
     _require()
 
     def launch(stream=None, **kwargs):

@@ -13,7 +13,9 @@ device-resident int64 counter). Per case the device replays three CUDA graphs on
   user  the user's captured call (the same graph the slow loop replays);
   post  one comparison kernel over every backing (outputs with their guards against the expected backings,
         inputs against their snapshots) adding the number of differing elements to counts[k % B], then
-        counter += 1.
+        counter += 1. Under shard (i, n) with n > 1 the counter steps n (the shard's next case index, a
+        torch add captured in the same graph) and a second counter, the case's ordinal in the shard, picks
+        the counts slot (ordinal % B) and steps 1.
 
 The host syncs once per batch of B cases and reads the counts. The first case with a nonzero count is rebuilt
 on the host from (seed, k) (host_recipe) and handed to the eager path of kvaddr.harness (run_recipe with
@@ -139,9 +141,10 @@ class Unsupported(Exception):
 class FastLoop:
     """The pre / post graphs of one captured call and the per-batch loop."""
 
-    def __init__(self, fam, route, recipe0, case0, presented, variant, seed):
+    def __init__(self, fam, route, recipe0, case0, presented, variant, seed, step=1):
         torch = fam.torch
         self.torch, self.fam, self.route, self.seed = torch, fam, route, int(seed) & _M64
+        self.step = int(step)  # case indices per replay: the shard count (harness.shard_indices)
         self.recipe0, self.case0, self.p = recipe0, case0, presented
         self.draws = plan(route, recipe0)
         if case0.alias:
@@ -193,6 +196,9 @@ class FastLoop:
         self.pairs += [(_ptr(self.snap[n]), _ptr(p.in_backing[n]), self.snap[n].numel(), _bits(self.snap[n]))
                        for n in p.in_backing]
         self.counter = torch.ones(1, dtype=torch.int64, device=p.out_backing[next(iter(case0.outputs))].device)
+        # the counts slot of a case: the case index itself (step 1), else the case's ordinal in the shard (a second
+        # counter), so that the cases of one batch land in distinct slots whatever the step
+        self.slot = self.counter if self.step == 1 else torch.zeros_like(self.counter)
         self.counts = torch.zeros(BATCH, dtype=torch.int64, device=self.counter.device)
         self.lanes = C.lanes_of(case0)
         self.g = g
@@ -217,8 +223,10 @@ class FastLoop:
         self.ref(**self.ref_kwargs)
 
     def _post(self, stream):
-        self.g.graph_compare(self.pairs, _ptr(self.counter), _ptr(self.counts), BATCH, stream)
-        self.g.graph_bump(_ptr(self.counter), stream)
+        self.g.graph_compare(self.pairs, _ptr(self.slot), _ptr(self.counts), BATCH, stream)
+        self.g.graph_bump(_ptr(self.slot), stream)
+        if self.slot is not self.counter:
+            self.counter.add_(self.step)  # captured on the same stream: the next case index of the shard
 
     def capture(self):
         """Capture the pre and post graphs (on torch's capture stream, as the user's graph)."""
@@ -233,18 +241,24 @@ class FastLoop:
         self.counter.fill_(int(k))
         self._pre(int(self.torch.cuda.current_stream().cuda_stream))
 
-    def run(self, rep, user_graph, first, cases, time_budget, t0, on_failure, case_timeout=None):
-        """Cases first .. cases - 1; on_failure(k) handles a case with differing lanes (or a replay that took
-        longer than case_timeout on the GPU) and returns a failure tuple (stop) or None (continue). Returns the
-        failure tuple or None."""
+    def run(self, rep, user_graph, indices, time_budget, t0, on_failure, case_timeout=None):
+        """The case indices of `indices` (a range stepping self.step: harness.shard_indices); on_failure(k) handles
+        a case with differing lanes (or a replay that took longer than case_timeout on the GPU) and returns a
+        failure tuple (stop) or None (continue). Returns the failure tuple or None."""
         torch = self.torch
-        self.counter.fill_(int(first))
+        if indices.step != self.step:
+            raise ValueError(f"indices = {indices!r}: the post graph steps {self.step} case indices per replay")
+        if not indices:
+            return None
+        self.counter.fill_(indices.start)
+        if self.slot is not self.counter:
+            self.slot.zero_()
         ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(BATCH)]
-        k = int(first)
-        while k < int(cases):
+        o = 0  # ordinal in `indices` of the batch's first case
+        while o < len(indices):
             if time_budget is not None and time.perf_counter() - t0 > time_budget:
                 break
-            nb = min(BATCH, int(cases) - k)
+            nb = min(BATCH, len(indices) - o)
             self.counts.zero_()
             for j in range(nb):
                 self.pre.replay()
@@ -257,8 +271,9 @@ class FastLoop:
             # the user's replay of each case, timed on the GPU between two events (its kernel_seconds)
             times = [a.elapsed_time(b) / 1e3 for a, b in ev[:nb]]
             for j in range(nb):
-                kk = k + j
-                if counts[kk % BATCH] or (case_timeout is not None and times[j] > case_timeout):
+                kk = indices[o + j]
+                slot = (kk if self.slot is self.counter else o + j) % BATCH
+                if counts[slot] or (case_timeout is not None and times[j] > case_timeout):
                     failed = on_failure(kk)  # the eager re-run counts the case (and its kernel time)
                     if failed is not None:
                         return failed
@@ -266,5 +281,5 @@ class FastLoop:
                 rep.cases += 1
                 rep.lanes += self.lanes
                 rep.kernel_seconds += times[j]
-            k += nb
+            o += nb
         return None

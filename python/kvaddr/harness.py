@@ -270,22 +270,38 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
 
 
 # ---- check -------------------------------------------------------------------------------------
+def _build(route, recipe):
+    """The Case of `recipe` (kvaddr.cases.build) in the call mode of its contract (kvaddr.contract.apply_mode)."""
+    return contracts.apply_mode(C.build(route, recipe), recipe.get("contract"))
+
+
 def check_shard(shard):
     """(i, n) as a tuple of ints with n >= 1 and 0 <= i < n; kvaddr.InvalidArgument (a ValueError) naming `shard`
     otherwise (kvaddr.check_args.shard)."""
     return check_args.shard(shard)
 
 
+def shard_indices(shard, cases, start=0):
+    """The case indices k of range(start, cases) that shard (i, n) runs: those with k % n == i, ascending, as a
+    range (the one partition of a campaign's cases: eager mode, and graph mode's replays from start=1 after the
+    capture case 0, which shard 0 owns)."""
+    i, n = shard
+    first = start + (i - start) % n
+    return range(first, max(first, int(cases)), n)
+
+
 def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant="production", params=None,
           lanes=4096, time_budget=None, lanes_budget=None, case_timeout=None, shrink=True, shrink_seconds=30.0,
           replay_dir=None, graph=False, name=None, shard=(0, 1), overflow="observe", reference="auto", huge=None,
-          isolate="auto", contract=None):
+          isolate="auto", contract=None, mode=None):
     """Differentially test `kernel` on `route` (see docs/harness.md); returns a Report (never raises for
     a failing kernel). shard=(i, n) runs only the case indices k in range(cases) with k % n == i (the
-    union of the n shards is the unsharded campaign; docs/scaling.md). Every argument is checked before
-    anything runs (kvaddr.check_args): a bad one is kvaddr.InvalidArgument naming it. isolate="auto" runs the
-    kernel in a worker process wherever it can (kvaddr.isolate); KeyboardInterrupt / SystemExit raised by the
-    kernel print the report so far to stderr, attach it as the exception's `kvaddr_report`, and propagate."""
+    union of the n shards is the unsharded campaign, in graph mode too; docs/scaling.md). Every argument
+    is checked before anything runs (kvaddr.check_args): a bad one is kvaddr.InvalidArgument naming it. mode=
+    draws every case in an upstream call mode (kvaddr.contract.MODES: "static", "canonical_source",
+    "swa_token_map"). isolate="auto" runs the kernel in a worker process wherever it can (kvaddr.isolate);
+    KeyboardInterrupt / SystemExit raised by the kernel print the report so far to stderr, attach it as the
+    exception's `kvaddr_report`, and propagate."""
     a = check_args.check_arguments(cases=cases, seed=seed, lanes=lanes, time_budget=time_budget,
                                    lanes_budget=lanes_budget, case_timeout=case_timeout, shrink=shrink,
                                    shrink_seconds=shrink_seconds, replay_dir=replay_dir, name=name,
@@ -298,23 +314,30 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         raise check_args.invalid("route", repr(route), f"the harness supports {', '.join(C.ROUTES)}")
     if has_variant(route):
         _claimable(route, variant)
-    check_args.params(route, params)
+    check_args.params(route, params, mode)
     if params is not None and "contract" in params:
         raise check_args.invalid("params", repr(params), "the wrapper's contract is the argument contract=")
-    wrapper = contracts.Contract.of(route, contract)
+    wrapper = contracts.Contract.of(route, contract, mode)
+    if mode is not None and graph:
+        raise check_args.invalid("mode", repr(mode), "graph mode captures the harness's dense call only")
+    if mode is not None and huge:
+        raise check_args.invalid("mode", repr(mode), "the huge case is drawn in the dense call only (huge=True)")
+    if mode is not None and reference in ("cuda", "both"):
+        raise check_args.invalid("reference", repr(reference), f"mode = {mode!r}: a call mode is checked against "
+                                 "the host route (kvaddr's CUDA reference runs the harness's dense call)")
+    if mode is not None:
+        huge, reference = False, "host"
     if wrapper is not None:
         params = {**(params or {}), "contract": wrapper}
     if isinstance(graph, bool) is False and graph not in ("fast", "slow"):
         raise check_args.invalid("graph", repr(graph), "must be False, True, 'fast' or 'slow'")
-    if graph and shard[1] > 1:
-        raise check_args.invalid("shard", repr(shard), "graph mode captures on case 0 in every run and is not sharded")
     fam = check_args.typed(family, device, array)
     rep = Report(route, seed, variant, device, fam.name, bool(graph), shard=shard,
                  reference=check_args.typed(resolve_reference, reference, fam))
     rep.contract = contracts.as_dict(wrapper)
     rep.campaign = {"route": route, "variant": variant, "cases": cases, "lanes": lanes, "device": device,
                     "array": fam.name, "reference": rep.reference, "overflow": overflow, "graph": graph,
-                    "lanes_budget": lanes_budget, "time_budget": time_budget, "contract": rep.contract,
+                    "lanes_budget": lanes_budget, "time_budget": time_budget, "contract": rep.contract, "mode": mode,
                     "params": {k: v.item() if hasattr(v, "item") else v for k, v in sorted((params or {}).items())
                                if k != "contract"}}
     method, rep.isolation_note = iso.resolve(isolate, fam, kernel, graph)
@@ -344,7 +367,7 @@ def _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes,
     as called (kvaddr.isolate.Isolated when isolated); the huge case calls `kernel` in process."""
     if graph:
         failing = _above("graph")(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
-                                   case_timeout, t_start, graph if isinstance(graph, str) else "auto")
+                                   case_timeout, t_start, graph if isinstance(graph, str) else "auto", shard)
     else:
         failing = _run_eager_cases(rep, fam, run, route, cases, seed, variant, params, lanes, time_budget,
                                    lanes_budget, case_timeout, t_start, shard, overflow)
@@ -366,7 +389,7 @@ def _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes,
 def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
                      case_timeout, t0, shard=(0, 1), overflow="observe"):
     first = True
-    for i in range(shard[0], int(cases), shard[1]):
+    for i in shard_indices(shard, cases):
         if time_budget is not None and not first and time.perf_counter() - t0 > time_budget:
             break
         if lanes_budget is not None and rep.lanes >= lanes_budget:
@@ -386,7 +409,7 @@ def run_recipe(rep, fam, kernel, index, recipe, variant, case_timeout, overflow=
     rejected by the contract and noted in rep.rejections). A case past an int32 output is run as an overflow
     case (kvaddr.overflow) under an `overflow` mode, and counted as rejected with overflow=None. `presented`
     (pointer-stable buffers, graph mode) is loaded with the case, and `launch` replaces the kernel call."""
-    case = C.build(rep.route, recipe)
+    case = _build(rep.route, recipe)
     try:
         expected = reference(case, variant, table_guards=True)  # reads before a table read the kernel's guards
     except _core.Overflow as e:
@@ -411,17 +434,17 @@ def run_recipe(rep, fam, kernel, index, recipe, variant, case_timeout, overflow=
 
 def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_seconds, replay_dir, case_timeout,
              name, seed, graph):
-    original = C.build(route, recipe).sizes()
+    original = _build(route, recipe).sizes()
     steps = 0
     # a timeout is shrunk only where the worker is killed at case_timeout (isolated): in process each attempt
     # would wait for the hung call
     if shrink and not graph and (result.kind != "timeout" or isinstance(kernel, iso.Isolated)):
-        names0 = set(_names(C.build(route, recipe), result, variant))
+        names0 = set(_names(_build(route, recipe), result, variant))
         # a store that landed in an adjacent argument keeps landing in one (the minimal case shows the layout)
         neighbour0 = _neighbours(result)
 
         def still_fails(r):
-            case = C.build(route, r)
+            case = _build(route, r)
             try:
                 exp = reference(case, variant, table_guards=True)
             except _core.Error:
@@ -436,7 +459,7 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
             return res
 
         recipe, result, steps = shrink_recipe(route, recipe, result, still_fails, shrink_seconds)
-    case = C.build(route, recipe)
+    case = _build(route, recipe)
     named = _names(case, result, variant)
 
     def rerun(c):

@@ -24,6 +24,7 @@ from . import _core
 from . import adjacent
 from . import cases as C
 from . import harness
+from . import route_tables
 from .adjacent import describe as layout
 from .cases import Case
 from .harness import check_case
@@ -138,8 +139,12 @@ def load_case(directory, *, allow_outside=False):
     inputs = {k: _core.replay_read_input(d, json.dumps(e), allow_outside=allow_outside)
               for k, e in call.get("inputs", {}).items()}
     strided = tuple(k for k, e in call.get("inputs", {}).items() if _spread_like(e, inputs[k]))
-    if call["route"] == "flashmla_block_table":
-        inputs.setdefault("kv_start_idx", None)
+    # the optional inputs of the route's calling convention that the call leaves out (kv_start_idx; v2p of a static
+    # pool) are passed to the kernel as None, as kvaddr.check passed them
+    optional = {f[0] for f in route_tables.shape(call["route"])["fields"] if f[1] in ("vec_in", "mat_in") and not f[3]}
+    for _, field, _ in route_tables.convention(call["route"]):
+        if field in optional:
+            inputs.setdefault(field, None)
     outputs = {}
     for k, e in call["outputs"].items():
         before = read(e["before"])

@@ -107,6 +107,7 @@ class Report:
     graph_loop: str = ""
     graph_note: str = ""
     graph_unconfirmed: int = 0  # fast-loop cases with differing lanes that passed when re-run eagerly
+    graph_capture: str = ""  # graph mode: which draw the capture case is (kvaddr.graph.CaptureChoice.note)
     # how the kernel ran: "fork" / "spawn" (a worker process, kvaddr.isolate) or "in-process"; isolation_note
     # says why it ran in process where isolate="auto" could not isolate it
     isolation: str = "in-process"
@@ -151,6 +152,7 @@ class Report:
                                              "rejected", "lanes", "seconds", "kernel_seconds", "ok", "reference",
                                              "graph_loop", "graph_note", "graph_unconfirmed", "verdict",
                                              "isolation", "isolation_note", "interrupted", "contract")}
+        d["graph_capture"] = self.graph_capture
         d["huge"] = dict(self.huge)
         d["rejections"] = dict(self.rejections)
         d["overflow"] = dict(self.overflow)
@@ -204,6 +206,8 @@ class Report:
         if self.contract:
             extra.append("  the wrapper's contract: " + ", ".join(f"{k} {'/'.join(v.values())}"
                                                                   for k, v in sorted(self.contract.items())))
+        if self.graph_capture:
+            extra.append(f"  graph mode {self.graph_capture}")
         if self.isolation_note:
             extra.append(f"  the kernel ran in this process: {self.isolation_note}")
         if self.ok:

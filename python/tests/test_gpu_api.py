@@ -255,3 +255,19 @@ def test_both_fails_loudly_when_the_references_disagree(fake_device, monkeypatch
     monkeypatch.setattr(D.gpu, "kernel", lambda route, variant="production": _host_kernel(route, "b17_doc_formula"))
     with pytest.raises(D.ReferenceDisagreement, match="disagree on"):
         check("token_translate", translate_v2p, cases=30, seed=1, reference="both")
+
+
+def test_an_upstream_form_also_takes_the_routes_own_convention():
+    # kvaddr.check hands kernel("build_kv_read_table") its arguments under read_table's names (multiplier,
+    # zero_tail, ...): the same descriptors as kernel("read_table"); the upstream names still select the upstream form
+    own = table_kwargs(seq_len_delta=0, zero_tail=False)
+    f_up, _ = G.marshal("build_kv_read_table", own, check_pointers=False)
+    f_own, _ = G.marshal("read_table", own, check_pointers=False)
+    assert f_up == f_own
+    upstream = dict(own)
+    upstream["kernel_page_multiplier"] = upstream.pop("multiplier")
+    f_named, _ = G.marshal("build_kv_read_table", upstream, check_pointers=False)
+    assert f_named == f_own
+    # a name of neither convention is still named against the upstream form
+    bad = dict(upstream, multiplier=1)
+    rejects("build_kv_read_table", bad, "multiplier", "(given)")

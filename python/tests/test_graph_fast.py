@@ -172,8 +172,12 @@ def test_fast_loop_varies_what_a_capture_bakes(route):
     recs = [F.host_recipe(route, r0, draws, 3, k) for k in range(1, 40)]
     for field in {d.field for d in draws}:
         distinct = len({np.asarray(r[field]).tobytes() for r in recs})
-        # a batch of b rows has at most b! orders of its row ids (the captured batch here is small)
-        assert distinct > (1 if field == "rows" else 30), (field, distinct)
+        if field == "rows":
+            # distinct rows of the pool: at least 2 choices unless the captured pool has 1 row (decode_metadata's
+            # capture case here, the first of its draws that breaks no production precondition)
+            assert distinct > 1 if r0["req_to_token"].shape[0] > 1 else distinct == 1, (field, distinct)
+        else:
+            assert distinct > 30, (field, distinct)
     if "rows" in r0:
         assert max(int(r["lens"].max()) for r in recs) > int(r0["lens"].max())
 

@@ -108,3 +108,16 @@ def test_a_run_rejecting_more_than_the_stated_share_says_so():
                  rejections={"InvalidArgument(out)": 11})
     assert "11 drawn cases the claimed contract rejects: InvalidArgument(out) 11 (11 % of 100 drawn, more than " \
            "10 %: the claim is checked on few cases)" in str(rep)
+
+
+def test_int32_lane_offsets_is_claimable_on_the_per_id_routes_only():
+    # Below 2^31 lanes the claim writes what production writes: a correct kernel passes under it; decode_metadata
+    # (no per-id launch) rejects the claim, naming it.
+    for route in ("token_translate", "write_loc"):
+        assert "int32_lane_offsets" in kvaddr.variants(route)
+        assert _core.require_variant(route, "int32_lane_offsets") == "int32_lane_offsets"
+    assert "int32_lane_offsets" not in kvaddr.variants("decode_metadata")
+    with pytest.raises(kvaddr.InvalidArgument, match="int32_lane_offsets is not a variant of route decode_metadata"):
+        _core.require_variant("decode_metadata", "int32_lane_offsets")
+    rep = kvaddr.check("token_translate", K.translate_v2p, variant="int32_lane_offsets", cases=50, seed=3)
+    assert rep.ok and rep.cases + rep.rejected == 50, str(rep)

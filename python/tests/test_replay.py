@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 
 import kvaddr
+from conftest import DATA
+
+DATA_MODES = DATA / "modes"
 
 
 def test_recorded_read_table_call_end_to_end(example_dir):
@@ -239,3 +242,81 @@ def test_store_into_an_adjacent_argument_replays_with_kvaddr_replay(tmp_path):
     back, _ = kvaddr.load_case(f.replay_dir)
     assert back.adjacent == (("out", "v2p"), 0)
     np.testing.assert_array_equal(back.outputs["out"], f.case.outputs["out"])
+
+
+# ---- #35 / #33: the upstream call modes replay where kvaddr.check found them ----------------------------
+def _lanes_of_replay(call):
+    return [(d["output"], tuple(d["index"]), d["expected"], d["recorded"]) for d in call["diffs"]]
+
+
+def _lanes_of_report(f):
+    return [(lane.output, tuple(lane.index), lane.expected, lane.actual) for lane in f.first]
+
+
+# (route, mode, planted subject, correct subject, the variant replay names or None, what the manifest records)
+MODE_FAULTS = [
+    ("canonical_page_table", "static", "canonical_static_floor", "canonical_static", None, "no v2p"),
+    ("decode_metadata", "static", "decode_static_full_width", "decode_modes", "full_width_page_table", "no v2p"),
+    ("decode_metadata", "canonical_source", "decode_canonical_batch_rows", "decode_modes", "e10_batch_index_rows",
+     "src_is_kernel_page_table"),
+    ("decode_metadata", "swa_token_map", "decode_swa_map_no_guard", "decode_modes", "swa_no_padding_guard",
+     "full_to_swa_index_mapping"),
+]
+
+
+@pytest.mark.parametrize("route,mode,planted,correct,named,field", MODE_FAULTS, ids=[m[1] + "-" + m[2] for m in MODE_FAULTS])
+def test_failure_in_each_call_mode_replays_with_the_same_lanes(tmp_path, route, mode, planted, correct, named, field):
+    import np_mode_kernels as M
+
+    rep = kvaddr.check(route, getattr(M, planted), cases=200, seed=3, mode=mode, replay_dir=tmp_path)
+    f = rep.failure
+    assert f is not None and f.kind == "mismatch" and f.replay_dir
+    call = json.loads((pathlib.Path(f.replay_dir) / "manifest.json").read_text())["calls"][0]
+    if field == "no v2p":
+        assert "v2p" not in call["inputs"] and call["scalars"]["multiplier"] == 1
+    elif field == "src_is_kernel_page_table":
+        assert call["scalars"][field] is True and "v2p" not in call["inputs"]
+    else:  # the map as the slice of its guarded parent the kernel read (map[-1] = the guard page 9001)
+        assert call["inputs"][field]["offset"] == 8 and "swa_page_table" in call["outputs"]
+    r = kvaddr.replay(f.replay_dir)["calls"][0]
+    assert r["status"] == "differs" and r["lanes_differing"] == f.differing
+    assert _lanes_of_replay(r) == _lanes_of_report(f)
+    if named:
+        assert named in f.behaves_like and named in r["matching_variants"]
+    else:
+        assert r["matching_variants"] == [] and f.behaves_like == []
+    with pytest.raises(AssertionError):
+        kvaddr.assert_replay(getattr(M, planted), f.replay_dir)
+    kvaddr.assert_replay(getattr(M, correct), f.replay_dir)  # the loaded case keeps the mode's arguments
+
+
+def test_mode_recordings_shipped_replay(tmp_path):
+    r = kvaddr.replay(DATA_MODES)
+    assert r["summary"] == {"calls": 11, "equal": 7, "differs": 4, "error": 0}
+    assert [c["matching_variants"] for c in r["calls"] if c["status"] == "differs"] == \
+        [["e10_batch_index_rows"], ["swa_no_padding_guard"], ["full_width_page_table"], []]
+
+
+@pytest.mark.parametrize("route", ["flashmla_block_table", "read_table", "full_prefill_table"])
+def test_static_failure_of_every_table_route_replays_with_the_same_lanes(tmp_path, route):
+    """kvaddr's host route in the static call with one planted store: the first lane of the output's first live
+    row is off by one. kvaddr replay on the written directory lists the lanes the report lists."""
+    host = kvaddr.conventions.host_kernel(route)
+    out_name = "kv_indices" if route == "flashmla_block_table" else "out"
+
+    def off_by_one(**kw):
+        host(**kw)
+        out = kw[out_name]
+        if out.shape[0] and out.shape[1]:
+            out[0, 0] += 1
+
+    rep = kvaddr.check(route, off_by_one, cases=20, seed=4, mode="static", replay_dir=tmp_path)
+    f = rep.failure
+    assert f is not None and f.kind == "mismatch", str(rep)
+    call = json.loads((pathlib.Path(f.replay_dir) / "manifest.json").read_text())["calls"][0]
+    assert "v2p" not in call["inputs"] and call["scalars"]["multiplier"] == 1
+    r = kvaddr.replay(f.replay_dir)["calls"][0]
+    assert r["status"] == "differs" and r["lanes_differing"] == f.differing == 1
+    assert _lanes_of_replay(r) == _lanes_of_report(f) == [(out_name, (0, 0), f.first[0].expected,
+                                                           f.first[0].expected + 1)]
+    kvaddr.assert_replay(host, f.replay_dir)

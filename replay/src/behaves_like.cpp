@@ -4,8 +4,9 @@ namespace kvaddr::replay {
 
 SearchResult smallest_matching(Route route, const std::function<bool(Variant)>& matches, SearchMeter& meter) {
   Variant all = Variant::production;
-  for (int i = 0; i < kBehaviourCount; ++i)
-    if (behaviour_in_route(route, static_cast<Behaviour>(i))) all = all | Variant::of(static_cast<Behaviour>(i));
+  for (int i = 0; i < kBehaviourCount; ++i)  // not the launch-size behaviours: equal to production on every call here
+    if (behaviour_in_route(route, static_cast<Behaviour>(i)) && (Variant::of(static_cast<Behaviour>(i)).bits & kLaunchSizeBits) == 0)
+      all = all | Variant::of(static_cast<Behaviour>(i));
   const std::vector<Variant> candidates = accepted_subsets(route, all);  // smallest first
   SearchResult result;
   std::vector<Variant>& found = result.found;

@@ -4,93 +4,27 @@
 #include "kvaddr/replay/example.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "kvaddr/model/errors.hpp"
-#include "kvaddr/replay/npy.hpp"
 #include "kvaddr/translate/decode_args.hpp"
 #include "kvaddr/translate/routes.hpp"
+#include "recorder.hpp"
 
 namespace kvaddr::replay {
+
+using detail::add_id_call;
+using detail::add_table_call;
+using detail::I32;
+using detail::I64;
+using detail::json;
+using detail::Recorder;
+
 namespace {
-
-using json = nlohmann::json;
-using I64 = std::vector<std::int64_t>;
-using I32 = std::vector<std::int32_t>;
-
-template <class T>
-I64 wide(const std::vector<T>& v) {
-  return I64(v.begin(), v.end());
-}
-
-class Recorder {
- public:
-  explicit Recorder(std::filesystem::path dir) : dir_(std::move(dir)) { std::filesystem::create_directories(dir_); }
-
-  std::string save(const std::string& file, NpyDtype dtype, const I64& shape, const I64& values) {
-    write_npy(dir_ / file, dtype, shape, values);
-    return file;
-  }
-  std::string save64(const std::string& file, const I64& shape, const I64& v) { return save(file, NpyDtype::int64, shape, v); }
-  std::string save32(const std::string& file, const I64& shape, const I32& v) { return save(file, NpyDtype::int32, shape, wide(v)); }
-
-  // An output pair "<tag>.<name>.before.npy" / ".after.npy".
-  template <class T>
-  json out(const std::string& tag, const std::string& name, const I64& shape, const std::vector<T>& before,
-           const std::vector<T>& after) {
-    const NpyDtype dt = sizeof(T) == 4 ? NpyDtype::int32 : NpyDtype::int64;
-    return {{"before", save(tag + "." + name + ".before.npy", dt, shape, wide(before))},
-            {"after", save(tag + "." + name + ".after.npy", dt, shape, wide(after))}};
-  }
-
-  void add(json call) { calls_.push_back(std::move(call)); }
-
-  void finish() {
-    json m = {{"format", "kvaddr-replay"},
-              {"version", 1},
-              {"description",
-               "Recorded example made by kvaddr's host routes (replay/src/example.cpp). Pool: page_size 2, "
-               "v2p = [0, 4, 1, -1, 2, 5, -1] (virtual page 3 is a tombstone, the last row is the sentinel)."},
-              {"calls", calls_}};
-    std::ofstream f(dir_ / "manifest.json", std::ios::trunc);
-    f << m.dump(2) << "\n";
-  }
-
- private:
-  std::filesystem::path dir_;
-  json calls_ = json::array();
-};
-
-// Records the call of an id route: `call` holds its name, route, era and scalars; its inputs are the int64 `ids`
-// (saved as <tag>.<input>.npy in `shape`) and the table `table_name` (file `table_file`); its output "out" is
-// `before` and what run(ids, out) writes over a copy of it, shaped as the ids when as long, else one row.
-template <class T, class Run>
-void add_id_call(Recorder& rec, json call, const std::string& tag, const std::string& input, const I64& shape,
-                 const I64& ids, const std::string& table_name, const std::string& table_file,
-                 const std::vector<T>& before, Run run) {
-  std::vector<T> after = before;
-  run(cvec(ids), mvec(after));
-  const I64 out_shape = before.size() == ids.size() ? shape : I64{static_cast<std::int64_t>(before.size())};
-  call["inputs"] = {{input, rec.save64(tag + "." + input + ".npy", shape, ids)}, {table_name, table_file}};
-  call["outputs"] = {{"out", rec.out(tag, "out", out_shape, before, after)}};
-  rec.add(std::move(call));
-}
-
-// Records the call of a table route: `call` holds its name, route, era, flags, scalars and inputs; its output
-// `output` is a [rows, cols] int32 buffer of `fill` and what run(out) writes over a copy of it.
-template <class Run>
-void add_table_call(Recorder& rec, json call, const std::string& tag, const std::string& output, std::int64_t rows,
-                    std::int64_t cols, std::int32_t fill, Run run) {
-  const I32 before(static_cast<std::size_t>(rows * cols), fill);
-  I32 after = before;
-  run(mmat(after, rows, cols));
-  call["outputs"] = {{output, rec.out(tag, output, {rows, cols}, before, after)}};
-  rec.add(std::move(call));
-}
-
+constexpr const char* kExampleDescription =
+    "Recorded example made by kvaddr's host routes (replay/src/example.cpp). Pool: page_size 2, "
+    "v2p = [0, 4, 1, -1, 2, 5, -1] (virtual page 3 is a tombstone, the last row is the sentinel).";
 }  // namespace
 
 void write_example(const std::filesystem::path& dir) {
@@ -258,7 +192,146 @@ void write_example(const std::filesystem::path& dir) {
                {"scalars", {{"page_size", 2}}}},
               "c16", "ids", {5}, {2, 3, 8, 9, 10}, "v2p", v2p_file, I64(5, 0),
               [&](auto ids, auto out) { translate::transfer_ids({ids, cvec(v2p), 2, out}); });
-  rec.finish();
+  rec.finish(kExampleDescription);
+}
+
+namespace {
+
+// Records one decode_metadata call: `call` holds its name, variant and scalars, `inputs` its input entries;
+// the outputs (cache_seqlens [B], cu_seqlens_k [B + 1] prefilled with -5, page_table and, with `swa`,
+// swa_page_table [B, cols] prefilled with 33) are what run(args) writes after `set(args)` filled the rest.
+template <class Set>
+void add_decode_call(Recorder& rec, json call, const std::string& tag, json inputs, const I64& seq, std::int64_t cols,
+                     bool swa, Set set) {
+  const auto b = static_cast<std::int64_t>(seq.size());
+  I32 cs_b(seq.size(), -5), cu_b(seq.size() + 1, -5), pt_b(static_cast<std::size_t>(b * cols), 33), swa_b = pt_b;
+  I32 cs = cs_b, cu = cu_b, pt = pt_b, sw = swa_b;
+  DecodeMetadataArgs a;
+  a.seq_lens = cvec(seq);
+  set_decode_outputs(a, mvec(cs), mvec(cu), mmat(pt, b, cols));
+  if (swa) a.swa_page_table = mmat(sw, b, cols);
+  set(a);
+  translate::decode_metadata(a);
+  json outs = {{"cache_seqlens", rec.out(tag, "cache_seqlens", {b}, cs_b, cs)},
+               {"cu_seqlens_k", rec.out(tag, "cu_seqlens_k", {b + 1}, cu_b, cu)},
+               {"page_table", rec.out(tag, "page_table", {b, cols}, pt_b, pt)}};
+  if (swa) outs["swa_page_table"] = rec.out(tag, "swa_page_table", {b, cols}, swa_b, sw);
+  call["route"] = "decode_metadata";
+  call["inputs"] = std::move(inputs);
+  call["outputs"] = std::move(outs);
+  rec.add(std::move(call));
+}
+
+}  // namespace
+
+void write_modes_example(const std::filesystem::path& dir) {
+  Recorder rec(dir);
+  // The pool of write_example without its v2p (a static pool: identity translation, multiplier 1).
+  const I32 r2t = {2, 3, 8, 9, 4, 5, -1, -1,    //
+                   6, 7, 0, 1, 10, 11, -1, -1,  //
+                   -1, -1, -1, -1, -1, -1, -1, -1};
+  const std::string r2t_file = rec.save32("pool.req_to_token.npy", {3, 8}, r2t);
+  const auto R = cmat(r2t, 3, 8);
+  const I64 rows = {1, 0}, seq = {5, 7};
+  const std::string rows_file = rec.save64("batch.req_pool_indices.npy", {2}, rows);
+  // int32 lengths, as engines keep them (the route widens them).
+  const std::string seq_file = rec.save32("batch.seq_lens.npy", {2}, I32{5, 7});
+  const auto batch_inputs = [&](const char* lens) {
+    return json{{"req_to_token", r2t_file}, {"req_pool_indices", rows_file}, {lens, seq_file}};
+  };
+  // Canonical kernel page-table rows (the canonical-source mode copies their live prefixes).
+  const I32 canonical = {10, 11, 12, 13, 20, 21, 22, 23, 30, 31, 32, 33};
+  const std::string canonical_file = rec.save32("pool.canonical_rows.npy", {3, 4}, canonical);
+  // The token-level full -> SWA slot map (0 = unmapped) as a slice of a parent with one element before it,
+  // the memory a gather without the padding guard reads for token -1.
+  const I64 map_parent = {40, 0, 0, 14, 15, 6, 7, 0, 0, 2, 3, 8, 9};
+  const I64 map(map_parent.begin() + 1, map_parent.end());
+  const json map_entry = {{"file", rec.save64("pool.full_to_swa.parent.npy", {13}, map_parent)}, {"offset", 1}, {"size", 12}};
+  const Vec<const std::int64_t> map_view{map_parent.data() + 1, 12, 1, 0};
+
+  // 1-4. Every table route on the static pool (no v2p: entry tok / ps).
+  add_table_call(rec,
+                 {{"name", "static flashmla block table (v2p_ptr None)"}, {"route", "flashmla_block_table"},
+                  {"scalars", {{"page_size", 2}}}, {"inputs", batch_inputs("page_kernel_lens")}},
+                 "m01", "kv_indices", 2, 4, -1,
+                 [&](auto out) { translate::flashmla_block_table({R, cvec(rows), cvec(seq), {}, {}, 2, 1, out}); });
+  add_table_call(rec,
+                 {{"name", "static build_kernel_page_table"}, {"route", "canonical_page_table"},
+                  {"scalars", {{"page_size", 2}, {"max_pages", 4}}}, {"inputs", batch_inputs("seq_lens")}},
+                 "m02", "out", 2, 4, 99,
+                 [&](auto out) { translate::canonical_page_table({R, cvec(rows), cvec(seq), {}, 2, 1, 4, out}); });
+  add_table_call(rec,
+                 {{"name", "static build_kv_read_table, zero tail"}, {"route", "read_table"},
+                  {"scalars", {{"page_size", 2}, {"max_pages", 4}, {"zero_tail", true}}},
+                  {"inputs", batch_inputs("seq_lens")}},
+                 "m03", "out", 3, 4, 55,
+                 [&](auto out) { translate::read_table({R, cvec(rows), cvec(seq), 0, 4, {}, 2, 1, out, true}); });
+  add_table_call(rec,
+                 {{"name", "static full prefill table"}, {"route", "full_prefill_table"},
+                  {"scalars", {{"page_size", 2}, {"max_pages", 4}}}, {"inputs", batch_inputs("seq_lens")}},
+                 "m04", "out", 2, 4, 44,
+                 [&](auto out) { translate::full_prefill_table({R, cvec(rows), cvec(seq), {}, 2, 1, 4, out}); });
+  // 5-7. decode_metadata: the static call (tok >> log2 ps), the canonical-source mode, the token-level SWA map.
+  const json dense_inputs = {{"seq_lens", seq_file}, {"req_to_token", r2t_file}, {"req_pool_indices", rows_file}};
+  const auto statik = [&](DecodeMetadataArgs& a) {
+    a.req_to_token = R;
+    a.req_pool_indices = cvec(rows);
+    a.max_seq_pages = 4;
+    a.page_size = 2;
+  };
+  add_decode_call(rec, {{"name", "static normal_decode_set_metadata"}, {"scalars", {{"page_size", 2}, {"max_seq_pages", 4}}}},
+                  "m05", dense_inputs, seq, 5, false, statik);
+  const json src_inputs = {{"seq_lens", seq_file}, {"req_to_token", canonical_file}, {"req_pool_indices", rows_file}};
+  const json src_scalars = {{"page_size", 2}, {"max_seq_pages", 4}, {"src_is_kernel_page_table", true}};
+  const auto src = [&](Variant v) {
+    return [&canonical, &rows, v](DecodeMetadataArgs& a) {
+      a.req_to_token = cmat(canonical, 3, 4);
+      a.req_pool_indices = cvec(rows);
+      a.max_seq_pages = 4;
+      a.page_size = 2;
+      a.src_is_kernel_page_table = true;
+      a.variant = v;
+    };
+  };
+  add_decode_call(rec, {{"name", "normal_decode_set_metadata(src_is_kernel_page_table=True)"}, {"scalars", src_scalars}},
+                  "m06", src_inputs, seq, 4, false, src(Variant{}));
+  json map_inputs = dense_inputs;
+  map_inputs["full_to_swa_index_mapping"] = map_entry;
+  const auto token_map = [&](Variant v) {
+    return [&, v](DecodeMetadataArgs& a) {
+      statik(a);
+      a.full_to_swa_index_mapping = map_view;
+      a.variant = v;
+    };
+  };
+  add_decode_call(rec, {{"name", "normal_decode_set_metadata with the token-level full -> SWA map"},
+                        {"scalars", {{"page_size", 2}, {"max_seq_pages", 4}}}},
+                  "m07", map_inputs, seq, 5, true, token_map(Variant{}));
+  // 8-11. DELIBERATE: a bug's output recorded as production, one per mode; replay names the bug.
+  add_decode_call(rec, {{"name", "DELIBERATE: canonical source read by batch position (E10) recorded as production"},
+                        {"variant", "production"}, {"scalars", src_scalars}},
+                  "m08", src_inputs, seq, 4, false, src(Variant::of(Behaviour::e10_batch_index_rows)));
+  add_decode_call(rec, {{"name", "DELIBERATE: SWA map gathered without the padding guard recorded as production"},
+                        {"variant", "production"}, {"scalars", {{"page_size", 2}, {"max_seq_pages", 4}}}},
+                  "m09", map_inputs, seq, 5, true, token_map(Variant::of(Behaviour::swa_no_padding_guard)));
+  add_decode_call(rec, {{"name", "DELIBERATE: static decode table written full width recorded as production"},
+                        {"variant", "production"}, {"scalars", {{"page_size", 2}, {"max_seq_pages", 4}}}},
+                  "m10", dense_inputs, seq, 5, false, [&](DecodeMetadataArgs& a) {
+                    statik(a);
+                    a.variant = Variant::of(Behaviour::full_width_page_table);
+                  });
+  // A static table with one lane no variant writes (out[1, 2] = 7 instead of 2): the difference is listed.
+  add_table_call(rec,
+                 {{"name", "DELIBERATE: static build_kernel_page_table with a wrong lane"}, {"route", "canonical_page_table"},
+                  {"scalars", {{"page_size", 2}, {"max_pages", 4}}}, {"inputs", batch_inputs("seq_lens")}},
+                 "m11", "out", 2, 4, 99, [&](auto out) {
+                   translate::canonical_page_table({R, cvec(rows), cvec(seq), {}, 2, 1, 4, out});
+                   out.data[1 * 4 + 2] = 7;
+                 });
+  rec.finish("Recordings of the upstream call modes made by kvaddr's host routes (replay/src/example.cpp, "
+                "write_modes_example): static pools (no v2p) on every table route and decode_metadata, the canonical-"
+                "source mode (src_is_kernel_page_table) and the token-level full -> SWA map of decode_metadata. "
+                "page_size 2; the calls named DELIBERATE carry a bug's output while claiming production.", 2);
 }
 
 void write_large_example(const std::filesystem::path& dir, std::int64_t rows, std::int64_t pages) {
@@ -294,7 +367,7 @@ void write_large_example(const std::filesystem::path& dir, std::int64_t rows, st
             {{"out",
               {{"before", rec.save("out.before.npy", NpyDtype::int32, {rows, kCols}, table)},
                {"after", rec.save("out.after.npy", NpyDtype::int32, {rows, kCols}, after)}}}}}});
-  rec.finish();
+  rec.finish(kExampleDescription);
 }
 
 }  // namespace kvaddr::replay

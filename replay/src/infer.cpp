@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/lanes.hpp"
 
 namespace kvaddr::replay::detail {
 namespace {
@@ -169,6 +170,113 @@ InferResult infer(const InferCall& call, SearchMeter& meter, Variant first, cons
   }
   if (res.found.empty()) res.not_explained = not_within_bound(tried, cands.size(), meter);
   return res;
+}
+
+namespace {
+
+// The lanes of [0, n) whose wrapped offset is negative (unwritten) and the elements a later lane lands on
+// again (rewritten), block by block of 2^31 lanes through lanes::launch_lane.
+void lane_offset_sets(std::int64_t n, LaneSet& unwritten, LaneSet& rewritten) {
+  constexpr std::int64_t block = std::int64_t{1} << 31;
+  const Variant v = Variant::int32_lane_offsets;
+  const auto add = [](LaneSet& s, std::int64_t a, std::int64_t b) {
+    if (a >= b) return;
+    if (!s.empty() && s.back().last >= a) s.back().last = std::max(s.back().last, b);
+    else s.push_back({a, b});
+  };
+  std::int64_t rewritten_end = 0;  // elements [0, rewritten_end) are landed on again by a later lane
+  for (std::int64_t first = 0; first < n; first += block) {
+    const std::int64_t last = std::min(n, first + block) - 1;
+    const std::int64_t e0 = lanes::launch_lane(first, v), e1 = lanes::launch_lane(last, v);
+    if (e0 < 0) add(unwritten, first, last + 1);
+    else if (e0 != first) rewritten_end = std::max(rewritten_end, e1 + 1);
+  }
+  add(rewritten, 0, rewritten_end);
+}
+
+std::int64_t lanes_in(const LaneSet& s) {
+  std::int64_t n = 0;
+  for (const LaneRange& r : s) n += r.last - r.first;
+  return n;
+}
+
+bool overlaps(const LaneSet& a, const LaneSet& b) {
+  return std::any_of(a.begin(), a.end(), [&](const LaneRange& r) {
+    return std::any_of(b.begin(), b.end(), [&](const LaneRange& o) { return r.first < o.last && o.first < r.last; });
+  });
+}
+
+bool within(const LaneSet& inner, const LaneSet& outer) {
+  return std::all_of(inner.begin(), inner.end(), [&](const LaneRange& r) {
+    return std::any_of(outer.begin(), outer.end(), [&](const LaneRange& o) { return o.first <= r.first && r.last <= o.last; });
+  });
+}
+
+}  // namespace
+
+InferResult infer_lane_offsets(std::int64_t launch_lanes, const LaneSet& unwritten, const LaneSet& rewritten,
+                               const LaneSet& written) {
+  InferResult res;
+  require(launch_lanes >= 0, "launch_lanes", launch_lanes, "must be >= 0");
+  for (const LaneSet* s : {&unwritten, &rewritten, &written}) {
+    for (std::size_t k = 0; k < s->size(); ++k) {
+      const LaneRange& r = (*s)[k];
+      require(r.first >= 0 && r.last > r.first && r.last <= launch_lanes && (k == 0 || (*s)[k - 1].last < r.first),
+              s == &unwritten ? "unwritten" : s == &rewritten ? "rewritten" : "written", r.first,
+              "lane ranges must be sorted, disjoint (not adjacent), non-empty and inside the launch");
+    }
+  }
+  LaneSet want_unwritten, may_rewrite;
+  lane_offset_sets(launch_lanes, want_unwritten, may_rewrite);
+  if (unwritten.empty() || !within(unwritten, want_unwritten) || !within(rewritten, may_rewrite) ||
+      overlaps(written, want_unwritten)) {
+    res.not_explained = want_unwritten.empty()
+                            ? fmt::format("not explained: int32_lane_offsets leaves no lane unwritten on a launch of {} "
+                                          "lanes (it acts from lane 2^31 on)",
+                                          launch_lanes)
+                            : "not explained: the differing lanes are not those int32_lane_offsets leaves unwritten";
+    return res;
+  }
+  const LaneRange& first = want_unwritten.front();
+  std::string text = fmt::format("lanes >= 2^31 not written (lane offsets formed in int32): {} lanes unwritten, from "
+                                 "lane {} to {}",
+                                 lanes_in(want_unwritten), first.first, want_unwritten.back().last - 1);
+  if (lanes_in(unwritten) != lanes_in(want_unwritten))
+    text += fmt::format(" ({} of them kept a value equal to the one they should get)",
+                        lanes_in(want_unwritten) - lanes_in(unwritten));
+  if (!rewritten.empty())
+    text += fmt::format("; {} lanes below 2^31 stored again by lanes 2^32 past them", lanes_in(rewritten));
+  res.found.push_back({std::string(to_string(Variant::int32_lane_offsets)), std::move(text),
+                       lanes_in(unwritten) + lanes_in(rewritten), 0});
+  return res;
+}
+
+InferResult infer_lane_offsets(const InferCall& call, Variant claimed) {
+  const Prepared& p = *call.prepared;
+  InferResult none;
+  none.not_explained = "not explained: int32_lane_offsets applies to the per-id routes only";
+  if (!behaviour_in_route(call.route, Behaviour::int32_lane_offsets) || p.outputs.empty()) return none;
+  std::vector<I64> want;
+  try {
+    want = p.run(claimed);
+  } catch (const kvaddr::Error&) {
+    return none;
+  }
+  const Output& o = p.outputs.front();
+  LaneSet unwritten, rewritten, written;
+  const auto add = [](LaneSet& s, std::int64_t i) {
+    if (!s.empty() && s.back().last == i) ++s.back().last;
+    else s.push_back({i, i + 1});
+  };
+  for (std::size_t i = 0; i < o.after.size() && i < want.front().size(); ++i) {
+    const auto lane = static_cast<std::int64_t>(i);
+    if (o.after[i] == want.front()[i]) {
+      if (o.after[i] != o.before[i]) add(written, lane);
+      continue;
+    }
+    add(o.after[i] == o.before[i] ? unwritten : rewritten, lane);
+  }
+  return infer_lane_offsets(static_cast<std::int64_t>(o.after.size()), unwritten, rewritten, written);
 }
 
 InferResult infer_presentations(const std::vector<std::string>& vector_inputs,

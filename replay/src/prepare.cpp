@@ -271,7 +271,12 @@ Prepared prep_decode(Call& c) {
   Arr v2p = c.input("v2p", Want::i64, 1, 1, true);
   Arr kpt = c.input("kernel_page_table", Want::i32, 2, 2, true);
   Arr swa = c.input("swa_v2p", Want::i64, 1, 1, true);
-  const bool needs_r2t = !skip && (!kpt.present || swa.present);
+  // The static SWA pool's token-level full -> SWA slot map (the other SWA form), and the canonical-source
+  // mode (req_to_token holds canonical kernel page-table rows, copied).
+  Arr swa_map = c.input("full_to_swa_index_mapping", Want::i64, 1, 1, true);
+  const bool src_rows = c.flag("src_is_kernel_page_table");
+  const bool any_swa = swa.present || swa_map.present;
+  const bool needs_r2t = !skip && (!kpt.present || any_swa);
   Arr r2t = c.input("req_to_token", Want::i32, 2, 2, !needs_r2t);
   Arr rows = c.input("req_pool_indices", Want::widen, 1, 1, !needs_r2t);
   same_length(seq, rows);
@@ -286,10 +291,10 @@ Prepared prep_decode(Call& c) {
   const bool has_pt = !skip || c.has_output("page_table");
   const std::size_t pt_idx = p.outputs.size();
   if (has_pt) p.outputs.push_back(c.output("page_table", Want::i32, 2, 2));
-  const bool has_swa_pt = swa.present || c.has_output("swa_page_table");
+  const bool has_swa_pt = any_swa || c.has_output("swa_page_table");
   const std::size_t swa_idx = p.outputs.size();
   if (has_swa_pt) {
-    if (!swa.present) bad("output swa_page_table needs input swa_v2p");
+    if (!any_swa) bad("output swa_page_table needs input swa_v2p or full_to_swa_index_mapping");
     p.outputs.push_back(c.output("swa_page_table", Want::i32, 2, 2));
   }
   for (std::size_t k : {pt_idx, swa_idx}) {
@@ -306,9 +311,9 @@ Prepared prep_decode(Call& c) {
   }
   // The run with `extra` rows of memory after each page table (run_grown; 0: the recorded buffers).
   auto run = [seq = seq.v, r2t = r2t.i32(), r2t_shape = r2t.shape, rows = rows.v, has_rows = rows.present, v2p = v2p,
-              kpt = kpt.i32(), kpt_shape = kpt.shape, has_kpt = kpt.present, swa = swa, shapes, befores,
-              after_views, has_pt, has_swa_pt, pt_idx, swa_idx, skip, max_seq_pages, delta, ps, mult,
-              swa_mult](Variant v, std::int64_t extra) {
+              kpt = kpt.i32(), kpt_shape = kpt.shape, has_kpt = kpt.present, swa = swa, swa_map = swa_map,
+              src_rows, shapes, befores, after_views, has_pt, has_swa_pt, pt_idx, swa_idx, skip, max_seq_pages,
+              delta, ps, mult, swa_mult](Variant v, std::int64_t extra) {
     std::vector<I32> bufs;
     for (std::size_t k = 0; k < befores.size(); ++k) {
       const bool table = shapes[k].size() == 2;
@@ -326,6 +331,8 @@ Prepared prep_decode(Call& c) {
     if (has_pt) a.page_table = mview(bufs[pt_idx], grown(pt_idx));
     a.swa_v2p = sview(swa);
     a.swa_multiplier = swa_mult;
+    a.full_to_swa_index_mapping = sview(swa_map);
+    a.src_is_kernel_page_table = src_rows;
     if (has_swa_pt) a.swa_page_table = mview(bufs[swa_idx], grown(swa_idx));
     a.variant = v;
     translate::decode_metadata(a);

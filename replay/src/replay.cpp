@@ -75,6 +75,11 @@ void explain_by_inference(const json& call, Route route, const Claim& claim, con
       ic.column_bound = sc.at(ic.bound_name).get<std::int64_t>();
   }
   detail::InferResult inf = detail::infer(ic, meter, claim.variant);
+  if (inf.found.empty() && behaviour_in_route(route, Behaviour::int32_lane_offsets)) {
+    // The per-id launch's lanes at or past 2^31 (int32_lane_offsets), read off the differing lanes.
+    detail::InferResult lanes = detail::infer_lane_offsets(ic, claim.variant);
+    if (!lanes.found.empty()) inf = std::move(lanes);
+  }
   if (!r.claim_raises.empty() && !inf.found.empty() && inf.found.front().variant == r.variant) {
     r.status = CallStatus::equal;
     r.matching_variants.push_back(r.variant);

@@ -20,10 +20,7 @@ using json = nlohmann::json;
 using test_support::lane_diff_is;
 const std::filesystem::path kExample = std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "example";
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+using test_support::slurp;
 
 std::filesystem::path fresh_dir(const std::string& name) {
   const auto d = std::filesystem::temp_directory_path() / ("kvaddr_replay_test_" + name);
@@ -143,11 +140,7 @@ TEST(ReplayExample, JsonReport) {
 TEST(ReplayExample, CommittedExampleIsReproducible) {
   const auto d = fresh_dir("regen");
   write_example(d);
-  std::set<std::string> committed, regenerated;
-  for (const auto& e : std::filesystem::directory_iterator(kExample)) committed.insert(e.path().filename().string());
-  for (const auto& e : std::filesystem::directory_iterator(d)) regenerated.insert(e.path().filename().string());
-  EXPECT_EQ(committed, regenerated);
-  for (const auto& name : regenerated) EXPECT_EQ(slurp(kExample / name), slurp(d / name)) << name;
+  test_support::expect_same_files(kExample, d);
   std::filesystem::remove_all(d);
 }
 

@@ -494,6 +494,9 @@ TEST(CliOnly, DrawRejectsNamesThatMatchNothing) {
   r = run({"draw", "zoo", "--only", "production.lifecycle", "--quiet"});  // the lifecycle rows are names too
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(has(r.out, "production.lifecycle")) << r.out;
+  r = run({"draw", "zoo", "--only", "int32_lane_offsets", "--quiet"});  // and the inferred behaviours' rows
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(has(r.out, "int32_lane_offsets")) << r.out;
 #endif
 #ifdef KVADDR_WITH_PROOFS
   auto p = run({"draw", "proofs", "--only", "typo", "--json"});

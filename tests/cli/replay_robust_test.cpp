@@ -148,5 +148,19 @@ TEST(CliReplayRobust, SearchBudgetStopsTheSearchAndSaysSo) {
   std::filesystem::remove_all(d);
 }
 
+// #35: the recordings of the upstream call modes (static pools, canonical source, token-level SWA map) through
+// the command line: the correct calls equal, the deliberate ones differing with their named variants.
+TEST(CliReplayRobust, CallModeRecordingsReplay) {
+  const auto modes = std::filesystem::path(KVADDR_TEST_DATA_DIR) / "replay" / "modes";
+  const Result j = run_cli({"replay", modes.string(), "--json"});
+  EXPECT_EQ(j.status, 1);  // four deliberate calls differ
+  const auto r = nlohmann::json::parse(j.out);
+  EXPECT_EQ(r["summary"], (nlohmann::json{{"calls", 11}, {"equal", 7}, {"differs", 4}, {"error", 0}}));
+  EXPECT_EQ(r["calls"][7]["matching_variants"], nlohmann::json::array({"e10_batch_index_rows"}));
+  EXPECT_EQ(r["calls"][8]["diffs"][0]["output"], "swa_page_table");
+  const Result text = run_cli({"replay", modes.string()});
+  EXPECT_NE(text.out.find("swa_page_table[1, 3]: expected 0, recorded 20"), std::string::npos) << text.out;
+}
+
 }  // namespace
 #endif

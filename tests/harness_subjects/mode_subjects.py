@@ -123,3 +123,22 @@ def canonical_page_table_int32(req_to_token, req_pool_indices, seq_lens, v2p, pa
     """canonical_page_table with its index arrays handed over as int32, as SGLang often holds them."""
     build_kernel_page_table(req_to_token, req_pool_indices.to(torch.int32), seq_lens.to(torch.int32), v2p, page_size,
                             max_pages, out, kernel_page_multiplier=multiplier)
+
+
+def decode_metadata_any_mode(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta,
+                             multiplier, cache_seqlens, cu_seqlens_k, page_table, src_is_kernel_page_table=False,
+                             full_to_swa_index_mapping=None, swa_page_table=None):
+    """normal_decode_set_metadata in the harness calling convention of decode_metadata plus the arguments of the
+    call modes kvaddr.check(..., mode=) hands over (v2p None: the static call; src_is_kernel_page_table; the
+    token-level SWA map and its table)."""
+    normal_decode_set_metadata(cache_seqlens, cu_seqlens_k, page_table, seq_lens, req_to_token, req_pool_indices,
+                               max_seq_pages, page_size, seq_len_delta, v2p_page_table=v2p,
+                               kernel_page_multiplier=multiplier, src_is_kernel_page_table=src_is_kernel_page_table,
+                               swa_page_table=swa_page_table, full_to_swa_index_mapping=full_to_swa_index_mapping)
+
+
+def canonical_page_table_any_mode(req_to_token, req_pool_indices, seq_lens, v2p, page_size, multiplier, max_pages, out):
+    """build_kernel_page_table in the harness calling convention of canonical_page_table (v2p None: the static
+    call of kvaddr.check(..., mode="static"))."""
+    build_kernel_page_table(req_to_token, req_pool_indices, seq_lens, v2p, page_size, max_pages, out,
+                            kernel_page_multiplier=multiplier)

@@ -48,6 +48,19 @@ def test_kvaddr_kernel_with_int32_indices_passes_check():
     kvaddr.assert_check("canonical_page_table", int32_indices, device="cuda", cases=60, seed=23, lanes=1 << 12)
 
 
+@pytest.mark.parametrize("mode", ["static", "canonical_source", "swa_token_map"])
+def test_decode_subject_passes_check_in_each_call_mode(mode):
+    """kvaddr.check draws the cases in the call mode (kvaddr.contract.apply_mode) and compares with the host route."""
+    rep = kvaddr.assert_check("decode_metadata", M.decode_metadata_any_mode, device="cuda", cases=60, seed=24,
+                              lanes=1 << 12, mode=mode)
+    assert rep.campaign["mode"] == mode and rep.reference == "host"
+
+
+def test_static_page_table_subject_passes_check():
+    kvaddr.assert_check("canonical_page_table", M.canonical_page_table_any_mode, device="cuda", cases=60, seed=25,
+                        lanes=1 << 12, mode="static")
+
+
 def _three_ways(name, subject, kwargs):
     """Runs `name` on the host (numpy), kvaddr's CUDA kernel and the subject (torch) on copies of kwargs; returns
     the three sets of outputs (keyword -> numpy array)."""

@@ -1,6 +1,6 @@
 // The behaviours inferred from recorded upstream calls (issue 33) on hand-computed decode_metadata
 // buffers: int32_lengths, full_width_page_table, swa_no_padding_guard and era_d_read_table@G, their
-// names, parameters and acceptance.
+// names, parameters and acceptance; int32_lane_offsets' launch lanes on both sides of 2^31 and 2^32.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -25,6 +25,8 @@ TEST(InferredNames, RoundTripAndParameters) {
   EXPECT_EQ(to_string(Variant::int32_lengths), "int32_lengths");
   EXPECT_EQ(to_string(Variant::full_width_page_table), "full_width_page_table");
   EXPECT_EQ(to_string(Variant::swa_no_padding_guard), "swa_no_padding_guard");
+  EXPECT_EQ(to_string(Variant::int32_lane_offsets), "int32_lane_offsets");
+  EXPECT_EQ(parse_variant("int32_lane_offsets+e03_int32_offset"), Variant::int32_lane_offsets | Variant::e03_int32_offset);
   const Variant d = parse_variant("era_d_read_table@4");
   EXPECT_TRUE(has(d, Behaviour::era_d_read_table));
   EXPECT_EQ(d.column_block, 4);
@@ -49,7 +51,10 @@ TEST(InferredNames, ImpossibleParametersNameTheClaim) {
 
 TEST(InferredAcceptance, DecodeOnlyAndTheColumnBoundOnce) {
   for (const Variant v : kInferredVariants) {
-    EXPECT_TRUE(route_accepts(Route::decode_metadata, v)) << to_string(v);
+    const bool per_id = v == Variant::int32_lane_offsets;
+    EXPECT_EQ(route_accepts(Route::decode_metadata, v), !per_id) << to_string(v);
+    EXPECT_EQ(route_accepts(Route::token_translate, v), per_id) << to_string(v);
+    EXPECT_EQ(route_accepts(Route::write_loc, v), per_id) << to_string(v);
     EXPECT_FALSE(route_accepts(Route::read_table, v)) << to_string(v);
   }
   EXPECT_TRUE(route_accepts(Route::decode_metadata, Variant::int32_lengths | Variant::era_d_read_table));
@@ -182,6 +187,43 @@ TEST(EraDReadTable, TheLastRowsSpillPastTheBufferIsOutOfRange) {
   EXPECT_TRUE(throws_naming<OutOfRange>([&] { translate::decode_metadata(d.args(Variant::era_d_read_table)); },
                                         "page_table"));
   EXPECT_EQ(d.table, (I32{9, 9, 9, 9}));  // all or nothing
+}
+
+// ---- int32_lane_offsets: the element a launch lane loads and stores -------------------------------------
+TEST(Int32LaneOffsets, LaunchLaneOnBothSidesOf2To31And2To32) {
+  const Variant v = Variant::int32_lane_offsets;
+  const std::int64_t two32 = std::int64_t{1} << 32;
+  EXPECT_EQ(lanes::launch_lane<std::int64_t>(0, v), 0);
+  EXPECT_EQ(lanes::launch_lane<std::int64_t>(kTwo31 - 1, v), kTwo31 - 1);   // the last lane stored in place
+  EXPECT_EQ(lanes::launch_lane<std::int64_t>(kTwo31, v), -kTwo31);         // before the buffer: unwritten
+  EXPECT_EQ(lanes::launch_lane<std::int64_t>(two32 - 1, v), -1);
+  EXPECT_EQ(lanes::launch_lane<std::int64_t>(two32, v), 0);                // element 0 stored again
+  EXPECT_EQ(lanes::launch_lane<std::int64_t>(two32 + 5, v), 5);
+  for (const std::int64_t i : {std::int64_t{0}, kTwo31 - 1, kTwo31, two32 + 5})
+    EXPECT_EQ(lanes::launch_lane<std::int64_t>(i, Variant::production), i) << i;
+}
+
+// Every launch the host holds is below 2^31 lanes: the variant writes exactly what production writes
+// (token_translate, write_loc and its zeroed tail), hand-computed.
+TEST(Int32LaneOffsets, BelowTwoTo31TheRoutesWriteProductionsValues) {
+  const I64 v2p = {0, 4, 1, -1, -1};
+  const I64 ids = {3, 0, -1, 4, 6};
+  for (const Variant v : {Variant::production, Variant::int32_lane_offsets}) {
+    I64 out(5, 777);
+    translate::token_translate(TokenTranslateArgs<std::int64_t>{cvec(ids), cvec(v2p), 2, 3, mvec(out), v});
+    EXPECT_EQ(out, (I64{25, 0, 0, 6, 0})) << to_string(v);  // ps 2, M 3: 3 -> page 1 off 1 -> 4*6 + 1
+    I64 wl(7, 777);
+    translate::write_loc({cvec(ids), cvec(v2p), 2, 3, 1, 0, mvec(wl), v});
+    EXPECT_EQ(wl, (I64{25, 0, 0, 6, 0, 0, 0})) << to_string(v);
+  }
+  try {
+    require_variant(Route::decode_metadata, Variant::int32_lane_offsets);
+    ADD_FAILURE() << "no error";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "variant");
+    EXPECT_NE(e.reason().find("int32_lane_offsets is not a variant of route decode_metadata"), std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

@@ -74,15 +74,19 @@ void run_per_id(const A& a) {
     const auto dst = out;
     for (std::int64_t i = 0; i < in.size; ++i) {
       H::lane(0);
-      const CI id(in.data[i]);
-      put<H>(dst, i, P::out_name) = narrow_out<Out>(lane_local(id, g), P::out_name, store);
+      // The element this lane loads and stores (int32_lane_offsets: wrapped; negative = before the buffer).
+      const std::int64_t e = lanes::launch_lane(i, store);
+      if (e < 0) continue;
+      const CI id(in.data[e]);
+      put<H>(dst, e, P::out_name) = narrow_out<Out>(lane_local(id, g), P::out_name, store);
     }
   });
   if constexpr (has_tail_lanes<Spec>) {
-    H::lane(2);  // epilogue: the tail lanes [N, out.size)
+    H::lane(2);  // epilogue: the tail lanes [N, out.size), on the same launch lanes
     if (!Spec::keeps_tail(a.variant)) {
       const auto fill = Spec::template tail_fill<Out>(a.variant);
-      for (std::int64_t i = H::bound(ids.size); i < out.size; ++i) put<H>(out, i, P::out_name) = fill;
+      for (std::int64_t i = H::bound(ids.size); i < out.size; ++i)
+        if (const std::int64_t e = lanes::launch_lane(i, a.variant); e >= 0) put<H>(out, e, P::out_name) = fill;
     }
   }
 }

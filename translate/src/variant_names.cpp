@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, kBehaviourCount> kBehaviourNames{{
     "b16_virtual_as_physical", "b17_doc_formula",       "era_b_unclamped",         "e01_no_column_bound",
     "e02_minus_one_sentinel", "e03_int32_offset",       "e09_floor_pages",         "e10_batch_index_rows",
     "grid_spill",             "int32_wrap",             "int32_lengths",           "full_width_page_table",
-    "swa_no_padding_guard",   "era_d_read_table",
+    "swa_no_padding_guard",   "era_d_read_table",       "int32_lane_offsets",
 }};
 
 // Interned composite spellings: to_string returns views that stay valid for the program's lifetime.

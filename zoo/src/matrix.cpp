@@ -146,6 +146,13 @@ constexpr ProofKill kProofKills[] = {
     {"write_loc", "b06_stale_tail", "route.write_loc.tail.b06"},
     {"write_loc", "e02_minus_one_sentinel", "route.write_loc.tail.e02"},
     {"kv_indices_inplace", "b05_rebind_fresh", "route.kv_indices_inplace.in_place.b05"},
+    // the behaviours inferred from recorded upstream calls (issue 33): the contract's obligation under each
+    {"token_translate", "int32_lane_offsets", "route.per_id.lane_offset.int32_lane_offsets"},
+    {"write_loc", "int32_lane_offsets", "route.per_id.lane_offset.int32_lane_offsets"},
+    {"decode_metadata", "int32_lengths", "route.decode_metadata.columns.int32_lengths"},
+    {"decode_metadata", "full_width_page_table", "route.decode_metadata.columns.full_width"},
+    {"decode_metadata", "era_d_read_table", "route.decode_metadata.columns.era_d_read_table"},
+    {"decode_metadata", "swa_no_padding_guard", "route.decode_metadata.swa_slot_map.swa_no_padding_guard"},
     // wiring rows: the arithmetic shape of the wiring bug
     {"backend_gate", "b03_detect_multiplier", "B03.detector.multiplier_gt_1"},
     {"full_prefill_table", "b04_prefill_graph_no_remap", "agree.full_prefill.b04"},
@@ -161,6 +168,7 @@ constexpr std::string_view kProductionObligations[] = {
     "agree.full_prefill",         "B03.detector.v2p_present",   "I7.eager_vs_canonical",
     "route.token_translate.int64_domain", "route.write_loc.int64_domain", "route.flashmla_block_table.rows",
     "route.canonical_page_table.rows", "route.read_table.rows", "route.decode_metadata.rows",
+    "route.per_id.lane_offset",   "route.decode_metadata.columns", "route.decode_metadata.swa_slot_map",
 };
 
 void proofs_cell(Cell& cell, std::string_view route, std::string_view variant, bool production,
@@ -402,7 +410,7 @@ ZooReport run_zoo(const ZooOptions& o) {
   }
 
   // Translate variants, one row per route that accepts them; then the edge behaviours of the
-  // upstream kernels and the named composites (issues 17, 18).
+  // upstream kernels, the named composites (issues 17, 18) and the inferred behaviours (issue 33).
   const auto variant_row = [&](Variant v, Route r) {
     const std::string name(kvaddr::to_string(v, r));
     if (!wanted(name)) return;
@@ -425,6 +433,9 @@ ZooReport run_zoo(const ZooOptions& o) {
     for (Route r : kAllRoutes)
       if (route_accepts(r, v)) variant_row(v, r);
   for (const NamedComposite& c : kNamedComposites) variant_row(c.variant, c.route);
+  for (Variant v : kInferredVariants)
+    for (Route r : kAllRoutes)
+      if (route_accepts(r, v)) variant_row(v, r);
 
   // Pool bugs.
   struct PoolDef {

@@ -17,11 +17,20 @@
 //   T pick(std::initializer_list<T>)
 // The builders (builders.hpp, tables.hpp, edges.hpp) are templates over it; props/ passes a
 // RapidCheck adapter so that RapidCheck shrinks every choice.
+//
+// `mix`, `mix_step` and `nth` are also device functions under nvcc (KVADDR_GEN_HD): the device's
+// draws (kernels/: graph mode's lane hash, the on-device id generator) use these, not a copy.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+
+#if defined(__CUDACC__)
+#define KVADDR_GEN_HD __host__ __device__
+#else
+#define KVADDR_GEN_HD
+#endif
 
 namespace kvaddr::gen {
 
@@ -32,11 +41,18 @@ using i32 = std::int32_t;
 inline constexpr u64 kGolden = 0x9E3779B97F4A7C15ull;
 
 // The SplitMix64 output mixer (a bijection of 64-bit words).
-constexpr u64 mix(u64 z) {
+KVADDR_GEN_HD constexpr u64 mix(u64 z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
+
+// One SplitMix64 step from state z: the output of SplitMix64(z).next().
+KVADDR_GEN_HD constexpr u64 mix_step(u64 z) { return mix(z + kGolden); }
+
+// Draw i (0-based) of the stream SplitMix64(seed), without the i draws before it: the (i + 1)-th
+// next() of SplitMix64(seed), so that lane i of a parallel fill draws what a serial stream would.
+KVADDR_GEN_HD constexpr u64 nth(u64 seed, u64 i) { return mix(seed + kGolden * (i + 1)); }
 
 class SplitMix64 {
  public:

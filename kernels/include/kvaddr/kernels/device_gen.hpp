@@ -14,11 +14,12 @@ namespace kvaddr::gpu {
 // permutation of the physical pages [1, pages) in v2p[1..pages), v2p[pages] = -1 (the sentinel).
 void fill_random_v2p(std::int64_t* v2p, std::int64_t pages, std::uint64_t seed, cudaStream_t stream);
 
-// out[i] = first + a uniformly random permutation of [0, n), i < n.
+// out[i] = first + a uniformly random permutation of [0, n), i < n (thrust::shuffle keyed by
+// gen::SplitMix64(seed)).
 void fill_random_permutation(std::int64_t* out, std::int64_t n, std::int64_t first, std::uint64_t seed,
                              cudaStream_t stream);
 
-// ids[i] = h(seed, i) mod below for i < n (h: SplitMix64 of seed and i), below >= 1.
+// ids[i] = gen::nth(seed, i) mod below for i < n (draw i of gen::SplitMix64(seed)), below >= 1.
 void fill_random_ids(std::int64_t* ids, std::int64_t n, std::int64_t below, std::uint64_t seed, cudaStream_t stream);
 
 // Page-major req_to_token rows: r2t[b * tokens + j] = vp[b * (tokens / ps) + j / ps] * ps + j % ps for

@@ -4,7 +4,7 @@
 // job, the lane's row and column). The same functions run on the host (kvaddr._core.graph_draw: the CPU
 // tests and the rebuild of a failing case) and on the device (kvaddr._gpu graph kernels, which read k from
 // a device-resident counter so that one captured launch draws a new case per replay). Integer arithmetic
-// only, so host and device agree bit for bit.
+// only, so host and device agree bit for bit. The hash is gen/'s SplitMix64 step (gen::mix_step).
 //
 // The distributions follow kvaddr.graph.redraw at the captured shapes:
 //   v2p         a permuted pool (an affine permutation of [0, 2 * num_pages)), tombstones -1 at a rate
@@ -20,11 +20,9 @@
 //   lens        lengths in [0, hi].
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define KVADDR_GRAPH_HD __host__ __device__ inline
-#else
-#define KVADDR_GRAPH_HD inline
-#endif
+#include "kvaddr/gen/rng.hpp"
+
+#define KVADDR_GRAPH_HD KVADDR_GEN_HD inline
 
 namespace kvaddr::graph_draw {
 
@@ -40,21 +38,16 @@ struct Job {
   std::int64_t p[4] = {0, 0, 0, 0};
 };
 
-KVADDR_GRAPH_HD std::uint64_t mix(std::uint64_t z) {
-  z += 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+using gen::mix_step;
 
 // The key of one array of case k.
 KVADDR_GRAPH_HD std::uint64_t case_key(std::uint64_t seed, std::int64_t k, std::int32_t tag) {
-  return mix(mix(mix(seed) ^ static_cast<std::uint64_t>(k)) ^ static_cast<std::uint64_t>(tag));
+  return mix_step(mix_step(mix_step(seed) ^ static_cast<std::uint64_t>(k)) ^ static_cast<std::uint64_t>(tag));
 }
 
 // An independent 64-bit word per (key, salt, lane).
 KVADDR_GRAPH_HD std::uint64_t word(std::uint64_t key, std::uint32_t salt, std::uint64_t lane) {
-  return mix(key ^ mix(lane * 16u + salt));
+  return mix_step(key ^ mix_step(lane * 16u + salt));
 }
 
 // True with probability ppm / 10^6.

@@ -3,7 +3,7 @@
 // (admit, decode and speculative steps, graph capture and replay, SWA slides, finish, compaction,
 // workspace reallocation, leases of asynchronous consumers, completion gates), with every rule of
 // check_lifecycle judged after every command. Runs have a length parameter; swarm mode draws, per
-// run, which command kinds are enabled and their weights. Needs no RapidCheck (own splitmix64
+// run, which command kinds are enabled and their weights. Needs no RapidCheck (gen/'s SplitMix64
 // stream): a failure prints the campaign seed, the run and the command history that reproduce it.
 #include <array>
 #include <cstdint>

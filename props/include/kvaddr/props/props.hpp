@@ -67,7 +67,7 @@ struct Report {
 // Stable list of the stateless properties plus "stateful_pool".
 const std::vector<PropertyInfo>& list_properties();
 
-// Seed of one property: splitmix64(seed ^ fnv1a(name)).
+// Seed of one property: gen::mix_step(seed ^ fnv1a(name)) (one SplitMix64 step, gen/rng.hpp).
 std::uint64_t derive_seed(std::uint64_t seed, std::string_view name) noexcept;
 
 // Runs one property (InvalidArgument "property" for an unknown name). With a variant other than

@@ -12,6 +12,18 @@ namespace kvaddr::replay {
 // same names are overwritten).
 void write_example(const std::filesystem::path& dir);
 
+// The recordings of the upstream call modes shipped under tests/data/replay/modes (format version 2):
+// static pools (no v2p) on flashmla_block_table, canonical_page_table, read_table, full_prefill_table and
+// decode_metadata, decode_metadata's canonical-source mode (src_is_kernel_page_table) and its token-level
+// full -> SWA slot map, plus four calls that carry a bug's output (or a wrong lane) while claiming production.
+void write_modes_example(const std::filesystem::path& dir);
+
+// The recorded example of the inferred behaviours shipped under tests/data/replay/inferred (issue 33,
+// docs/variants.md): one call per behaviour (grid_spill@2, era_d_read_table, int32_lengths,
+// full_width_page_table, swa_no_padding_guard, stride_ignored(ids), stride0(ids)), each claiming production,
+// its outputs written by the host routes under that behaviour. Deterministic.
+void write_inferred_example(const std::filesystem::path& dir);
+
 // A large recording for the bounded "behaves like" search (docs/replay.md): one read_table call of
 // `rows` rows x 16 columns at page size 1 whose every row has 20 pages (so the spilling variants
 // spill), a v2p of `pages` entries, and a recorded table that no variant reproduces. 2047 rows and

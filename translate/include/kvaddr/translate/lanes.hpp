@@ -212,6 +212,16 @@ KVADDR_HD constexpr I decode_columns(I len, I ps, int log2_ps, I max_seq_pages, 
   return kv_pick(live < bound, live, bound);
 }
 
+// The element lane i of a per-id launch (token_translate, write_loc) loads and stores: i, or under
+// int32_lane_offsets its int32 wrap (offs = pid * BLOCK + arange formed in int32). Lanes [2^31, 2^32)
+// then get a negative offset (the access lands before the buffer: their own element is not written)
+// and lane i >= 2^32 lands on element i - 2^32 again (proofs: route.per_id.lane_offset,
+// route.per_id.int32_lane_offsets). The host's lanes are all below 2^31, where both agree.
+template <class I>
+KVADDR_HD constexpr I launch_lane(I i, Variant v) {
+  return has(v, Behaviour::int32_lane_offsets) ? kv_wrap32(i) : i;
+}
+
 // §4.4 packed CSR stream lane: token = entry * ps + pos % ps (pos >= 0).
 template <class I>
 KVADDR_HD constexpr I stream_lane(I entry, I pos, I ps) { return entry * ps + kv_rem(pos, ps); }

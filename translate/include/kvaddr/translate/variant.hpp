@@ -54,6 +54,10 @@ enum class Behaviour : std::uint8_t {
                            // build_kv_read_table(seq_lens=cache_seqlens, out=page_table), so its
                            // columns run up to min(n_pages, G * ceil(max_seq_pages / G)) at flat
                            // addresses (the read-table grid's spill, G = column_block)
+  int32_lane_offsets,      // token_translate / write_loc: the launch's lane offset (offs = pid * BLOCK + arange)
+                           // is int32: lane i loads and stores element wrap32(i), so lanes [2^31, 2^32) store
+                           // before the buffer (their own element stays unwritten) and lane i >= 2^32
+                           // rewrites element i - 2^32 (lanes::launch_lane)
   kCount
 };
 inline constexpr int kBehaviourCount = static_cast<int>(Behaviour::kCount);
@@ -65,6 +69,11 @@ inline constexpr std::int32_t kDefaultColumnBlock = 256;
 inline constexpr std::uint32_t kColumnBlockBits = (std::uint32_t{1} << static_cast<unsigned>(Behaviour::grid_spill)) |
                                                   (std::uint32_t{1} << static_cast<unsigned>(Behaviour::era_d_read_table));
 
+// The behaviours that act only on launches of 2^31 lanes or more (int32_lane_offsets): on every call the
+// host can hold they equal production, so the behaves-like searches leave them out (they would match
+// every call production matches); replay infers them from the differing lanes (docs/variants.md).
+inline constexpr std::uint32_t kLaunchSizeBits = std::uint32_t{1} << static_cast<unsigned>(Behaviour::int32_lane_offsets);
+
 struct Variant {
   std::uint32_t bits = 0;
   std::int32_t column_block = kDefaultColumnBlock;  // G of grid_spill / era_d_read_table (meaningful only with them)
@@ -74,7 +83,7 @@ struct Variant {
       b09_no_padding_guard, b10_no_max_pages_bound, b11_swa_no_clamp, b14_dcp_untranslated,
       b16_virtual_as_physical, b17_doc_formula, era_b_unclamped, e01_no_column_bound, e02_minus_one_sentinel,
       e03_int32_offset, e09_floor_pages, e10_batch_index_rows, grid_spill, int32_wrap, int32_lengths,
-      full_width_page_table, swa_no_padding_guard, era_d_read_table;
+      full_width_page_table, swa_no_padding_guard, era_d_read_table, int32_lane_offsets;
   // Named composites: the upstream kernels as they were written.
   static const Variant pr33046_as_written;       // fa3 decode remap of PR #33046 (decode_metadata)
   static const Variant flashmla_era_b_as_written;  // Era-B flashmla block table, same shape
@@ -134,6 +143,7 @@ inline constexpr Variant Variant::int32_lengths = Variant::of(Behaviour::int32_l
 inline constexpr Variant Variant::full_width_page_table = Variant::of(Behaviour::full_width_page_table);
 inline constexpr Variant Variant::swa_no_padding_guard = Variant::of(Behaviour::swa_no_padding_guard);
 inline constexpr Variant Variant::era_d_read_table = Variant::of(Behaviour::era_d_read_table);
+inline constexpr Variant Variant::int32_lane_offsets = Variant::of(Behaviour::int32_lane_offsets);
 inline constexpr Variant Variant::pr33046_as_written =
     Variant::b09_no_padding_guard | Variant::era_b_unclamped | Variant::int32_wrap;
 inline constexpr Variant Variant::flashmla_era_b_as_written =
@@ -153,9 +163,11 @@ inline constexpr Variant kAllVariants[] = {
 // composite tests and the proofs, composed with the catalogue ones by "behaves like".
 inline constexpr Variant kEdgeVariants[] = {Variant::grid_spill, Variant::int32_wrap};
 // The behaviours inferred from recorded upstream calls (issue 33): claimable and searched by "behaves
-// like" (replay, the harnesses), checked by the composite tests and the proofs; not kill-matrix rows.
+// like" (replay, the harnesses), checked by the composite tests and the proofs; one kill-matrix row per
+// (behaviour, route) (zoo/src/matrix.cpp).
 inline constexpr Variant kInferredVariants[] = {Variant::int32_lengths, Variant::full_width_page_table,
-                                                Variant::swa_no_padding_guard, Variant::era_d_read_table};
+                                                Variant::swa_no_padding_guard, Variant::era_d_read_table,
+                                                Variant::int32_lane_offsets};
 
 // The spec's stable route identifiers (§4 section titles). Each enumerator has one RouteSpec
 // (kvaddr/translate/routes/<name>.hpp), listed in kvaddr/translate/route_list.hpp.

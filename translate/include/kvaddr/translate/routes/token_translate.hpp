@@ -30,7 +30,8 @@ KVADDR_ROUTE_SPEC_OUT(token_translate, TokenTranslateArgs)
     s.alias = true;
   }
   static constexpr bool accepts(Behaviour b) {
-    return one_of(b, Behaviour::b17_doc_formula, Behaviour::e03_int32_offset, Behaviour::int32_wrap);
+    return one_of(b, Behaviour::b17_doc_formula, Behaviour::e03_int32_offset, Behaviour::int32_wrap,
+                  Behaviour::int32_lane_offsets);
   }
   // The per-id runner's pieces (route_spec.hpp), for either output type A = ArgsOf<Out>.
   template <class A, class C>

@@ -16,7 +16,8 @@ KVADDR_ROUTE_SPEC(write_loc, WriteLocArgs)
   }
   static constexpr std::string_view doc = "§4.8 write_loc_to_kernel_ids; lanes [N, out_width) zeroed.";
   static constexpr bool accepts(Behaviour b) {
-    return one_of(b, Behaviour::b06_stale_tail, Behaviour::e02_minus_one_sentinel, Behaviour::e03_int32_offset);
+    return one_of(b, Behaviour::b06_stale_tail, Behaviour::e02_minus_one_sentinel, Behaviour::e03_int32_offset,
+                  Behaviour::int32_lane_offsets);
   }
 
   // Its lane on the per-id runner and launcher (route_spec.hpp; a per-id route with tail lanes).
