@@ -102,6 +102,10 @@ def capture_choice(route, seed, lanes, params, variant="production"):
         recipe = _captured_form(raw, params)
         try:
             case = C.build(route, recipe)
+        except ValueError as e:  # e.g. a forced adjacent layout that the halved lengths misalign
+            skipped.append((j, f"its captured form cannot be laid out ({e})"))
+            continue
+        try:
             reference(case, variant, table_guards=True)
         except _core.Error as e:
             first_rejection = first_rejection or f"{type(e).__name__}: {e}"

@@ -166,10 +166,12 @@ def test_fast_loop_cases_are_inside_the_contract(route):
 
 @pytest.mark.parametrize("route", ["decode_metadata", "read_table", "flashmla_block_table", "kv_indices_inplace"])
 def test_fast_loop_varies_what_a_capture_bakes(route):
-    # lengths (longer than the captured ones), row ids, v2p and ids change from case to case
-    r0 = graph.captured_recipe(route, 3, 1 << 14, None)
+    # lengths (longer than the captured ones), row ids, v2p and ids change from case to case; on the first seed
+    # from 3 whose captured pool has at least 8 pages (a 1-page pool has only a few distinct v2p tables to draw)
+    seed = next(s for s in range(3, 40) if graph.captured_recipe(route, s, 1 << 14, None)["v2p"].size >= 8)
+    r0 = graph.captured_recipe(route, seed, 1 << 14, None)
     draws = F.plan(route, r0)
-    recs = [F.host_recipe(route, r0, draws, 3, k) for k in range(1, 40)]
+    recs = [F.host_recipe(route, r0, draws, seed, k) for k in range(1, 40)]
     for field in {d.field for d in draws}:
         distinct = len({np.asarray(r[field]).tobytes() for r in recs})
         if field == "rows":
