@@ -48,8 +48,10 @@ constexpr ParamRule kParamRules[] = {
 void validate_params(const RecipeParams& p, const std::string& multiplier, const std::vector<std::string>& scalars) {
   for (const auto& [k, v] : p) {
     const std::string where = "params['" + k + "']";
+    // (a named copy: Clang 14 does not capture structured bindings in a lambda)
+    const std::string key = k == multiplier ? "multiplier" : k;
     const auto rule = std::find_if(std::begin(kParamRules), std::end(kParamRules),
-                                   [&](const ParamRule& r) { return r.key == (k == multiplier ? "multiplier" : k); });
+                                   [&key](const ParamRule& r) { return r.key == key; });
     if (rule != std::end(kParamRules)) {
       if (v < rule->lo || v > rule->hi)
         throw InvalidArgument(where, std::to_string(v),
