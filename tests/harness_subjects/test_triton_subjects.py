@@ -32,7 +32,7 @@ def test_planted_subject_is_caught_and_named(name, tmp_path):
     route, kernel, claim, want = T.PLANTED[name]
     rep = kvaddr.check(route, kernel, device="cuda", variant=claim, cases=2000, seed=1, lanes=4096, replay_dir=tmp_path)
     assert not rep.ok
-    assert want in rep.failure.behaves_like, str(rep)
+    assert T.planted_named(rep.failure, want), str(rep)
     with pytest.raises(AssertionError):
         kvaddr.assert_replay(kernel, rep.failure.replay_dir, device="cuda")
 

@@ -410,14 +410,25 @@ PEERS = {"write_loc_constexpr": ("write_loc", write_loc_constexpr),
          "decode_metadata_fused": ("decode_metadata", decode_metadata_fused),
          "canonical_page_table_grid256": ("canonical_page_table", canonical_page_table_grid256),
          "read_table_grid256": ("read_table", read_table_grid256)}
-# route -> (kernel, the variant check() claims, the catalogue variant the planted bug must be named as)
+# route -> (kernel, the variant check() claims, the variant the planted bug must be named as (or a tuple of names, one
+# of which must be named, in behaves_like or as an inferred claim))
 PLANTED = {
     "translate_v2p_b17": ("token_translate", translate_v2p_b17, "production", "b17_doc_formula"),
     "canonical_page_table_e10": ("canonical_page_table", canonical_page_table_e10, "production", "e10_batch_index_rows"),
-    "read_table_b10": ("read_table", read_table_b10, "production", "b10_no_max_pages_bound"),
+    # B10 as a Triton launch: the spill is bounded by the launch grid (columns < 32 * ceil(max_pages / 32)), so
+    # it is b10 where the spill stays inside the grid and the grid-bounded spill (grid_spill@G) past it
+    "read_table_b10": ("read_table", read_table_b10, "production", ("b10_no_max_pages_bound", "grid_spill")),
     "flashmla_block_table_e09": ("flashmla_block_table", flashmla_block_table_e09, "era_b_unclamped",
                                  "e09_floor_pages"),
     "write_loc_b06": ("write_loc", write_loc_b06, "production", "b06_stale_tail"),
     "decode_metadata_e10": ("decode_metadata", decode_metadata_e10, "production", "e10_batch_index_rows"),
 }
 CLAIMS = {"flashmla_block_table": "era_b_unclamped"}
+
+def planted_named(failure, want):
+    """Whether a failure names a planted subject's bug: `want` (one name or a tuple of names) in its behaves_like
+    (also as NAME@G) or as the claim of one of its inferred behaviours."""
+    wants = (want,) if isinstance(want, str) else want
+    names = list(failure.behaves_like) + list(failure.inferred or [])
+    return any(n == w or n.startswith(w + "@") or f"claim {w}" in n for n in names for w in wants)
+
