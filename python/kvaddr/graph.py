@@ -18,8 +18,6 @@ from __future__ import annotations
 import dataclasses
 import time
 
-import numpy as np  # noqa: F401 - the run loop's (graph.py is also edited on another branch)
-
 from . import _core
 from . import cases as C
 from . import check_args
