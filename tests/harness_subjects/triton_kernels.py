@@ -29,9 +29,10 @@ def _lane_mask(offs, n, INT32_OFFS: tl.constexpr):
     them 16 GiB before the buffers (wherever that lands); a subject that did so would corrupt, or fault on, the
     other allocations of the device, so here those lanes are simply not written, which is what kvaddr's
     int32_lane_offsets says of the buffer (docs/variants.md)."""
+    mask = offs < n
     if INT32_OFFS:
-        return (offs >= 0) & (offs < n)
-    return offs < n
+        mask = mask & (offs >= 0)
+    return mask
 
 
 @triton.jit
