@@ -42,6 +42,14 @@ def test_int32_lane_offsets_subject_passes_below_2_31():
         kvaddr.assert_check(route, subject, device="cuda", cases=200, seed=5, huge=False)
 
 
+@pytest.mark.parametrize("route", ["token_translate", "write_loc"])
+def test_kvaddr_kernel_under_int32_lane_offsets_equals_production_below_2_31(route):
+    # the CUDA kernel's variant hook (kernels_per_id.cu) changes nothing on a launch below 2^31 lanes
+    kvaddr.assert_check(route, G.kernel(route, "int32_lane_offsets"), device="cuda", cases=200, seed=6, huge=False)
+    kvaddr.assert_check(route, G.kernel(route, "int32_lane_offsets"), device="cuda", cases=200, seed=6, huge=False,
+                        variant="int32_lane_offsets")
+
+
 def test_int32_lengths_subject_is_named(tmp_path):
     rep = I.check_int32_lengths_subject(T.decode_metadata_int32_lengths, "cuda", tmp_path)
     print(f"\nint32_lengths subject replay: {rep['summary']}")
