@@ -358,7 +358,7 @@ def _explain_lane_offsets(route, fam, variant, case, pristine, inputs, outs, exp
     with the prefill (no second copy of the outputs), and compared with the kernel's outputs on every lane, guards
     included. Returns ("inferred", [line]) when the claim reproduces them all, ("not_explained", line) when it
     does not, None when the claim does not apply (another route, another claimed variant: kvaddr.gpu.kernel takes
-    one variant a call)."""
+    one variant a call). kvaddr.check's failure carries it (Failure.inferred / not_explained)."""
     if variant != "production" or LANE_CLAIM not in _core.variants(route):
         return None
     torch = fam.torch
@@ -558,10 +558,6 @@ def describe(h):
             f"({shapes}; {', '.join(f'{k}={v}' for k, v in h['scalars'].items())})")
     if h.get("first"):
         line += "; first: " + "; ".join(h["first"])
-    if h.get("inferred"):
-        line += "; inferred: " + "; ".join(h["inferred"])
-    elif h.get("not_explained"):
-        line += "; " + h["not_explained"]
     return line
 
 
