@@ -242,9 +242,9 @@ void prop_read_stream(Variant) {
 }
 
 // ---- §4.5 decode_metadata --------------------------------------------------------------------
-// KV lengths (seq_len + delta) at the int32 edge of the fa3 kernel's length arithmetic: from
-// 2^31 - ps + 1 (the first length whose (len + ps - 1) no longer fits an int32) to 2^31 + ps + 8 (past
-// it cache_seqlens itself does not fit). Each row of a batch of 1..4 gets one with even odds, at least
+// KV lengths (seq_len + delta) at the int32 edge of the fa3 kernel's length arithmetic: from 2^31 - ps
+// (the last length whose len + ps - 1 fits an int32), 2^31 - ps + 1 (the first that wraps) up to
+// 2^31 + 2ps + 8 (from 2^31 on cache_seqlens itself does not fit). Each row of a batch of 1..4 gets one with even odds, at least
 // one row does; the other rows keep their drawn small lengths. Only the live prefix, capped at
 // max_seq_pages, is read (spec §4.5), so req_to_token stays max_pages * ps wide: nothing of 2^31 exists.
 void draw_int32_edge_lengths(g::Batch& b, i64 ps) {
@@ -252,10 +252,10 @@ void draw_int32_edge_lengths(g::Batch& b, i64 ps) {
     b.req_pool_indices.push_back(0);
     b.seq_lens.push_back(0);
   }
-  const i64 first_wrap = (i64{1} << 31) - ps + 1;
+  const i64 last_fit = (i64{1} << 31) - ps;
   const i64 hot = g::any<i64>(0, b.batch());
   for (i64 i = 0; i < b.batch(); ++i)
-    if (i == hot || g::coin()) b.seq_lens[uz(i)] = first_wrap + g::any<i64>(0, 2 * ps + 8) - b.delta;
+    if (i == hot || g::coin()) b.seq_lens[uz(i)] = last_fit + g::any<i64>(0, 3 * ps + 9) - b.delta;
 }
 
 // The body of decode_metadata_vs_model; with int32_edge, the lengths of draw_int32_edge_lengths.
@@ -510,7 +510,7 @@ void register_route_properties(std::vector<PropertyDef>& out) {
   out.push_back({{"decode_metadata_vs_model", "§4.5 cache_seqlens, cu_seqlens_k, Era B/C/D/static page_table, SWA",
                   {V::era_b_unclamped, V::b09_no_padding_guard, V::e10_batch_index_rows}, {R::decode_metadata}},
                  [](Variant v) { decode_metadata_case(v, false); }});
-  out.push_back({{"decode_metadata_int32_lengths", "§4.5 at KV lengths 2^31 - ps + 1 .. 2^31 + 2ps + 8: every page of "
+  out.push_back({{"decode_metadata_int32_lengths", "§4.5 at KV lengths 2^31 - ps .. 2^31 + 2ps + 8: every page of "
                   "the capped live prefix written, or Overflow (no int32 length arithmetic)",
                   {V::int32_lengths}, {R::decode_metadata}},
                  [](Variant v) { decode_metadata_case(v, true); }});
