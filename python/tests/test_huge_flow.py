@@ -257,9 +257,9 @@ def test_lanes_left_unwritten_from_the_limit_are_inferred(small, monkeypatch, ro
     rep, failing = run(small, route, _unwritten_from_the_limit(route))
     past = H.HUGE_TOKENS - LIMIT if route == "token_translate" else H.HUGE_WRITE_LOC[1] - LIMIT
     assert failing[2].kind == "mismatch" and failing[2].first[0].index == (LIMIT,)
-    assert rep.huge["inferred"] == [f"lanes >= 2^31 not written (out[{LIMIT}:]: {past:,} lanes; claim "
-                                    "int32_lane_offsets; its re-run on kvaddr's CUDA kernel reproduces every lane of "
-                                    "the huge case)"]
+    assert rep.huge["inferred"] == [f"lanes >= 2^31 not written (lane offsets formed in int32): {past} lanes "
+                                    f"unwritten, from lane {LIMIT} to {LIMIT + past - 1} (claim int32_lane_offsets; "
+                                    "its re-run on kvaddr's CUDA kernel reproduces every lane of the huge case)"]
     assert "not_explained" not in rep.huge
 
 

@@ -31,9 +31,11 @@ def test_int32_lane_offsets_subject_is_inferred_on_the_huge_case(route, subject)
     lane = rep.failure.first[0]
     assert (lane.output, lane.index) == ("out", (H.LIMIT,)), str(rep)  # the first lane left unwritten
     past = (H.HUGE_TOKENS if route == "token_translate" else H.HUGE_WRITE_LOC[1]) - H.LIMIT
-    assert rep.huge["inferred"] == [f"lanes >= 2^31 not written (out[{H.LIMIT}:]: {past:,} lanes; claim "
+    assert rep.huge["inferred"] == [f"lanes >= 2^31 not written (lane offsets formed in int32): {past} lanes "
+                                    f"unwritten, from lane {H.LIMIT} to {H.LIMIT + past - 1} (claim "
                                     "int32_lane_offsets; its re-run on kvaddr's CUDA kernel reproduces every lane of "
                                     "the huge case)"], str(rep)
+    assert rep.failure.inferred == rep.huge["inferred"], str(rep)
     assert "inferred: lanes >= 2^31 not written" in str(rep)
 
 
