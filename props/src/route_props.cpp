@@ -244,9 +244,10 @@ void prop_read_stream(Variant) {
 // ---- §4.5 decode_metadata --------------------------------------------------------------------
 // KV lengths (seq_len + delta) at the int32 edge of the fa3 kernel's length arithmetic: from 2^31 - ps
 // (the last length whose len + ps - 1 fits an int32), 2^31 - ps + 1 (the first that wraps) up to
-// 2^31 + 2ps + 8 (from 2^31 on cache_seqlens itself does not fit). Each row of a batch of 1..4 gets one with even odds, at least
-// one row does; the other rows keep their drawn small lengths. Only the live prefix, capped at
-// max_seq_pages, is read (spec §4.5), so req_to_token stays max_pages * ps wide: nothing of 2^31 exists.
+// 2^31 + 2ps + 8 (from 2^31 on cache_seqlens itself does not fit). Each row of a batch of 1..4 gets one
+// with even odds, at least one row does; the other rows keep their drawn small lengths. Only the live
+// prefix, capped at max_seq_pages, is read (spec §4.5), so req_to_token stays max_pages * ps wide:
+// nothing of 2^31 elements exists.
 void draw_int32_edge_lengths(g::Batch& b, i64 ps) {
   if (b.batch() == 0) {
     b.req_pool_indices.push_back(0);
