@@ -10,16 +10,16 @@ import kvaddr
 from kvaddr.conventions import host_kernel
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "tests" / "harness_subjects"))
-import int32_cases as I  # noqa: E402
+import int32_cases as E  # noqa: E402
 
 
 def test_int32_lengths_stand_in_fails_as_production_and_is_named(tmp_path):
-    rep = I.check_int32_lengths_subject(host_kernel("decode_metadata", "int32_lengths"), "cpu", tmp_path)
+    rep = E.check_int32_lengths_subject(host_kernel("decode_metadata", "int32_lengths"), "cpu", tmp_path)
     assert rep["summary"] == {"calls": 1, "differs": 1, "equal": 0, "error": 0}
 
 
 def test_production_writes_the_capped_row():
-    res = kvaddr.check_case(host_kernel("decode_metadata"), I.int32_lengths_case(), device="cpu")
+    res = kvaddr.check_case(host_kernel("decode_metadata"), E.int32_lengths_case(), device="cpu")
     assert res.kind == "ok"
     with pytest.raises(AssertionError):
-        I.check_int32_lengths_subject(host_kernel("decode_metadata"), "cpu", None)
+        E.check_int32_lengths_subject(host_kernel("decode_metadata"), "cpu", None)

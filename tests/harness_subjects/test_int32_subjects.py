@@ -18,7 +18,7 @@ if not torch.cuda.is_available() or not G.available():
     pytest.skip(f"no usable CUDA device for kvaddr.gpu: {G.why_unavailable() or 'torch sees no CUDA device'}",
                 allow_module_level=True)
 
-import int32_cases as I  # noqa: E402
+import int32_cases as E  # noqa: E402
 import triton_kernels as T  # noqa: E402
 
 
@@ -53,10 +53,10 @@ def test_kvaddr_kernel_under_int32_lane_offsets_equals_production_below_2_31(rou
 
 
 def test_int32_lengths_subject_is_named(tmp_path):
-    rep = I.check_int32_lengths_subject(T.decode_metadata_int32_lengths, "cuda", tmp_path)
+    rep = E.check_int32_lengths_subject(T.decode_metadata_int32_lengths, "cuda", tmp_path)
     print(f"\nint32_lengths subject replay: {rep['summary']}")
 
 
 def test_decode_subject_without_int32_lengths_writes_the_row():
-    res = kvaddr.check_case(T.decode_metadata, I.int32_lengths_case(), device="cuda")
+    res = kvaddr.check_case(T.decode_metadata, E.int32_lengths_case(), device="cuda")
     assert res.kind == "ok", res
