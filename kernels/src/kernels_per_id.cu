@@ -68,9 +68,21 @@ void launch_lane(const A& a, const Make& make, cudaStream_t s) {
   if (w <= 0) return;
   using Out = std::remove_cv_t<std::remove_pointer_t<decltype(out.data)>>;
   using Lane = std::remove_cv_t<decltype(Spec::template lane<i64, D>(a, make))>;
-  launch_stream<Out>(ids.data, ids.size, out.data, w,
-                     SpecOp<Lane>{Gather{P::table(a).data}, Spec::template lane<i64, D>(a, make), fill}, s,
-                     Spec::name.data());
+  const SpecOp<Lane> op{Gather{P::table(a).data}, Spec::template lane<i64, D>(a, make), fill};
+  bool int32_offsets = false;
+  if constexpr (P::has_variant) int32_offsets = has(a.variant, Behaviour::int32_lane_offsets);
+  if (!int32_offsets) return launch_stream<Out>(ids.data, ids.size, out.data, w, op, s, Spec::name.data());
+  // int32_lane_offsets (issue 33): lane i loads and stores element wrap32(i) (lanes::launch_lane, as the host
+  // runner). Per block of 2^32 launch lanes starting at `base`, the lanes [base, base + 2^31) store elements
+  // [0, 2^31) (input lanes below ids.size, tail lanes past it); the lanes [base + 2^31, base + 2^32) store
+  // before the buffer: skipped, their elements stay unwritten. One launch per block, in stream order, so a
+  // lane i >= 2^32 rewrites element i - 2^32 after the lanes before it (in place: from the translated id).
+  constexpr i64 kHalf = i64(1) << 31;
+  for (i64 base = 0; base < w; base += 2 * kHalf) {
+    const i64 n_k = ids.size - base < 0 ? 0 : (ids.size - base < kHalf ? ids.size - base : kHalf);
+    const i64 w_k = w - base < kHalf ? w - base : kHalf;
+    launch_stream<Out>(ids.data, n_k, out.data, w_k, op, s, Spec::name.data());
+  }
 }
 
 // The compile-time specialisations (kernel_common.cuh): the common page sizes (PageShifts) at divisor

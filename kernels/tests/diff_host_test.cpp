@@ -171,8 +171,8 @@ TEST(DiffHost, ForcedEdgeVariantsAreKilled) {
 
 // int32_lane_offsets forced (issue 33): the differential accepts the claim on token_translate and write_loc and
 // agrees with the model on every case. Their cases plant only their catalogue variants, so a forced variant
-// outside that list runs as production, which int32_lane_offsets equals on every launch below 2^31 lanes (a
-// documented gap of the kill matrix: the proofs kill it).
+// outside that list runs as production, which int32_lane_offsets equals on every launch below 2^31 lanes (the
+// kill matrix kills it by the proofs and the property launch_lanes_in_place).
 TEST(DiffHost, ForcedInt32LaneOffsetsRunsAndAgreesBelow2To31) {
   for (const Route route : {Route::token_translate, Route::write_loc}) {
     gpu::DiffOptions o = host_options(1, 100);

@@ -8,6 +8,7 @@
 #include "table_args.hpp"
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/translate/decode_args.hpp"
+#include "kvaddr/translate/lanes.hpp"
 #include "kvaddr/translate/routes.hpp"
 
 namespace kvaddr::props::detail {
@@ -388,6 +389,28 @@ void prop_int32_no_wrap(Variant v) {
   }
 }
 
+// X8 (issue 33): every lane of a per-id launch (token_translate, write_loc) loads and stores its own
+// element, also on launches of 2^31 lanes or more, which no host buffer here holds. The lane-to-element
+// map the host runner applies to every lane (lanes::launch_lane in run_per_id, routes_per_id.ipp) is
+// evaluated at lanes drawn next to 2^31, 2^32, the launch's last lane and anywhere, of launches of
+// 2^31 - 256 .. 2^33 lanes: no buffer is allocated, so only the map is checked, not the lane's value
+// (which the per-id properties check below 2^31). int32_lane_offsets maps lane 2^31 to element -2^31.
+void prop_launch_lanes_in_place(Variant v) {
+  constexpr i64 two31 = i64{1} << 31;
+  const Route route = g::elem<Route>({Route::token_translate, Route::write_loc});
+  const Variant rv = for_route(route, v);
+  const i64 n = g::any<i64>(two31 - 256, 4 * two31 + 1);
+  const auto near = [&](i64 at) { return std::clamp<i64>(at + g::any<i64>(-4, 5), 0, n - 1); };
+  for (const i64 lane : {near(two31), near(2 * two31), near(n - 1), g::any<i64>(0, n)}) {
+    const i64 e = lanes::launch_lane(lane, rv);
+    if (e != lane) {
+      RC_FAIL(std::string(to_string(route)) + ": lane " + std::to_string(lane) + " of a launch of " + std::to_string(n) +
+              " lanes stores element " + std::to_string(e) +
+              (e < 0 ? " (before the buffer: its own element stays unwritten)" : " (another lane's element)"));
+    }
+  }
+}
+
 }  // namespace
 
 void register_cross_properties(std::vector<PropertyDef>& out) {
@@ -409,6 +432,10 @@ void register_cross_properties(std::vector<PropertyDef>& out) {
                   {V::int32_wrap},
                   {R::token_translate, R::flashmla_block_table, R::canonical_page_table, R::read_table, R::decode_metadata}},
                  prop_int32_no_wrap});
+  out.push_back({{"launch_lanes_in_place", "per-id launches of 2^31 - 256 .. 2^33 lanes: lane i stores element i "
+                  "(the runner's lane map at lanes around 2^31 and 2^32)",
+                  {V::int32_lane_offsets}, {R::token_translate, R::write_loc}},
+                 prop_launch_lanes_in_place});
 }
 
 }  // namespace kvaddr::props::detail

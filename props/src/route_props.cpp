@@ -3,7 +3,6 @@
 // buffers are pre-filled with a stale value (capture-stable buffers keep old tails) and carry
 // guard rows and columns past the region the route may write.
 #include <algorithm>
-#include <bit>
 #include <span>
 
 #include "check.hpp"
@@ -243,9 +242,26 @@ void prop_read_stream(Variant) {
 }
 
 // ---- §4.5 decode_metadata --------------------------------------------------------------------
-void prop_decode_metadata(Variant v) {
+// KV lengths (seq_len + delta) at the int32 edge of the fa3 kernel's length arithmetic: from 2^31 - ps
+// (the last length whose len + ps - 1 fits an int32), 2^31 - ps + 1 (the first that wraps) up to
+// 2^31 + 2ps + 8 (from 2^31 on cache_seqlens itself does not fit). Each row of a batch of 1..4 gets one
+// with even odds, at least one row does; the other rows keep their drawn small lengths. Only the live
+// prefix, capped at max_seq_pages, is read (spec §4.5), so req_to_token stays max_pages * ps wide:
+// nothing of 2^31 elements exists.
+void draw_int32_edge_lengths(g::Batch& b, i64 ps) {
+  if (b.batch() == 0) {
+    b.req_pool_indices.push_back(0);
+    b.seq_lens.push_back(0);
+  }
+  const i64 last_fit = (i64{1} << 31) - ps;
+  const i64 hot = g::any<i64>(0, b.batch());
+  for (i64 i = 0; i < b.batch(); ++i)
+    if (i == hot || g::coin()) b.seq_lens[uz(i)] = last_fit + g::any<i64>(0, 3 * ps + 9) - b.delta;
+}
+
+// The body of decode_metadata_vs_model; with int32_edge, the lengths of draw_int32_edge_lengths.
+void decode_metadata_case(Variant v, bool int32_edge) {
   const i64 ps = *g::page_size(true);
-  const int log2ps = std::countr_zero(static_cast<std::uint64_t>(ps));
   const i64 M = *g::multiplier();
   const auto t = *g::tables();
   // 0 = Era B remap (v2p), 1 = static, 2 = Era C (src is the canonical table), 3 = Era D (skip).
@@ -254,7 +270,9 @@ void prop_decode_metadata(Variant v) {
   const auto swa_t = swa ? *g::tables() : g::Tables{};
   const i64 M_swa = swa ? g::elem<i64>({1, 2, 4}) : 1;
   g::BatchShape shape;
-  const auto b = *g::batch(t, ps, shape);
+  if (int32_edge) shape.max_batch = 4;
+  auto b = *g::batch(t, ps, shape);
+  if (int32_edge) draw_int32_edge_lengths(b, ps);
   const i64 B = b.batch();
   const i64 msp = b.max_pages;
   std::vector<i32> kpt;
@@ -308,7 +326,6 @@ void prop_decode_metadata(Variant v) {
     a.swa_page_table = {spt.data.data(), spt.rows, spt.cols, spt.cols, 1};
   }
   a.variant = for_route(Route::decode_metadata, v);
-  (void)log2ps;
   if (call_route("decode_metadata", e, [&] { tr::decode_metadata(a); })) {
     same("cache_seqlens", cache, want_cache);
     same("cu_seqlens_k", cu, want_cu);
@@ -492,7 +509,12 @@ void register_route_properties(std::vector<PropertyDef>& out) {
                    V::e09_floor_pages, V::e10_batch_index_rows}, {R::read_table}}, prop_read_table});
   out.push_back({{"read_stream_vs_model", "§4.4 stream lane = entry*ps + pos%ps, tail untouched", {}, {}}, prop_read_stream});
   out.push_back({{"decode_metadata_vs_model", "§4.5 cache_seqlens, cu_seqlens_k, Era B/C/D/static page_table, SWA",
-                  {V::era_b_unclamped, V::b09_no_padding_guard, V::e10_batch_index_rows}, {R::decode_metadata}}, prop_decode_metadata});
+                  {V::era_b_unclamped, V::b09_no_padding_guard, V::e10_batch_index_rows}, {R::decode_metadata}},
+                 [](Variant v) { decode_metadata_case(v, false); }});
+  out.push_back({{"decode_metadata_int32_lengths", "§4.5 at KV lengths 2^31 - ps .. 2^31 + 2ps + 8: every page of "
+                  "the capped live prefix written, or Overflow (no int32 length arithmetic)",
+                  {V::int32_lengths}, {R::decode_metadata}},
+                 [](Variant v) { decode_metadata_case(v, true); }});
   out.push_back({{"eager_funnel_vs_model", "§4.6 rank-2 table -> d(tok) div ps", {V::b02_rank2_index_select}, {R::eager_funnel}},
                  prop_eager_funnel});
   out.push_back({{"kv_indices_inplace_vs_model", "§4.7 [:n] translated in place (src or aliased), tail untouched",

@@ -377,7 +377,8 @@ def _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes,
     if failing is not None and failing[0] == "huge":  # not shrunk: its arrays live on the device only
         _, case, result = failing
         rep.failure = Failure(result.kind, -1, result.detail, result.first, result.differing, case, {}, case.sizes(),
-                              0, [], None, "")
+                              0, [], None, "", inferred=list(rep.huge.get("inferred", [])),  # kvaddr.huge's re-run
+                              not_explained=rep.huge.get("not_explained", ""))
     elif failing is not None:
         index, recipe, result = failing[:3]
         if len(failing) > 3:  # an overflow case under overflow="wrap": explained against the wrap variant

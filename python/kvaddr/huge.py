@@ -38,6 +38,7 @@ import time
 
 import numpy as np
 
+from . import _core
 from . import cases as C
 from . import gpu
 from . import harness
@@ -118,6 +119,11 @@ def _reason_out(route, fam, variant, cases, shard, reference, forced):
 def _sentinel_backing(torch, n, dtype, device):
     """guard | n lanes | guard with the prefill of kvaddr.harness.guarded (built in place on the device)."""
     b = torch.empty(n + 2 * C.GUARD, dtype=torch.int64 if dtype == np.int64 else torch.int32, device=device)
+    return _prefill(torch, b, n, dtype, device)
+
+
+def _prefill(torch, b, n, dtype, device):
+    """(Re)writes the prefill of a guarded backing b = guard | n lanes | guard, in place; returns b."""
     body = b[C.GUARD:C.GUARD + n]
     for lo in range(0, n, STREAM_CHUNK):  # int64 lane numbers per chunk (an int32 arange stops at 2^31)
         hi = min(n, lo + STREAM_CHUNK)
@@ -330,10 +336,46 @@ def run_huge(rep, fam, kernel, route, seed, variant, huge, cases=None):
             if v is not None and _differs(pristine[k].reshape(-1), v.reshape(-1))[0]:
                 result = CaseResult("input_modified", f"the kernel wrote into its input {k} (huge case)")
                 break
+    explained = None
+    if result is not None and result.kind in ("mismatch", "out_of_bounds"):
+        explained = _explain_lane_offsets(route, fam, variant, case, pristine, inputs, outs, expected, exp_views)
     lanes = sum(int(b.numel()) for b, _ in outs.values())
     shapes = {k: list(v.shape) for k, v in inputs.items() if v is not None} | {k: list(s) for k, (_, s) in outs.items()}
     del expected, pristine, inputs, outs, views, exp_views
-    return _finish(rep, torch, route, case, result, lanes, shapes, scalars, t0, t1, t2)
+    failing = _finish(rep, torch, route, case, result, lanes, shapes, scalars, t0, t1, t2)
+    if explained is not None:
+        rep.huge[explained[0]] = explained[1]
+    return failing
+
+
+# ---- the explanation of a per-id huge failure: int32 lane offsets (issue 33) ------------------------------
+LANE_CLAIM = "int32_lane_offsets"
+
+
+def _explain_lane_offsets(route, fam, variant, case, pristine, inputs, outs, expected, exp_views):
+    """A failed huge case of a route that has int32_lane_offsets, claimed production: kvaddr's CUDA kernel is run
+    again under int32_lane_offsets on the inputs as they were made, into the expectation's own buffers refilled
+    with the prefill (no second copy of the outputs), and compared with the kernel's outputs on every lane, guards
+    included. Returns ("inferred", [line]) when the claim reproduces them all, ("not_explained", line) when it
+    does not, None when the claim does not apply (another route, another claimed variant: kvaddr.gpu.kernel takes
+    one variant a call). kvaddr.check's failure carries it (Failure.inferred / not_explained)."""
+    if variant != "production" or LANE_CLAIM not in _core.variants(route):
+        return None
+    torch = fam.torch
+    for k, (b, s) in outs.items():
+        _prefill(torch, expected[k], int(np.prod(s)), np.int64 if b.dtype == torch.int64 else np.int32, fam.device)
+    ins = {k: pristine.get(k, v) for k, v in inputs.items()}
+    gpu.kernel(route, LANE_CLAIM)(**kernel_kwargs(case, ins, exp_views))
+    counts = {k: _differs(expected[k], b)[0] for k, (b, _) in outs.items()}
+    if any(counts.values()):
+        return ("not_explained", f"not explained by {LANE_CLAIM}: its re-run differs from the kernel in "
+                                 f"{sum(counts.values()):,} lanes")
+    # in the words of replay's inference (replay/src/infer.cpp), then the claim as kvaddr.check's inferred lines
+    n = {k: int(np.prod(s)) for k, (_, s) in outs.items()}
+    line = "; ".join(f"lanes >= 2^31 not written (lane offsets formed in int32): {n[k] - LIMIT} lanes unwritten, from "
+                     f"lane {LIMIT} to {n[k] - 1}" + ("" if len(n) == 1 else f" of {k}") for k in n if n[k] > LIMIT)
+    return ("inferred", [f"{line} (claim {LANE_CLAIM}; its re-run on kvaddr's CUDA kernel reproduces every lane of "
+                         "the huge case)"])
 
 
 def _timed_call(kernel, case, inputs, views, torch):

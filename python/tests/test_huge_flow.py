@@ -218,3 +218,77 @@ def test_a_streamed_input_writer_and_a_guard_writer(small):
 def test_kv_indices_inplace_says_why(small):
     with pytest.raises(ValueError, match="huge = True: kv_indices_inplace cannot reach element 2\\^31"):
         run(small, "kv_indices_inplace", host_kernel("kv_indices_inplace"))
+
+
+# ---- issue 33: a failed per-id huge case is re-run under int32_lane_offsets ---------------------------------
+def test_an_int32_grid_at_the_small_limit_is_not_explained_by_int32_lane_offsets(small):
+    # The claim acts from lane 2^31 on, so its re-run (the host route standing in for the CUDA kernel) writes the
+    # 4099 lanes past the small limit that the subject leaves unwritten: said, not guessed.
+    rep, failing = run(small, "token_translate", S.stops_at_2_31("token_translate", host_kernel("token_translate")))
+    assert failing[2].differing == 4099
+    assert rep.huge["not_explained"] == "not explained by int32_lane_offsets: its re-run differs from the kernel in " \
+                                       "4,099 lanes"
+    assert "inferred" not in rep.huge
+
+
+def _unwritten_from_the_limit(route):
+    """The host route with its lanes from the small limit on left unwritten (write_loc: its zeroed tail too): what
+    int32_lane_offsets does from lane 2^31 on, moved to the limit."""
+    base = host_kernel(route)
+
+    def k(**kw):
+        kw = dict(kw, out=kw["out"][:LIMIT])
+        if route == "write_loc":  # at the small limit loc (2^20 lanes) itself passes it
+            kw["loc"], kw["out_width"] = kw["loc"][:LIMIT], min(kw["out_width"], LIMIT)
+        else:
+            kw["virt"] = kw["virt"][:LIMIT]
+        return base(**kw)
+
+    return k
+
+
+@pytest.mark.parametrize("route", ["token_translate", "write_loc"])
+def test_lanes_left_unwritten_from_the_limit_are_inferred(small, monkeypatch, route):
+    # The flow of the explanation (refill the expectation, re-run under the claim, compare every lane): the claim's
+    # kernel is the same stand-in at the small limit, so the re-run reproduces the subject lane for lane.
+    claim_kernel = _unwritten_from_the_limit(route)
+    monkeypatch.setattr(H.gpu, "kernel", lambda r, variant="production":
+                        claim_kernel if variant == H.LANE_CLAIM else host_kernel(r, variant))
+    rep, failing = run(small, route, _unwritten_from_the_limit(route))
+    past = H.HUGE_TOKENS - LIMIT if route == "token_translate" else H.HUGE_WRITE_LOC[1] - LIMIT
+    assert failing[2].kind == "mismatch" and failing[2].first[0].index == (LIMIT,)
+    assert rep.huge["inferred"] == [f"lanes >= 2^31 not written (lane offsets formed in int32): {past} lanes "
+                                    f"unwritten, from lane {LIMIT} to {LIMIT + past - 1} (claim int32_lane_offsets; "
+                                    "its re-run on kvaddr's CUDA kernel reproduces every lane of the huge case)"]
+    assert "not_explained" not in rep.huge
+
+
+def test_routes_without_the_claim_are_not_re_run(small):
+    rep, _ = run(small, "transfer_ids", S.stops_at_2_31("transfer_ids", host_kernel("transfer_ids")))
+    assert "inferred" not in rep.huge and "not_explained" not in rep.huge
+
+
+@pytest.mark.parametrize("key", ["inferred", "not_explained"])
+def test_check_carries_the_huge_explanation_into_its_failure(monkeypatch, key):
+    # kvaddr.check's failure of a huge case says what kvaddr.huge inferred, or why nothing is, instead of a bare
+    # "behaves like no catalogue variant" (the huge case itself replaced by a stand-in that reports one)
+    from kvaddr import report as R
+
+    line = "lanes >= 2^31 not written (a stand-in)" if key == "inferred" else "not explained by int32_lane_offsets: x"
+    case = kvaddr.cases.Case("token_translate", {"page_size": 1, "page_stride": 1},
+                             {"virt": np.zeros(2, np.int64), "v2p": np.array([0, -1], np.int64)},
+                             {"out": np.zeros(2, np.int64)})
+
+    def huge_stand_in(rep, fam, kernel, route, seed, variant, huge, cases=None):
+        rep.huge = {"ran": True, "kind": "mismatch", "lanes": 2, "seconds": 0.0, "shapes": {}, "scalars": {},
+                    key: [line] if key == "inferred" else line}
+        return ("huge", case, harness.CaseResult("mismatch", "the huge case (past 2^31 elements)", differing=1))
+
+    monkeypatch.setitem(R._ABOVE, "huge", huge_stand_in)
+    rep = kvaddr.check("token_translate", host_kernel("token_translate"), device="cpu", cases=3, seed=1)
+    text = str(rep)
+    if key == "inferred":
+        assert rep.failure.inferred == [line] and f"  inferred: {line}" in text
+        assert "behaves like no catalogue variant" not in text
+    else:
+        assert rep.failure.not_explained == line and f"behaves like no catalogue variant; {line}" in text

@@ -18,7 +18,8 @@ def translate_v2p_stride0(virt, v2p, page_size, page_stride, out):
     if n == 0:
         return
     src = virt if virt.dim() == 1 else virt.contiguous().view(-1)
-    T._translate[(T._cdiv(n, 1024),)](src, 0, v2p, out.view(-1), n, page_size, page_stride, BLOCK=1024, DOC=False)
+    T._translate[(T._cdiv(n, 1024),)](src, 0, v2p, out.view(-1), n, page_size, page_stride, BLOCK=1024, DOC=False,
+                                      INT32_OFFS=False)
 
 
 def test_ids_read_with_stride_zero_are_inferred(tmp_path):

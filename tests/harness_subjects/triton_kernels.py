@@ -12,9 +12,34 @@ def _cdiv(a, b):
 
 # ---- §4.1 translate_v2p -------------------------------------------------------------------------
 @triton.jit
-def _translate(virt_ptr, virt_stride, v2p_ptr, out_ptr, n, ps, stride, BLOCK: tl.constexpr, DOC: tl.constexpr):
+def _lane_offsets(BLOCK: tl.constexpr, INT32_OFFS: tl.constexpr):
+    """The launch lanes of this program. INT32_OFFS (issue 33): `pid * BLOCK + arange` kept in int32, as the
+    upstream translate_v2p / write_loc kernels form it: from lane 2^31 on the offset is negative (lane i gets
+    i - 2^32). Formed here by an explicit truncation of the int64 offset (the same values, with no reliance on
+    how the compiler treats a signed int32 overflow)."""
     offs = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    if INT32_OFFS:
+        offs = offs.to(tl.int32)
+    return offs
+
+
+@triton.jit
+def _lane_mask(offs, n, INT32_OFFS: tl.constexpr):
+    """Lanes below n. With INT32_OFFS the negative offsets are masked off too: upstream's kernels load and store
+    them 16 GiB before the buffers (wherever that lands); a subject that did so would corrupt, or fault on, the
+    other allocations of the device, so here those lanes are simply not written, which is what kvaddr's
+    int32_lane_offsets says of the buffer (docs/variants.md)."""
     mask = offs < n
+    if INT32_OFFS:
+        mask = mask & (offs >= 0)
+    return mask
+
+
+@triton.jit
+def _translate(virt_ptr, virt_stride, v2p_ptr, out_ptr, n, ps, stride, BLOCK: tl.constexpr, DOC: tl.constexpr,
+               INT32_OFFS: tl.constexpr):
+    offs = _lane_offsets(BLOCK, INT32_OFFS)
+    mask = _lane_mask(offs, n, INT32_OFFS)
     t = tl.load(virt_ptr + offs * virt_stride, mask=mask, other=0).to(tl.int64)
     neg = t < 0
     tt = tl.where(neg, 0, t)
@@ -27,7 +52,7 @@ def _translate(virt_ptr, virt_stride, v2p_ptr, out_ptr, n, ps, stride, BLOCK: tl
     tl.store(out_ptr + offs, tl.where(neg, 0, d).to(out_ptr.dtype.element_ty), mask=mask)
 
 
-def _translate_launch(virt, v2p, page_size, page_stride, out, doc):
+def _translate_launch(virt, v2p, page_size, page_stride, out, doc, int32_offs=False):
     n = virt.numel()
     if n == 0:
         return
@@ -36,7 +61,8 @@ def _translate_launch(virt, v2p, page_size, page_stride, out, doc):
     else:
         src, sstride = virt.contiguous().view(-1), 1
     assert out.is_contiguous(), "strided out is rejected"
-    _translate[(_cdiv(n, 1024),)](src, sstride, v2p, out.view(-1), n, page_size, page_stride, BLOCK=1024, DOC=doc)
+    _translate[(_cdiv(n, 1024),)](src, sstride, v2p, out.view(-1), n, page_size, page_stride, BLOCK=1024, DOC=doc,
+                                  INT32_OFFS=int32_offs)
 
 
 def translate_v2p(virt, v2p, page_size, page_stride, out):
@@ -45,6 +71,11 @@ def translate_v2p(virt, v2p, page_size, page_stride, out):
 
 def translate_v2p_b17(virt, v2p, page_size, page_stride, out):
     _translate_launch(virt, v2p, page_size, page_stride, out, True)
+
+
+def translate_v2p_int32_offs(virt, v2p, page_size, page_stride, out):
+    """int32_lane_offsets (issue 33): the lane offsets in int32; lanes at or past 2^31 are left unwritten."""
+    _translate_launch(virt, v2p, page_size, page_stride, out, False, int32_offs=True)
 
 
 # ---- §4.3 canonical_page_table / §4.4 read_table ---------------------------------------------
@@ -156,10 +187,11 @@ def flashmla_block_table_e09(req_to_token, req_pool_indices, page_kernel_lens, v
 
 # ---- §4.8 write_loc_to_kernel_ids with DCP ---------------------------------------------------
 @triton.jit
-def _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, ps, stride, dcp, rank):
-    """The kernel ids of lanes i: 0 for padding, another rank's loc and lanes past n. Called with ps and dcp as
-    constexprs, the divisions are compiled for those values."""
-    in_n = i < n
+def _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, ps, stride, dcp, rank, INT32_OFFS: tl.constexpr):
+    """The kernel ids of lanes i: 0 for padding, another rank's loc and lanes past n (and, with INT32_OFFS, lanes
+    with a negative offset: _lane_mask). Called with ps and dcp as constexprs, the divisions are compiled for those
+    values."""
+    in_n = _lane_mask(i, n, INT32_OFFS)
     loc = tl.load(loc_ptr + i * loc_stride, mask=in_n, other=0)
     keep = (loc > 0) & (loc % dcp == rank) & in_n
     t = tl.where(keep, loc // dcp, 0)
@@ -169,20 +201,20 @@ def _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, ps, stride, dcp, rank):
 
 @triton.jit
 def _write_loc(loc_ptr, loc_stride, v2p_ptr, out_ptr, n, width, ps, stride, dcp, rank, BLOCK: tl.constexpr,
-               STALE: tl.constexpr):
-    i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    d = _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, ps, stride, dcp, rank)
+               STALE: tl.constexpr, INT32_OFFS: tl.constexpr):
+    i = _lane_offsets(BLOCK, INT32_OFFS)
+    d = _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, ps, stride, dcp, rank, INT32_OFFS)
     if STALE:  # B06: the lanes [N, out_width) keep stale values
-        tl.store(out_ptr + i, d, mask=i < n)
+        tl.store(out_ptr + i, d, mask=_lane_mask(i, n, INT32_OFFS))
     else:
-        tl.store(out_ptr + i, d, mask=i < width)
+        tl.store(out_ptr + i, d, mask=_lane_mask(i, width, INT32_OFFS))
 
 
-def _write_loc_launch(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width, stale):
+def _write_loc_launch(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width, stale, int32_offs=False):
     if out_width == 0:
         return
     _write_loc[(_cdiv(out_width, 512),)](loc, loc.stride(0), v2p, out, loc.numel(), out_width, page_size, stride,
-                                         dcp_size, dcp_rank, BLOCK=512, STALE=stale)
+                                         dcp_size, dcp_rank, BLOCK=512, STALE=stale, INT32_OFFS=int32_offs)
 
 
 def write_loc(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width):
@@ -191,6 +223,12 @@ def write_loc(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width):
 
 def write_loc_b06(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width):
     _write_loc_launch(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width, True)
+
+
+def write_loc_int32_offs(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width):
+    """int32_lane_offsets (issue 33): the lane offsets in int32; lanes at or past 2^31 (the zeroed tail's included)
+    are left unwritten."""
+    _write_loc_launch(loc, v2p, page_size, stride, dcp_size, dcp_rank, out, out_width, False, int32_offs=True)
 
 
 # ---- §4.5 fa3 fused decode metadata with the Era-B v2p remap (guarded, clamped) ---------------
@@ -209,10 +247,16 @@ def _seqlens(seq_ptr, cs_ptr, cu_ptr, bs, delta, BLOCK: tl.constexpr):
 
 @triton.jit
 def _decode_table(seq_ptr, r2t_ptr, r2t_s0, rows_ptr, rows_stride, v2p_ptr, pt_ptr, pt_s0, max_seq_pages, delta,
-                  mult, col_cap, LOG2PS: tl.constexpr, BLOCK: tl.constexpr, BATCH_ROWS: tl.constexpr):
+                  mult, col_cap, LOG2PS: tl.constexpr, BLOCK: tl.constexpr, BATCH_ROWS: tl.constexpr,
+                  INT32_LEN: tl.constexpr):
     b = tl.program_id(0)
     c = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
-    live = (tl.load(seq_ptr + b) + delta + (1 << LOG2PS) - 1) >> LOG2PS
+    if INT32_LEN:  # int32_lengths (issue 33): seq_len.to(int32), the page count in int32 arithmetic: it wraps from
+        # seq + ps - 1 >= 2^31 on and the row writes no column (the truncations give the int32 values explicitly)
+        seq = (tl.load(seq_ptr + b) + delta).to(tl.int32)
+        live = (seq.to(tl.int64) + (1 << LOG2PS) - 1).to(tl.int32) >> LOG2PS
+    else:
+        live = (tl.load(seq_ptr + b) + delta + (1 << LOG2PS) - 1) >> LOG2PS
     live = tl.minimum(tl.minimum(live, max_seq_pages), col_cap)
     if BATCH_ROWS:  # E10
         row = b.to(tl.int64)
@@ -226,7 +270,7 @@ def _decode_table(seq_ptr, r2t_ptr, r2t_s0, rows_ptr, rows_stride, v2p_ptr, pt_p
 
 
 def _decode_launch(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta, multiplier,
-                   cache_seqlens, cu_seqlens_k, page_table, batch_rows=False, col_cap=None):
+                   cache_seqlens, cu_seqlens_k, page_table, batch_rows=False, col_cap=None, int32_len=False):
     bs = seq_lens.numel()
     if bs == 0:
         cu_seqlens_k[0] = 0
@@ -238,13 +282,20 @@ def _decode_launch(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages,
     _decode_table[(bs, _cdiv(max_seq_pages, 64))](
         seq_lens, req_to_token, req_to_token.stride(0), req_pool_indices, req_pool_indices.stride(0), v2p, page_table,
         page_table.stride(0), max_seq_pages, seq_len_delta, multiplier, cap, LOG2PS=page_size.bit_length() - 1,
-        BLOCK=64, BATCH_ROWS=batch_rows)
+        BLOCK=64, BATCH_ROWS=batch_rows, INT32_LEN=int32_len)
 
 
 def decode_metadata(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta, multiplier,
                     cache_seqlens, cu_seqlens_k, page_table):
     _decode_launch(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta, multiplier,
                    cache_seqlens, cu_seqlens_k, page_table)
+
+
+def decode_metadata_int32_lengths(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size,
+                                  seq_len_delta, multiplier, cache_seqlens, cu_seqlens_k, page_table):
+    """int32_lengths (issue 33): the fa3 metadata kernel counting live pages from seq_len.to(int32) in int32."""
+    _decode_launch(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta, multiplier,
+                   cache_seqlens, cu_seqlens_k, page_table, int32_len=True)
 
 
 def decode_metadata_e10(seq_lens, req_to_token, req_pool_indices, v2p, max_seq_pages, page_size, seq_len_delta,
@@ -323,7 +374,7 @@ def translate_v2p_constexpr(virt, v2p, page_size, page_stride, out):
 def _write_loc_constexpr(loc_ptr, loc_stride, v2p_ptr, out_ptr, n, width, stride, rank, PAGE_SIZE: tl.constexpr,
                          DCP_SIZE: tl.constexpr, BLOCK: tl.constexpr):
     i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    d = _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, PAGE_SIZE, stride, DCP_SIZE, rank)
+    d = _write_loc_lanes(loc_ptr, loc_stride, v2p_ptr, i, n, PAGE_SIZE, stride, DCP_SIZE, rank, False)
     tl.store(out_ptr + i, d, mask=i < width)
 
 
