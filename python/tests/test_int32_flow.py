@@ -23,3 +23,19 @@ def test_production_writes_the_capped_row():
     assert res.kind == "ok"
     with pytest.raises(AssertionError):
         E.check_int32_lengths_subject(host_kernel("decode_metadata"), "cpu", None)
+
+
+def test_drawn_decode_cases_reach_the_int32_page_count_edge():
+    """kvaddr.check's own draws reach int32_lengths (issue 33): a quarter of the long-row decode cases hold one row
+    within a page of 2^31 beside empty rows, so cu_seqlens_k fits and the case is compared. Production's host
+    route passes the same seed; the int32_lengths stand-in fails on a row whose page count passes int32 and is
+    named. (Before the edge draw, 3000 cases of seed 1 ran without a failure.)"""
+    kw = dict(cases=3000, seed=1, device="cpu", isolate=False, replay_dir=None)
+    assert kvaddr.check("decode_metadata", host_kernel("decode_metadata"), **kw).ok
+    rep = kvaddr.check("decode_metadata", host_kernel("decode_metadata", "int32_lengths"), **kw)
+    assert not rep.ok
+    f = rep.failure
+    assert f.kind == "mismatch" and "int32_lengths" in f.behaves_like
+    ps = int(f.recipe["page_size"])
+    seq = int(f.recipe["lens"].max()) + int(f.recipe["seq_len_delta"])
+    assert seq <= 2**31 - 1 < seq + ps - 1  # the page count's int32 sum passes 2^31; the length itself fits
