@@ -2,6 +2,7 @@
 // loop (minimal recipe, steps, budget, step bound, visited recipes, exceptions) and the argument validation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -200,6 +201,29 @@ TEST(Shrink, ValidatesItsArguments) {
   t = table();
   t.ints.erase("width");
   EXPECT_THROW(shrink_candidates("read_table", t), InvalidArgument);
+}
+
+// The drawn case python/tests/test_shrink.py shrinks with the same predicate through kvaddr._core: both front
+// ends reach this recipe in 21 steps.
+TEST(Shrink, DrawnTableCaseShrinksAsFromPython) {
+  const Recipe r = draw_recipe(Route::read_table, 5, 3, 256);
+  const Shrunk s = shrink_recipe("read_table", r, [](const Recipe& c) {
+    const V& lens = c.arrays.at("lens").values;
+    const V& v2p = c.arrays.at("v2p").values;
+    return !lens.empty() && *std::max_element(lens.begin(), lens.end()) >= 5 &&
+           *std::max_element(v2p.begin(), v2p.end()) >= 3;
+  }, 60.0);
+  Recipe want = r;
+  want.ints["extra_rows"] = 0;
+  want.ints["multiplier"] = 1;
+  want.ints["seq_len_delta"] = 0;
+  want.ints["width"] = 1;
+  want.arrays["lens"] = arr({5});
+  want.arrays["rows"] = arr({0});
+  want.arrays["v2p"] = arr({3, 1});
+  want.arrays["req_to_token"] = {{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {1, 16}, true};
+  EXPECT_EQ(s.recipe, want) << show(s.recipe);
+  EXPECT_EQ(s.steps, 21);
 }
 
 }  // namespace

@@ -40,6 +40,7 @@
 #include "arrays.hpp"
 #include "errors.hpp"
 #include "recipe_bindings.hpp"
+#include "shrink_bindings.hpp"
 #include "route_bindings.hpp"
 
 namespace py = pybind11;
@@ -357,6 +358,7 @@ PYBIND11_MODULE(_core, m) {
   }, py::arg("virt"), py::arg("v2p"), py::arg("page_size"), py::arg("page_stride"), py::arg("out") = none,
      "Fused translate_v2p(virt, v2p, page_size, page_stride, out).");
   bind_recipes(m);  // the harness's case drawing (gen/recipe.hpp): draw_recipe, Rng
+  bind_shrink(m);   // the harness's shrinking (gen/shrink.hpp): shrink_recipe, shrink_candidates
   m.def("graph_draw", &graph_draw_host, py::arg("kind"), py::arg("tag"), py::arg("params"), py::arg("seed"), py::arg("k"),
         py::arg("rows"), py::arg("cols"),
         "Graph mode's fast-loop draw of one array of case k on the host (int64 [rows, cols]; the device draws the same).");
