@@ -152,7 +152,7 @@ void flag_cuts(const Recipe& r, Out& out) {
       out.add(std::move(c));
     }
   }
-  for (const char* k : {"tail", "pad", "extra_rows", "seq_len_delta"}) {
+  for (const char* k : {"tail", "pad", "extra_rows", "seq_len_delta", "overlap"}) {
     const auto it = r.ints.find(k);
     if (it == r.ints.end() || it->second <= 1) continue;
     for (i64 v : {it->second / 2, it->second - 1}) {
@@ -190,13 +190,18 @@ void table_cuts(const std::string& route, const Recipe& r, Out& out) {
     c.arrays["req_to_token"] = drop_rows(r2t, used.back() + 1, t_rows);
     out.add(std::move(c));
   }
-  if (inside && static_cast<i64>(used.size()) < t_rows) {  // only the rows read, renumbered 0, 1, ...
+  // only the rows read, renumbered 0, 1, ...; then the same with row 0 kept first (a kernel that reads the batch
+  // index as its row, E10, still reads another row than the batch names)
+  std::vector<i64> with0(used);
+  if (!with0.empty() && with0.front() != 0) with0.insert(with0.begin(), 0);
+  for (const std::vector<i64>* keep : {&used, &with0}) {
+    if (!inside || static_cast<i64>(keep->size()) >= t_rows || (keep == &with0 && with0.size() == used.size())) continue;
     Recipe c = r;
     Arr& t = c.arrays["req_to_token"];
     t.values.clear();
-    for (i64 u : used) t.values.insert(t.values.end(), r2t.values.begin() + u * t_cols, r2t.values.begin() + (u + 1) * t_cols);
-    t.shape[0] = static_cast<i64>(used.size());
-    for (i64& x : c.arrays["rows"].values) x = std::lower_bound(used.begin(), used.end(), x) - used.begin();
+    for (i64 u : *keep) t.values.insert(t.values.end(), r2t.values.begin() + u * t_cols, r2t.values.begin() + (u + 1) * t_cols);
+    t.shape[0] = static_cast<i64>(keep->size());
+    for (i64& x : c.arrays["rows"].values) x = std::lower_bound(keep->begin(), keep->end(), x) - keep->begin();
     out.add(std::move(c));
   }
   // every column a length names (what a kernel without the column bound reads too); decode_metadata, whose
@@ -264,22 +269,39 @@ void funnel_cuts(const Recipe& r, Out& out) {
   }
 }
 
-// Only the virtual pages the case reads, renumbered 0, 1, ... in order (offsets and dcp ranks kept).
-void compact_pages(const std::string& route, Family f, const Recipe& r, Out& out) {
-  if (f == Family::kv_indices) return;
-  const i64 ps = r.ints.at("page_size");
+// Where a case's tokens lie: the array holding them and how one of its values names a token (-1: none).
+struct Tokens {
+  const char* key;
+  Family f;
+  i64 dcp;  // write_loc and dcp_read_translate: ids widened by dcp_size (value = token * dcp + rank)
+  i64 of(i64 v) const {
+    if (f == Family::ids || f == Family::write_loc) return (f == Family::write_loc ? v > 0 : v >= 0) ? fdiv(v, dcp) : -1;
+    return v >= 0 ? v : -1;
+  }
+};
+
+Tokens tokens_of(const std::string& route, Family f, const Recipe& r) {
   const i64 dcp = (route == "write_loc" || route == "dcp_read_translate") ? std::max<i64>(1, get_int(r, "dcp_size", 1)) : 1;
   const char* key = f == Family::table ? "req_to_token" : f == Family::funnel ? "page_table" : f == Family::write_loc ? "loc" : "ids";
-  const std::vector<i64>& vals = r.arrays.at(key).values;
-  auto token = [&](i64 v) -> i64 {  // the token a value names (-1: none)
-    if (f == Family::ids || f == Family::write_loc) return (f == Family::write_loc ? v > 0 : v >= 0) ? fdiv(v, dcp) : -1;
-    return v;
-  };
+  return {key, f, dcp};
+}
+
+// The virtual pages the case's tokens name, ascending, once each.
+std::vector<i64> used_pages(const Tokens& t, const Recipe& r) {
+  const i64 ps = r.ints.at("page_size");
   std::vector<i64> used;
-  for (i64 v : vals)
-    if (token(v) >= 0) used.push_back(fdiv(token(v), ps));
+  for (i64 v : r.arrays.at(t.key).values)
+    if (t.of(v) >= 0) used.push_back(fdiv(t.of(v), ps));
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
+  return used;
+}
+
+// Only the virtual pages the case reads, renumbered 0, 1, ... in order (offsets and dcp ranks kept).
+void compact_pages(const Tokens& tk, const Recipe& r, Out& out) {
+  if (tk.f == Family::kv_indices) return;
+  const i64 ps = r.ints.at("page_size");
+  const std::vector<i64> used = used_pages(tk, r);
   const std::vector<i64>& v2p = r.arrays.at("v2p").values;
   const auto n = static_cast<i64>(v2p.size());
   if (used.empty() || used.back() >= n) return;
@@ -290,20 +312,23 @@ void compact_pages(const std::string& route, Family f, const Recipe& r, Out& out
   for (i64 p : used) nv.values.push_back(v2p[uz(p)]);
   nv.values.push_back(v2p.back());
   nv.shape = {static_cast<i64>(nv.values.size())};
-  for (i64& v : c.arrays[key].values) {
-    const i64 t = token(v);
+  for (i64& v : c.arrays[tk.key].values) {
+    const i64 t = tk.of(v);
     if (t < 0) continue;
     const i64 moved = (std::lower_bound(used.begin(), used.end(), fdiv(t, ps)) - used.begin()) * ps + fmod(t, ps);
-    v = f == Family::ids || f == Family::write_loc ? moved * dcp + fmod(v, dcp) : moved;
+    v = tk.f == Family::ids || tk.f == Family::write_loc ? moved * tk.dcp + fmod(v, tk.dcp) : moved;
   }
   out.add(std::move(c));
 }
 
-void v2p_cuts(const Recipe& r, Out& out) {
+// v2p cut to its first half / all but its last page: only where no token of the case names a page cut away (a
+// kernel that reads a token past what the reference reads would read past the table: another failure).
+void v2p_cuts(const Tokens& tk, const Recipe& r, Out& out) {
   const Arr& v2p = r.arrays.at("v2p");
   const i64 n = static_cast<i64>(v2p.values.size()) - 1;
+  const std::vector<i64> used = used_pages(tk, r);
   for (i64 k : {n / 2, n - 1}) {
-    if (!(k > 0 && k < n)) continue;
+    if (!(k > 0 && k < n) || (!used.empty() && used.back() >= k)) continue;
     Recipe c = r;
     Arr& t = c.arrays["v2p"];
     t.values.erase(t.values.begin() + k, t.values.end() - 1);
@@ -420,8 +445,9 @@ std::vector<Recipe> shrink_candidates(const std::string& route, const Recipe& r)
   flag_cuts(r, out);
   if (f == Family::table) table_cuts(route, r, out);
   if (f == Family::funnel) funnel_cuts(r, out);
-  compact_pages(route, f, r, out);
-  v2p_cuts(r, out);
+  const Tokens tk = tokens_of(route, f, r);
+  compact_pages(tk, r, out);
+  v2p_cuts(tk, r, out);
   if (n <= 16 && f != Family::funnel) value_cuts(f, r, fields, out);
   return std::move(out.list);
 }

@@ -11,11 +11,13 @@
 //      kv_indices_inplace's lengths) cut by halves, then eighths (more than 16 rows) or single rows; with
 //      extra_rows, each cut also once with the removed rows kept as extra output rows;
 //   2. presentation flags cleared: strided, r2t_strided, alias, overlap, rank2, pad, adjacent, extra_rows,
-//      tail, seq_len_delta, kv_start_idx (absent), zero_tail; then tail / pad / extra_rows / seq_len_delta
+//      tail, seq_len_delta, kv_start_idx (absent), zero_tail; then tail / pad / extra_rows / seq_len_delta / overlap
 //      halved and lowered by one; multiplier and dcp_size to 1;
-//   3. shortest lengths: the table's width halved / minus one, req_to_token cut to the rows and columns read;
+//   3. shortest lengths: the table's width halved / minus one, req_to_token cut to the rows and columns read
+//      (the rows read renumbered, then with row 0 kept first);
 //      the funnel's columns halved / minus one;
-//   4. fewest pages: only the pages the case reads, renumbered 0, 1, ... in order; v2p cut to half / one less;
+//   4. fewest pages: only the pages the case reads, renumbered 0, 1, ... in order; v2p cut to half / one less
+//      where no token of the case names a page cut away;
 //      short tables: a tombstone made live as its own page, entries lowered to their index and to 0;
 //   5. smallest ids (batches of at most 16): a field all 0, then each element lowered (0, x / 2, x mod ps,
 //      x mod ps + ps, x - 2^k bisection steps, x - ps, x - 1).
