@@ -185,9 +185,11 @@ void table_cuts(const std::string& route, const Recipe& r, Out& out) {
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
   const bool inside = !used.empty() && used.front() >= 0 && used.back() < t_rows;
-  if (inside && used.back() + 1 < t_rows) {  // the rows past the last one read dropped
+  // at least one row per batch entry stays: a kernel that reads the batch index as its row stays inside
+  const auto batch = static_cast<i64>(rows.size());
+  if (inside && std::max(used.back() + 1, batch) < t_rows) {  // the rows past the last one read dropped
     Recipe c = r;
-    c.arrays["req_to_token"] = drop_rows(r2t, used.back() + 1, t_rows);
+    c.arrays["req_to_token"] = drop_rows(r2t, std::max(used.back() + 1, batch), t_rows);
     out.add(std::move(c));
   }
   // only the rows read, renumbered 0, 1, ...; then the same with row 0 kept first (a kernel that reads the batch
@@ -195,7 +197,8 @@ void table_cuts(const std::string& route, const Recipe& r, Out& out) {
   std::vector<i64> with0(used);
   if (!with0.empty() && with0.front() != 0) with0.insert(with0.begin(), 0);
   for (const std::vector<i64>* keep : {&used, &with0}) {
-    if (!inside || static_cast<i64>(keep->size()) >= t_rows || (keep == &with0 && with0.size() == used.size())) continue;
+    const auto kept = static_cast<i64>(keep->size());
+    if (!inside || kept >= t_rows || kept < batch || (keep == &with0 && with0.size() == used.size())) continue;
     Recipe c = r;
     Arr& t = c.arrays["req_to_token"];
     t.values.clear();

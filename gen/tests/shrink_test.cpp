@@ -110,6 +110,21 @@ TEST(Shrink, TableCandidatesFlagsThenTableThenPages) {
   EXPECT_EQ(got.size(), want.size() + 7 + 2 + 3 + 6);  // 7 v2p entries, rows / lens at 0, rows x3, lens x6
 }
 
+TEST(Shrink, TableKeepsOneRowPerBatchEntry) {
+  Recipe r = table();
+  r.arrays["rows"] = arr({0, 0});  // two batch entries reading row 0 of three
+  r.arrays["lens"] = arr({3, 3});
+  std::vector<i64> kept;
+  for (const Recipe& c : shrink_candidates("read_table", r))
+    if (c.arrays.at("rows").values.size() == 2) kept.push_back(c.arrays.at("req_to_token").shape[0]);
+  EXPECT_EQ(*std::min_element(kept.begin(), kept.end()), 2);  // rows past the last read cut to 2, never to 1
+  r.arrays["rows"] = arr({0});
+  r.arrays["lens"] = arr({3});
+  kept.clear();
+  for (const Recipe& c : shrink_candidates("read_table", r)) kept.push_back(c.arrays.at("req_to_token").shape[0]);
+  EXPECT_EQ(*std::min_element(kept.begin(), kept.end()), 1);  // one entry: one row
+}
+
 TEST(Shrink, FunnelColumnsAndTokens) {
   Recipe r;
   r.ints = {{"page_size", 4}, {"multiplier", 1}, {"pad", 0}};

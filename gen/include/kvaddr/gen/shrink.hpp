@@ -14,7 +14,7 @@
 //      tail, seq_len_delta, kv_start_idx (absent), zero_tail; then tail / pad / extra_rows / seq_len_delta / overlap
 //      halved and lowered by one; multiplier and dcp_size to 1;
 //   3. shortest lengths: the table's width halved / minus one, req_to_token cut to the rows and columns read
-//      (the rows read renumbered, then with row 0 kept first);
+//      (the rows read renumbered, then with row 0 kept first; never fewer rows than batch entries);
 //      the funnel's columns halved / minus one;
 //   4. fewest pages: only the pages the case reads, renumbered 0, 1, ... in order; v2p cut to half / one less
 //      where no token of the case names a page cut away;
