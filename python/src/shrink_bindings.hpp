@@ -70,10 +70,9 @@ inline void bind_shrink(py::module_& m) {
         if (PyErr_CheckSignals() != 0) throw PythonRaised{};
         try {
           py::object res = still_fails(shrink_output(c, in.extra));
-          if (!PyObject_IsTrue(res.ptr())) {
-            if (PyErr_Occurred()) throw py::error_already_set();
-            return false;
-          }
+          const int truthy = PyObject_IsTrue(res.ptr());  // -1: its __bool__ raised
+          if (truthy < 0) throw py::error_already_set();
+          if (truthy == 0) return false;
           last = std::move(res);
           return true;
         } catch (py::error_already_set& e) {

@@ -87,6 +87,13 @@ def test_exceptions_of_the_predicate_propagate():
     with pytest.raises(KeyboardInterrupt):
         shrink.shrink_recipe("token_translate", r, None, interrupt, 60.0)
 
+    class Undecided:
+        def __bool__(self):
+            raise RuntimeError("no truth value")
+
+    with pytest.raises(RuntimeError, match="no truth value"):
+        _core.shrink_recipe("token_translate", r, lambda c: Undecided(), 60.0)
+
 
 def test_a_candidate_that_cannot_be_presented_counts_as_passing():
     r = token([9, 1, 13], [4, 0, 3, -1])
