@@ -130,22 +130,30 @@ std::vector<std::pair<i64, i64>> cuts(i64 n) {
 constexpr const char* kFlags[] = {"strided", "r2t_strided", "alias", "overlap", "rank2", "pad", "adjacent",
                                   "extra_rows", "tail", "seq_len_delta", "kv_start_idx", "zero_tail"};
 
+// Where candidates go, one at a time: `take` returns true to stop (the rest are not built).
 struct Out {
-  std::vector<Recipe> list;
-  void add(Recipe r) { list.push_back(std::move(r)); }
+  const std::function<bool(Recipe&)>& take;
+  bool stop = false;
+  void add(Recipe r) {
+    if (!stop) stop = take(r);
+  }
+  bool done() const { return stop; }
 };
 
 void flag_cuts(const Recipe& r, Out& out) {
   for (const char* k : kFlags) {
     if (auto it = r.ints.find(k); it != r.ints.end() && it->second != 0) {
+      if (out.done()) return;
       Recipe c = r;
       c.ints[k] = 0;
       out.add(std::move(c));
     } else if (auto b = r.bools.find(k); b != r.bools.end() && b->second) {
+      if (out.done()) return;
       Recipe c = r;
       c.bools[k] = false;
       out.add(std::move(c));
     } else if (r.arrays.count(k)) {  // an optional array (kv_start_idx) left out
+      if (out.done()) return;
       Recipe c = r;
       c.arrays.erase(k);
       c.absent.emplace_back(k);
@@ -156,6 +164,7 @@ void flag_cuts(const Recipe& r, Out& out) {
     const auto it = r.ints.find(k);
     if (it == r.ints.end() || it->second <= 1) continue;
     for (i64 v : {it->second / 2, it->second - 1}) {
+      if (out.done()) return;
       Recipe c = r;
       c.ints[k] = v;
       out.add(std::move(c));
@@ -163,6 +172,7 @@ void flag_cuts(const Recipe& r, Out& out) {
   }
   for (const char* k : {"multiplier", "dcp_size"}) {
     if (get_int(r, k, 1) == 1) continue;
+    if (out.done()) return;
     Recipe c = r;
     c.ints[k] = 1;
     out.add(std::move(c));
@@ -173,6 +183,7 @@ void table_cuts(const std::string& route, const Recipe& r, Out& out) {
   const i64 width = r.ints.at("width");
   if (width > 1) {
     for (i64 w : {width / 2, width - 1}) {
+      if (out.done()) return;
       Recipe c = r;
       c.ints["width"] = w;
       out.add(std::move(c));
@@ -188,6 +199,7 @@ void table_cuts(const std::string& route, const Recipe& r, Out& out) {
   // at least one row per batch entry stays: a kernel that reads the batch index as its row stays inside
   const auto batch = static_cast<i64>(rows.size());
   if (inside && std::max(used.back() + 1, batch) < t_rows) {  // the rows past the last one read dropped
+    if (out.done()) return;
     Recipe c = r;
     c.arrays["req_to_token"] = drop_rows(r2t, std::max(used.back() + 1, batch), t_rows);
     out.add(std::move(c));
@@ -199,6 +211,7 @@ void table_cuts(const std::string& route, const Recipe& r, Out& out) {
   for (const std::vector<i64>* keep : {&used, &with0}) {
     const auto kept = static_cast<i64>(keep->size());
     if (!inside || kept >= t_rows || kept < batch || (keep == &with0 && with0.size() == used.size())) continue;
+    if (out.done()) return;
     Recipe c = r;
     Arr& t = c.arrays["req_to_token"];
     t.values.clear();
@@ -225,6 +238,7 @@ void table_cuts(const std::string& route, const Recipe& r, Out& out) {
   for (const std::optional<i64>& w : widths) {
     if (!w || *w <= 0 || *w >= t_cols) continue;  // past int64: past the table too
     const i64 cols = *w;
+    if (out.done()) return;
     Recipe c = r;
     Arr& t = c.arrays["req_to_token"];
     t.values.clear();
@@ -254,6 +268,7 @@ void funnel_cuts(const Recipe& r, Out& out) {
   for (i64 k : {cols / 2, cols - 1}) {
     if (!(k > 0 && k < cols)) continue;
     for (i64 c0 : {i64{0}, cols - k}) {
+      if (out.done()) return;
       Recipe c = r;
       c.arrays["page_table"] = columns(t, c0, k);
       out.add(std::move(c));
@@ -265,6 +280,7 @@ void funnel_cuts(const Recipe& r, Out& out) {
     const i64 x = t.values[i], half = fdiv(x, 2);
     for (i64 smaller : {i64{0}, half - fmod(half, ps), x - fmod(x, ps), x > 0 ? x - ps : 0}) {
       if (!lowers(smaller, x)) continue;
+      if (out.done()) return;
       Recipe c = r;
       c.arrays["page_table"].values[i] = smaller;
       out.add(std::move(c));
@@ -309,6 +325,7 @@ void compact_pages(const Tokens& tk, const Recipe& r, Out& out) {
   const auto n = static_cast<i64>(v2p.size());
   if (used.empty() || used.back() >= n) return;
   if (static_cast<i64>(used.size()) == n - 1 && used.back() == static_cast<i64>(used.size()) - 1) return;
+  if (out.done()) return;
   Recipe c = r;
   Arr& nv = c.arrays["v2p"];
   nv.values.clear();
@@ -332,6 +349,7 @@ void v2p_cuts(const Tokens& tk, const Recipe& r, Out& out) {
   const std::vector<i64> used = used_pages(tk, r);
   for (i64 k : {n / 2, n - 1}) {
     if (!(k > 0 && k < n) || (!used.empty() && used.back() >= k)) continue;
+    if (out.done()) return;
     Recipe c = r;
     Arr& t = c.arrays["v2p"];
     t.values.erase(t.values.begin() + k, t.values.end() - 1);
@@ -346,6 +364,7 @@ void v2p_cuts(const Tokens& tk, const Recipe& r, Out& out) {
     for (i64 smaller : {p, i64{0}})
       if (p < n && x > smaller) to.push_back(smaller);
     for (i64 v : to) {
+      if (out.done()) return;
       Recipe c = r;
       c.arrays["v2p"].values[uz(p)] = v;
       out.add(std::move(c));
@@ -359,6 +378,7 @@ void value_cuts(Family f, const Recipe& r, const std::vector<std::string>& field
   for (const std::string& k : keys) {  // every value of a field at 0 at once (one attempt where the values do not matter)
     const Arr& a = r.arrays.at(k);
     if (a.shape.size() != 1 || std::all_of(a.values.begin(), a.values.end(), [](i64 x) { return x == 0; })) continue;
+    if (out.done()) return;
     Recipe c = r;
     std::fill(c.arrays[k].values.begin(), c.arrays[k].values.end(), 0);
     out.add(std::move(c));
@@ -377,6 +397,7 @@ void value_cuts(Family f, const Recipe& r, const std::vector<std::string>& field
       }
       for (i64 s : smaller) {
         if (!lowers(s, x)) continue;
+        if (out.done()) return;
         Recipe c = r;
         c.arrays[k].values[i] = s;
         out.add(std::move(c));
@@ -416,12 +437,14 @@ std::uint64_t fingerprint(const Recipe& r) {
 
 }  // namespace
 
-std::vector<Recipe> shrink_candidates(const std::string& route, const Recipe& r) {
+namespace {
+// The candidates of `r` in order, each handed to `out` as it is built.
+void each_candidate(const std::string& route, const Recipe& r, Out& out) {
   const Family f = family_of(route, r);
   const std::vector<std::string> fields = validate(f, r);
-  Out out;
   const i64 n = len(r.arrays.at(fields[0]));
   for (const auto& [a, b] : cuts(n)) {
+    if (out.done()) return;
     Recipe c = r;
     for (const std::string& k : fields) c.arrays[k] = drop_rows(r.arrays.at(k), a, b);
     const auto extra = r.ints.find("extra_rows");
@@ -440,19 +463,33 @@ std::vector<Recipe> shrink_candidates(const std::string& route, const Recipe& r)
     for (i64 l : r.arrays.at("lens").values) total = add(total, std::max<i64>(l, 0)).value_or(std::numeric_limits<i64>::max());
     const Arr& ids = r.arrays.at("ids");
     if (len(ids) > total) {
+      if (out.done()) return;
       Recipe c = r;
       c.arrays["ids"] = drop_rows(ids, total, len(ids));
       out.add(std::move(c));
     }
   }
   flag_cuts(r, out);
+  if (out.done()) return;
   if (f == Family::table) table_cuts(route, r, out);
   if (f == Family::funnel) funnel_cuts(r, out);
   const Tokens tk = tokens_of(route, f, r);
   compact_pages(tk, r, out);
+  if (out.done()) return;
   v2p_cuts(tk, r, out);
   if (n <= 16 && f != Family::funnel) value_cuts(f, r, fields, out);
-  return std::move(out.list);
+}
+}  // namespace
+
+std::vector<Recipe> shrink_candidates(const std::string& route, const Recipe& r) {
+  std::vector<Recipe> list;
+  const std::function<bool(Recipe&)> keep = [&list](Recipe& c) {
+    list.push_back(std::move(c));
+    return false;
+  };
+  Out out{keep};
+  each_candidate(route, r, out);
+  return list;
 }
 
 Shrunk shrink_recipe(const std::string& route, Recipe r, const std::function<bool(const Recipe&)>& still_fails,
@@ -461,24 +498,26 @@ Shrunk shrink_recipe(const std::string& route, Recipe r, const std::function<boo
     throw InvalidArgument("seconds", std::to_string(seconds), "must be finite and >= 0");
   if (max_steps < 0) throw InvalidArgument("max_steps", std::to_string(max_steps), "must be >= 0");
   if (!still_fails) throw InvalidArgument("still_fails", "empty", "must be a callable");
-  shrink_candidates(route, r);  // validates the recipe before the first call
+  validate(family_of(route, r), r);  // before the first call
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
   std::unordered_set<std::uint64_t> seen{fingerprint(r)};
   Shrunk s{std::move(r), 0};
-  bool improved = true;
-  while (improved && Clock::now() < deadline && s.steps < max_steps) {
-    improved = false;
-    for (Recipe& cand : shrink_candidates(route, s.recipe)) {
-      if (Clock::now() >= deadline) break;
-      if (!seen.insert(fingerprint(cand)).second) continue;
-      if (still_fails(cand)) {
-        s.recipe = std::move(cand);
-        ++s.steps;
-        improved = true;
-        break;
-      }
-    }
+  std::optional<Recipe> accepted;
+  const std::function<bool(Recipe&)> attempt = [&](Recipe& cand) {
+    if (Clock::now() >= deadline) return true;
+    if (!seen.insert(fingerprint(cand)).second) return false;
+    if (!still_fails(cand)) return false;
+    accepted = std::move(cand);
+    return true;
+  };
+  while (Clock::now() < deadline && s.steps < max_steps) {
+    Out out{attempt};
+    each_candidate(route, s.recipe, out);  // candidates are built only up to the first that still fails
+    if (!accepted) break;
+    s.recipe = std::move(*accepted);
+    accepted.reset();
+    ++s.steps;
   }
   return s;
 }
