@@ -289,6 +289,9 @@ void validate_options(const RouteOps& ops, const Options& opt) {
       opt.overflow != OverflowPolicy::skip) {
     throw InvalidArgument("overflow", std::to_string(static_cast<int>(opt.overflow)), "must be observe, wrap or skip");
   }
+  if (!(opt.shrink_seconds >= 0.0 && opt.shrink_seconds <= 1e9)) {
+    throw InvalidArgument("shrink_seconds", std::to_string(opt.shrink_seconds), "must lie in [0, 10^9]");
+  }
   if (!(opt.overflow_fraction >= 0.0 && opt.overflow_fraction <= 1.0)) {
     throw InvalidArgument("overflow_fraction", std::to_string(opt.overflow_fraction), "must lie in [0, 1]");
   }
@@ -371,8 +374,7 @@ std::optional<Failure> tally(Report& r, int64_t i, Case&& c, Outcome&& o, const 
   return std::nullopt;
 }
 
-// The shrinking budget of a failure: wall time and accepted steps.
-constexpr double kShrinkSeconds = 30.0;
+// The accepted steps shrinking may take (its wall time: Options::shrink_seconds).
 constexpr int64_t kShrinkSteps = 2000;
 
 // Shrinks (unless `shrink` is false), names and records failure `f` into `r`.
@@ -412,7 +414,7 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
       c = std::move(cc);
       o = std::move(oc);
       return true;
-    }, kShrinkSeconds, kShrinkSteps);
+    }, opt.shrink_seconds, kShrinkSteps);
     r.shrink_steps = s.steps;
   }
   r.kind = o.kind;
