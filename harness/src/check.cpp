@@ -20,6 +20,7 @@
 #include "kvaddr/gen/recipe.hpp"
 #include "kvaddr/gen/rng.hpp"
 #include "kvaddr/gen/shrink.hpp"
+#include "kvaddr/harness/naming.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/replay/replay.hpp"

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "kvaddr/harness/naming.hpp"
 #include "kvaddr/kernels/graph_draw.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/model/formulas.hpp"
@@ -208,6 +209,15 @@ PYBIND11_MODULE(_core, m) {
   }, py::arg("route") = py::none(),
      "Variant names (all, or those the route accepts; production first, then the catalogue behaviours, the edge "
      "behaviours, the inferred behaviours (issue 33) and the registered composites). Any '+'-joined set of them is a variant too.");
+
+  m.def("naming_variants", [](const std::string& route, const std::string& claimed) {
+    const Route r = parse_route(route);
+    std::vector<std::string> v;
+    for (Variant x : harness::naming_variants(r, parse_variant(claimed))) v.emplace_back(to_string(x, r));
+    return v;
+  }, py::arg("route"), py::arg("claimed"),
+     "The variants a failing case of `route` may be named by, in order, without `claimed` "
+     "(kvaddr/harness/naming.hpp: the list both harnesses try).");
 
   m.def("require_variant", [](const std::string& route, const std::string& variant) {
     const Route r = parse_route(route);
