@@ -246,4 +246,14 @@ TEST(HarnessOptions, ShrinkSecondsBoundsTheShrinking) {
   EXPECT_NE(shrunk.minimal_case, kept.minimal_case);
 }
 
+// The naming list (kvaddr/harness/naming.hpp) holds the route's registered composites: a kernel that is one is
+// named by it (the C++ harness tried no composite before).
+TEST(HarnessNaming, ARegisteredCompositeIsNamed) {
+  const Report r = harness::check<Route::decode_metadata>(
+      host_route<RouteSpec<Route::decode_metadata>>(Variant::pr33046_as_written), Options{.cases = 100, .seed = 2});
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(std::find(r.behaves_like.begin(), r.behaves_like.end(), "pr33046_as_written"), r.behaves_like.end())
+      << r.to_text();
+}
+
 }  // namespace
