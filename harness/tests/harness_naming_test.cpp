@@ -36,4 +36,15 @@ TEST(HarnessNaming, TheListOfBothHarnesses) {
   EXPECT_EQ(names(Route::mamba_translate, Variant::production), std::vector<std::string>{});
 }
 
+TEST(HarnessNaming, TheCrashVariants) {
+  const auto crash = [](Route r, Variant claimed) {
+    std::vector<std::string> out;
+    for (Variant v : harness::crash_variants(r, claimed)) out.emplace_back(to_string(v, r));
+    return out;
+  };
+  EXPECT_EQ(crash(Route::eager_funnel, Variant::production), std::vector<std::string>{"b02_rank2_index_select"});
+  EXPECT_EQ(crash(Route::eager_funnel, Variant::b02_rank2_index_select), std::vector<std::string>{});
+  EXPECT_EQ(crash(Route::token_translate, Variant::production), std::vector<std::string>{});
+}
+
 }  // namespace

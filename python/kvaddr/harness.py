@@ -29,7 +29,7 @@ from . import races
 from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
-from .conventions import CRASH_VARIANTS, FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference
+from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference
 from .overflow import check_mode as check_overflow_mode
 from .route_tables import has_variant
 from .overflow import note_rejected, overflow_case
@@ -539,12 +539,11 @@ def _names(case, result, variant):
 
 
 def crash_variants(case, claimed):
-    """The catalogue variants whose documented effect is a crash (conventions.CRASH_VARIANTS) and whose host
-    route raises on `case`, where the claimed variant's does not: a raising kernel behaves like them."""
+    """The catalogue variants whose documented effect is a crash (kvaddr._core.crash_variants, the C++ harness's
+    list) and whose host route raises on `case`, where the claimed variant's does not: a raising kernel behaves
+    like them."""
     names = []
-    for v in CRASH_VARIANTS.get(case.route, ()):
-        if v == claimed:
-            continue
+    for v in _core.crash_variants(case.route, claimed):
         try:
             reference(case, v)
         except _core.Error:

@@ -219,6 +219,15 @@ PYBIND11_MODULE(_core, m) {
      "The variants a failing case of `route` may be named by, in order, without `claimed` "
      "(kvaddr/harness/naming.hpp: the list both harnesses try).");
 
+  m.def("crash_variants", [](const std::string& route, const std::string& claimed) {
+    const Route r = parse_route(route);
+    std::vector<std::string> v;
+    for (Variant x : harness::crash_variants(r, parse_variant(claimed))) v.emplace_back(to_string(x, r));
+    return v;
+  }, py::arg("route"), py::arg("claimed"),
+     "The variants whose catalogue effect is a crash, for a kernel of `route` that raises, without `claimed` "
+     "(kvaddr/harness/naming.hpp).");
+
   m.def("require_variant", [](const std::string& route, const std::string& variant) {
     const Route r = parse_route(route);
     const Variant v = parse_variant(variant);

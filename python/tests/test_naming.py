@@ -97,3 +97,6 @@ def test_the_naming_list_is_the_cpp_harness_list():
         _core.naming_variants("nope", "production")
     with pytest.raises(kvaddr.InvalidArgument):
         _core.naming_variants("write_loc", "nope")
+    assert _core.crash_variants("eager_funnel", "production") == ["b02_rank2_index_select"]
+    assert _core.crash_variants("eager_funnel", "b02_rank2_index_select") == []
+    assert _core.crash_variants("token_translate", "production") == []

@@ -1,7 +1,7 @@
 #pragma once
 // The variants a failing case may be named by ("behaves like"), written once for both harnesses: the C++
 // harness's naming (harness/src/naming.inc) and kvaddr.check's (python/kvaddr/harness.py, through
-// kvaddr._core.naming_variants) try these, in this order, and no other. Header-only (the Python extension
+// kvaddr._core.naming_variants and kvaddr._core.crash_variants) try these, in this order, and no other. Header-only (the Python extension
 // includes it without linking the harness library).
 #include <vector>
 
@@ -27,6 +27,23 @@ inline std::vector<Variant> naming_variants(Route route, Variant claimed) {
   for (Variant v : kInferredVariants) consider(v);
   for (const NamedComposite& c : kNamedComposites)
     if (c.route == route) consider(c.variant);
+  return out;
+}
+
+// The behaviours whose catalogue effect is a crash: their host route raises where the bug crashed, so a kernel
+// that raises on a case they raise on (and the claimed variant does not) is named by them. B02: eager_funnel's
+// rank-2 table reached a 1-D-only index_select at page_size 1.
+struct CrashVariant {
+  Route route;
+  Variant variant;
+};
+inline constexpr CrashVariant kCrashVariants[] = {{Route::eager_funnel, Variant::b02_rank2_index_select}};
+
+// The crash behaviours of `route`, in order, without `claimed`.
+inline std::vector<Variant> crash_variants(Route route, Variant claimed) {
+  std::vector<Variant> out;
+  for (const CrashVariant& c : kCrashVariants)
+    if (c.route == route && !(c.variant == claimed)) out.push_back(c.variant);
   return out;
 }
 
