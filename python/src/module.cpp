@@ -210,23 +210,21 @@ PYBIND11_MODULE(_core, m) {
      "Variant names (all, or those the route accepts; production first, then the catalogue behaviours, the edge "
      "behaviours, the inferred behaviours (issue 33) and the registered composites). Any '+'-joined set of them is a variant too.");
 
-  m.def("naming_variants", [](const std::string& route, const std::string& claimed) {
-    const Route r = parse_route(route);
-    std::vector<std::string> v;
-    for (Variant x : harness::naming_variants(r, parse_variant(claimed))) v.emplace_back(to_string(x, r));
-    return v;
-  }, py::arg("route"), py::arg("claimed"),
-     "The variants a failing case of `route` may be named by, in order, without `claimed` "
-     "(kvaddr/harness/naming.hpp: the list both harnesses try).");
-
-  m.def("crash_variants", [](const std::string& route, const std::string& claimed) {
-    const Route r = parse_route(route);
-    std::vector<std::string> v;
-    for (Variant x : harness::crash_variants(r, parse_variant(claimed))) v.emplace_back(to_string(x, r));
-    return v;
-  }, py::arg("route"), py::arg("claimed"),
-     "The variants whose catalogue effect is a crash, for a kernel of `route` that raises, without `claimed` "
-     "(kvaddr/harness/naming.hpp).");
+  // A list of kvaddr/harness/naming.hpp by name: the variants of `route` it holds, without `claimed`.
+  const auto named = [](std::vector<Variant> (*list)(Route, Variant)) {
+    return [list](const std::string& route, const std::string& claimed) {
+      const Route r = parse_route(route);
+      std::vector<std::string> v;
+      for (Variant x : list(r, parse_variant(claimed))) v.emplace_back(to_string(x, r));
+      return v;
+    };
+  };
+  m.def("naming_variants", named(harness::naming_variants), py::arg("route"), py::arg("claimed"),
+        "The variants a failing case of `route` may be named by, in order, without `claimed` "
+        "(kvaddr/harness/naming.hpp: the list both harnesses try).");
+  m.def("crash_variants", named(harness::crash_variants), py::arg("route"), py::arg("claimed"),
+        "The variants whose catalogue effect is a crash, for a kernel of `route` that raises, without `claimed` "
+        "(kvaddr/harness/naming.hpp).");
 
   m.def("require_variant", [](const std::string& route, const std::string& variant) {
     const Route r = parse_route(route);
