@@ -20,6 +20,7 @@
 #include "kvaddr/gen/recipe.hpp"
 #include "kvaddr/gen/rng.hpp"
 #include "kvaddr/gen/shrink.hpp"
+#include "kvaddr/harness/compare.hpp"
 #include "kvaddr/harness/naming.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/npy.hpp"
@@ -215,30 +216,16 @@ Outcome run_case(const Case& c, const Bufs& exp, detail::Arena& m, const Call& c
     return o;
   }
   bool outside = false;
-  for (std::size_t j = 0; j < c.outs.size(); ++j) {
+  for (std::size_t j = 0; j < c.outs.size(); ++j) {  // kvaddr/harness/compare.hpp: kvaddr.check's comparison too
     const Output& out = c.outs[j];
     o.actual.push_back(download(m, p.out_flat[j], exp[j].size(), out.i32));
-    const I64s& got = o.actual.back();
-    const int64_t n = out.lanes();
-    for (int64_t k = 0; k < static_cast<int64_t>(exp[j].size()); ++k) {
-      const auto ku = static_cast<std::size_t>(k);
-      if (exp[j][ku] == got[ku]) continue;
-      ++o.differing;
-      Lane lane{out.name, "out", 0, k - kGuard, exp[j][ku], got[ku]};
-      if (k < kGuard) {
-        lane.region = "guard_before";
-      } else if (k >= kGuard + n) {
-        lane.region = "guard_after";
-        lane.col = k - kGuard - n;
-      } else if (out.stride > 0) {
-        lane.matrix = true;
-        lane.row = (k - kGuard) / out.stride;
-        lane.col = (k - kGuard) % out.stride;
-        if (lane.col >= out.width) lane.region = "past_width";
-      }
-      outside = outside || lane.region != "out";
-      if (o.first.size() < 8) o.first.push_back(lane);
-    }
+    const GuardedLayout layout{kGuard, out.lanes(), out.rows, out.stride, out.width};
+    Compared cmp = compare_guarded(out.name, exp[j].data(), o.actual.back().data(),
+                                   static_cast<int64_t>(exp[j].size()), layout);
+    o.differing += cmp.differing;
+    outside = outside || cmp.outside;
+    for (Lane& lane : cmp.first)
+      if (o.first.size() < 8) o.first.push_back(std::move(lane));
   }
   if (o.differing > 0) o.kind = outside ? "out_of_bounds" : "mismatch";
   return o;

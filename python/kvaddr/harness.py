@@ -46,21 +46,11 @@ from .present import STRIDE_PAD, Presented, guarded, spread, strided_view  # noq
 
 
 def _lanes_differing(name, case, exp, got):
-    diff = np.flatnonzero(exp != got)
-    n = case.outputs[name].size
-    shape = case.outputs[name].shape
-    first = []
-    for k in diff[:8]:
-        k = int(k)
-        if k < C.GUARD:
-            first.append(Lane(name, (k - C.GUARD,), "guard_before", int(exp[k]), int(got[k])))
-        elif k >= C.GUARD + n:
-            first.append(Lane(name, (k - C.GUARD - n,), "guard_after", int(exp[k]), int(got[k])))
-        else:
-            idx = tuple(int(i) for i in np.unravel_index(k - C.GUARD, shape))
-            region = "past_width" if name in case.widths and idx[1] >= case.widths[name] else "out"
-            first.append(Lane(name, idx, region, int(exp[k]), int(got[k])))
-    return diff, first
+    """(lanes differing, whether one lies outside the visible lanes, the first 8 as Lanes) of output `name`'s
+    guarded backing: the C++ harness's comparison (kvaddr._core.compare_guarded, kvaddr/harness/compare.hpp)."""
+    count, outside, first = _core.compare_guarded(name, exp, got, case.outputs[name].shape, case.widths.get(name),
+                                                  guard=C.GUARD)
+    return count, outside, [Lane(name, idx, region, e, a) for region, idx, e, a in first]
 
 
 def _check_return(ret, p, result):
@@ -168,10 +158,10 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
             view[...] = result.returned[name]
         result.actual[name] = got[C.GUARD:C.GUARD + buf.size].reshape(buf.shape).copy()
         result.backing[name] = got
-        diff, first = _lanes_differing(name, case, guarded(expected[name]), got)
-        result.differing += int(diff.size)
+        count, outside, first = _lanes_differing(name, case, guarded(expected[name]), got)
+        result.differing += count
         result.first += first
-        oob = oob or any(lane.region != "out" for lane in first) or _outside(name, case, diff)
+        oob = oob or outside
     if result.differing:
         result.first = result.first[:8]
         result.kind = "out_of_bounds" if oob else "mismatch"
@@ -218,17 +208,6 @@ def _compare_group(fam, case, p, expected, result):
     result.differing += count
     result.first += [lane for lane in lanes if lane.region != "input"]
     return oob, changed
-
-
-def _outside(name, case, diff):
-    """Whether any differing backing lane lies outside the kernel's visible output lanes."""
-    n = case.outputs[name].size
-    if diff.size and (diff[0] < C.GUARD or diff[-1] >= C.GUARD + n):
-        return True
-    if name in case.widths:
-        cols = (diff - C.GUARD) % case.outputs[name].shape[1]
-        return bool(np.any(cols >= case.widths[name]))
-    return False
 
 
 def _extended(case, result):
