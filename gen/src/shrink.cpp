@@ -50,8 +50,9 @@ const Arr& need(const Recipe& r, const char* k, std::size_t min_dims = 1, std::s
   const Arr& a = it->second;
   i64 n = 1;
   for (i64 s : a.shape) {
-    if (s < 0) throw InvalidArgument("recipe", k, "negative dimension");
-    n *= s;
+    const std::optional<i64> m = s < 0 ? std::nullopt : mul(n, s);
+    if (!m) throw InvalidArgument("recipe", k, "a dimension is negative or the element count passes int64");
+    n = *m;
   }
   if (a.shape.size() < min_dims || a.shape.size() > max_dims || static_cast<std::size_t>(n) != a.values.size())
     throw InvalidArgument("recipe", k, "shape does not match its values or has the wrong rank");

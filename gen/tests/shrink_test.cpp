@@ -204,6 +204,11 @@ TEST(Shrink, ValidatesItsArguments) {
   bad.ints["page_size"] = i64{1} << 40;
   EXPECT_NO_THROW(shrink_candidates("token_translate", bad));
   bad = r;
+  bad.arrays["ids"].shape = {i64{1} << 62, 8};  // an element count past int64
+  EXPECT_THROW(shrink_candidates("token_translate", bad), InvalidArgument);
+  bad.arrays["ids"].shape = {-1};
+  EXPECT_THROW(shrink_candidates("token_translate", bad), InvalidArgument);
+  bad = r;
   bad.arrays["ids"].shape = {2};  // one value
   EXPECT_THROW(shrink_candidates("token_translate", bad), InvalidArgument);
   Recipe t = table();
