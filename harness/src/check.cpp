@@ -1,6 +1,6 @@
 // The C++ harness (check.hpp): seeded cases, guarded output buffers, comparison with the host route,
-// greedy shrinking, variant naming, for every route of the route list (the per-route parts: routes_impl.inc,
-// spec_routes.inc). Mirrors python/kvaddr/harness.py; its cases are its own, drawn from gen/'s SplitMix64.
+// shrinking (gen/shrink.hpp, the shrinker kvaddr.check uses), variant naming, for every route of the route list
+// (the per-route parts: routes_impl.inc, spec_routes.inc). Its cases are gen/'s recipes (gen/recipe.hpp).
 #include "kvaddr/harness/check.hpp"
 
 #include <algorithm>
@@ -19,6 +19,9 @@
 
 #include "kvaddr/gen/recipe.hpp"
 #include "kvaddr/gen/rng.hpp"
+#include "kvaddr/gen/shrink.hpp"
+#include "kvaddr/harness/compare.hpp"
+#include "kvaddr/harness/naming.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/replay/replay.hpp"
@@ -102,10 +105,9 @@ struct RouteOps {
   gen::Recipe (*recipe)(Rng&, int64_t);  // the recipe of a case (gen/recipe.hpp) from its stream and lane bound
   Case (*build)(const gen::Recipe&);     // the case of a recipe (graph mode: of gen::redraw_recipe's too)
   void (*reference)(const Case&, Variant, Bufs& outs);  // outs start as the befores; may throw
-  std::vector<Case> (*shrinks)(const Case&);
   std::vector<FieldInfo> (*fields)();  // the route's arguments (the form the kernel receives)
-  // Makes a drawn case one past an int32 precondition (nullptr: the route has no int32_wrap variant).
-  void (*overflow)(Case&, Rng&);
+  // Makes a drawn recipe one past an int32 precondition (nullptr: the route has no int32_wrap variant).
+  void (*overflow)(gen::Recipe&, Rng&);
 };
 
 // Presented arrays: arena copies of every input and the guarded outputs.
@@ -214,30 +216,16 @@ Outcome run_case(const Case& c, const Bufs& exp, detail::Arena& m, const Call& c
     return o;
   }
   bool outside = false;
-  for (std::size_t j = 0; j < c.outs.size(); ++j) {
+  for (std::size_t j = 0; j < c.outs.size(); ++j) {  // kvaddr/harness/compare.hpp: kvaddr.check's comparison too
     const Output& out = c.outs[j];
     o.actual.push_back(download(m, p.out_flat[j], exp[j].size(), out.i32));
-    const I64s& got = o.actual.back();
-    const int64_t n = out.lanes();
-    for (int64_t k = 0; k < static_cast<int64_t>(exp[j].size()); ++k) {
-      const auto ku = static_cast<std::size_t>(k);
-      if (exp[j][ku] == got[ku]) continue;
-      ++o.differing;
-      Lane lane{out.name, "out", 0, k - kGuard, exp[j][ku], got[ku]};
-      if (k < kGuard) {
-        lane.region = "guard_before";
-      } else if (k >= kGuard + n) {
-        lane.region = "guard_after";
-        lane.col = k - kGuard - n;
-      } else if (out.stride > 0) {
-        lane.matrix = true;
-        lane.row = (k - kGuard) / out.stride;
-        lane.col = (k - kGuard) % out.stride;
-        if (lane.col >= out.width) lane.region = "past_width";
-      }
-      outside = outside || lane.region != "out";
-      if (o.first.size() < 8) o.first.push_back(lane);
-    }
+    const GuardedLayout layout{kGuard, out.lanes(), out.rows, out.stride, out.width};
+    Compared cmp = compare_guarded(out.name, exp[j].data(), o.actual.back().data(),
+                                   static_cast<int64_t>(exp[j].size()), layout);
+    o.differing += cmp.differing;
+    outside = outside || cmp.outside;
+    for (Lane& lane : cmp.first)
+      if (o.first.size() < 8) o.first.push_back(std::move(lane));
   }
   if (o.differing > 0) o.kind = outside ? "out_of_bounds" : "mismatch";
   return o;
@@ -258,6 +246,7 @@ struct Failure {
   Case c;
   Outcome o;
   Variant variant;  // the variant it was compared with (the claimed one, or its wrap for an overflow case)
+  std::optional<gen::Recipe> recipe = {};  // the recipe `c` was built from (none: a replayed or graph case)
 };
 
 std::string reason_of(const Error& e) {
@@ -288,6 +277,9 @@ void validate_options(const RouteOps& ops, const Options& opt) {
       opt.overflow != OverflowPolicy::skip) {
     throw InvalidArgument("overflow", std::to_string(static_cast<int>(opt.overflow)), "must be observe, wrap or skip");
   }
+  if (!(opt.shrink_seconds >= 0.0 && opt.shrink_seconds <= 1e9)) {
+    throw InvalidArgument("shrink_seconds", std::to_string(opt.shrink_seconds), "must lie in [0, 10^9]");
+  }
   if (!(opt.overflow_fraction >= 0.0 && opt.overflow_fraction <= 1.0)) {
     throw InvalidArgument("overflow_fraction", std::to_string(opt.overflow_fraction), "must lie in [0, 1]");
   }
@@ -312,23 +304,23 @@ void validate_options(const RouteOps& ops, const Options& opt) {
   }
 }
 
-// Case i of the seed: the route's draw, made an overflow case in a share opt.overflow_fraction of the cases
-// (decided on a stream of its own, so that the draw itself is the same whatever the fraction).
-Case draw_case(const RouteOps& ops, const Options& opt, int64_t i) {
+// The recipe of case i of the seed: the route's draw, made an overflow case in a share opt.overflow_fraction of
+// the cases (decided on a stream of its own, so that the draw itself is the same whatever the fraction).
+gen::Recipe draw_case(const RouteOps& ops, const Options& opt, int64_t i) {
   Rng rng = case_rng(opt.seed, static_cast<std::uint64_t>(i));
-  Case c = ops.build(ops.recipe(rng, opt.max_lanes));
+  gen::Recipe r = ops.recipe(rng, opt.max_lanes);
   if (ops.overflow != nullptr && opt.overflow_fraction > 0.0) {
     Rng orng = case_rng(opt.seed ^ 0x6F766572666C6F77ULL, static_cast<std::uint64_t>(i));
-    if (orng.unit() < opt.overflow_fraction) ops.overflow(c, orng);
+    if (orng.unit() < opt.overflow_fraction) ops.overflow(r, orng);
   }
-  return c;
+  return r;
 }
 
 // An overflow case (the claimed reference raised Overflow `e`): run under opt.overflow; returns a failure in
 // wrap mode when the kernel differs from the wrap variant.
 template <class Call>
 std::optional<Failure> overflow_case(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& mem,
-                                     const Call& call, int64_t index, Case c, const Overflow& e) {
+                                     const Call& call, int64_t index, Case c, gen::Recipe recipe, const Overflow& e) {
   if (opt.overflow == OverflowPolicy::skip) return std::nullopt;
   const Variant wrap = opt.variant | Variant::int32_wrap;
   if (!route_accepts(ops.route, wrap)) return std::nullopt;
@@ -347,7 +339,7 @@ std::optional<Failure> overflow_case(Report& r, const RouteOps& ops, const Optio
     for (const auto& b : exp) s.lanes += static_cast<int64_t>(b.size());
     return std::nullopt;
   }
-  if (opt.overflow == OverflowPolicy::wrap) return Failure{index, std::move(c), std::move(o), wrap};
+  if (opt.overflow == OverflowPolicy::wrap) return Failure{index, std::move(c), std::move(o), wrap, std::move(recipe)};
   ++(o.kind == "raised" ? s.raised : s.differs);
   if (s.first.empty()) {
     std::ostringstream os;
@@ -362,12 +354,16 @@ std::optional<Failure> overflow_case(Report& r, const RouteOps& ops, const Optio
 }
 
 // Counts case i that ran: its checked lanes when it passed, else the failure to report.
-std::optional<Failure> tally(Report& r, int64_t i, Case&& c, Outcome&& o, const Bufs& exp, Variant claimed) {
+std::optional<Failure> tally(Report& r, int64_t i, Case&& c, Outcome&& o, const Bufs& exp, Variant claimed,
+                             std::optional<gen::Recipe> recipe = std::nullopt) {
   ++r.cases;
-  if (!o.kind.empty()) return Failure{i, std::move(c), std::move(o), claimed};
+  if (!o.kind.empty()) return Failure{i, std::move(c), std::move(o), claimed, std::move(recipe)};
   for (const auto& b : exp) r.lanes += static_cast<int64_t>(b.size());
   return std::nullopt;
 }
+
+// The accepted steps shrinking may take (its wall time: Options::shrink_seconds).
+constexpr int64_t kShrinkSteps = 2000;
 
 // Shrinks (unless `shrink` is false), names and records failure `f` into `r`.
 template <class Call>
@@ -392,25 +388,22 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
       if (std::find(names0.begin(), names0.end(), n) != names0.end()) return true;
     return false;
   };
-  for (int64_t step = 0; shrink && step < 2000; ++step) {
-    bool moved = false;
-    for (Case& cand : ops.shrinks(c)) {
+  if (shrink && f.recipe) {  // gen/shrink.hpp over the case's recipe: the same kind, a catalogue name kept
+    const gen::Shrunk s = gen::shrink_recipe(std::string(to_string(ops.route)), *f.recipe, [&](const gen::Recipe& cand) {
+      Case cc = ops.build(cand);
       Bufs e;
       try {
-        e = expected(ops, cand, claimed);
+        e = expected(ops, cc, claimed);
       } catch (const Error&) {
-        continue;
+        return false;
       }
-      Outcome oc = run_case(cand, e, mem, call);
-      if (oc.kind == kind && keeps_a_name(cand, oc.actual)) {
-        c = std::move(cand);
-        o = std::move(oc);
-        ++r.shrink_steps;
-        moved = true;
-        break;
-      }
-    }
-    if (!moved) break;
+      Outcome oc = run_case(cc, e, mem, call);
+      if (oc.kind != kind || !keeps_a_name(cc, oc.actual)) return false;
+      c = std::move(cc);
+      o = std::move(oc);
+      return true;
+    }, opt.shrink_seconds, kShrinkSteps);
+    r.shrink_steps = s.steps;
   }
   r.kind = o.kind;
   r.detail = o.detail;
@@ -442,20 +435,21 @@ template <class Call>
 std::optional<Failure> eager_cases(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& mem,
                                    const Call& call) {
   for (int64_t i = 0; i < opt.cases; ++i) {
-    Case c = draw_case(ops, opt, i);
+    gen::Recipe recipe = draw_case(ops, opt, i);
+    Case c = ops.build(recipe);
     Bufs exp;
     try {
       exp = expected(ops, c, opt.variant);
     } catch (const Overflow& e) {
       note_rejected(r, e);
-      if (auto f = overflow_case(r, ops, opt, mem, call, i, std::move(c), e)) return f;
+      if (auto f = overflow_case(r, ops, opt, mem, call, i, std::move(c), std::move(recipe), e)) return f;
       continue;
     } catch (const Error& e) {
       note_rejected(r, e);
       continue;
     }
     Outcome o = run_case(c, exp, mem, call);
-    if (auto f = tally(r, i, std::move(c), std::move(o), exp, opt.variant)) return f;
+    if (auto f = tally(r, i, std::move(c), std::move(o), exp, opt.variant, std::move(recipe))) return f;
   }
   return std::nullopt;
 }
@@ -583,43 +577,6 @@ Report check_route(const RouteOps& ops, const Options& opt, const Call& call) {
   // graph failures are not shrunk: the shapes are those of the captured graph
   if (failed) explain(r, ops, opt, *mem, call, std::move(*failed), opt.shrink && !opt.graph);
   return r;
-}
-
-// ---- shrinking helpers -----------------------------------------------------------------------
-// Candidates that delete halves (then single entries, for short batches) of the parallel arrays `keys`.
-void cut_batch(const Case& c, std::initializer_list<const char*> keys, std::vector<Case>& out) {
-  const auto n = static_cast<int64_t>(c.arr.at(*keys.begin()).size());
-  std::vector<std::pair<int64_t, int64_t>> cuts;
-  if (n > 1) cuts = {{n / 2, n}, {0, n / 2}};
-  if (n > 1 && n <= 16)
-    for (int64_t k = 0; k < n; ++k) cuts.emplace_back(k, k + 1);
-  for (auto [lo, hi] : cuts) {
-    Case d = c;
-    for (const char* k : keys) {
-      auto& v = d.arr.at(k);
-      v.erase(v.begin() + lo, v.begin() + hi);
-    }
-    out.push_back(std::move(d));
-  }
-}
-
-// Candidates that lower one element of `key` (to 0, half, x mod step, x - 2^k, x - step, x - 1), for short arrays.
-void lower_values(const Case& c, const char* key, int64_t step, std::vector<Case>& out) {
-  const I64s& v = c.arr.at(key);
-  if (v.size() > 16) return;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    std::vector<int64_t> smaller{0, v[i] / 2, v[i] % step};
-    for (int k = 62; k >= 1; --k)  // halving steps: a bisection toward the smallest failing value
-      if (v[i] > (int64_t{1} << k)) smaller.push_back(v[i] - (int64_t{1} << k));
-    smaller.push_back(v[i] - step);
-    smaller.push_back(v[i] - 1);
-    for (int64_t x : smaller) {
-      if (!(x >= 0 && x < v[i]) && !(v[i] < 0 && x == 0)) continue;
-      Case d = c;
-      d.arr.at(key)[i] = x;
-      out.push_back(std::move(d));
-    }
-  }
 }
 
 }  // namespace

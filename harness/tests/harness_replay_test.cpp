@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -222,9 +223,37 @@ TEST(HarnessOptions, EachNewOptionIsValidatedOnBothSides) {
   EXPECT_EQ(argument_of([&] { run(Options{.cases = 2, .overflow = static_cast<harness::OverflowPolicy>(3)}); }),
             "overflow");
   EXPECT_TRUE(run(Options{.cases = 2, .overflow = harness::OverflowPolicy::skip}).ok);
+  EXPECT_EQ(argument_of([&] { run(Options{.cases = 2, .shrink_seconds = -0.01}); }), "shrink_seconds");
+  EXPECT_EQ(argument_of([&] { run(Options{.cases = 2, .shrink_seconds = 1.01e9}); }), "shrink_seconds");
+  EXPECT_EQ(argument_of([&] { run(Options{.cases = 2, .shrink_seconds = std::nan("")}); }), "shrink_seconds");
+  EXPECT_TRUE(run(Options{.cases = 2, .shrink_seconds = 0.0}).ok);
+  EXPECT_TRUE(run(Options{.cases = 2, .shrink_seconds = 1e9}).ok);
   // graph mode needs device memory (and a build with CUDA)
   EXPECT_EQ(argument_of([&] { run(Options{.cases = 2, .graph = true}); }), "graph");
   EXPECT_TRUE(run(Options{.cases = 2, .graph = false}).ok);
+}
+
+// Options::shrink_seconds bounds gen/shrink.hpp's search: 0 s takes no step, the default shrinks.
+TEST(HarnessOptions, ShrinkSecondsBoundsTheShrinking) {
+  const auto bug = host_route<RouteSpec<Route::token_translate>>(Variant::b17_doc_formula);
+  const Report shrunk = harness::check_token_translate(bug, Options{.cases = 30, .seed = 99});
+  const Report kept = harness::check_token_translate(bug, Options{.cases = 30, .seed = 99, .shrink_seconds = 0.0});
+  ASSERT_FALSE(shrunk.ok);
+  ASSERT_FALSE(kept.ok);
+  EXPECT_EQ(shrunk.case_index, kept.case_index);
+  EXPECT_GT(shrunk.shrink_steps, 0);
+  EXPECT_EQ(kept.shrink_steps, 0);
+  EXPECT_NE(shrunk.minimal_case, kept.minimal_case);
+}
+
+// The naming list (kvaddr/harness/naming.hpp) holds the route's registered composites: a kernel that is one is
+// named by it (the C++ harness tried no composite before).
+TEST(HarnessNaming, ARegisteredCompositeIsNamed) {
+  const Report r = harness::check<Route::decode_metadata>(
+      host_route<RouteSpec<Route::decode_metadata>>(Variant::pr33046_as_written), Options{.cases = 100, .seed = 2});
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(std::find(r.behaves_like.begin(), r.behaves_like.end(), "pr33046_as_written"), r.behaves_like.end())
+      << r.to_text();
 }
 
 }  // namespace

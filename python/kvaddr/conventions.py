@@ -42,10 +42,6 @@ def signature(route):
 # correct fresh array fails there as `not_written`.
 FRESH_RETURN_ROUTES = ("eager_funnel",)
 
-# Variants whose catalogue effect is a crash: the host route raises where the bug crashed, so a kernel that
-# raises on exactly those cases is named by them (B02: the rank-2 table reached a 1-D-only index_select at ps = 1).
-CRASH_VARIANTS = {"eager_funnel": ("b02_rank2_index_select",)}
-
 
 def reference(case, variant="production", table_guards=False):
     """The host route's outputs for `case` under `variant`: {output name: whole buffer after the call}.

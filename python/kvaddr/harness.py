@@ -29,7 +29,7 @@ from . import races
 from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
-from .conventions import CRASH_VARIANTS, FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference
+from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference
 from .overflow import check_mode as check_overflow_mode
 from .route_tables import has_variant
 from .overflow import note_rejected, overflow_case
@@ -46,21 +46,11 @@ from .present import STRIDE_PAD, Presented, guarded, spread, strided_view  # noq
 
 
 def _lanes_differing(name, case, exp, got):
-    diff = np.flatnonzero(exp != got)
-    n = case.outputs[name].size
-    shape = case.outputs[name].shape
-    first = []
-    for k in diff[:8]:
-        k = int(k)
-        if k < C.GUARD:
-            first.append(Lane(name, (k - C.GUARD,), "guard_before", int(exp[k]), int(got[k])))
-        elif k >= C.GUARD + n:
-            first.append(Lane(name, (k - C.GUARD - n,), "guard_after", int(exp[k]), int(got[k])))
-        else:
-            idx = tuple(int(i) for i in np.unravel_index(k - C.GUARD, shape))
-            region = "past_width" if name in case.widths and idx[1] >= case.widths[name] else "out"
-            first.append(Lane(name, idx, region, int(exp[k]), int(got[k])))
-    return diff, first
+    """(lanes differing, whether one lies outside the visible lanes, the first 8 as Lanes) of output `name`'s
+    guarded backing: the C++ harness's comparison (kvaddr._core.compare_guarded, kvaddr/harness/compare.hpp)."""
+    count, outside, first = _core.compare_guarded(name, exp, got, case.outputs[name].shape, case.widths.get(name),
+                                                  guard=C.GUARD)
+    return count, outside, [Lane(name, idx, region, e, a) for region, idx, e, a in first]
 
 
 def _check_return(ret, p, result):
@@ -168,10 +158,10 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
             view[...] = result.returned[name]
         result.actual[name] = got[C.GUARD:C.GUARD + buf.size].reshape(buf.shape).copy()
         result.backing[name] = got
-        diff, first = _lanes_differing(name, case, guarded(expected[name]), got)
-        result.differing += int(diff.size)
+        count, outside, first = _lanes_differing(name, case, guarded(expected[name]), got)
+        result.differing += count
         result.first += first
-        oob = oob or any(lane.region != "out" for lane in first) or _outside(name, case, diff)
+        oob = oob or outside
     if result.differing:
         result.first = result.first[:8]
         result.kind = "out_of_bounds" if oob else "mismatch"
@@ -220,17 +210,6 @@ def _compare_group(fam, case, p, expected, result):
     return oob, changed
 
 
-def _outside(name, case, diff):
-    """Whether any differing backing lane lies outside the kernel's visible output lanes."""
-    n = case.outputs[name].size
-    if diff.size and (diff[0] < C.GUARD or diff[-1] >= C.GUARD + n):
-        return True
-    if name in case.widths:
-        cols = (diff - C.GUARD) % case.outputs[name].shape[1]
-        return bool(np.any(cols >= case.widths[name]))
-    return False
-
-
 def _extended(case, result):
     """The case and the kernel's output with each 2-D output grown by the whole rows of its after-guard, so
     that a variant which writes past the buffer (B10 / E01 spills) can be reproduced by the host route."""
@@ -254,9 +233,8 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
     if ext is not None:
         forms.append(ext)
     names = []
-    for v in _core.variants(case.route) if has_variant(case.route) else []:
-        if v == claimed:
-            continue
+    # the one candidate list of both harnesses (kvaddr/harness/naming.hpp)
+    for v in _core.naming_variants(case.route, claimed) if has_variant(case.route) else []:
         for c, act in forms:
             try:
                 exp = reference(c, v, table_guards=True)
@@ -541,12 +519,11 @@ def _names(case, result, variant):
 
 
 def crash_variants(case, claimed):
-    """The catalogue variants whose documented effect is a crash (conventions.CRASH_VARIANTS) and whose host
-    route raises on `case`, where the claimed variant's does not: a raising kernel behaves like them."""
+    """The catalogue variants whose documented effect is a crash (kvaddr._core.crash_variants, the C++ harness's
+    list) and whose host route raises on `case`, where the claimed variant's does not: a raising kernel behaves
+    like them."""
     names = []
-    for v in CRASH_VARIANTS.get(case.route, ()):
-        if v == claimed:
-            continue
+    for v in _core.crash_variants(case.route, claimed):
         try:
             reference(case, v)
         except _core.Error:

@@ -28,6 +28,8 @@
 #include <utility>
 #include <vector>
 
+#include "kvaddr/harness/compare.hpp"
+#include "kvaddr/harness/naming.hpp"
 #include "kvaddr/kernels/graph_draw.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/model/formulas.hpp"
@@ -40,6 +42,7 @@
 #include "arrays.hpp"
 #include "errors.hpp"
 #include "recipe_bindings.hpp"
+#include "shrink_bindings.hpp"
 #include "route_bindings.hpp"
 
 namespace py = pybind11;
@@ -208,6 +211,60 @@ PYBIND11_MODULE(_core, m) {
      "Variant names (all, or those the route accepts; production first, then the catalogue behaviours, the edge "
      "behaviours, the inferred behaviours (issue 33) and the registered composites). Any '+'-joined set of them is a variant too.");
 
+  // A list of kvaddr/harness/naming.hpp by name: the variants of `route` it holds, without `claimed`.
+  const auto named = [](std::vector<Variant> (*list)(Route, Variant)) {
+    return [list](const std::string& route, const std::string& claimed) {
+      const Route r = parse_route(route);
+      std::vector<std::string> v;
+      for (Variant x : list(r, parse_variant(claimed))) v.emplace_back(to_string(x, r));
+      return v;
+    };
+  };
+  m.def("naming_variants", named(harness::naming_variants), py::arg("route"), py::arg("claimed"),
+        "The variants a failing case of `route` may be named by, in order, without `claimed` "
+        "(kvaddr/harness/naming.hpp: the list both harnesses try).");
+  m.def("crash_variants", named(harness::crash_variants), py::arg("route"), py::arg("claimed"),
+        "The variants whose catalogue effect is a crash, for a kernel of `route` that raises, without `claimed` "
+        "(kvaddr/harness/naming.hpp).");
+
+  m.def("compare_guarded", [](const std::string& output, py::handle expected, py::handle actual,
+                              const std::vector<std::int64_t>& shape, std::optional<std::int64_t> width,
+                              std::int64_t guard) {
+    if (shape.empty() || shape.size() > 2 || shape[0] < 0 || (shape.size() == 2 && shape[1] < 0))
+      throw InvalidArgument("shape", py::str(py::cast(shape)), "must be 1 or 2 sizes >= 0");
+    if (guard < 0) throw InvalidArgument("guard", std::to_string(guard), "must be >= 0");
+    harness::GuardedLayout l{guard, shape[0], 1, 0, 0};
+    if (shape.size() == 2) {
+      l = {guard, shape[0] * shape[1], shape[0], shape[1], width.value_or(shape[1])};
+      if (l.width < 0 || l.width > shape[1])
+        throw InvalidArgument("width", std::to_string(l.width), "must lie in [0, " + std::to_string(shape[1]) + "]");
+    } else if (width) {
+      throw InvalidArgument("width", std::to_string(*width), "only a 2-D output has a visible width");
+    }
+    const auto run = [&](const auto& e, const auto& a) {
+      if (e.size != a.size || e.size != l.size() + 2 * guard)
+        throw InvalidArgument("actual", std::to_string(a.size) + " and " + std::to_string(e.size) + " lanes",
+                              "expected and actual must both hold guard + the buffer + guard = " +
+                                  std::to_string(l.size() + 2 * guard) + " lanes");
+      return harness::compare_guarded(output, e.ptr, a.ptr, e.size, l);
+    };
+    const bool i32 = is_dtype<std::int32_t>(as_ndarray(expected, "expected")) &&
+                     is_dtype<std::int32_t>(as_ndarray(actual, "actual"));
+    const harness::Compared c = i32 ? run(input<std::int32_t>(expected, "expected", 1, 1), input<std::int32_t>(actual, "actual", 1, 1))
+                                    : run(input<std::int64_t>(expected, "expected", 1, 1, true),
+                                          input<std::int64_t>(actual, "actual", 1, 1, true));
+    py::list first;
+    for (const harness::Lane& x : c.first) {
+      const py::tuple index = x.matrix ? py::make_tuple(x.row, x.col) : py::make_tuple(x.col);
+      first.append(py::make_tuple(x.region, index, x.expected, x.actual));
+    }
+    return py::make_tuple(c.differing, c.outside, first);
+  }, py::arg("output"), py::arg("expected"), py::arg("actual"), py::arg("shape"), py::arg("width") = py::none(),
+     py::arg("guard"),
+     "One output's guarded backing (guard | buffer of `shape` | guard, 1-D int32 / int64) against the expected one "
+     "(kvaddr/harness/compare.hpp, the C++ harness's comparison): (lanes differing, whether one lies outside the "
+     "visible lanes, the first 8 as (region, index, expected, actual)).");
+
   m.def("require_variant", [](const std::string& route, const std::string& variant) {
     const Route r = parse_route(route);
     const Variant v = parse_variant(variant);
@@ -357,6 +414,7 @@ PYBIND11_MODULE(_core, m) {
   }, py::arg("virt"), py::arg("v2p"), py::arg("page_size"), py::arg("page_stride"), py::arg("out") = none,
      "Fused translate_v2p(virt, v2p, page_size, page_stride, out).");
   bind_recipes(m);  // the harness's case drawing (gen/recipe.hpp): draw_recipe, Rng
+  bind_shrink(m);   // the harness's shrinking (gen/shrink.hpp): shrink_recipe, shrink_candidates
   m.def("graph_draw", &graph_draw_host, py::arg("kind"), py::arg("tag"), py::arg("params"), py::arg("seed"), py::arg("k"),
         py::arg("rows"), py::arg("cols"),
         "Graph mode's fast-loop draw of one array of case k on the host (int64 [rows, cols]; the device draws the same).");

@@ -5,6 +5,7 @@ import pytest
 
 import kvaddr
 import np_kernels as K
+from kvaddr import _core
 from kvaddr import cases as C
 
 
@@ -78,3 +79,24 @@ def test_pr33046_as_written_kernel_is_named():
     assert f.kind == "mismatch" and "pr33046_as_written" in f.behaves_like
     lane = f.first[0]
     assert (lane.output, lane.index, lane.expected, lane.actual) == ("page_table", (0, 1), 0, -1)  # a tombstone, unclamped
+
+
+def test_the_naming_list_is_the_cpp_harness_list():
+    # harness/tests/harness_naming_test.cpp asserts the same lists (kvaddr/harness/naming.hpp)
+    assert _core.naming_variants("token_translate", "production") == ["b17_doc_formula", "e03_int32_offset", "int32_wrap"]
+    assert _core.naming_variants("write_loc", "production") == ["b06_stale_tail", "e02_minus_one_sentinel",
+                                                                "e03_int32_offset"]
+    assert _core.naming_variants("write_loc", "b06_stale_tail") == ["production", "e02_minus_one_sentinel",
+                                                                    "e03_int32_offset"]
+    decode = ["b09_no_padding_guard", "era_b_unclamped", "e10_batch_index_rows", "int32_wrap", "int32_lengths",
+              "full_width_page_table", "swa_no_padding_guard", "era_d_read_table", "pr33046_as_written"]
+    assert _core.naming_variants("decode_metadata", "production") == decode
+    assert _core.naming_variants("decode_metadata", "pr33046_as_written") == ["production"] + decode[:-1]
+    assert _core.naming_variants("mamba_translate", "production") == []
+    with pytest.raises(kvaddr.InvalidArgument):
+        _core.naming_variants("nope", "production")
+    with pytest.raises(kvaddr.InvalidArgument):
+        _core.naming_variants("write_loc", "nope")
+    assert _core.crash_variants("eager_funnel", "production") == ["b02_rank2_index_select"]
+    assert _core.crash_variants("eager_funnel", "b02_rank2_index_select") == []
+    assert _core.crash_variants("token_translate", "production") == []

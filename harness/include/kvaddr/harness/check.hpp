@@ -49,6 +49,8 @@ struct Options {
   Variant variant = Variant::production;  // the behaviour the kernel claims
   Memory memory = Memory::host;
   bool shrink = true;
+  // The wall time shrinking may spend (gen/shrink.hpp; at most 2000 steps), in [0, 10^9] seconds.
+  double shrink_seconds = 30.0;
   // Non-empty: the failing minimal case is written as a replay directory (docs/replay.md) under this root,
   // <root>/<route>-seed<seed>-case<index>/ (created; existing files of that directory are overwritten), readable
   // by `kvaddr replay DIR` and kvaddr::replay::replay_dir. Must not name an existing non-directory.

@@ -1,0 +1,50 @@
+// The variants a failing case may be named by (kvaddr/harness/naming.hpp), exactly; python/tests/test_naming.py
+// asserts the same lists through kvaddr._core.naming_variants (kvaddr.check's naming tries the same ones).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "kvaddr/harness/naming.hpp"
+#include "kvaddr/translate/validate.hpp"
+
+namespace {
+using namespace kvaddr;
+
+std::vector<std::string> names(Route r, Variant claimed) {
+  std::vector<std::string> out;
+  for (Variant v : harness::naming_variants(r, claimed)) out.emplace_back(to_string(v, r));
+  return out;
+}
+
+TEST(HarnessNaming, TheListOfBothHarnesses) {
+  // production first where it is not claimed; int32_lane_offsets never (it equals production on a host)
+  EXPECT_EQ(names(Route::token_translate, Variant::production),
+            (std::vector<std::string>{"b17_doc_formula", "e03_int32_offset", "int32_wrap"}));
+  EXPECT_EQ(names(Route::write_loc, Variant::production),
+            (std::vector<std::string>{"b06_stale_tail", "e02_minus_one_sentinel", "e03_int32_offset"}));
+  EXPECT_EQ(names(Route::write_loc, Variant::b06_stale_tail),
+            (std::vector<std::string>{"production", "e02_minus_one_sentinel", "e03_int32_offset"}));
+  // the route's registered composites last, unless claimed
+  const std::vector<std::string> decode{"b09_no_padding_guard", "era_b_unclamped", "e10_batch_index_rows", "int32_wrap",
+                                        "int32_lengths", "full_width_page_table", "swa_no_padding_guard",
+                                        "era_d_read_table", "pr33046_as_written"};
+  EXPECT_EQ(names(Route::decode_metadata, Variant::production), decode);
+  std::vector<std::string> claimed_composite{"production"};
+  claimed_composite.insert(claimed_composite.end(), decode.begin(), decode.end() - 1);
+  EXPECT_EQ(names(Route::decode_metadata, Variant::pr33046_as_written), claimed_composite);
+  EXPECT_EQ(names(Route::mamba_translate, Variant::production), std::vector<std::string>{});
+}
+
+TEST(HarnessNaming, TheCrashVariants) {
+  const auto crash = [](Route r, Variant claimed) {
+    std::vector<std::string> out;
+    for (Variant v : harness::crash_variants(r, claimed)) out.emplace_back(to_string(v, r));
+    return out;
+  };
+  EXPECT_EQ(crash(Route::eager_funnel, Variant::production), std::vector<std::string>{"b02_rank2_index_select"});
+  EXPECT_EQ(crash(Route::eager_funnel, Variant::b02_rank2_index_select), std::vector<std::string>{});
+  EXPECT_EQ(crash(Route::token_translate, Variant::production), std::vector<std::string>{});
+}
+
+}  // namespace
