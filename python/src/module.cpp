@@ -255,7 +255,7 @@ PYBIND11_MODULE(_core, m) {
                                           input<std::int64_t>(actual, "actual", 1, 1, true));
     py::list first;
     for (const harness::Lane& x : c.first) {
-      const py::tuple index = x.matrix ? py::make_tuple(x.row, x.col) : py::make_tuple(x.col);
+      const py::tuple index = x.matrix ? py::tuple(py::make_tuple(x.row, x.col)) : py::tuple(py::make_tuple(x.col));
       first.append(py::make_tuple(x.region, index, x.expected, x.actual));
     }
     return py::make_tuple(c.differing, c.outside, first);
