@@ -159,6 +159,7 @@ json merge_diff(const std::vector<Input>& shards) {
         k[c] = add_count(k[c].get<std::int64_t>(), n, field + "." + c, s.name);
       }
       if (count.contains("edge_classes")) add_count_map(k["edge_classes"], count["edge_classes"], field + ".edge_classes", s.name);
+      if (count.contains("variants")) add_count_map(k["variants"], count["variants"], field + ".variants", s.name);
     }
   }
   out["per_kernel"] = per_kernel;

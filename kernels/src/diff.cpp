@@ -4,6 +4,7 @@
 // in diff_report.cpp.
 #include <array>
 #include <exception>
+#include <map>
 #include <sstream>
 
 #include "diff_case.hpp"
@@ -62,6 +63,30 @@ std::string replay_line(const DiffOptions& o, i64 idx) {
   return s.str();
 }
 
+// The kernels a case may take: `only`, else the route's (with a forced variant: those that carry it),
+// else every kernel. A forced variant that no kernel of the choice carries is rejected before any case.
+std::vector<DiffKernel> candidate_kernels(const DiffOptions& o) {
+  std::vector<DiffKernel> out;
+  if (o.only) {
+    out.push_back(*o.only);
+  } else if (o.force_route) {
+    for (int k = 0; k < kDiffKernelCount; ++k) {
+      const auto kernel = static_cast<DiffKernel>(k);
+      if (route_of(kernel) == *o.force_route && (!o.force_variant || kernel_carries(kernel, *o.force_variant)))
+        out.push_back(kernel);
+    }
+  }
+  if (o.force_variant && (o.only || o.force_route)) {
+    const Route r = o.only ? route_of(*o.only) : *o.force_route;
+    if (out.empty() || !kernel_carries(out.front(), *o.force_variant)) {
+      throw InvalidArgument("force_variant", std::string(kvaddr::to_string(*o.force_variant)),
+                            o.only ? "not run by the differential kernel " + std::string(to_string(*o.only))
+                                   : "not accepted by any differential kernel of route " + std::string(kvaddr::to_string(r)));
+    }
+  }
+  return out;
+}
+
 void check_shard(const DiffOptions& o) {
   if (o.shard_count < 1) throw InvalidArgument("shard_count", std::to_string(o.shard_count), "must be at least 1");
   if (o.shard_index < 0 || o.shard_index >= o.shard_count) {
@@ -85,6 +110,18 @@ std::optional<DiffKernel> parse_diff_kernel(std::string_view name) noexcept {
     if (to_string(static_cast<DiffKernel>(i)) == name) return static_cast<DiffKernel>(i);
   return std::nullopt;
 }
+bool kernel_carries(DiffKernel k, Variant v) noexcept {
+  return k != DiffKernel::read_stream && k != DiffKernel::envelope_moves && static_cast<int>(k) >= 0 &&
+         static_cast<int>(k) < kDiffKernelCount && route_accepts(route_of(k), v);
+}
+
+std::map<std::string, std::int64_t> variants_run(const DiffReport& r) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& k : r.per_kernel)
+    for (const auto& [name, n] : k.variants) out[name] += n;
+  return out;
+}
+
 Route route_of(DiffKernel k) noexcept {
   if (is_per_id_kernel(k)) return kPerIdRoutes[static_cast<std::size_t>(static_cast<int>(k) - kFirstPerIdKernel)];
   switch (k) {
@@ -109,6 +146,7 @@ Route route_of(DiffKernel k) noexcept {
 
 DiffReport run_differential(const DiffOptions& o) {
   check_shard(o);
+  const std::vector<DiffKernel> kernels = candidate_kernels(o);
   DiffReport rep;
   rep.seed = o.seed;
   std::string why;
@@ -127,17 +165,13 @@ DiffReport run_differential(const DiffOptions& o) {
     if (idx % o.shard_count != o.shard_index) continue;
     if (o.on_step) o.on_step(rep.cases_run, std::max(o.cases, rep.cases_run + 1), "");
     const u64 key = gen::case_key(o.seed, idx, o.max_case_lanes);
-    DiffKernel kernel = o.only ? *o.only : static_cast<DiffKernel>(static_cast<i64>(key % kDiffKernelCount));
-    if (!o.only && o.force_route) {
-      std::vector<DiffKernel> of_route;
-      for (int k = 0; k < kDiffKernelCount; ++k)
-        if (route_of(static_cast<DiffKernel>(k)) == *o.force_route) of_route.push_back(static_cast<DiffKernel>(k));
-      if (!of_route.empty()) kernel = of_route[static_cast<std::size_t>(key % of_route.size())];
-    }
+    const DiffKernel kernel = kernels.empty() ? static_cast<DiffKernel>(static_cast<i64>(key % kDiffKernelCount))
+                                              : kernels[static_cast<std::size_t>(key % kernels.size())];
     Ctx c(kernel, key, std::max<i64>(1, o.max_case_lanes), o.production_only, o.compare_model);
     c.host_only = o.host_only;
     c.edges = o.edge_classes;
     c.forced = o.force_variant;
+    c.forced_runs = o.force_variant && kernel_carries(kernel, *o.force_variant);
     c.proto.kernel = kernel;
     c.proto.route = route_of(kernel);
     c.proto.seed = o.seed;
@@ -162,6 +196,7 @@ DiffReport run_differential(const DiffOptions& o) {
     ++pk.cases;
     pk.lanes += c.res.lanes;
     for (const auto& cls : c.classes) ++pk.edge_classes[cls];
+    ++pk.variants[std::string(kvaddr::to_string(c.variant, c.proto.route))];
     if (c.res.mismatch) {
       rep.first_mismatch = std::move(c.res.mismatch);
       break;

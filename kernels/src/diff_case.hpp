@@ -130,6 +130,7 @@ struct Ctx {
   bool compare_model;
   bool host_only = false;
   std::optional<Variant> forced;  // DiffOptions::force_variant
+  bool forced_runs = false;       // the forced variant is this kernel's (kernel_carries): its cases run it
   DevPool dev;
   Geometry geo;
   CaseResult res;
@@ -169,7 +170,8 @@ struct Ctx {
 
   Variant choose_variant(std::initializer_list<Variant> extra) { return choose_variant(std::vector<Variant>(extra)); }
   Variant choose_variant(const std::vector<Variant>& extra) {
-    if (forced) return std::find(extra.begin(), extra.end(), *forced) != extra.end() ? *forced : Variant::production;
+    // A forced variant runs whenever the kernel carries it, whether or not the case plants it by itself.
+    if (forced) return forced_runs ? *forced : Variant::production;
     if (production_only || extra.size() == 0 || rng.chance(0.5)) return Variant::production;
     return *(extra.begin() + rng.uniform(0, ssz(extra.size()) - 1));
   }

@@ -382,8 +382,10 @@ void case_decode(Ctx& c) {
   const i64 delta = c.rng.pick<i64>({0, 0, 1, ps});
   Batch b = make_batch(c, p, max_seq_pages, std::max<i64>(0, max_seq_pages * ps + ps - delta),
                        table_pad(c, ps, true, pv.has_value()), fixed_rows);
-  // The fa3 shift floors: a page -k token reads v2p[-k] or v2p[-k - 1], so k < before.
-  if (pv) deepen_padding(c, b, ps, pv->before - 1);
+  // The fa3 shift floors: a page -k token reads v2p[-k] or v2p[-k - 1], so k < before. Under
+  // swa_no_padding_guard the SWA gather reads its map at the padding's page too, and the SWA map has one
+  // guard element before it (DevPool::up_v2p): its padding stays -1.
+  if (pv && !(swa && has(c.variant, Behaviour::swa_no_padding_guard))) deepen_padding(c, b, ps, pv->before - 1);
   bool expect_overflow = false;
   if (ovf) {
     b.lens = gen::overflowing_lens(c.edge, b.B, delta);
@@ -395,7 +397,9 @@ void case_decode(Ctx& c) {
       c.mark("overflow_lens");
     }
   }
-  const i64 gc = c.rng.uniform(0, 5);
+  // era_d_read_table writes up to one column past max_seq_pages (lengths stop at max_seq_pages + 1
+  // pages) at flat addresses: one guard column at least keeps that column inside the row.
+  const i64 gc = c.rng.uniform(has(c.variant, Behaviour::era_d_read_table) ? 1 : 0, 5);
   const i64 pcols = max_seq_pages + gc;
   const i64 prow = std::max<i64>(b.B, 1);
   const gen::Layout lo = out_layout(c, prow, pcols), li = in_layout(c, b.R, b.C);
@@ -494,7 +498,7 @@ void case_decode(Ctx& c) {
   d.cu_seqlens_k.data = d_cu;
   d.page_table = view(d_pt, lo);
   if (swa) {
-    if (swa_map) d.full_to_swa_index_mapping = {c.dev.up(to_swa), ssz(to_swa.size())};
+    if (swa_map) d.full_to_swa_index_mapping = {c.dev.up_v2p(to_swa), ssz(to_swa.size())};  // map[-1]: the guard
     else d.swa_v2p = {c.dev.up_v2p(sp.v2p), ssz(sp.v2p.size())};
     d.swa_page_table.data = d_spt;
   }

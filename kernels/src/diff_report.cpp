@@ -21,7 +21,9 @@ std::string to_json(const DiffReport& r) {
   for (const auto& k : r.per_kernel) {
     nlohmann::json e = nlohmann::json::object();
     for (const auto& [cls, n] : k.edge_classes) e[cls] = n;
-    pk[std::string(to_string(k.kernel))] = {{"cases", k.cases}, {"lanes", k.lanes}, {"edge_classes", e}};
+    nlohmann::json v = nlohmann::json::object();
+    for (const auto& [name, n] : k.variants) v[name] = n;
+    pk[std::string(to_string(k.kernel))] = {{"cases", k.cases}, {"lanes", k.lanes}, {"edge_classes", e}, {"variants", v}};
   }
   if (r.first_mismatch) {
     const Mismatch& m = *r.first_mismatch;
@@ -48,6 +50,10 @@ std::string to_text(const DiffReport& r) {
   s << "gpu diff: seed " << r.seed << ", " << r.cases_run << " cases, " << r.lanes_translated << " translated lanes, "
     << r.lanes_compared << " elements compared GPU vs host, " << r.model_lanes_compared << " host lanes vs model: "
     << (r.ok() ? "OK" : "MISMATCH") << "\n";
+  // Which variant the cases ran (a forced variant that a kernel does not carry shows here as production).
+  s << "  variants run:";
+  for (const auto& [name, n] : variants_run(r)) s << " " << name << " " << n;
+  s << "\n";
   for (const auto& k : r.per_kernel)
     if (k.cases) {
       s << "  " << to_string(k.kernel) << ": " << k.cases << " cases, " << k.lanes << " lanes";

@@ -169,10 +169,10 @@ TEST(DiffHost, ForcedEdgeVariantsAreKilled) {
   }
 }
 
-// int32_lane_offsets forced (issue 33): the differential accepts the claim on token_translate and write_loc and
-// agrees with the model on every case. Their cases plant only their catalogue variants, so a forced variant
-// outside that list runs as production, which int32_lane_offsets equals on every launch below 2^31 lanes (the
-// kill matrix kills it by the proofs and the property launch_lanes_in_place).
+// int32_lane_offsets forced (issue 33): every case of token_translate and write_loc runs it (the report
+// says so: no case ran production in its place) and agrees with the model, since it equals production
+// on every launch below 2^31 lanes (the kill matrix kills it by the proofs and the property
+// launch_lanes_in_place).
 TEST(DiffHost, ForcedInt32LaneOffsetsRunsAndAgreesBelow2To31) {
   for (const Route route : {Route::token_translate, Route::write_loc}) {
     gpu::DiffOptions o = host_options(1, 100);
@@ -181,7 +181,92 @@ TEST(DiffHost, ForcedInt32LaneOffsetsRunsAndAgreesBelow2To31) {
     const auto r = gpu::run_differential(o);
     EXPECT_TRUE(r.ok()) << to_string(route) << ": " << gpu::to_text(r);
     EXPECT_EQ(r.cases_run, 100) << to_string(route);
+    const std::map<std::string, i64> want = {{"int32_lane_offsets", 100}};
+    EXPECT_EQ(gpu::variants_run(r), want) << to_string(route) << ": " << gpu::to_text(r);
   }
+}
+
+// Every variant a route can be claimed with (the lists behind kvaddr._core.variants(route): the catalogue,
+// edge and inferred behaviours and the named composites), forced on that route, runs in every case (the
+// report names it as the variant of each case, never production in its place); forced on a route that
+// does not accept it, it is InvalidArgument naming force_variant and the variant, before any case runs.
+TEST(DiffHost, EveryClaimableVariantForcedRunsAsItselfOrIsRejected) {
+  std::vector<Variant> all(std::begin(kAllVariants), std::end(kAllVariants));
+  all.insert(all.end(), std::begin(kEdgeVariants), std::end(kEdgeVariants));
+  all.insert(all.end(), std::begin(kInferredVariants), std::end(kInferredVariants));
+  for (const NamedComposite& nc : kNamedComposites) all.push_back(nc.variant);
+  int ran = 0, rejected = 0;
+  for (const Route route : kAllRoutes) {
+    for (const Variant v : all) {
+      gpu::DiffOptions o = host_options(3, 12);
+      o.force_variant = v;
+      o.force_route = route;
+      const std::string name(to_string(v, route));
+      if (!route_accepts(route, v) || v == Variant::production) {
+        if (v == Variant::production) continue;  // production is every route's; run by every other test
+        try {
+          (void)gpu::run_differential(o);
+          ADD_FAILURE() << name << " forced on " << to_string(route) << " (not accepted) ran";
+        } catch (const InvalidArgument& e) {
+          EXPECT_EQ(e.argument(), "force_variant") << e.what();
+          EXPECT_EQ(e.value(), std::string(to_string(v))) << e.what();
+          ++rejected;
+        }
+        continue;
+      }
+      const auto r = gpu::run_differential(o);
+      ASSERT_GE(r.cases_run, 1) << name << " on " << to_string(route);
+      const std::map<std::string, i64> want = {{name, r.cases_run}};
+      EXPECT_EQ(gpu::variants_run(r), want) << name << " forced on " << to_string(route) << ": " << gpu::to_text(r);
+      for (const auto& k : r.per_kernel) {
+        if (k.cases) {
+          EXPECT_TRUE(gpu::kernel_carries(k.kernel, v)) << gpu::to_string(k.kernel) << " ran " << name;
+        }
+      }
+      ++ran;
+    }
+  }
+  std::printf("forced variants: %d (route, variant) pairs ran as themselves, %d rejected\n", ran, rejected);
+  EXPECT_GE(ran, 40);
+}
+
+// A differential kernel that does not carry the forced variant is rejected by name (read_stream runs
+// production only), and without a route the report counts the cases that ran production.
+TEST(DiffHost, ForcedVariantOnAKernelThatCannotRunItIsRejectedOrCounted) {
+  gpu::DiffOptions o = host_options(1, 4);
+  o.force_variant = Variant::e10_batch_index_rows;
+  o.only = gpu::DiffKernel::read_stream;
+  try {
+    (void)gpu::run_differential(o);
+    ADD_FAILURE() << "read_stream accepted a forced e10_batch_index_rows";
+  } catch (const InvalidArgument& e) {
+    EXPECT_EQ(e.argument(), "force_variant");
+    EXPECT_EQ(e.value(), "e10_batch_index_rows");
+  }
+  o.only = gpu::DiffKernel::read_table;  // the other kernel of the route runs it (and is killed)
+  const auto killed = gpu::run_differential(o);
+  EXPECT_EQ(gpu::variants_run(killed), (std::map<std::string, i64>{{"e10_batch_index_rows", killed.cases_run}}));
+  // No route: int32_lane_offsets (equal to production on these launches) on the kernels that carry it,
+  // production on the others, each case counted under the variant it ran.
+  o.only.reset();
+  o.force_variant = Variant::int32_lane_offsets;
+  o.cases = 60;
+  const auto r = gpu::run_differential(o);
+  ASSERT_TRUE(r.ok()) << gpu::to_text(r);
+  const auto v = gpu::variants_run(r);
+  i64 forced = 0, production = 0;
+  for (const auto& k : r.per_kernel) {
+    if (!k.cases) continue;
+    const auto& counts = k.variants;
+    const i64 n = counts.count("int32_lane_offsets") ? counts.at("int32_lane_offsets") : 0;
+    EXPECT_EQ(n, gpu::kernel_carries(k.kernel, o.force_variant.value()) ? k.cases : 0) << gpu::to_string(k.kernel);
+    forced += n;
+    production += counts.count("production") ? counts.at("production") : 0;
+  }
+  EXPECT_EQ(forced + production, r.cases_run);
+  EXPECT_GT(forced, 0);
+  EXPECT_GT(production, 0);
+  EXPECT_EQ(v.size(), 2u);
 }
 
 // cu_seqlens_k of decode_metadata: the production route raises Overflow naming it when the int32

@@ -133,6 +133,31 @@ TEST(CliDiff, HostOnlyRunsWithoutAGpuAndPrintsJson) {
   EXPECT_GT(j["lanes_translated"].get<std::int64_t>(), 0);
 }
 
+// A forced variant runs in every case of the route and the report says so (text and JSON); one the route
+// does not accept is an error naming --force-variant's argument and value (exit 2), before any case.
+TEST(CliDiff, ForcedVariantIsReportedAsRunOrRejected) {
+  auto r = run({"diff", "--host-only", "--cases", "6", "--seed", "1", "--force-variant", "int32_lane_offsets",
+                "--force-route", "write_loc"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("variants run: int32_lane_offsets 6\n"), std::string::npos) << r.out;
+  r = run({"diff", "--host-only", "--cases", "6", "--seed", "1", "--force-variant", "int32_lane_offsets",
+           "--force-route", "token_translate", "--json"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  std::int64_t ran = 0;
+  for (const auto& [kernel, k] : j["per_kernel"].items()) {
+    for (const auto& [variant, n] : k["variants"].items()) {
+      EXPECT_EQ(variant, "int32_lane_offsets") << kernel;
+      ran += n.get<std::int64_t>();
+    }
+  }
+  EXPECT_EQ(ran, 6);
+  r = run({"diff", "--host-only", "--cases", "6", "--force-variant", "int32_lane_offsets", "--force-route",
+           "read_table"});
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("force_variant = int32_lane_offsets"), std::string::npos) << r.err;
+}
+
 TEST(CliDiff, BadKernelNameIsRejected) {
   auto r = run({"diff", "--kernel", "nope"});
   EXPECT_EQ(r.status, 2);

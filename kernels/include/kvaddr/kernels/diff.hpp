@@ -72,11 +72,15 @@ struct DiffOptions {
   bool host_only = false;                 // generator + host route + model only (no GPU needed)
   // Called before each case runs: (cases run so far, the number of cases asked for, "").
   std::function<void(std::int64_t done, std::int64_t total, const std::string& what)> on_step;
-  // Bug zoo (issue 6): run every case whose kernel can carry this variant with it (other cases run
-  // production) and compare the outputs with the model too, so a "model" mismatch means the GPU
-  // kernel running the variant disagrees with the production semantics (a differential kill).
+  // Bug zoo (issue 6): run every case whose kernel carries this variant (kernel_carries) with it, on the
+  // host route and on the GPU kernel, and compare the outputs with the model too, so a "model" mismatch
+  // means the kernel running the variant disagrees with the production semantics (a differential kill).
+  // Without force_route, the cases of the other kernels run production; KernelCount::variants says which
+  // variant each case ran. With force_route (or only), a variant that none of the route's kernels carries
+  // is InvalidArgument("force_variant").
   std::optional<Variant> force_variant;
-  std::optional<Route> force_route;       // restrict the cases to the kernels of this route
+  std::optional<Route> force_route;       // restrict the cases to the kernels of this route (with
+                                          // force_variant: to those that carry it)
   // Shard shard_index of shard_count: only the case indices k with k % shard_count == shard_index
   // run (the indices first_case .. first_case + cases - 1 are the campaign). The union of the
   // shards 0..shard_count-1 is the unsharded campaign. Needs min_lanes == 0 when shard_count > 1.
@@ -117,6 +121,8 @@ struct KernelCount {
   std::int64_t lanes = 0;
   // Cases of this kernel per edge class they drew (docs/generators.md names the classes).
   std::map<std::string, std::int64_t> edge_classes;
+  // Cases of this kernel per variant they ran (the name of kvaddr::to_string(Variant, route)).
+  std::map<std::string, std::int64_t> variants;
 };
 
 struct DiffReport {
@@ -131,6 +137,12 @@ struct DiffReport {
   std::optional<Mismatch> first_mismatch;
   bool ok() const { return !skipped && !first_mismatch.has_value(); }
 };
+
+// Whether kernel k's cases run variant v when it is forced (its route accepts v and the kernel's case
+// is not production-only: read_stream and envelope_moves are).
+bool kernel_carries(DiffKernel k, Variant v) noexcept;
+// The cases of every kernel per variant they ran (KernelCount::variants summed).
+std::map<std::string, std::int64_t> variants_run(const DiffReport& r);
 
 // Runs the differential check; never throws for a missing GPU (skipped = true instead).
 DiffReport run_differential(const DiffOptions& options);
