@@ -241,7 +241,7 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
         except _core.Error:
             return False
         # A spilling variant whose rows race also matches when `act` is one of its possible outputs.
-        return all(np.array_equal(exp[k], act[k]) for k in c.outputs) or races.matches_up_to_race(c, v, act)
+        return bool(all(np.array_equal(exp[k], act[k]) for k in c.outputs) or races.matches_up_to_race(c, v, act))
 
     return _core.name_outputs(case.route, claimed, plain=plain, grown=ext is not None, reproduces=reproduces)
 

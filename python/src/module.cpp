@@ -232,11 +232,13 @@ PYBIND11_MODULE(_core, m) {
   m.def("name_outputs", [](const std::string& route, const std::string& claimed, bool plain, bool grown,
                            const std::function<bool(const std::string&, const std::string&)>& reproduces) {
     const Route r = parse_route(route);
+    const Variant c = parse_variant(claimed);
+    if (!reproduces) throw InvalidArgument("reproduces", "None", "must be a callable (variant, form) -> bool");
     const auto call = [&](Variant v, harness::NamingForm form) {
       return reproduces(std::string(to_string(v, r)), form == harness::NamingForm::plain ? "plain" : "grown");
     };
     std::vector<std::string> v;
-    for (Variant x : harness::name_outputs(r, parse_variant(claimed), plain, grown, call)) v.emplace_back(to_string(x, r));
+    for (Variant x : harness::name_outputs(r, c, plain, grown, call)) v.emplace_back(to_string(x, r));
     return v;
   }, py::arg("route"), py::arg("claimed"), py::kw_only(), py::arg("plain"), py::arg("grown"), py::arg("reproduces"),
         "The naming of a failing case (kvaddr/harness/naming.hpp name_outputs, the C++ harness's naming): the "

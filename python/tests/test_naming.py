@@ -135,3 +135,11 @@ def test_name_outputs_passes_the_callbacks_error_on():
         _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=boom)
     with pytest.raises(kvaddr.Error):
         _core.name_outputs("no_such_route", "production", plain=True, grown=False, reproduces=lambda v, f: True)
+    with pytest.raises(kvaddr.Error):
+        _core.name_outputs("token_translate", "no_such_variant", plain=True, grown=False, reproduces=lambda v, f: True)
+    with pytest.raises(kvaddr.InvalidArgument, match="reproduces"):
+        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=None)
+    with pytest.raises(TypeError):  # not a callable
+        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=3)
+    with pytest.raises(RuntimeError):  # a callable answering other than True / False
+        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=lambda v, f: "yes")
