@@ -47,4 +47,51 @@ TEST(HarnessNaming, TheCrashVariants) {
   EXPECT_EQ(crash(Route::token_translate, Variant::production), std::vector<std::string>{});
 }
 
+// name_outputs: which forms are tried, in which order, and a rejecting form counts as no match. `reproduces`
+// records every call, so the test also asserts which forms were run. python/tests/test_naming.py asserts the same
+// through kvaddr._core.name_outputs.
+TEST(HarnessNaming, NameOutputsTriesTheFormsItIsGiven) {
+  using harness::NamingForm;
+  const Route r = Route::token_translate;  // naming list: b17_doc_formula, e03_int32_offset, int32_wrap
+  std::vector<std::string> calls;
+  const auto run = [&](bool plain, bool grown, auto matches) {
+    calls.clear();
+    std::vector<std::string> out;
+    const auto reproduces = [&](Variant v, NamingForm f) {
+      const std::string name(to_string(v, r));
+      calls.push_back(name + (f == NamingForm::plain ? "/plain" : "/grown"));
+      return matches(name, f);
+    };
+    for (Variant v : harness::name_outputs(r, Variant::production, plain, grown, reproduces))
+      out.emplace_back(to_string(v, r));
+    return out;
+  };
+  const auto e03_plain_int32_grown = [](const std::string& n, NamingForm f) {
+    return (n == "e03_int32_offset" && f == NamingForm::plain) || (n == "int32_wrap" && f == NamingForm::grown);
+  };
+  // neither form: nothing runs
+  EXPECT_EQ(run(false, false, e03_plain_int32_grown), std::vector<std::string>{});
+  EXPECT_EQ(calls, std::vector<std::string>{});
+  // plain only: the grown form is never run
+  EXPECT_EQ(run(true, false, e03_plain_int32_grown), std::vector<std::string>{"e03_int32_offset"});
+  EXPECT_EQ(calls, (std::vector<std::string>{"b17_doc_formula/plain", "e03_int32_offset/plain", "int32_wrap/plain"}));
+  // grown only
+  EXPECT_EQ(run(false, true, e03_plain_int32_grown), std::vector<std::string>{"int32_wrap"});
+  EXPECT_EQ(calls, (std::vector<std::string>{"b17_doc_formula/grown", "e03_int32_offset/grown", "int32_wrap/grown"}));
+  // both: a variant matching on the plain form is not run on the grown one
+  EXPECT_EQ(run(true, true, e03_plain_int32_grown), (std::vector<std::string>{"e03_int32_offset", "int32_wrap"}));
+  EXPECT_EQ(calls, (std::vector<std::string>{"b17_doc_formula/plain", "b17_doc_formula/grown", "e03_int32_offset/plain",
+                                             "int32_wrap/plain", "int32_wrap/grown"}));
+  // the claimed variant is never tried
+  calls.clear();
+  std::vector<std::string> claimed_e03;
+  for (Variant v : harness::name_outputs(r, Variant::e03_int32_offset, true, false, [&](Variant v, NamingForm) {
+         calls.emplace_back(to_string(v, r));
+         return true;
+       }))
+    claimed_e03.emplace_back(to_string(v, r));
+  EXPECT_EQ(claimed_e03, (std::vector<std::string>{"production", "b17_doc_formula", "int32_wrap"}));
+  EXPECT_EQ(calls, claimed_e03);
+}
+
 }  // namespace

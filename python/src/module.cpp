@@ -14,6 +14,7 @@
 //   * kvaddr's typed C++ errors arrive as kvaddr.Error subclasses with the same message;
 //   * a 1-D slice `parent[g:g + n]` of a 1-D array is a view of that parent: a variant loading before
 //     the table (b09: v2p[-1]) reads parent[g - 1], as a kernel does; past the end stays OutOfRange.
+#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/operators.h>
 #include <pybind11/pybind11.h>
@@ -22,6 +23,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -226,6 +228,22 @@ PYBIND11_MODULE(_core, m) {
   m.def("crash_variants", named(harness::crash_variants), py::arg("route"), py::arg("claimed"),
         "The variants whose catalogue effect is a crash, for a kernel of `route` that raises, without `claimed` "
         "(kvaddr/harness/naming.hpp).");
+
+  m.def("name_outputs", [](const std::string& route, const std::string& claimed, bool plain, bool grown,
+                           const std::function<bool(const std::string&, const std::string&)>& reproduces) {
+    const Route r = parse_route(route);
+    const Variant c = parse_variant(claimed);
+    if (!reproduces) throw InvalidArgument("reproduces", "None", "must be a callable (variant, form) -> bool");
+    const auto call = [&](Variant v, harness::NamingForm form) {
+      return reproduces(std::string(to_string(v, r)), form == harness::NamingForm::plain ? "plain" : "grown");
+    };
+    std::vector<std::string> v;
+    for (Variant x : harness::name_outputs(r, c, plain, grown, call)) v.emplace_back(to_string(x, r));
+    return v;
+  }, py::arg("route"), py::arg("claimed"), py::kw_only(), py::arg("plain"), py::arg("grown"), py::arg("reproduces"),
+        "The naming of a failing case (kvaddr/harness/naming.hpp name_outputs, the C++ harness's naming): the "
+        "naming_variants of `route` without `claimed` for which reproduces(variant, form) is true on the form "
+        "'plain' (tried when `plain`) or 'grown' (tried when `grown`), in order.");
 
   m.def("compare_guarded", [](const std::string& output, py::handle expected, py::handle actual,
                               const std::vector<std::int64_t>& shape, std::optional<std::int64_t> width,

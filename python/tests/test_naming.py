@@ -100,3 +100,46 @@ def test_the_naming_list_is_the_cpp_harness_list():
     assert _core.crash_variants("eager_funnel", "production") == ["b02_rank2_index_select"]
     assert _core.crash_variants("eager_funnel", "b02_rank2_index_select") == []
     assert _core.crash_variants("token_translate", "production") == []
+
+
+def test_name_outputs_tries_the_forms_it_is_given():
+    # harness/tests/harness_naming_test.cpp (HarnessNaming.NameOutputsTriesTheFormsItIsGiven) asserts the same
+    calls = []
+
+    def e03_plain_int32_grown(v, form):
+        calls.append(f"{v}/{form}")
+        return (v, form) in (("e03_int32_offset", "plain"), ("int32_wrap", "grown"))
+
+    def run(plain, grown):
+        calls.clear()
+        return _core.name_outputs("token_translate", "production", plain=plain, grown=grown,
+                                  reproduces=e03_plain_int32_grown)
+
+    assert run(False, False) == [] and calls == []
+    assert run(True, False) == ["e03_int32_offset"]
+    assert calls == ["b17_doc_formula/plain", "e03_int32_offset/plain", "int32_wrap/plain"]
+    assert run(False, True) == ["int32_wrap"]
+    assert calls == ["b17_doc_formula/grown", "e03_int32_offset/grown", "int32_wrap/grown"]
+    assert run(True, True) == ["e03_int32_offset", "int32_wrap"]
+    assert calls == ["b17_doc_formula/plain", "b17_doc_formula/grown", "e03_int32_offset/plain", "int32_wrap/plain",
+                     "int32_wrap/grown"]
+    assert _core.name_outputs("token_translate", "e03_int32_offset", plain=True, grown=False,
+                              reproduces=lambda v, f: True) == ["production", "b17_doc_formula", "int32_wrap"]
+
+
+def test_name_outputs_passes_the_callbacks_error_on():
+    def boom(v, form):
+        raise KeyError(v)
+
+    with pytest.raises(KeyError):
+        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=boom)
+    with pytest.raises(kvaddr.Error):
+        _core.name_outputs("no_such_route", "production", plain=True, grown=False, reproduces=lambda v, f: True)
+    with pytest.raises(kvaddr.Error):
+        _core.name_outputs("token_translate", "no_such_variant", plain=True, grown=False, reproduces=lambda v, f: True)
+    with pytest.raises(kvaddr.InvalidArgument, match="reproduces"):
+        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=None)
+    with pytest.raises(TypeError):  # not a callable
+        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=3)
+    with pytest.raises(RuntimeError):  # a callable answering other than True / False
+        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=lambda v, f: "yes")

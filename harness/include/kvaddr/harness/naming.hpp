@@ -30,6 +30,26 @@ inline std::vector<Variant> naming_variants(Route route, Variant claimed) {
   return out;
 }
 
+// The forms of a failing case the naming compares on: the case as drawn, and the case with every 2-D output grown
+// by the whole rows of its after-guard (where the guard holds a row), on which a variant that writes past the
+// buffer (B10 / E01 spills) is reproduced.
+enum class NamingForm { plain, grown };
+
+// The naming of a failing case, written once for both harnesses: the naming variants of `route` (naming_variants,
+// in order, without `claimed`) each of which reproduces the kernel's outputs on one of the forms. The plain form is
+// tried only when `plain` (the claimed variant does not already reproduce the buffers), the grown one only when
+// `grown` (the case has one). `reproduces(v, form)` runs the host reference under `v` on that form and compares
+// every lane; it returns false where the route rejects the call under `v` (the C++ harness's naming.inc and
+// kvaddr.check's behaves_like, through kvaddr._core.name_outputs, hand it in).
+template <class Reproduces>
+std::vector<Variant> name_outputs(Route route, Variant claimed, bool plain, bool grown, Reproduces&& reproduces) {
+  std::vector<Variant> out;
+  if (!plain && !grown) return out;
+  for (Variant v : naming_variants(route, claimed))
+    if ((plain && reproduces(v, NamingForm::plain)) || (grown && reproduces(v, NamingForm::grown))) out.push_back(v);
+  return out;
+}
+
 // The behaviours whose catalogue effect is a crash: their host route raises where the bug crashed, so a kernel
 // that raises on a case they raise on (and the claimed variant does not) is named by them. B02: eager_funnel's
 // rank-2 table reached a 1-D-only index_select at page_size 1.
