@@ -5,7 +5,7 @@ CUDA kernel under it (kvaddr.huge). decode_metadata_int32_lengths counts pages f
 int32_cases.py fails as production, passes claimed int32_lengths, and is named int32_lengths by behaves-like and by
 replay from its recording. Device memory: the token_translate huge case holds 64 GiB (ids, their pristine copy,
 out, the expectation: kvaddr.huge.bytes_needed), write_loc's 32 GiB. Skips without torch, Triton, a CUDA device or
-kvaddr._gpu. Written without a GPU at hand: not yet run on one."""
+kvaddr._gpu. Passed on an H100 (2026-12-06, docs/gpu-check.md "Stability")."""
 import pytest
 
 torch = pytest.importorskip("torch")
