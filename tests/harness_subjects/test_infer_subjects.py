@@ -1,5 +1,5 @@
 """GPU-only pytest (issue 33): Triton subjects whose difference no catalogue variant names, which kvaddr.check must
-explain by inference. Skips without torch, Triton or a CUDA device. Written without a GPU at hand: not yet run."""
+explain by inference. Skips without torch, Triton or a CUDA device. Passed on an H100 (2026-12-06, docs/gpu-check.md)."""
 import pytest
 
 torch = pytest.importorskip("torch")
