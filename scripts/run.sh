@@ -49,7 +49,7 @@ launcher_flags() {
 # build [TARGET...]: configure, then build the named targets (all of them when none is named).
 build() {
   # shellcheck disable=SC2046
-  # -O2 without -g (KVADDR_DEBUG_INFO=OFF): the tests keep their speed, the build its CPU (docs/ci.md).
+  # -O2 without -g (KVADDR_DEBUG_INFO=OFF): the same test speed, a fifth less build CPU (docs/ci.md).
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVADDR_DEBUG_INFO=OFF $(launcher_flags)
   local targets=()
   for t in "$@"; do targets+=(--target "$t"); done
