@@ -62,7 +62,7 @@ build() {
 #   props: RapidCheck properties, 15 s plain, 330 s under ASan + UBSan (docs/reliability.md);
 #   zoo: the kill matrix and mutation campaign, 137 s of the leg's 759 s of test time, 0 reports: it drives
 #     the same host routes as the translate suite through planted variants and reads no outside input.
-#     With it goes the test route's mutation units (the route_list suite still checks its zoo grid row);
+#     With it go the test route's kill-matrix rows (the route_list suite still checks its zoo grid row);
 #   slurm: the Slurm campaigns (RUN_SERIAL, 29 s) run `kvaddr props` and shell scripts; their merge code is
 #     under ASan through fuzz_merge and the cli suite.
 # KVADDR_SANITIZE_FULL=1 runs zoo and slurm too. Not building proofs/ and props/ here would save about 20 % of
