@@ -8,7 +8,8 @@
 #                           their tests and the fuzz targets (ctest label fuzz)
 #   scripts/run.sh build    install what is missing and build only
 # Environment: BUILD_DIR (default build), ASAN_BUILD_DIR (default build-asan), JOBS (default nproc),
-# KVADDR_NO_INSTALL=1 skips apt-get, KVADDR_NO_SANITIZE=1 skips the sanitizer leg of `test`.
+# KVADDR_NO_INSTALL=1 skips apt-get, KVADDR_NO_SANITIZE=1 skips the sanitizer leg of `test`,
+# KVADDR_SANITIZE_FULL=1 runs the zoo and slurm labels in the sanitizer leg too (see below).
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -48,15 +49,28 @@ launcher_flags() {
 # build [TARGET...]: configure, then build the named targets (all of them when none is named).
 build() {
   # shellcheck disable=SC2046
-  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(launcher_flags)
+  # -O2 without -g (KVADDR_DEBUG_INFO=OFF): the same test speed, a fifth less build CPU (docs/ci.md).
+  cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVADDR_DEBUG_INFO=OFF $(launcher_flags)
   local targets=()
   for t in "$@"; do targets+=(--target "$t"); done
   cmake --build "$BUILD_DIR" -j "$JOBS" "${targets[@]}"
 }
 
-# Suites left out of the sanitizer leg (too slow under ASan; they still run in the plain build):
-#   props (RapidCheck properties: 15 s plain, 330 s under ASan + UBSan, docs/reliability.md).
-SANITIZE_EXCLUDE_LABELS="props"
+# The sanitizer leg's scope (docs/ci.md has the figures behind it). It builds the whole host tree (no CUDA, no
+# Python) with the test-only route, and runs under ASan + UBSan every label but these three; all of them still
+# run in the plain build:
+#   props: RapidCheck properties, 15 s plain, 330 s under ASan + UBSan (docs/reliability.md);
+#   zoo: the kill matrix and mutation campaign, 137 s of the leg's 759 s of test time, 0 reports: it drives
+#     the same host routes as the translate suite through planted variants and reads no outside input.
+#     With it go the test route's kill-matrix rows (the route_list suite still checks its zoo grid row);
+#   slurm: the Slurm campaigns (RUN_SERIAL, 29 s) run `kvaddr props` and shell scripts; their merge code is
+#     under ASan through fuzz_merge and the cli suite.
+# KVADDR_SANITIZE_FULL=1 runs zoo and slurm too. Not building proofs/ and props/ here would save about 20 % of
+# this build, but the test route's obligation and generated property are checked only in this leg.
+SANITIZE_EXCLUDE_LABELS="props|zoo|slurm"
+if [ "${KVADDR_SANITIZE_FULL:-0}" = 1 ]; then
+  SANITIZE_EXCLUDE_LABELS="props"
+fi
 # Tests left out of the sanitizer leg by name:
 #   the all-dcp_size obligations (route.dcp_read_translate.all_dcp_sizes and the vacuity test that
 #   first proves it): Z3 closes that query in about 1 s of CPU when the terms are built in GCC's
@@ -67,20 +81,23 @@ SANITIZE_EXCLUDE_TESTS="route_dcp_read_translate_all_dcp_sizes|Vacuity\.AllDcpSi
 
 sanitize() {
   local dir="${ASAN_BUILD_DIR:-build-asan}"
-  local cxx=g++ cc=gcc extra=""
+  # Line tables only (file:line in every report's stack), no full debug information.
+  local cxx=g++ cc=gcc extra="" lines="-g1"
   if command -v clang++ >/dev/null 2>&1; then
     cxx=clang++
     cc=clang
+    lines="-gline-tables-only"
     # Coverage feedback for libFuzzer in every library the fuzz targets link.
     echo 'int main(){}' | clang++ -x c++ -fsanitize=fuzzer-no-link - -o /dev/null 2>/dev/null && extra="-fsanitize=fuzzer-no-link"
   fi
-  local flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer $extra"
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  local flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer $lines $extra"
+  # shellcheck disable=SC2046
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVADDR_DEBUG_INFO=OFF $(launcher_flags) \
     -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
     -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=address,undefined" \
     -DCMAKE_CUDA_COMPILER=NOTFOUND -DKVADDR_ENABLE_KERNELS=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Python3=ON \
-    -DKVADDR_FUZZ=ON -DKVADDR_TEST_ROUTE=ON
+    -DKVADDR_FUZZ=ON -DKVADDR_TEST_ROUTE=ON -DKVADDR_ENABLE_PROOFS=ON -DKVADDR_ENABLE_PROPS=ON
   cmake --build "$dir" -j "$JOBS"
   ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
     ctest --test-dir "$dir" --output-on-failure -j "$JOBS" -LE "$SANITIZE_EXCLUDE_LABELS" -E "$SANITIZE_EXCLUDE_TESTS"

@@ -45,5 +45,5 @@ if(TARGET kvaddr_python)
   add_test(NAME python_pip_install
            COMMAND ${KVADDR_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/install/check_pip_install.py ${PROJECT_SOURCE_DIR}
                    ${CMAKE_CURRENT_BINARY_DIR}/pip-install ${KVADDR_PYTHON})
-  set_tests_properties(python_pip_install PROPERTIES LABELS install TIMEOUT 1500 SKIP_RETURN_CODE 77)
+  set_tests_properties(python_pip_install PROPERTIES LABELS install TIMEOUT 1500 SKIP_RETURN_CODE 77 COST 120)
 endif()
