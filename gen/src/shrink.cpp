@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/model/formulas.hpp"
 
 namespace kvaddr::gen {
 namespace {
@@ -19,9 +20,9 @@ using Arr = RecipeArray;
 std::size_t uz(i64 n) { return static_cast<std::size_t>(n); }
 i64 len(const Arr& a) { return a.shape.empty() ? 0 : a.shape[0]; }
 
-// Python's floor division and modulo (the candidates' arithmetic on negative values), for b > 0.
-i64 fdiv(i64 a, i64 b) { return a / b - (a % b < 0 ? 1 : 0); }
-i64 fmod(i64 a, i64 b) { return a % b + (a % b < 0 ? b : 0); }
+// Python's floor division and modulo (the candidates' arithmetic on negative values): the model's.
+using model::floor_div;
+using model::floor_mod;
 // a + b and a * b, or nullopt past int64.
 std::optional<i64> add(i64 a, i64 b) {
   i64 r = 0;
@@ -229,7 +230,7 @@ void table_cuts(const std::string& route, const Recipe& r, Out& out) {
     needed = width;
     for (i64 l : r.arrays.at("lens").values) {
       const auto end = then_add(add(l, delta), ps - 1);
-      needed = std::max(needed, end ? fdiv(*end, ps) : std::numeric_limits<i64>::max());
+      needed = std::max(needed, end ? floor_div(*end, ps) : std::numeric_limits<i64>::max());
     }
     if (auto it = r.arrays.find("kv_start_idx"); it != r.arrays.end())
       start = *std::max_element(it->second.values.begin(), it->second.values.end());
@@ -278,8 +279,8 @@ void funnel_cuts(const Recipe& r, Out& out) {
   if (t.values.size() > 16) return;
   const i64 ps = r.ints.at("page_size");
   for (std::size_t i = 0; i < t.values.size(); ++i) {
-    const i64 x = t.values[i], half = fdiv(x, 2);
-    for (i64 smaller : {i64{0}, half - fmod(half, ps), x - fmod(x, ps), x > 0 ? x - ps : 0}) {
+    const i64 x = t.values[i], half = floor_div(x, 2);
+    for (i64 smaller : {i64{0}, half - floor_mod(half, ps), x - floor_mod(x, ps), x > 0 ? x - ps : 0}) {
       if (!lowers(smaller, x)) continue;
       if (out.done()) return;
       Recipe c = r;
@@ -295,7 +296,7 @@ struct Tokens {
   Family f;
   i64 dcp;  // write_loc and dcp_read_translate: ids widened by dcp_size (value = token * dcp + rank)
   i64 of(i64 v) const {
-    if (f == Family::ids || f == Family::write_loc) return (f == Family::write_loc ? v > 0 : v >= 0) ? fdiv(v, dcp) : -1;
+    if (f == Family::ids || f == Family::write_loc) return (f == Family::write_loc ? v > 0 : v >= 0) ? floor_div(v, dcp) : -1;
     return v >= 0 ? v : -1;
   }
 };
@@ -311,7 +312,7 @@ std::vector<i64> used_pages(const Tokens& t, const Recipe& r) {
   const i64 ps = r.ints.at("page_size");
   std::vector<i64> used;
   for (i64 v : r.arrays.at(t.key).values)
-    if (t.of(v) >= 0) used.push_back(fdiv(t.of(v), ps));
+    if (t.of(v) >= 0) used.push_back(floor_div(t.of(v), ps));
   std::sort(used.begin(), used.end());
   used.erase(std::unique(used.begin(), used.end()), used.end());
   return used;
@@ -336,8 +337,8 @@ void compact_pages(const Tokens& tk, const Recipe& r, Out& out) {
   for (i64& v : c.arrays[tk.key].values) {
     const i64 t = tk.of(v);
     if (t < 0) continue;
-    const i64 moved = (std::lower_bound(used.begin(), used.end(), fdiv(t, ps)) - used.begin()) * ps + fmod(t, ps);
-    v = tk.f == Family::ids || tk.f == Family::write_loc ? moved * tk.dcp + fmod(v, tk.dcp) : moved;
+    const i64 moved = (std::lower_bound(used.begin(), used.end(), floor_div(t, ps)) - used.begin()) * ps + floor_mod(t, ps);
+    v = tk.f == Family::ids || tk.f == Family::write_loc ? moved * tk.dcp + floor_mod(v, tk.dcp) : moved;
   }
   out.add(std::move(c));
 }
@@ -389,7 +390,7 @@ void value_cuts(Family f, const Recipe& r, const std::vector<std::string>& field
     const std::vector<i64>& v = r.arrays.at(k).values;
     for (std::size_t i = 0; i < v.size(); ++i) {
       const i64 x = v[i];
-      std::vector<i64> smaller{0, fdiv(x, 2), fmod(x, ps), fmod(x, ps) + ps};
+      std::vector<i64> smaller{0, floor_div(x, 2), floor_mod(x, ps), floor_mod(x, ps) + ps};
       if (x > 0) {  // (for x <= 0 only 0 lowers it)
         const int bits = static_cast<int>(std::bit_width(static_cast<std::uint64_t>(x)));
         for (int b = std::min(bits, 62) - 1; b > 0; --b) smaller.push_back(x - (i64{1} << b));  // a bisection
