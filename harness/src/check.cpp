@@ -24,6 +24,7 @@
 #include "kvaddr/harness/naming.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/npy.hpp"
+#include "kvaddr/replay/record.hpp"
 #include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/routes.hpp"

@@ -8,6 +8,12 @@ swa_v2p) its parent with the guard pages around it; the call's "presented" objec
 aliasing and adjacent slices of one allocation (kvaddr.adjacent). harness.json keeps what the failure was
 (kind, detail, seed, case, first lanes).
 
+Writing is replay's one recording writer in the C++ library (kvaddr._core.write_recording, the writer of
+kvaddr's own example recordings and of the C++ harness too): this module only decides which manifest form
+each array takes (a file, a guarded table's parent slice, a strided backing, a guarded output, an adjacent
+layout's shared allocation) and hands the description and the int32 / int64 arrays over; the writer checks
+them and writes manifest.json, the .npy files and harness.json.
+
 Reading a directory back (load_case, assert_replay) goes through replay's own readers in the C++ library
 (kvaddr._core.replay_read_manifest / replay_read_input / replay_read_npy): the same confinement to the
 directory, symbolic links resolved, manifest.json included, the same slice and stride checks, and the same
@@ -33,26 +39,27 @@ from .present import STRIDE_PAD, guarded, spread
 FORMAT_VERSION = 2
 
 
-def _save(d, name, arr):
-    np.save(d / name, np.ascontiguousarray(arr))
+def _save(arrays, name, arr):
+    """Keeps `arr` as the recording's file `name` (written by _core.write_recording); returns the name."""
+    arrays[name] = arr
     return name
 
 
-def _input_entry(d, case, name, arr, grouped):
+def _input_entry(arrays, case, name, arr, grouped):
     """The manifest entry of one input: a file, a guarded table's parent slice, or a strided backing."""
     plain = name in grouped or (case.alias and case.alias[1] == name)
     if name in case.strided and not plain:
         backing = spread(arr)
-        f = _save(d, f"in.{name}.npy", backing.ravel())
+        f = _save(arrays, f"in.{name}.npy", backing.ravel())
         strides = [int(backing.shape[1]), 1] if arr.ndim == 2 else [2]
         return {"file": f, "shape": [int(n) for n in arr.shape], "strides": strides}
     if name in C.GUARDED_TABLES and arr.ndim == 1 and not plain:
-        return {"file": _save(d, f"in.{name}.npy", C.guarded_table(arr)[0]), "offset": C.TABLE_GUARD,
+        return {"file": _save(arrays, f"in.{name}.npy", C.guarded_table(arr)[0]), "offset": C.TABLE_GUARD,
                 "size": int(arr.size)}
-    return _save(d, f"in.{name}.npy", arr)
+    return _save(arrays, f"in.{name}.npy", arr)
 
 
-def _group_entry(d, case, name, buf, result):
+def _group_entry(arrays, case, name, buf, result):
     """The entry of the one output of an adjacent layout: the whole shared allocation (guards and the other
     members' lanes are then the output's guard lanes, which must keep their values), viewed in the output's
     dtype; None when the layout has several outputs or no recorded allocation."""
@@ -64,37 +71,35 @@ def _group_entry(d, case, name, buf, result):
     u = buf.itemsize // 4
     if lo % u or total % u:
         return None
-    return {"before": _save(d, f"out.{name}.before.npy", adjacent.host_backing(case).view(buf.dtype)),
-            "after": _save(d, f"out.{name}.after.npy", np.ascontiguousarray(after, np.int32).view(buf.dtype)),
+    return {"before": _save(arrays, f"out.{name}.before.npy", adjacent.host_backing(case).view(buf.dtype)),
+            "after": _save(arrays, f"out.{name}.after.npy", np.ascontiguousarray(after, np.int32).view(buf.dtype)),
             "offset": lo // u, "size": int(buf.size), "shape": [int(n) for n in buf.shape]}
 
 
-def _output_entry(d, case, name, buf, result, grouped):
+def _output_entry(arrays, case, name, buf, result, grouped):
     """The manifest entry of one output: its guarded allocation before and after the call (the buffer at
     offset GUARD), or for a member of an adjacent layout the shared allocation (plain buffers when that
     cannot be said, e.g. two outputs in one allocation)."""
     actual = result.actual.get(name, buf)
     if name in grouped:
-        entry = _group_entry(d, case, name, buf, result)
-        return entry or {"before": _save(d, f"out.{name}.before.npy", buf),
-                         "after": _save(d, f"out.{name}.after.npy", actual)}
+        entry = _group_entry(arrays, case, name, buf, result)
+        return entry or {"before": _save(arrays, f"out.{name}.before.npy", buf),
+                         "after": _save(arrays, f"out.{name}.after.npy", actual)}
     before = guarded(buf)
     after = getattr(result, "backing", {}).get(name)
     if after is None or after.shape != before.shape:
         after = guarded(actual)  # no backing (the kernel raised, a graph run): the guards as presented
-    return {"before": _save(d, f"out.{name}.before.npy", before), "after": _save(d, f"out.{name}.after.npy", after),
+    return {"before": _save(arrays, f"out.{name}.before.npy", before), "after": _save(arrays, f"out.{name}.after.npy", after),
             "offset": C.GUARD, "size": int(buf.size), "shape": [int(n) for n in buf.shape]}
 
 
 def write_case(root, case, result, variant, seed, index, name=None, graph=False):
     """Write `case` (with the kernel's outputs as the *after* buffers) under root; returns the directory."""
     d = pathlib.Path(root) / f"{case.route}-seed{seed}-case{index}"
-    d.mkdir(parents=True, exist_ok=True)
-    for old in d.glob("*.npy"):
-        old.unlink()
+    arrays = {}  # file name -> array, written with the manifest
     grouped = adjacent.members(case) if case.adjacent else ()
-    inputs = {k: _input_entry(d, case, k, v, grouped) for k, v in case.inputs.items() if v is not None}
-    outputs = {k: _output_entry(d, case, k, v, result, grouped) for k, v in case.outputs.items()}
+    inputs = {k: _input_entry(arrays, case, k, v, grouped) for k, v in case.inputs.items() if v is not None}
+    outputs = {k: _output_entry(arrays, case, k, v, result, grouped) for k, v in case.outputs.items()}
     scalars = {k: (bool(v) if isinstance(v, (bool, np.bool_)) else int(v)) for k, v in case.scalars.items()}
     call = {"route": case.route, "name": name or f"kvaddr.check {case.route} seed {seed} case {index}",
             "variant": variant, "scalars": scalars, "inputs": inputs, "outputs": outputs,
@@ -109,11 +114,10 @@ def write_case(root, case, result, variant, seed, index, name=None, graph=False)
         call["note"] += f"; layout: {layout(case)}"
     if presented:
         call["presented"] = presented
-    (d / "manifest.json").write_text(json.dumps({"format": "kvaddr-replay", "version": FORMAT_VERSION,
-                                                 "calls": [call]}, indent=2))
     side = {"kind": result.kind, "detail": result.detail, "seed": int(seed), "case": int(index), "variant": variant,
             "graph": bool(graph), "first_lanes": [str(lane) for lane in result.first]}
-    (d / "harness.json").write_text(json.dumps(side, indent=2))
+    _core.write_recording(d, {"version": FORMAT_VERSION, "calls": [call], "side_files": {"harness.json": side},
+                              "clear_npy": True}, arrays)  # stale .npy of an earlier case removed first
     return str(d)
 
 

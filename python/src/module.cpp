@@ -37,6 +37,7 @@
 #include "kvaddr/model/formulas.hpp"
 #include "kvaddr/model/geometry.hpp"
 #include "kvaddr/replay/npy.hpp"
+#include "kvaddr/replay/record.hpp"
 #include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/preconditions.hpp"
 #include "kvaddr/translate/routes.hpp"
@@ -486,6 +487,35 @@ PYBIND11_MODULE(_core, m) {
         }, py::arg("dir"), py::arg("entry"), py::kw_only(), py::arg("allow_outside") = false,
         "One input of a replay manifest (its entry as JSON text: a file, a slice or a strided view) as kvaddr "
         "replay reads it: the values the route sees, int32 or int64.");
+  // The one recording writer (kvaddr/replay/record.hpp); kvaddr.record decides each array's entry form.
+  m.def("write_recording", [](const std::filesystem::path& dir, const py::object& description, const py::object& arrays) {
+          if (!py::isinstance<py::dict>(description)) throw InvalidArgument("description", type_name(description), "expected a dict");
+          if (!py::isinstance<py::dict>(arrays)) throw InvalidArgument("arrays", type_name(arrays), "expected a dict {NAME.npy: ndarray}");
+          replay::RecordedArrays recorded;
+          for (const auto& [key, value] : py::reinterpret_borrow<py::dict>(arrays)) {
+            if (!py::isinstance<py::str>(key)) throw InvalidArgument("arrays", type_name(key), "keys are file names (str)");
+            const std::string name = py::cast<std::string>(key);
+            const std::string arg = "arrays[" + name + "]";
+            const py::array a = as_ndarray(value, arg.c_str());
+            replay::RecordedArray r;
+            r.shape = shape_of(a);
+            if (is_dtype<int32_t>(a)) {
+              const auto c = py::array_t<int32_t, py::array::c_style>::ensure(a);
+              r.dtype = replay::NpyDtype::int32;
+              r.values.assign(c.data(), c.data() + c.size());
+            } else if (is_dtype<int64_t>(a)) {
+              const auto c = py::array_t<int64_t, py::array::c_style>::ensure(a);
+              r.values.assign(c.data(), c.data() + c.size());
+            } else {
+              throw InvalidArgument(arg, dtype_name(a), "must be int32 or int64 (a recording converts no dtype)");
+            }
+            recorded.emplace(name, std::move(r));
+          }
+          const std::string text = py::cast<std::string>(py::module_::import("json").attr("dumps")(description));
+          replay::write_recording(dir, text, recorded);
+        }, py::arg("dir"), py::arg("description"), py::arg("arrays"),
+        "Write a replay directory: `description` as kvaddr/replay/record.hpp describes it (version, calls, side_files, "
+        "clear_npy), `arrays` {NAME.npy: int32 / int64 ndarray}; everything is checked before anything is written.");
   m.def("replay_read_npy", [](const std::filesystem::path& dir, const std::string& name, bool allow_outside) {
           replay::NpyArray a = replay::read_dir_npy(dir, name, {.allow_outside = allow_outside, .search = {}});
           if (a.dtype == replay::NpyDtype::other) throw FormatError(name, a.descr, "not an int32 or int64 array");

@@ -1,14 +1,14 @@
 #pragma once
-// The writer of kvaddr's own recordings (example.cpp: the recorded example; example_inferred.cpp: one call
-// per inferred behaviour): .npy files and a manifest, every "after" buffer computed by the host routes.
+// kvaddr's own recordings (example.cpp: the recorded example; example_inferred.cpp: one call per inferred
+// behaviour), every "after" buffer computed by the host routes: the calls and arrays are collected here and
+// written by finish() through replay's one recording writer (kvaddr/replay/record.hpp).
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "kvaddr/replay/npy.hpp"
+#include "kvaddr/replay/record.hpp"
 #include "kvaddr/translate/contracts.hpp"
 
 namespace kvaddr::replay::detail {
@@ -24,10 +24,11 @@ inline I64 wide(const std::vector<T>& v) {
 
 class Recorder {
  public:
-  explicit Recorder(std::filesystem::path dir) : dir_(std::move(dir)) { std::filesystem::create_directories(dir_); }
+  explicit Recorder(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
+  // Keeps the array `file` for finish(); returns its name for the manifest's entry.
   std::string save(const std::string& file, NpyDtype dtype, const I64& shape, const I64& values) {
-    write_npy(dir_ / file, dtype, shape, values);
+    arrays_[file] = {dtype, shape, values};
     return file;
   }
   std::string save64(const std::string& file, const I64& shape, const I64& v) { return save(file, NpyDtype::int64, shape, v); }
@@ -44,15 +45,15 @@ class Recorder {
 
   void add(json call) { calls_.push_back(std::move(call)); }
 
+  // Writes the directory (write_recording: everything checked before anything is written).
   void finish(const std::string& description, int version = 1) {
-    json m = {{"format", "kvaddr-replay"}, {"version", version}, {"description", description}, {"calls", calls_}};
-    std::ofstream f(dir_ / "manifest.json", std::ios::trunc);
-    f << m.dump(2) << "\n";
+    write_recording(dir_, json{{"version", version}, {"description", description}, {"calls", calls_}}.dump(), arrays_);
   }
 
  private:
   std::filesystem::path dir_;
   json calls_ = json::array();
+  RecordedArrays arrays_;
 };
 
 // Records the call of an id route: `call` holds its name, route, era and scalars; its inputs are the int64 `ids`
