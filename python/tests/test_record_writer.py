@@ -122,7 +122,7 @@ def _arrays(**over):
 
 def _write(d, call=None, arrays=None, **desc):
     _core.write_recording(d, {"version": 2, "calls": [call or _call()], **desc},
-                          _arrays() if arrays is None else arrays)
+                          _arrays() if arrays is None else arrays)  # desc may replace version and calls
 
 
 def _refused(tmp_path, err, match, **kw):
@@ -175,6 +175,33 @@ def test_strided_view_must_lie_inside_its_backing(tmp_path):
     _refused(tmp_path, kvaddr.InvalidArgument, r"calls\[0\].inputs.ids",
              call=_call(inputs={"ids": {"file": "ids.npy", "shape": [2], "strides": [4]}, "v2p": "v2p.npy"}),
              arrays=arrays)  # last element at 4: past the 4 elements
+
+
+def test_row_stride_covers_the_window(tmp_path):
+    arrays = _arrays(**{"b.npy": np.full(8, -1, np.int64), "a.npy": np.full(8, -1, np.int64)})
+    table = {"before": "b.npy", "after": "a.npy", "offset": 1, "size": 6, "shape": [2, 2], "row_stride": 3}
+    _write(tmp_path / "ok", call=_call(outputs={"out": table}), arrays=arrays)  # 2 rows x 3 = 6 lanes, 3 >= 2
+    _write(tmp_path / "ok2", call=_call(outputs={"out": dict(table, size=4, row_stride=2)}), arrays=arrays)
+    _refused(tmp_path, kvaddr.InvalidArgument, r"calls\[0\].outputs.out.row_stride = 1: must be >= 1 and >= the 2",
+             call=_call(outputs={"out": dict(table, size=2, row_stride=1)}), arrays=arrays)
+    _refused(tmp_path, kvaddr.InvalidArgument, r"row_stride = 3: .*size 5 = rows 2",
+             call=_call(outputs={"out": dict(table, size=5)}), arrays=arrays)
+    _refused(tmp_path, kvaddr.InvalidArgument, r"offset 3 \+ size 6 is past the parent's 8",
+             call=_call(outputs={"out": dict(table, offset=3)}), arrays=arrays)
+    _refused(tmp_path, kvaddr.InvalidArgument, r"a row_stride needs \"shape\"",
+             call=_call(outputs={"out": {k: v for k, v in table.items() if k != "shape"}}), arrays=arrays)
+
+
+def test_description_fields_on_both_sides(tmp_path):
+    _write(tmp_path / "v1", version=1, description="text", clear_npy=False)
+    assert json.loads((tmp_path / "v1" / "manifest.json").read_text())["version"] == 1
+    _write(tmp_path / "flags", call=_call(scalars={"page_size": 1, "flag": True}))  # a boolean scalar is kept
+    _refused(tmp_path, kvaddr.InvalidArgument, r"version = 0", version=0)
+    _refused(tmp_path, kvaddr.InvalidArgument, r"clear_npy = 1: must be true or false", clear_npy=1)
+    _refused(tmp_path, kvaddr.InvalidArgument, r"calls\[0\].scalars.page_size = 9223372036854775808",
+             call=_call(scalars={"page_size": 2**63}))
+    _write(tmp_path / "max", call=_call(scalars={"page_size": 2**63 - 1}))  # the largest int64 scalar
+    _refused(tmp_path, kvaddr.InvalidArgument, r"calls = a JSON array: a recording holds a non-empty list", calls=[])
 
 
 def test_unknown_form_and_unnamed_files_are_refused(tmp_path):

@@ -244,8 +244,8 @@ void write_recording(const fs::path& dir, std::string_view description, const Re
     throw IoError("dir", detail::valid_utf8(dir.string()), "cannot create the directory" + (ec ? ": " + ec.message() : ""));
   }
   if (d.value("clear_npy", false)) {
-    for (const auto& e : fs::directory_iterator(dir, ec))
-      if (e.is_regular_file() && e.path().extension() == ".npy") fs::remove(e.path(), ec);
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_regular_file() && it->path().extension() == ".npy" && !fs::remove(it->path(), ec) && ec) break;
     if (ec) throw IoError("dir", detail::valid_utf8(dir.string()), "cannot remove its .npy files: " + ec.message());
   }
   for (const auto& [name, bytes] : npy) write_file(dir / name, bytes);
