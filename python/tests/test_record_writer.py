@@ -182,9 +182,9 @@ def test_row_stride_covers_the_window(tmp_path):
     table = {"before": "b.npy", "after": "a.npy", "offset": 1, "size": 6, "shape": [2, 2], "row_stride": 3}
     _write(tmp_path / "ok", call=_call(outputs={"out": table}), arrays=arrays)  # 2 rows x 3 = 6 lanes, 3 >= 2
     _write(tmp_path / "ok2", call=_call(outputs={"out": dict(table, size=4, row_stride=2)}), arrays=arrays)
-    _refused(tmp_path, kvaddr.InvalidArgument, r"calls\[0\].outputs.out.row_stride = 1: must be >= 1 and >= the 2",
+    _refused(tmp_path, kvaddr.InvalidArgument, r"calls\[0\].outputs.out = .*: row_stride = 1 is below the table's 2 columns",
              call=_call(outputs={"out": dict(table, size=2, row_stride=1)}), arrays=arrays)
-    _refused(tmp_path, kvaddr.InvalidArgument, r"row_stride = 3: .*size 5 = rows 2",
+    _refused(tmp_path, kvaddr.InvalidArgument, r"calls\[0\].outputs.out = .*: size = 5 but rows \* row_stride = 2 \* 3",
              call=_call(outputs={"out": dict(table, size=5)}), arrays=arrays)
     _refused(tmp_path, kvaddr.InvalidArgument, r"offset 3 \+ size 6 is past the parent's 8",
              call=_call(outputs={"out": dict(table, offset=3)}), arrays=arrays)

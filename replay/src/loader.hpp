@@ -222,32 +222,12 @@ class Call {
     const std::string label = "output " + name;
     if (!allow) bad(label + ": row_stride is only for the tables of flashmla_block_table, canonical_page_table, "
                             "read_table and full_prefill_table");
-    for (const char* k : {"offset", "size", "shape"})
-      if (!o.contains(k)) bad(fmt::format("{}: a row_stride needs \"{}\"", label, k));
-    const json& sh = o.at("shape");
-    const json& st = o.at("row_stride");
-    if (!sh.is_array() || sh.size() != 2 || !sh[0].is_number_integer() || !sh[1].is_number_integer() ||
-        sh[0].get<std::int64_t>() < 0 || sh[1].get<std::int64_t>() < 0) {
-      bad(label + ": with a row_stride, shape must be [rows, columns] (2 non-negative integers)");
-    }
-    if (!st.is_number_integer() || (st.is_number_unsigned() && st.get<std::uint64_t>() > (std::uint64_t{1} << 40))) {
-      bad(fmt::format("{}: row_stride must be an integer, got {}", label, detail::describe_value(st)));
-    }
-    const std::int64_t rows = sh[0].get<std::int64_t>(), cols = sh[1].get<std::int64_t>();
-    const std::int64_t stride = st.get<std::int64_t>();
-    if (stride < 1 || stride < cols) {
-      bad(fmt::format("{}: row_stride = {} is below the table's {} columns (or below 1)", label, stride, cols));
-    }
+    const detail::RowStride t = detail::read_row_stride(o, label);
+    const std::int64_t rows = t.rows, cols = t.cols, stride = t.stride;
     json window = {{"offset", o.at("offset")}, {"size", o.at("size")}};
     Arr before = load(name + ".before", o.at("before"), want, 1, 1, &window);
     Arr after = load(name + ".after", o.at("after"), want, 1, 1, &window);
-    if (rows > 0 && before.size() / rows != stride) {
-      bad(fmt::format("{}: size = {} but rows * row_stride = {} * {}", label, before.size(), rows, stride));
-    }
-    if (rows == 0 && before.size() != 0) bad(fmt::format("{}: size = {} but the table has 0 rows", label, before.size()));
-    if (rows > 0 && before.size() % rows != 0) {
-      bad(fmt::format("{}: size = {} but rows * row_stride = {} * {}", label, before.size(), rows, stride));
-    }
+    detail::check_row_stride_size(t, before.size(), label);
     if (before.dtype != after.dtype) {
       bad(fmt::format("output {}: before is {} but after is {}", name, to_string(before.dtype), to_string(after.dtype)));
     }

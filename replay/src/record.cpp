@@ -65,13 +65,15 @@ class Checker {
     return it->second;
   }
 
-  // replay's own slice / stride rules (slice.hpp), as kvaddr replay will read the entry.
+  // replay's own slice / stride / row_stride rules (slice.hpp), as kvaddr replay will read the entry `e`.
   template <class F>
-  static void as_replay_reads(const std::string& where, F&& f) {
+  static void as_replay_reads(const json& e, const std::string& where, F&& f) {
     try {
       f();
-    } catch (const detail::CallError& e) {
-      throw InvalidArgument(where, "entry", e.what());
+    } catch (const detail::CallError& err) {
+      std::string reason = err.what();
+      if (reason.starts_with(where + ": ")) reason.erase(0, where.size() + 2);
+      throw InvalidArgument(where, detail::describe_value(e), reason);
     }
   }
 
@@ -90,7 +92,7 @@ class Checker {
       only_keys(e, {"file", "offset", "size"}, where, "a sliced input {file, offset, size}");
     }
     const RecordedArray& a = file(e.at("file"), where + ".file");
-    as_replay_reads(where, [&] {
+    as_replay_reads(e, where, [&] {
       if (strided) detail::read_strided(e, where, a.shape);
       else detail::read_slice(e, where, a.shape, false);
     });
@@ -112,25 +114,15 @@ class Checker {
     }
     const bool sliced = e.contains("offset") || e.contains("size") || e.contains("shape");
     if (!e.contains("row_stride")) {
-      if (sliced) as_replay_reads(where, [&] { detail::read_slice(e, where, before.shape, true); });
+      if (sliced) as_replay_reads(e, where, [&] { detail::read_slice(e, where, before.shape, true); });
       return;
     }
-    for (const char* k : {"offset", "size", "shape"})
-      if (!e.contains(k)) invalid(where, e, fmt::format("a row_stride needs \"{}\"", k));
-    as_replay_reads(where, [&] { detail::read_slice(json{{"offset", e.at("offset")}, {"size", e.at("size")}}, where, before.shape, false); });
-    const json& sh = e.at("shape");
-    const json& st = e.at("row_stride");
-    if (!sh.is_array() || sh.size() != 2 || !sh[0].is_number_integer() || !sh[1].is_number_integer() ||
-        sh[0].get<std::int64_t>() < 0 || sh[1].get<std::int64_t>() < 0) {
-      invalid(where + ".shape", sh, "with a row_stride, shape is [rows, columns] (2 non-negative integers)");
-    }
-    const std::int64_t rows = sh[0].get<std::int64_t>(), cols = sh[1].get<std::int64_t>();
-    const std::int64_t size = e.at("size").get<std::int64_t>();
-    if (!st.is_number_integer() || st.get<std::int64_t>() < 1 || st.get<std::int64_t>() < cols ||
-        (rows == 0 ? size != 0 : size % rows != 0 || size / rows != st.get<std::int64_t>())) {
-      invalid(where + ".row_stride", st, fmt::format("must be >= 1 and >= the {} columns, with size {} = rows {} * row_stride",
-                                                     cols, size, rows));
-    }
+    as_replay_reads(e, where, [&] {
+      const detail::RowStride t = detail::read_row_stride(e, where);
+      const detail::Slice window = detail::read_slice(json{{"offset", e.at("offset")}, {"size", e.at("size")}}, where,
+                                                      before.shape, false);
+      detail::check_row_stride_size(t, window.size, where);
+    });
   }
 
   void call(const json& c, const std::string& where) {

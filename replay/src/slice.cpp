@@ -58,6 +58,32 @@ Slice read_slice(const nlohmann::json& e, const std::string& label, const std::v
   return s;
 }
 
+RowStride read_row_stride(const nlohmann::json& o, const std::string& label) {
+  for (const char* k : {"offset", "size", "shape"})
+    if (!o.contains(k)) bad(fmt::format("{}: a row_stride needs \"{}\"", label, k));
+  const nlohmann::json& sh = o.at("shape");
+  const nlohmann::json& st = o.at("row_stride");
+  if (!sh.is_array() || sh.size() != 2 || !sh[0].is_number_integer() || !sh[1].is_number_integer() ||
+      sh[0].get<std::int64_t>() < 0 || sh[1].get<std::int64_t>() < 0) {
+    bad(label + ": with a row_stride, shape must be [rows, columns] (2 non-negative integers)");
+  }
+  if (!st.is_number_integer() || (st.is_number_unsigned() && st.get<std::uint64_t>() > (std::uint64_t{1} << 40))) {
+    bad(fmt::format("{}: row_stride must be an integer, got {}", label, describe_value(st)));
+  }
+  const RowStride t{sh[0].get<std::int64_t>(), sh[1].get<std::int64_t>(), st.get<std::int64_t>()};
+  if (t.stride < 1 || t.stride < t.cols) {
+    bad(fmt::format("{}: row_stride = {} is below the table's {} columns (or below 1)", label, t.stride, t.cols));
+  }
+  return t;
+}
+
+void check_row_stride_size(const RowStride& t, std::int64_t size, const std::string& label) {
+  if (t.rows == 0 && size != 0) bad(fmt::format("{}: size = {} but the table has 0 rows", label, size));
+  if (t.rows > 0 && (size / t.rows != t.stride || size % t.rows != 0)) {
+    bad(fmt::format("{}: size = {} but rows * row_stride = {} * {}", label, size, t.rows, t.stride));
+  }
+}
+
 Slice read_strided(const nlohmann::json& e, const std::string& label, const std::vector<std::int64_t>& parent_shape) {
   if (parent_shape.size() != 1) {
     bad(fmt::format("{}: the parent array of a strided input must be 1-D, got {}-D", label, parent_shape.size()));

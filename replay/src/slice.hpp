@@ -45,6 +45,18 @@ Slice read_slice(const nlohmann::json& e, const std::string& label, const std::v
 // view holds at most max(len(parent), kMaxStridedView) elements. CallError naming `label` otherwise.
 Slice read_strided(const nlohmann::json& e, const std::string& label, const std::vector<std::int64_t>& parent_shape);
 
+// A table output with guard columns: {"before", "after", "offset", "size", "shape": [rows, cols],
+// "row_stride": stride}; its rows start `stride` lanes apart in the window, lanes [cols, stride) of each
+// row are guard columns.
+struct RowStride {
+  std::int64_t rows = 0, cols = 0, stride = 0;
+};
+// Reads shape and row_stride of the output entry `o` named `label`: CallError unless offset, size and shape
+// are present, shape is [rows, cols] of 2 non-negative integers, and row_stride an integer >= max(1, cols).
+RowStride read_row_stride(const nlohmann::json& o, const std::string& label);
+// CallError unless the window's `size` lanes are rows * stride (0 for 0 rows).
+void check_row_stride_size(const RowStride& t, std::int64_t size, const std::string& label);
+
 // The view's values: parent[offset, offset + size), or gathered through s.strides.
 std::vector<std::int64_t> slice_values(const std::vector<std::int64_t>& parent, const Slice& s);
 
