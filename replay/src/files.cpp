@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <system_error>
 
 #include "kvaddr/model/errors.hpp"
@@ -92,6 +93,14 @@ std::filesystem::path resolve_inside(const std::filesystem::path& dir, const std
   const auto target = std::filesystem::canonical(dir / rel, ec);
   if (ec || !is_under(target, root)) throw outside();
   return target;
+}
+
+void write_bytes(const std::filesystem::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw IoError("file", valid_utf8(path.string()), "cannot create");
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw IoError("file", valid_utf8(path.string()), "cannot write");
 }
 
 }  // namespace kvaddr::replay::detail

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace kvaddr::replay::detail {
 
@@ -31,6 +32,10 @@ class InputFile {
 
 // The whole content of a regular file of at most max_bytes bytes (IoError otherwise).
 std::string read_bounded(const std::filesystem::path& path, std::uint64_t max_bytes);
+
+// Writes `bytes` as the whole content of `path` (created or truncated); kvaddr::IoError("file", path)
+// when it cannot be created ("cannot create") or written ("cannot write", a full disk included).
+void write_bytes(const std::filesystem::path& path, std::string_view bytes);
 
 // The path a manifest names, `dir / name`. Unless allow_outside, the name must stay inside dir:
 // no absolute path, no ".." component, and no symbolic link resolving outside dir (nor a

@@ -4,7 +4,6 @@
 
 #include <array>
 #include <cstring>
-#include <fstream>
 #include <limits>
 
 #include "files.hpp"
@@ -365,11 +364,7 @@ std::string format_npy(NpyDtype dtype, const std::vector<std::int64_t>& shape, c
 
 void write_npy(const std::filesystem::path& path, NpyDtype dtype, const std::vector<std::int64_t>& shape,
                const std::vector<std::int64_t>& values) {
-  const std::string bytes = format_npy(dtype, shape, values);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw IoError("file", detail::valid_utf8(path.string()), "cannot create");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw IoError("file", detail::valid_utf8(path.string()), "cannot write");
+  detail::write_bytes(path, format_npy(dtype, shape, values));
 }
 
 }  // namespace kvaddr::replay

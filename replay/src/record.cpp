@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <set>
 #include <system_error>
 #include <utility>
 
 #include "call.hpp"
+#include "files.hpp"
 #include "loader.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/json.hpp"
@@ -189,13 +189,6 @@ std::map<std::string, std::string> images(const RecordedArrays& arrays) {
   return out;
 }
 
-void write_file(const fs::path& p, const std::string& bytes) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  if (!out) throw IoError("file", detail::valid_utf8(p.string()), "cannot create");
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw IoError("file", detail::valid_utf8(p.string()), "cannot write");
-}
 
 }  // namespace
 
@@ -240,9 +233,9 @@ void write_recording(const fs::path& dir, std::string_view description, const Re
       if (it->is_regular_file() && it->path().extension() == ".npy" && !fs::remove(it->path(), ec) && ec) break;
     if (ec) throw IoError("dir", detail::valid_utf8(dir.string()), "cannot remove its .npy files: " + ec.message());
   }
-  for (const auto& [name, bytes] : npy) write_file(dir / name, bytes);
-  write_file(dir / "manifest.json", manifest.dump(2) + "\n");
-  for (const auto& [name, v] : sides.items()) write_file(dir / name, v.dump(2) + "\n");
+  for (const auto& [name, bytes] : npy) detail::write_bytes(dir / name, bytes);
+  detail::write_bytes(dir / "manifest.json", manifest.dump(2) + "\n");
+  for (const auto& [name, v] : sides.items()) detail::write_bytes(dir / name, v.dump(2) + "\n");
 }
 
 }  // namespace kvaddr::replay
