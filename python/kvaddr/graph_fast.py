@@ -134,6 +134,39 @@ def _target(view, d):
     return (_ptr(view), rows, cols, rs, cs, _bits(view))
 
 
+class Counts:
+    """The per-case counts of one batch of BATCH cases on the device, shared by graph mode's fast loop (its post graph
+    adds case k's differing elements to slot k % BATCH through a device counter) and the batched eager loop
+    (kvaddr.harness: add() puts case j of the batch in slot j); read() is the batch's one wait."""
+
+    def __init__(self, torch, device):
+        self.torch = torch
+        self.counts = torch.zeros(BATCH, dtype=torch.int64, device=device)
+        self._slots = None  # slot j's own index j, read by graph_compare as its counter (add)
+
+    @staticmethod
+    def available():
+        """Whether kvaddr._gpu has the comparison kernel (graph_compare)."""
+        return gpu._gpu is not None and hasattr(gpu._gpu, "graph_compare") and gpu.available()
+
+    def add(self, pairs, j, stream):
+        """counts[j] += the number of differing elements of every (a, b, n, bits) pair (one kernel on `stream`,
+        no wait)."""
+        if not 0 <= j < BATCH:
+            raise ValueError(f"j = {j}: a batch has slots 0..{BATCH - 1}")
+        if self._slots is None:
+            self._slots = self.torch.arange(BATCH, dtype=self.torch.int64, device=self.counts.device)
+        gpu._gpu.graph_compare(pairs, _ptr(self._slots) + 8 * j, _ptr(self.counts), BATCH, stream)
+
+    def read(self):
+        """Wait for the device (every stream: a kernel may have used its own), return the counts as ints and zero
+        them for the next batch."""
+        self.torch.cuda.synchronize()
+        out = self.counts.tolist()
+        self.counts.zero_()
+        return out
+
+
 class Unsupported(Exception):
     """The fast loop cannot run this call (the slow loop runs it)."""
 
@@ -199,7 +232,8 @@ class FastLoop:
         # the counts slot of a case: the case index itself (step 1), else the case's ordinal in the shard (a second
         # counter), so that the cases of one batch land in distinct slots whatever the step
         self.slot = self.counter if self.step == 1 else torch.zeros_like(self.counter)
-        self.counts = torch.zeros(BATCH, dtype=torch.int64, device=self.counter.device)
+        self.batch = Counts(torch, self.counter.device)
+        self.counts = self.batch.counts  # the post graph adds into it (captured pointer)
         self.lanes = C.lanes_of(case0)
         self.g = g
 
@@ -259,15 +293,13 @@ class FastLoop:
             if time_budget is not None and time.perf_counter() - t0 > time_budget:
                 break
             nb = min(BATCH, len(indices) - o)
-            self.counts.zero_()
             for j in range(nb):
                 self.pre.replay()
                 ev[j][0].record()
                 user_graph.replay()
                 ev[j][1].record()
                 self.post.replay()
-            torch.cuda.current_stream().synchronize()
-            counts = self.counts.tolist()
+            counts = self.batch.read()
             # the user's replay of each case, timed on the GPU between two events (its kernel_seconds)
             times = [a.elapsed_time(b) / 1e3 for a, b in ev[:nb]]
             for j in range(nb):
