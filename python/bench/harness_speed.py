@@ -62,10 +62,10 @@ STAGES = (("draw recipe", "kvaddr/cases.py", "draw_recipe"),
           ("present (device copies)", "kvaddr/present.py", "__init__"),
           ("device reference", "kvaddr/device_ref.py", "__init__"),
           ("user call", "bench/harness_speed.py", "user_kernel"),
-          ("sync", "kvaddr/arrays.py", "sync"),
-          ("device compare + wait", "kvaddr/device_ref.py", "compare"),
-          ("batch compare + wait", "kvaddr/harness.py", "_batch_counts"),
-          ("whole eager loop", "kvaddr/harness.py", "_run_eager_cases"))
+          ("per-case wait (fam.sync)", "kvaddr/arrays.py", "sync"),
+          ("per-case device compare + wait", "kvaddr/device_ref.py", "compare"),
+          ("batched: device count", "kvaddr/graph_fast.py", "add"),
+          ("batched: batch wait + settle", "kvaddr/harness.py", "flush"))
 
 
 def profile(route, lanes, seconds, seed, out_dir):

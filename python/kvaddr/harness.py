@@ -30,7 +30,7 @@ from . import races
 from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
-from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference
+from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference, wrap_variant
 from .overflow import check_mode as check_overflow_mode
 from .route_tables import has_variant
 from .overflow import note_rejected, overflow_case
@@ -420,8 +420,8 @@ class _EagerBatch:
     allocation (guards and inputs included) to its slot. One wait per BATCH cases reads the counts; in case order,
     a case with a nonzero count goes through run_case's own comparison (_judge) on its kept buffers, which decides
     and reports it, and the first failing case ends the campaign, exactly as case by case. A case the filter cannot
-    take (a returned array, a raise, an allocation without a twin) and an overflow case run on the per-case path,
-    after the cases before them are settled."""
+    take (a returned array, a raise, an allocation without a twin) and an overflow case that runs the kernel
+    (overflow "observe" / "wrap") run on the per-case path, after the cases before them are settled."""
 
     @staticmethod
     def applies(rep, fam, kernel, case_timeout):
@@ -443,7 +443,7 @@ class _EagerBatch:
         try:
             expected = reference(case, variant, table_guards=True)
         except _core.Overflow as e:
-            if self.overflow is None:
+            if self.overflow in (None, "skip") or wrap_variant(rep.route, variant) is None:  # not run: noted in order
                 self.pending.append(("rejected", e))
                 return None
             return self.flush() or overflow_case(rep, fam, self.kernel, index, recipe, case, variant, e, None,
