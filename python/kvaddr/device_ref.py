@@ -143,6 +143,46 @@ class DeviceExpected:
         return out
 
 
+BATCH = 256  # cases per host wait: graph mode's fast loop and the batched eager loop
+
+
+class Counts:
+    """The per-case counts of one batch of BATCH cases on the device (torch), shared by graph mode's fast loop
+    (kvaddr.graph_fast: its post graph adds case k's differing elements to slot k % BATCH through a device counter)
+    and the batched eager loop (kvaddr.harness: add() puts case j of the batch in slot j); read() is the batch's
+    one wait."""
+
+    def __init__(self, torch, device):
+        self.torch = torch
+        self.counts = torch.zeros(BATCH, dtype=torch.int64, device=device)
+        self._slots = None  # slot j's own index j, read by graph_compare as its counter (add)
+        self.stream = gpu.default_stream()  # torch's current stream when the batch began: add()'s default
+
+    @staticmethod
+    def available():
+        """Whether kvaddr._gpu has the comparison kernel (graph_compare)."""
+        return gpu._gpu is not None and hasattr(gpu._gpu, "graph_compare") and gpu.available()
+
+    def add(self, pairs, j, stream=None):
+        """counts[j] += the number of differing elements of every (a, b, n, bits) pair (one kernel on `stream`, by
+        default self.stream; no wait)."""
+        if not 0 <= j < BATCH:
+            raise ValueError(f"j = {j}: a batch has slots 0..{BATCH - 1}")
+        if self._slots is None:
+            self._slots = self.torch.arange(BATCH, dtype=self.torch.int64, device=self.counts.device)
+        slot = int(self._slots.data_ptr()) + 8 * j  # the address of slot j's index
+        gpu._gpu.graph_compare(pairs, slot, int(self.counts.data_ptr()), BATCH,
+                               self.stream if stream is None else stream)
+
+    def read(self):
+        """Wait for the device (every stream: a kernel may have used its own), return the counts as ints and zero
+        them for the next batch."""
+        self.torch.cuda.synchronize()
+        out = self.counts.tolist()
+        self.counts.zero_()
+        return out
+
+
 def _counts(fam, pairs):
     """The number of differing elements of each (expected, actual) pair of equal-shape device arrays: for torch
     one count_nonzero per pair and a single wait for all of them; otherwise kvaddr.gpu.count_differences per

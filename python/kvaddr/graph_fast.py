@@ -32,14 +32,13 @@ from . import _core
 from . import cases as C
 from . import gpu
 from .conventions import kernel_kwargs
-from .device_ref import _reference_kernel
+from .device_ref import BATCH, Counts, _reference_kernel  # noqa: F401 - BATCH: the fast loop's batch
 from .present import Presented, strided_view
 
 # graph_draw.hpp's kinds
 V2P, IDS, LOC, PAGE_TABLE, R2T, ROWS, LENS = 1, 2, 3, 4, 5, 6, 7
 # one tag per recipe field, so that the arrays of one case are independent
 _TAGS = {"v2p": 1, "ids": 2, "loc": 3, "page_table": 4, "req_to_token": 5, "rows": 6, "lens": 7}
-BATCH = 256  # cases per host sync
 _M64 = (1 << 64) - 1  # the draws take the seed as an unsigned 64-bit word
 
 
@@ -132,39 +131,6 @@ def _target(view, d):
             raise ValueError(f"graph fast loop: {d.field} is not a 1-D view")
         rs, cs = 0, flat.stride(0)
     return (_ptr(view), rows, cols, rs, cs, _bits(view))
-
-
-class Counts:
-    """The per-case counts of one batch of BATCH cases on the device, shared by graph mode's fast loop (its post graph
-    adds case k's differing elements to slot k % BATCH through a device counter) and the batched eager loop
-    (kvaddr.harness: add() puts case j of the batch in slot j); read() is the batch's one wait."""
-
-    def __init__(self, torch, device):
-        self.torch = torch
-        self.counts = torch.zeros(BATCH, dtype=torch.int64, device=device)
-        self._slots = None  # slot j's own index j, read by graph_compare as its counter (add)
-
-    @staticmethod
-    def available():
-        """Whether kvaddr._gpu has the comparison kernel (graph_compare)."""
-        return gpu._gpu is not None and hasattr(gpu._gpu, "graph_compare") and gpu.available()
-
-    def add(self, pairs, j, stream):
-        """counts[j] += the number of differing elements of every (a, b, n, bits) pair (one kernel on `stream`,
-        no wait)."""
-        if not 0 <= j < BATCH:
-            raise ValueError(f"j = {j}: a batch has slots 0..{BATCH - 1}")
-        if self._slots is None:
-            self._slots = self.torch.arange(BATCH, dtype=self.torch.int64, device=self.counts.device)
-        gpu._gpu.graph_compare(pairs, _ptr(self._slots) + 8 * j, _ptr(self.counts), BATCH, stream)
-
-    def read(self):
-        """Wait for the device (every stream: a kernel may have used its own), return the counts as ints and zero
-        them for the next batch."""
-        self.torch.cuda.synchronize()
-        out = self.counts.tolist()
-        self.counts.zero_()
-        return out
 
 
 class Unsupported(Exception):

@@ -25,9 +25,8 @@ from . import adjacent
 from . import check_args
 from . import contract as contracts
 from . import isolate as iso
-from . import graph_fast
 from . import races
-from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
+from .device_ref import BATCH, Counts, DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
 from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference, wrap_variant
@@ -416,7 +415,7 @@ class _EagerBatch:
     """The batched eager loop (reference="cuda", torch on CUDA, the kernel in process, no case_timeout): per case
     the draw, the build, the host reference (the contract's verdict), the presentation with twin copies in one
     staged host-to-device copy, kvaddr's CUDA reference and the kernel's call, as run_case; then, instead of a wait
-    and the comparison, one device kernel (kvaddr.graph_fast.Counts) adds the case's differing elements of every
+    and the comparison, one device kernel (kvaddr.device_ref.Counts) adds the case's differing elements of every
     allocation (guards and inputs included) to its slot. One wait per BATCH cases reads the counts; in case order,
     a case with a nonzero count goes through run_case's own comparison (_judge) on its kept buffers, which decides
     and reports it, and the first failing case ends the campaign, exactly as case by case. A case the filter cannot
@@ -426,13 +425,13 @@ class _EagerBatch:
     @staticmethod
     def applies(rep, fam, kernel, case_timeout):
         return (rep.reference == "cuda" and fam.name == "torch" and fam.device != "cpu" and case_timeout is None
-                and not isinstance(kernel, iso.Isolated) and graph_fast.Counts.available())
+                and not isinstance(kernel, iso.Isolated) and Counts.available())
 
     def __init__(self, rep, fam, kernel, variant, overflow):
         self.rep, self.fam, self.kernel, self.variant, self.overflow = rep, fam, kernel, variant, overflow
-        self.counts = graph_fast.Counts(fam.torch, fam.device)
-        self.stream = int(fam.torch.cuda.current_stream().cuda_stream)
-        self.pending = []  # in case order: ("case", index, recipe, case, presented, dev, result, expected) | ("rejected", e)
+        self.counts = Counts(getattr(fam, "torch", None), fam.device)
+        # in case order: ("case", index, recipe, case, presented, dev, result, expected) or ("rejected", error)
+        self.pending = []
         self.slots = 0  # pending cases (slots of self.counts)
         self.lanes = 0  # their lanes (counted by the campaign's lanes budget as if they pass)
 
@@ -467,11 +466,11 @@ class _EagerBatch:
                     _raised(result, e)
                     done = True
             return _tally(rep, index, recipe, result if done else _judge(fam, case, p, expected, result, ret, dev))
-        self.counts.add(pairs, self.slots, self.stream)
+        self.counts.add(pairs, self.slots)  # on the current stream, after the kernel's call
         self.pending.append(("case", index, recipe, case, p, dev, result, expected))
         self.slots += 1
         self.lanes += result.lanes
-        return self.flush() if self.slots == graph_fast.BATCH else None
+        return self.flush() if self.slots == BATCH else None
 
     def flush(self):
         """Wait once, read the counts and settle the pending cases in order; the first failure tuple or None."""

@@ -12,9 +12,10 @@ if not torch.cuda.is_available():
 
 import kvaddr  # noqa: E402
 import kvaddr.gpu as G  # noqa: E402
-from kvaddr import graph_fast, harness  # noqa: E402
+from kvaddr import device_ref, harness  # noqa: E402
+from test_eager_batch import ACTIONS, nth_call, same_report  # noqa: E402 - as on the CPU
 
-if not G.available() or not graph_fast.Counts.available():
+if not G.available() or not device_ref.Counts.available():
     pytest.skip(f"kvaddr._gpu unavailable ({G.why_unavailable()})", allow_module_level=True)
 
 ROUTES = ("read_table", "decode_metadata", "token_translate", "write_loc")
@@ -23,11 +24,11 @@ MUTANTS = {"read_table": "e10_batch_index_rows", "decode_metadata": "b09_no_padd
            "token_translate": "b17_doc_formula", "write_loc": "b06_stale_tail"}
 
 
-def _both(monkeypatch, route, kernel, **kw):
+def _both(monkeypatch, route, kernel, make=None, **kw):
     """(the batched report, the number of batch waits, the per-case report) of one campaign (isolate=False: the
-    kernel in process, where the batched loop applies)."""
+    kernel in process, where the batched loop applies); make() gives a fresh kernel per campaign when given."""
     reads = []
-    real = graph_fast.Counts.read
+    real = device_ref.Counts.read
 
     def spy(self):
         reads.append(1)
@@ -35,39 +36,17 @@ def _both(monkeypatch, route, kernel, **kw):
 
     kw = {"device": "cuda", "isolate": False, "huge": False, **kw}
     with monkeypatch.context() as m:
-        m.setattr(graph_fast.Counts, "read", spy)
-        batched = kvaddr.check(route, kernel, **kw)
+        m.setattr(device_ref.Counts, "read", spy)
+        batched = kvaddr.check(route, make() if make else kernel, **kw)
     with monkeypatch.context() as m:
         m.setattr(harness._EagerBatch, "applies", staticmethod(lambda *a: False))
-        m.setattr(graph_fast.Counts, "read", spy)
+        m.setattr(device_ref.Counts, "read", spy)
         n = len(reads)
         if kw.get("replay_dir") is not None:
             kw["replay_dir"] = kw["replay_dir"] + "_per_case"  # its own root: the same directory name under it
-        per_case = kvaddr.check(route, kernel, **kw)
+        per_case = kvaddr.check(route, make() if make else kernel, **kw)
         assert len(reads) == n  # the per-case loop never waits on a batch
     return batched, len(reads), per_case
-
-
-def _lanes(f):
-    return [(x.output, x.index, x.region, x.expected, x.actual) for x in f.first]
-
-
-def _same(a, b):
-    assert (a.cases, a.lanes, a.rejected, a.rejections, a.overflow) == (b.cases, b.lanes, b.rejected, b.rejections,
-                                                                        b.overflow)
-    assert a.ok == b.ok
-    if a.failure is None:
-        return
-    fa, fb = a.failure, b.failure
-    assert (fa.kind, fa.case_index, fa.detail, fa.differing, fa.shrink_steps) == (fb.kind, fb.case_index, fb.detail,
-                                                                                  fb.differing, fb.shrink_steps)
-    assert _lanes(fa) == _lanes(fb)
-    assert (fa.behaves_like, fa.inferred, fa.not_explained) == (fb.behaves_like, fb.inferred, fb.not_explained)
-    assert fa.recipe.keys() == fb.recipe.keys()
-    assert (fa.replay_dir is None) == (fb.replay_dir is None)
-    if fa.replay_dir is not None:
-        assert os.path.basename(fa.replay_dir) == os.path.basename(fb.replay_dir)
-        assert sorted(os.listdir(fa.replay_dir)) == sorted(os.listdir(fb.replay_dir))
 
 
 @pytest.mark.parametrize("overflow", ["skip", "observe"])
@@ -79,10 +58,10 @@ def test_a_passing_kernel_passes_with_the_same_counts(monkeypatch, route, overfl
     assert batched.ok, str(batched)
     assert batched.cases + batched.rejected == 600
     if overflow == "skip":  # a skipped overflow case is a rejection noted in order: one wait per BATCH cases run
-        assert reads == -(-batched.cases // graph_fast.BATCH)
+        assert reads == -(-batched.cases // device_ref.BATCH)
     else:  # an observed one runs on the per-case path after the cases before it are settled (one more wait)
-        assert reads >= -(-batched.cases // graph_fast.BATCH)
-    _same(batched, per_case)
+        assert reads >= -(-batched.cases // device_ref.BATCH)
+    same_report(batched, per_case)
 
 
 @pytest.mark.parametrize("route", ROUTES)
@@ -93,7 +72,7 @@ def test_a_catalogue_mutant_fails_on_the_same_first_case(monkeypatch, tmp_path, 
     assert not batched.ok, str(batched)
     assert reads >= 1
     assert batched.failure.replay_dir is not None and os.path.isdir(batched.failure.replay_dir)
-    _same(batched, per_case)
+    same_report(batched, per_case)
 
 
 def test_lanes_budget_stops_at_the_same_case(monkeypatch):
@@ -101,67 +80,34 @@ def test_lanes_budget_stops_at_the_same_case(monkeypatch):
     batched, _, per_case = _both(monkeypatch, route, G.kernel(route), cases=10**6, seed=5, lanes=4096,
                                  lanes_budget=300_000)
     assert batched.ok and batched.lanes >= 300_000
-    _same(batched, per_case)
+    same_report(batched, per_case)
 
 
-def _nth_call(route, n, action):
-    """kvaddr's production kernel for `route` that does `action(kwargs)` on its n-th call (0-based)."""
-    inner = G.kernel(route)
-    calls = []
-
-    def kernel(**kw):
-        calls.append(1)
-        inner(**kw)
-        if len(calls) == n + 1:
-            return action(kw)
-        return None
-
-    return kernel
-
-
-def _raise(kw):
-    raise RuntimeError("planted raise")
-
-
-def _write_input(kw):
-    kw["v2p"][0] += 1  # an in-place store into an input
-
-
-def _fresh_return(kw):
-    return kw["out"].clone()  # a fresh array equal to the output: accepted, compared as returned
-
-
-@pytest.mark.parametrize("action,kind", [(_raise, "raised"), (_write_input, "input_modified"),
-                                         (_fresh_return, None)])
+@pytest.mark.parametrize("action,kind", ACTIONS)
 def test_a_planted_call_past_the_first_batch_is_reported_alike(monkeypatch, action, kind):
-    route = "write_loc"
-    n = graph_fast.BATCH + 37
-    batched = kvaddr.check(route, _nth_call(route, n, action), cases=700, seed=2, lanes=4096, device="cuda",
-                           isolate=False, huge=False, shrink=False)
-    with monkeypatch.context() as m:
-        m.setattr(harness._EagerBatch, "applies", staticmethod(lambda *a: False))
-        per_case = kvaddr.check(route, _nth_call(route, n, action), cases=700, seed=2, lanes=4096, device="cuda",
-                                isolate=False, huge=False, shrink=False)
+    n = device_ref.BATCH + 37
+    batched, _, per_case = _both(monkeypatch, "write_loc", None, cases=700, seed=2, lanes=4096, shrink=False,
+                                 overflow="skip", make=nth_call(n, action, G.kernel("write_loc")))
     if kind is None:
         assert batched.ok and batched.cases + batched.rejected == 700
     else:
         assert batched.failure.kind == kind, str(batched)
-        assert batched.cases > graph_fast.BATCH  # settled past the first batch
-    _same(batched, per_case)
+        assert batched.cases == n + 1  # the n-th call is the last case run
+    same_report(batched, per_case)
 
 
 def test_counts_add_rejects_a_slot_outside_the_batch():
-    c = graph_fast.Counts(torch, "cuda")
-    for j in (-1, graph_fast.BATCH):
+    c = device_ref.Counts(torch, "cuda")
+    for j in (-1, device_ref.BATCH):
         with pytest.raises(ValueError, match=f"j = {j}"):
             c.add([], j, 0)
     c.add([], 0, 0)
-    c.add([], graph_fast.BATCH - 1, 0)
-    assert c.read() == [0] * graph_fast.BATCH
+    c.add([], device_ref.BATCH - 1, 0)
+    assert c.read() == [0] * device_ref.BATCH
 
 
 def test_counts_add_counts_the_differing_elements_in_their_slot():
-    c = graph_fast.Counts(torch, "cuda")
+    c = device_ref.Counts(torch, "cuda")
     a = torch.arange(1000, dtype=torch.int64, device="cuda")
     b = a.clone()
     b[[3, 500, 999]] = -1
@@ -173,7 +119,7 @@ def test_counts_add_counts_the_differing_elements_in_their_slot():
     c.add(pairs, 5, stream)
     c.add(pairs[:1], 5, stream)
     c.add(pairs[1:], 9, stream)
-    want = [0] * graph_fast.BATCH
+    want = [0] * device_ref.BATCH
     want[5], want[9] = 7, 1
     assert c.read() == want
-    assert c.read() == [0] * graph_fast.BATCH  # read() zeroed them
+    assert c.read() == [0] * device_ref.BATCH  # read() zeroed them
