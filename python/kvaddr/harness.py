@@ -25,11 +25,10 @@ from . import adjacent
 from . import check_args
 from . import contract as contracts
 from . import isolate as iso
-from . import races
 from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
-from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference
+from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, guarded_inputs, output_dtypes, reference
 from .overflow import check_mode as check_overflow_mode
 from .route_tables import has_variant
 from .overflow import note_rejected, overflow_case
@@ -228,22 +227,25 @@ def _extended(case, result):
 def behaves_like(case, actual, claimed, result=None, plain=True):
     """Every variant the route accepts (other than `claimed`) whose host output equals `actual` exactly
     (on the buffers when `plain`, or on the buffers grown by their after-guard rows when `result` holds the
-    backings), or is one its racing rows can leave: kvaddr._core.name_outputs, the C++ harness's naming."""
+    backings), or is one its racing rows can leave: kvaddr._core.name_case, the C++ harness's naming, which
+    computes each candidate's host reference from the case's arrays (the v2p tables inside their guards) itself.
+    Only an adjacent or aliased layout, which has no C++ form, hands in its reference."""
     if not has_variant(case.route):
         return []
     ext = _extended(case, result) if result is not None else None
-    forms = {"plain": (case, actual), "grown": ext}
+    own = None
+    if case.adjacent or case.alias:
+        forms = {"plain": case, "grown": ext[0] if ext is not None else None}
 
-    def reproduces(v, form):
-        c, act = forms[form]
-        try:
-            exp = reference(c, v, table_guards=True)
-        except _core.Error:
-            return False
-        # A spilling variant whose rows race also matches when `act` is one of its possible outputs.
-        return bool(all(np.array_equal(exp[k], act[k]) for k in c.outputs) or races.matches_up_to_race(c, v, act))
+        def own(v, form):
+            try:
+                return reference(forms[form], v, table_guards=True)
+            except _core.Error:
+                return None  # the route rejects the call under v
 
-    return _core.name_outputs(case.route, claimed, plain=plain, grown=ext is not None, reproduces=reproduces)
+    return _core.name_case(case.route, claimed, inputs=guarded_inputs(case.inputs), scalars=dict(case.scalars),
+                           outputs=dict(case.outputs), actual=dict(actual), plain=plain,
+                           grown=(ext[0].outputs, ext[1]) if ext is not None else None, reference=own)
 
 
 # ---- check -------------------------------------------------------------------------------------

@@ -46,6 +46,7 @@
 #include "recipe_bindings.hpp"
 #include "shrink_bindings.hpp"
 #include "route_bindings.hpp"
+#include "naming_bindings.hpp"
 
 namespace py = pybind11;
 using std::int32_t;
@@ -415,6 +416,7 @@ PYBIND11_MODULE(_core, m) {
 
   // ---- routes: every route of the list (route_bindings.hpp), then aliases and helpers ----
   def_routes(m);
+  def_naming(m);  // naming_bindings.hpp: kvaddr._core.name_case
   const auto none = py::none();
   m.def("translate_kv_loc", [](py::handle loc, py::handle v2p, int64_t page_size, py::handle out) {
     return call_route<Route::token_translate>(loc, v2p, page_size, int64_t{1}, out, std::string("production"));
