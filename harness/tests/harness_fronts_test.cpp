@@ -1,5 +1,5 @@
 // The same planted case is named identically by the three front ends: the C++ harness (harness::check, naming
-// through kvaddr/harness/naming.hpp name_outputs), kvaddr.check (python/tests/test_naming_fronts.py asserts the
+// through kvaddr/harness/naming.hpp name_case), kvaddr.check (python/tests/test_naming_fronts.py asserts the
 // very same table through the Python harness) and kvaddr's replay of the directory the failure is written to.
 // The planted kernel is the host route under the planted variant; one subject per route family (id routes,
 // write_loc, kv_indices_inplace, eager_funnel's crash, the page tables, decode metadata). Case i of a seed is

@@ -44,12 +44,11 @@ inline std::vector<Variant> naming_variants(Route route, Variant claimed) {
 // buffer (B10 / E01 spills) is reproduced.
 enum class NamingForm { plain, grown };
 
-// The naming of a failing case, written once for both harnesses: the naming variants of `route` (naming_variants,
-// in order, without `claimed`) each of which reproduces the kernel's outputs on one of the forms. The plain form is
-// tried only when `plain` (the claimed variant does not already reproduce the buffers), the grown one only when
-// `grown` (the case has one). `reproduces(v, form)` runs the host reference under `v` on that form and compares
-// every lane; it returns false where the route rejects the call under `v` (the C++ harness's naming.inc and
-// kvaddr.check's behaves_like, through kvaddr._core.name_outputs, hand it in).
+// The candidate loop of the naming: the naming variants of `route` (naming_variants, in order, without `claimed`)
+// each of which reproduces the kernel's outputs on one of the forms. The plain form is tried only when `plain` (the
+// claimed variant does not already reproduce the buffers), the grown one only when `grown` (the case has one).
+// `reproduces(v, form)` runs the host reference under `v` on that form and compares every lane; it returns false
+// where the route rejects the call under `v` (name_case below hands it in).
 template <class Reproduces>
 std::vector<Variant> name_outputs(Route route, Variant claimed, bool plain, bool grown, Reproduces&& reproduces) {
   std::vector<Variant> out;
