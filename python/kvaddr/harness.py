@@ -233,19 +233,25 @@ def behaves_like(case, actual, claimed, result=None, plain=True):
     if not has_variant(case.route):
         return []
     ext = _extended(case, result) if result is not None else None
-    own = None
-    if case.adjacent or case.alias:
-        forms = {"plain": case, "grown": ext[0] if ext is not None else None}
-
-        def own(v, form):
-            try:
-                return reference(forms[form], v, table_guards=True)
-            except _core.Error:
-                return None  # the route rejects the call under v
-
+    own = _own_reference(case, {"plain": case, "grown": ext[0] if ext is not None else None}, table_guards=True)
     return _core.name_case(case.route, claimed, inputs=guarded_inputs(case.inputs), scalars=dict(case.scalars),
                            outputs=dict(case.outputs), actual=dict(actual), plain=plain,
                            grown=(ext[0].outputs, ext[1]) if ext is not None else None, reference=own)
+
+
+def _own_reference(case, forms, table_guards=False):
+    """For a layout with no C++ form (adjacent or aliased arguments): the naming's reference(variant, form), the host
+    route on `forms[form]` laid out as the kernel got it, None where the route rejects the call; else None."""
+    if not (case.adjacent or case.alias):
+        return None
+
+    def own(v, form):
+        try:
+            return reference(forms[form], v, table_guards=table_guards)
+        except _core.Error:
+            return None
+
+    return own
 
 
 # ---- check -------------------------------------------------------------------------------------
@@ -522,14 +528,9 @@ def _names(case, result, variant):
 def crash_variants(case, claimed):
     """The catalogue variants whose documented effect is a crash (kvaddr._core.crash_variants, the C++ harness's
     list) and whose host route raises on `case`, where the claimed variant's does not: a raising kernel behaves
-    like them."""
-    names = []
-    for v in _core.crash_variants(case.route, claimed):
-        try:
-            reference(case, v)
-        except _core.Error:
-            names.append(v)
-    return names
+    like them (kvaddr._core.crash_names runs each one's reference; an adjacent or aliased layout hands in its own)."""
+    return _core.crash_names(case.route, claimed, inputs=case.inputs, scalars=dict(case.scalars),
+                             outputs=dict(case.outputs), reference=_own_reference(case, {"plain": case}))
 
 
 class CheckFailed(AssertionError):

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kvaddr/harness/naming.hpp"
@@ -79,56 +80,46 @@ struct BadReference {
   InvalidArgument error;
 };
 
-inline std::vector<std::string> name_case_py(py::module_& m, const std::string& route_name, const std::string& claimed_name,
-                                             const py::dict& inputs, const py::dict& scalars, const py::dict& outputs,
-                                             const py::dict& actual, bool plain, const py::object& grown,
-                                             const py::object& reference) {
-  const Route route = parse_route(route_name);
-  const Variant claimed = parse_variant(claimed_name);
-  if (outputs.empty()) throw InvalidArgument("outputs", "{}", "needs at least one output buffer");
-  if (!reference.is_none() && !PyCallable_Check(reference.ptr()))
-    throw InvalidArgument("reference", type_name(reference), "must be None or a callable (variant, form) -> dict");
-  std::vector<std::string> names;
-  for (const auto& item : outputs) names.push_back(py::str(item.first));
-  std::vector<std::string> params;
-  for (const auto& [p, field] : route_parameters(route)) params.push_back(p);
-  const auto has_param = [&](const std::string& p) { return std::find(params.begin(), params.end(), p) != params.end(); };
-  for (const auto& item : inputs)
-    if (!has_param(py::str(item.first))) throw InvalidArgument("inputs", py::str(item.first), "not a parameter of " + route_name);
-  for (const auto& item : scalars)
-    if (!has_param(py::str(item.first))) throw InvalidArgument("scalars", py::str(item.first), "not a parameter of " + route_name);
+// The host reference of one case as Python hands it: the route's binding called by keyword (the inputs, None ones
+// left out, the scalars, the variant, each output under its own parameter where the route has one, decode_metadata's
+// and kv_indices_inplace's, else as `out`), or the front end's `reference(variant, form)` for a layout with no C++
+// form. Validates the route, the claimed variant, the argument names and the reference before anything runs.
+struct HostCall {
+  Route route;
+  Variant claimed;
+  py::object fn, reference;
+  std::vector<std::string> names, params;
+  bool variants = false;
 
-  PyForm forms[2] = {py_form(names, outputs, actual, "outputs", "actual"), {}};
-  bool has_grown = false;
-  if (!grown.is_none()) {
-    if (!py::isinstance<py::tuple>(grown) || py::len(grown) != 2 || !py::isinstance<py::dict>(grown[py::int_(0)]) ||
-        !py::isinstance<py::dict>(grown[py::int_(1)]))
-      throw InvalidArgument("grown", type_name(grown), "must be None or a tuple (outputs before, actual) of two dicts");
-    forms[1] = py_form(names, grown[py::int_(0)].cast<py::dict>(), grown[py::int_(1)].cast<py::dict>(), "grown[0]", "grown[1]");
-    has_grown = true;
+  HostCall(py::module_& m, const std::string& route_name, const std::string& claimed_name, const py::dict& inputs,
+           const py::dict& scalars, const py::dict& outputs, const py::object& ref)
+      : route(parse_route(route_name)), claimed(parse_variant(claimed_name)), reference(ref) {
+    if (outputs.empty()) throw InvalidArgument("outputs", "{}", "needs at least one output buffer");
+    if (!reference.is_none() && !PyCallable_Check(reference.ptr()))
+      throw InvalidArgument("reference", type_name(reference), "must be None or a callable (variant, form) -> dict");
+    for (const auto& item : outputs) names.push_back(py::str(item.first));
+    for (const auto& [p, field] : route_parameters(route)) params.push_back(p);
+    for (const auto& item : inputs)
+      if (!has_param(py::str(item.first))) throw InvalidArgument("inputs", py::str(item.first), "not a parameter of " + route_name);
+    for (const auto& item : scalars)
+      if (!has_param(py::str(item.first))) throw InvalidArgument("scalars", py::str(item.first), "not a parameter of " + route_name);
+    fn = m.attr(route_name.c_str());
+    variants = has_param("variant");
   }
-  const py::object fn = m.attr(route_name.c_str());
-  const bool variants = has_param("variant");
-  // The keyword arguments of one call: the inputs (None left out), the scalars, the variant, and each output under
-  // its own parameter where the route has one (decode_metadata's, kv_indices_inplace's), else as `out`.
-  const auto kwargs = [&](const py::dict& ins, const py::dict& sc, Variant v, const std::vector<py::array>& outs) {
-    py::dict kw;
-    for (const auto& item : ins)
-      if (!item.second.is_none()) kw[item.first] = item.second;
-    for (const auto& item : sc) kw[item.first] = item.second;
-    if (variants) kw["variant"] = std::string(to_string(v, route));
-    for (std::size_t j = 0; j < names.size(); ++j) kw[has_param(names[j]) ? names[j].c_str() : "out"] = outs[j];
-    return kw;
-  };
+  bool has_param(const std::string& p) const { return std::find(params.begin(), params.end(), p) != params.end(); }
 
-  NamingCase nc;
-  nc.run = [&](Variant v, harness::NamingForm form) {
-    const PyForm& f = forms[form == harness::NamingForm::plain ? 0 : 1];
+  // Every output after the route ran under v on `outs` (written in place), with the inputs `ins` and scalars `sc`;
+  // throws kvaddr::Error where the route (or the reference, answering None) rejects the call. `form` "part": one
+  // program's part of the race split, always the route's binding (the split runs on the case's arrays).
+  NamingCase::Bufs run(Variant v, const char* form, const py::dict& ins, const py::dict& sc,
+                       const std::vector<py::array>& outs) const {
     NamingCase::Bufs bufs;
-    if (!reference.is_none()) {  // a layout with no C++ form: the front end's reference (None: it rejects the call)
-      const py::object got = reference(std::string(to_string(v, route)), form == harness::NamingForm::plain ? "plain" : "grown");
-      if (got.is_none()) throw InvalidState("variant", std::string(to_string(v, route)), "the reference rejects the call");
-      if (!py::isinstance<py::dict>(got)) throw BadReference{InvalidArgument("reference", type_name(got), "must return a dict of the outputs or None")};
+    const std::string variant(to_string(v, route));
+    if (!reference.is_none() && std::string_view(form) != "part") {
+      const py::object got = reference(variant, form);
+      if (got.is_none()) throw InvalidState("variant", variant, "the reference rejects the call");
+      if (!py::isinstance<py::dict>(got))
+        throw BadReference{InvalidArgument("reference", type_name(got), "must return a dict of the outputs or None")};
       const py::dict d = got.cast<py::dict>();
       for (const std::string& k : names) {
         if (!d.contains(k)) throw BadReference{InvalidArgument("reference", k, "the reference's result misses this output")};
@@ -140,12 +131,69 @@ inline std::vector<std::string> name_case_py(py::module_& m, const std::string& 
       }
       return bufs;
     }
-    if (!variants && v != Variant::production) throw InvalidArgument("variant", std::string(to_string(v)), "the route has no variants");
-    std::vector<py::array> outs;
-    for (const py::array& b : f.before) outs.emplace_back(b.attr("copy")());
-    call_rejecting(fn, kwargs(inputs, scalars, v, outs));
+    if (!variants && v != Variant::production) throw InvalidArgument("variant", variant, "the route has no variants");
+    py::dict kw;
+    for (const auto& item : ins)
+      if (!item.second.is_none()) kw[item.first] = item.second;
+    for (const auto& item : sc) kw[item.first] = item.second;
+    if (variants) kw["variant"] = variant;
+    for (std::size_t j = 0; j < names.size(); ++j) kw[has_param(names[j]) ? names[j].c_str() : "out"] = outs[j];
+    call_rejecting(fn, kw);
     for (std::size_t j = 0; j < outs.size(); ++j) bufs.push_back(lanes_of(outs[j], names[j]));
     return bufs;
+  }
+  // The same on fresh copies of the buffers `before`.
+  NamingCase::Bufs run_on_copies(Variant v, const char* form, const py::dict& ins, const py::dict& sc,
+                                 const std::vector<py::array>& before) const {
+    std::vector<py::array> outs;
+    for (const py::array& b : before) outs.emplace_back(b.attr("copy")());
+    return run(v, form, ins, sc, outs);
+  }
+};
+
+// Runs `f` and raises a BadReference's error.
+template <class F>
+std::vector<std::string> names_of(Route route, const F& f) {
+  std::vector<std::string> out;
+  try {
+    for (Variant v : f()) out.emplace_back(to_string(v, route));
+  } catch (const BadReference& e) {
+    throw e.error;
+  }
+  return out;
+}
+
+inline std::vector<std::string> crash_names_py(py::module_& m, const std::string& route_name, const std::string& claimed_name,
+                                               const py::dict& inputs, const py::dict& scalars, const py::dict& outputs,
+                                               const py::object& reference) {
+  const HostCall host(m, route_name, claimed_name, inputs, scalars, outputs, reference);
+  std::vector<py::array> before;
+  for (const std::string& k : host.names) before.push_back(as_ndarray(outputs[k.c_str()], "outputs"));
+  return names_of(host.route, [&] {
+    return harness::name_crash(host.route, host.claimed,
+                               [&](Variant v) { return host.run_on_copies(v, "plain", inputs, scalars, before); });
+  });
+}
+
+inline std::vector<std::string> name_case_py(py::module_& m, const std::string& route_name, const std::string& claimed_name,
+                                             const py::dict& inputs, const py::dict& scalars, const py::dict& outputs,
+                                             const py::dict& actual, bool plain, const py::object& grown,
+                                             const py::object& reference) {
+  const HostCall host(m, route_name, claimed_name, inputs, scalars, outputs, reference);
+  const std::vector<std::string>& names = host.names;
+  PyForm forms[2] = {py_form(names, outputs, actual, "outputs", "actual"), {}};
+  bool has_grown = false;
+  if (!grown.is_none()) {
+    if (!py::isinstance<py::tuple>(grown) || py::len(grown) != 2 || !py::isinstance<py::dict>(grown[py::int_(0)]) ||
+        !py::isinstance<py::dict>(grown[py::int_(1)]))
+      throw InvalidArgument("grown", type_name(grown), "must be None or a tuple (outputs before, actual) of two dicts");
+    forms[1] = py_form(names, grown[py::int_(0)].cast<py::dict>(), grown[py::int_(1)].cast<py::dict>(), "grown[0]", "grown[1]");
+    has_grown = true;
+  }
+  NamingCase nc;
+  nc.run = [&](Variant v, harness::NamingForm form) {
+    const bool p = form == harness::NamingForm::plain;
+    return host.run_on_copies(v, p ? "plain" : "grown", inputs, scalars, forms[p ? 0 : 1].before);
   };
 
   // The race split of a page table (one 2-D output, its batch in req_pool_indices / seq_lens).
@@ -192,20 +240,24 @@ inline std::vector<std::string> name_case_py(py::module_& m, const std::string& 
       py::dict sc;
       for (const auto& item : scalars) sc[item.first] = item.second;
       if (sc.contains("zero_tail")) sc["zero_tail"] = fill;
-      call_rejecting(fn, kwargs(ins, sc, v, {py::array(rows_from(buf, row0, std::nullopt))}));
+      (void)host.run(v, "part", ins, sc, {py::array(rows_from(buf, row0, std::nullopt))});
       return lanes_of(buf, names[0]);
     };
   }
-  std::vector<std::string> out;
-  try {
-    for (Variant v : harness::name_case(route, claimed, nc)) out.emplace_back(to_string(v, route));
-  } catch (const BadReference& e) {
-    throw e.error;
-  }
-  return out;
+  return names_of(host.route, [&] { return harness::name_case(host.route, host.claimed, nc); });
 }
 
 inline void def_naming(py::module_& m) {
+  m.def("crash_names",
+        [m](const std::string& route, const std::string& claimed, const py::dict& inputs, const py::dict& scalars,
+            const py::dict& outputs, const py::object& reference) mutable {
+          return crash_names_py(m, route, claimed, inputs, scalars, outputs, reference);
+        },
+        py::arg("route"), py::arg("claimed"), py::kw_only(), py::arg("inputs"), py::arg("scalars"), py::arg("outputs"),
+        py::arg("reference") = py::none(),
+        "The names of a kernel that raised (kvaddr/harness/naming.hpp name_crash, the C++ harness's): the crash "
+        "variants of `route` without `claimed` whose host reference rejects the case (arguments as name_case's; "
+        "the reference runs here on copies of `outputs` unless `reference(variant, 'plain')` is given).");
   m.def("name_case",
         [m](const std::string& route, const std::string& claimed, const py::dict& inputs, const py::dict& scalars,
             const py::dict& outputs, const py::dict& actual, bool plain, const py::object& grown,

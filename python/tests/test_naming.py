@@ -149,3 +149,22 @@ def test_name_case_passes_the_references_error_on():
         token_case_names("production", True, False, 3)  # not a callable
     with pytest.raises(kvaddr.InvalidArgument, match="reference"):  # a callable answering other than a dict / None
         token_case_names("production", True, False, lambda v, f: "yes")
+
+
+def test_crash_names_runs_each_crash_variants_reference():
+    # harness/src/naming.inc name_raises and kvaddr.check's crash_variants: kvaddr/harness/naming.hpp name_crash
+    def names(page_size, claimed="production", reference=None):
+        return _core.crash_names("eager_funnel", claimed, inputs={"page_table": np.array([[0]], np.int64),
+                                                                  "v2p": np.array([5, 6], np.int64)},
+                                 scalars={"page_size": page_size, "multiplier": 1},
+                                 outputs={"out": np.zeros((1, 1), np.int64)}, reference=reference)
+
+    assert names(1) == ["b02_rank2_index_select"]  # the rank-2 table reaches a 1-D-only gather at page size 1
+    assert names(2) == []
+    assert names(1, claimed="b02_rank2_index_select") == []
+    assert names(2, reference=lambda v, f: None) == ["b02_rank2_index_select"]  # the reference rejects: a crash
+    with pytest.raises(kvaddr.InvalidArgument, match="reference"):
+        names(1, reference=lambda v, f: "yes")
+    with pytest.raises(kvaddr.InvalidArgument, match="inputs"):
+        _core.crash_names("eager_funnel", "production", inputs={"nope": np.zeros(1)}, scalars={},
+                          outputs={"out": np.zeros(1)})

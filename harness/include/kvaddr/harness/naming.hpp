@@ -133,4 +133,20 @@ inline std::vector<Variant> crash_variants(Route route, Variant claimed) {
   return out;
 }
 
+// The names of a kernel that raised, written once for both harnesses: the crash variants of `route` (without
+// `claimed`) whose host reference rejects the case, run(v) throwing kvaddr::Error (the C++ harness's name_raises,
+// kvaddr.check's crash_variants through kvaddr._core.crash_names).
+template <class Run>
+std::vector<Variant> name_crash(Route route, Variant claimed, Run&& run) {
+  std::vector<Variant> out;
+  for (Variant v : crash_variants(route, claimed)) {
+    try {
+      (void)run(v);
+    } catch (const Error&) {
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
 }  // namespace kvaddr::harness
