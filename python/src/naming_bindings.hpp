@@ -99,10 +99,18 @@ struct HostCall {
       throw InvalidArgument("reference", type_name(reference), "must be None or a callable (variant, form) -> dict");
     for (const auto& item : outputs) names.push_back(py::str(item.first));
     for (const auto& [p, field] : route_parameters(route)) params.push_back(p);
-    for (const auto& item : inputs)
-      if (!has_param(py::str(item.first))) throw InvalidArgument("inputs", py::str(item.first), "not a parameter of " + route_name);
-    for (const auto& item : scalars)
-      if (!has_param(py::str(item.first))) throw InvalidArgument("scalars", py::str(item.first), "not a parameter of " + route_name);
+    for (const auto& item : inputs) {
+      const std::string k = py::str(item.first);
+      if (!has_param(k)) throw InvalidArgument("inputs", k, "not a parameter of " + route_name);
+      if (!item.second.is_none()) (void)lanes_of(item.second, "inputs['" + k + "']");  // an integer array or None
+    }
+    for (const auto& item : scalars) {
+      const std::string k = py::str(item.first);
+      if (!has_param(k)) throw InvalidArgument("scalars", k, "not a parameter of " + route_name);
+      if (!PyIndex_Check(item.second.ptr()))  // an int, a bool or a numpy integer
+        throw InvalidArgument("scalars['" + k + "']", type_name(item.second), "must be an integer or a bool");
+    }
+    for (const auto& item : outputs) (void)lanes_of(item.second, "outputs['" + std::string(py::str(item.first)) + "']");
     fn = m.attr(route_name.c_str());
     variants = has_param("variant");
   }

@@ -131,6 +131,19 @@ def test_name_case_validates_its_arguments():
     with pytest.raises(kvaddr.InvalidArgument, match="scalars"):
         _core.name_case(case.route, "production", inputs=case.inputs, scalars={"nope": 1}, outputs=case.outputs,
                         actual=case.outputs)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"inputs\['v2p'\]"):  # an integer array or None
+        _core.name_case(case.route, "production", inputs=dict(case.inputs, v2p=np.zeros(6)), scalars=case.scalars,
+                        outputs=case.outputs, actual=case.outputs)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"scalars\['page_size'\]"):
+        _core.name_case(case.route, "production", inputs=case.inputs, scalars=dict(case.scalars, page_size=1.0),
+                        outputs=case.outputs, actual=case.outputs)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"outputs\['out'\]"):
+        _core.name_case(case.route, "production", inputs=case.inputs, scalars=case.scalars,
+                        outputs={"out": np.zeros((4, 1))}, actual={"out": np.zeros((4, 1))})
+    assert name(case, [[10], [11], [12], [-1]], grown=None) == SPILLING  # the same with int / bool / numpy int / None accepted:
+    assert _core.name_case(case.route, "production", inputs=dict(case.inputs, v2p=None),
+                           scalars=dict(case.scalars, page_size=True, max_pages=np.int64(1)), outputs=case.outputs,
+                           actual={"out": np.array([[10], [11], [12], [-1]], np.int32)}) == []
     with pytest.raises(kvaddr.InvalidArgument, match="grown"):
         name(case, [[10], [11], [12], [-1]], grown=({}, ))
     with pytest.raises(kvaddr.InvalidArgument, match="reference"):
