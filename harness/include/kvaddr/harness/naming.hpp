@@ -1,11 +1,10 @@
 #pragma once
 // The variants a failing case may be named by ("behaves like"), written once for both harnesses: the C++
 // harness's naming (harness/src/naming.inc) and kvaddr.check's (python/kvaddr/harness.py, through
-// kvaddr._core.name_case and kvaddr._core.crash_variants) try these, in this order, and no other, and name a case by
-// name_case: the host reference of each candidate, compared lane by lane up to the races of spilling rows
+// kvaddr._core.name_case and kvaddr._core.crash_names) try these, in this order, and no other, and name a case by
+// name_case (a raising kernel by name_crash): the host reference of each candidate, compared lane by lane up to the races of spilling rows
 // (kvaddr/replay/races.hpp, replay's own). Header-only (the Python extension includes it without linking the
 // harness library).
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -98,7 +97,9 @@ inline bool reproduces_on(Route route, const NamingCase& c, Variant v, NamingFor
     return false;
   }
   if (host == f.actual) return true;
-  if (!c.part || !replay::races_on(route, v) || c.table >= host.size() || host.size() != f.actual.size()) return false;
+  if (!c.part || !replay::races_on(route, v) || c.table >= host.size() || host.size() != f.actual.size() ||
+      c.table >= f.before.size())
+    return false;
   for (std::size_t k = 0; k < host.size(); ++k)
     if (k != c.table && host[k] != f.actual[k]) return false;
   const replay::PartRun run_part = [&](std::int64_t row0, std::int64_t b0, std::int64_t b1, bool fill,
