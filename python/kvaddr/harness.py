@@ -25,11 +25,10 @@ from . import adjacent
 from . import check_args
 from . import contract as contracts
 from . import isolate as iso
-from . import races
 from .device_ref import BATCH, Counts, DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
-from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference, wrap_variant
+from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, guarded_inputs, output_dtypes, reference, wrap_variant
 from .overflow import check_mode as check_overflow_mode
 from .route_tables import has_variant
 from .overflow import note_rejected, overflow_case
@@ -252,22 +251,31 @@ def _extended(case, result):
 def behaves_like(case, actual, claimed, result=None, plain=True):
     """Every variant the route accepts (other than `claimed`) whose host output equals `actual` exactly
     (on the buffers when `plain`, or on the buffers grown by their after-guard rows when `result` holds the
-    backings), or is one its racing rows can leave: kvaddr._core.name_outputs, the C++ harness's naming."""
+    backings), or is one its racing rows can leave: kvaddr._core.name_case, the C++ harness's naming, which
+    computes each candidate's host reference from the case's arrays (the v2p tables inside their guards) itself.
+    Only an adjacent or aliased layout, which has no C++ form, hands in its reference."""
     if not has_variant(case.route):
         return []
     ext = _extended(case, result) if result is not None else None
-    forms = {"plain": (case, actual), "grown": ext}
+    own = _own_reference(case, {"plain": case, "grown": ext[0] if ext is not None else None}, table_guards=True)
+    return _core.name_case(case.route, claimed, inputs=guarded_inputs(case.inputs), scalars=dict(case.scalars),
+                           outputs=dict(case.outputs), actual=dict(actual), plain=plain,
+                           grown=(ext[0].outputs, ext[1]) if ext is not None else None, reference=own)
 
-    def reproduces(v, form):
-        c, act = forms[form]
+
+def _own_reference(case, forms, table_guards=False):
+    """For a layout with no C++ form (adjacent or aliased arguments): the naming's reference(variant, form), the host
+    route on `forms[form]` laid out as the kernel got it, None where the route rejects the call; else None."""
+    if not (case.adjacent or case.alias):
+        return None
+
+    def own(v, form):
         try:
-            exp = reference(c, v, table_guards=True)
+            return reference(forms[form], v, table_guards=table_guards)
         except _core.Error:
-            return False
-        # A spilling variant whose rows race also matches when `act` is one of its possible outputs.
-        return bool(all(np.array_equal(exp[k], act[k]) for k in c.outputs) or races.matches_up_to_race(c, v, act))
+            return None
 
-    return _core.name_outputs(case.route, claimed, plain=plain, grown=ext is not None, reproduces=reproduces)
+    return own
 
 
 # ---- check -------------------------------------------------------------------------------------
@@ -646,14 +654,9 @@ def _names(case, result, variant):
 def crash_variants(case, claimed):
     """The catalogue variants whose documented effect is a crash (kvaddr._core.crash_variants, the C++ harness's
     list) and whose host route raises on `case`, where the claimed variant's does not: a raising kernel behaves
-    like them."""
-    names = []
-    for v in _core.crash_variants(case.route, claimed):
-        try:
-            reference(case, v)
-        except _core.Error:
-            names.append(v)
-    return names
+    like them (kvaddr._core.crash_names runs each one's reference; an adjacent or aliased layout hands in its own)."""
+    return _core.crash_names(case.route, claimed, inputs=case.inputs, scalars=dict(case.scalars),
+                             outputs=dict(case.outputs), reference=_own_reference(case, {"plain": case}))
 
 
 class CheckFailed(AssertionError):
