@@ -21,8 +21,9 @@ class Presented:
     """Device buffers of one case: guarded output backings and (possibly strided) inputs.
 
     twins=True (the batched eager loop, kvaddr.harness): every backing is put on the device twice, in one staged
-    host-to-device copy (put_all): `twin` maps ("out", name), ("in", name) and ("group",) to the second copy, which
-    kvaddr.device_ref.DeviceExpected takes as its expected / pristine allocations instead of cloning."""
+    host-to-device copy (put_all): `twin` maps ("out", name), ("in", name) and ("group",) to the second copy (a
+    Staged on CUDA, an array otherwise), which kvaddr.device_ref.DeviceExpected takes as its expected / pristine
+    allocations instead of cloning."""
 
     def __init__(self, fam, case, twins=False):
         self.fam, self.case = fam, case
@@ -46,7 +47,7 @@ class Presented:
                 hosts[("in", name)] = arr
         keys = list(hosts)
         if twins:
-            devs = put_all(fam, [hosts[k] for k in keys] * 2)
+            devs = put_all(fam, [hosts[k] for k in keys] * 2, staged_from=len(keys))
             self.twin = dict(zip(keys, devs[len(keys):]))
         else:
             devs = [fam.put(hosts[k]) for k in keys]
@@ -75,6 +76,16 @@ class Presented:
                     self.ins[name] = self.in_backing[name][C.TABLE_GUARD:C.TABLE_GUARD + arr.size]
                 else:
                     self.ins[name] = self.in_backing[name]
+
+    @property
+    def row_pad(self):
+        """How much wider than a 2-D strided input its backing's rows are (spread)."""
+        return STRIDE_PAD
+
+    def twin_view(self, name):
+        """A callable giving strided input `name`'s view of its twin backing (made when called), the shape of
+        self.ins[name]."""
+        return lambda: strided_view(self.twin[("in", name)].tensor(), self.case.inputs[name])
 
     def _out_view(self, name):
         buf = self.case.outputs[name]
@@ -114,17 +125,45 @@ class Presented:
 _TORCH_DTYPES = {}
 
 
-def put_all(fam, arrays):
+class Staged:
+    """An array staged in put_all's device buffer with no torch view of its own yet: its device address `ptr`,
+    `dtype`, `shape` and `size`; tensor() makes the view once, for the few uses that need a tensor (a flagged
+    case's comparison). The batched eager loop's twins are Staged: the device reference reads them through raw
+    pointers (kvaddr.device_ref), so most cases never make their views."""
+
+    __slots__ = ("base", "offset", "ptr", "dtype", "shape", "size", "_view")
+    STAGED = True  # how kvaddr.device_ref (same layer, no import) tells a Staged from an array
+
+    def __init__(self, base, base_ptr, offset, array):
+        self.base, self.offset, self.ptr = base, offset, base_ptr + offset
+        self.dtype, self.shape, self.size = array.dtype, tuple(array.shape), int(array.size)
+        self._view = None
+
+    def tensor(self):
+        if self._view is None:
+            self._view = _typed(self.base, self.dtype, self.offset, self.size, self.shape)
+        return self._view
+
+
+def _typed(dev, dtype, offset, size, shape):
+    """The torch view of `size` elements of numpy `dtype` at byte `offset` of uint8 device tensor `dev`."""
+    v = dev[offset:offset + size * dtype.itemsize].view(_TORCH_DTYPES[dtype])
+    return v if len(shape) == 1 else v.view(shape)
+
+
+def put_all(fam, arrays, staged_from=None):
     """Fresh device copies of host arrays `arrays` (a list), in order. For torch on CUDA: one pinned host buffer
     holding them all (each at a 256-byte aligned offset), one asynchronous host-to-device copy and views of the
-    device buffer (torch's pinned-memory cache keeps the host buffer until the copy has run); otherwise one
-    fam.put per array."""
+    device buffer (torch's pinned-memory cache keeps the host buffer until the copy has run), the arrays from
+    index `staged_from` on as Staged (no view made); otherwise one fam.put per array."""
     if fam.name != "torch" or fam.device == "cpu":
         return [fam.put(a) for a in arrays]
     torch = fam.torch
     arrays = [np.ascontiguousarray(a) for a in arrays]
     offsets, total = [], 0
     for a in arrays:
+        if a.dtype not in _TORCH_DTYPES:  # (read by _typed, here and in Staged.tensor)
+            _TORCH_DTYPES[a.dtype] = torch.from_numpy(np.empty(0, a.dtype)).dtype
         offsets.append(total)
         total += -(-a.nbytes // 256) * 256
     host = torch.empty(max(total, 1), dtype=torch.uint8, pin_memory=True)
@@ -132,12 +171,10 @@ def put_all(fam, arrays):
     for a, o in zip(arrays, offsets):
         flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
     dev = host.to(fam.device, non_blocking=True)
-    out = []
-    for a, o in zip(arrays, offsets):
-        if a.dtype not in _TORCH_DTYPES:
-            _TORCH_DTYPES[a.dtype] = torch.from_numpy(np.empty(0, a.dtype)).dtype
-        out.append(dev[o:o + a.nbytes].view(_TORCH_DTYPES[a.dtype]).reshape(a.shape))
-    return out
+    base_ptr = int(dev.data_ptr())
+    cut = len(arrays) if staged_from is None else staged_from
+    return [_typed(dev, a.dtype, o, a.size, a.shape) if i < cut else Staged(dev, base_ptr, o, a)
+            for i, (a, o) in enumerate(zip(arrays, offsets))]
 
 
 def spread(arr):
