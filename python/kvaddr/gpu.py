@@ -224,9 +224,12 @@ def _checked_view(name, v, bits, ranks):
     return v
 
 
-def _check_device_pointer(name, v):
-    """A host pointer (pageable or pinned) is rejected before any launch."""
-    if v.size == 0 or _gpu is None or _capturing():  # (checked on the eager call before any capture)
+def _check_device_pointer(name, v, capturing=None):
+    """A host pointer (pageable or pinned) is rejected before any launch (a torch CUDA tensor's memory is the
+    device's: array_view checked is_cuda). `capturing`: whether the current stream captures (probed when None)."""
+    if v.size == 0 or _gpu is None or v.torch:
+        return
+    if _capturing() if capturing is None else capturing:  # (checked on the eager call before any capture)
         return
     where = _gpu.memory_type(v.ptr)
     if where not in ("device", "managed"):
@@ -269,6 +272,7 @@ def marshal(route, kwargs, check_pointers=True):
             raise invalid(k, "(given)", f"not an argument of {form or route} ({', '.join(h for h, _, _ in conv)})")
     fields, temps, views = {}, [], {}
     flat = _RANK2_FLAT.get(route, ())
+    capturing = check_pointers and _capturing()  # probed once per call
     for hname, field, what in conv:
         val = kwargs.get(hname)
         if val is None and (what == "opt64" or hname in optional):
@@ -295,7 +299,7 @@ def marshal(route, kwargs, check_pointers=True):
         else:
             v = array_view(hname, val, bits, ranks)
         if check_pointers:
-            _check_device_pointer(hname, v)
+            _check_device_pointer(hname, v, capturing)
         if v.bits == 32 and what == "idx":
             v = _device_copy(hname, v, 64)
             temps.append(v.obj)
@@ -401,6 +405,9 @@ def default_stream():
     torch = _cuda_torch()
     if torch is None:
         return 0
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the handle without a Stream object (torch >= 1.x)
+    if raw is not None:
+        return int(raw(torch.cuda.current_device()))
     return int(torch.cuda.current_stream().cuda_stream)
 
 

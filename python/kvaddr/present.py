@@ -47,7 +47,7 @@ class Presented:
                 hosts[("in", name)] = arr
         keys = list(hosts)
         if twins:
-            devs = put_all(fam, [hosts[k] for k in keys] * 2, staged_from=len(keys))
+            devs = put_all(fam, [hosts[k] for k in keys], twins=True)
             self.twin = dict(zip(keys, devs[len(keys):]))
         else:
             devs = [fam.put(hosts[k]) for k in keys]
@@ -134,8 +134,9 @@ class Staged:
     __slots__ = ("base", "offset", "ptr", "dtype", "shape", "size", "_view")
     STAGED = True  # how kvaddr.device_ref (same layer, no import) tells a Staged from an array
 
-    def __init__(self, base, base_ptr, offset, array):
-        self.base, self.offset, self.ptr = base, offset, base_ptr + offset
+    def __init__(self, base, base_ptr, offset, array, base_offset=0):
+        """`array` staged at byte `offset` past `base_ptr`, which is byte `base_offset` of uint8 tensor `base`."""
+        self.base, self.offset, self.ptr = base, base_offset + offset, base_ptr + offset
         self.dtype, self.shape, self.size = array.dtype, tuple(array.shape), int(array.size)
         self._view = None
 
@@ -151,30 +152,35 @@ def _typed(dev, dtype, offset, size, shape):
     return v if len(shape) == 1 else v.view(shape)
 
 
-def put_all(fam, arrays, staged_from=None):
-    """Fresh device copies of host arrays `arrays` (a list), in order. For torch on CUDA: one pinned host buffer
-    holding them all (each at a 256-byte aligned offset), one asynchronous host-to-device copy and views of the
-    device buffer (torch's pinned-memory cache keeps the host buffer until the copy has run), the arrays from
-    index `staged_from` on as Staged (no view made); otherwise one fam.put per array."""
+def put_all(fam, arrays, twins=False):
+    """Fresh device copies of host arrays `arrays` (a list), in order, then (`twins`) a second copy of each. For
+    torch on CUDA: one pinned host buffer holding them all (each at a 256-byte aligned offset, the twins a copy of
+    the first half), one asynchronous host-to-device copy and views of the device buffer (torch's pinned-memory
+    cache keeps the host buffer until the copy has run), the twins as Staged (no view made); otherwise one
+    fam.put per array and twin."""
     if fam.name != "torch" or fam.device == "cpu":
-        return [fam.put(a) for a in arrays]
+        return [fam.put(a) for a in arrays] + ([fam.put(a) for a in arrays] if twins else [])
     torch = fam.torch
     arrays = [np.ascontiguousarray(a) for a in arrays]
-    offsets, total = [], 0
+    offsets, half = [], 0
     for a in arrays:
         if a.dtype not in _TORCH_DTYPES:  # (read by _typed, here and in Staged.tensor)
             _TORCH_DTYPES[a.dtype] = torch.from_numpy(np.empty(0, a.dtype)).dtype
-        offsets.append(total)
-        total += -(-a.nbytes // 256) * 256
+        offsets.append(half)
+        half += -(-a.nbytes // 256) * 256
+    total = 2 * half if twins else half
     host = torch.empty(max(total, 1), dtype=torch.uint8, pin_memory=True)
     flat = host.numpy()
     for a, o in zip(arrays, offsets):
         flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
+    if twins:
+        flat[half:total] = flat[:half]
     dev = host.to(fam.device, non_blocking=True)
-    base_ptr = int(dev.data_ptr())
-    cut = len(arrays) if staged_from is None else staged_from
-    return [_typed(dev, a.dtype, o, a.size, a.shape) if i < cut else Staged(dev, base_ptr, o, a)
-            for i, (a, o) in enumerate(zip(arrays, offsets))]
+    out = [_typed(dev, a.dtype, o, a.size, a.shape) for a, o in zip(arrays, offsets)]
+    if twins:
+        base_ptr = int(dev.data_ptr()) + half
+        out += [Staged(dev, base_ptr, o, a, half) for a, o in zip(arrays, offsets)]
+    return out
 
 
 def spread(arr):
