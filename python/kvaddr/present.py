@@ -10,11 +10,24 @@ from . import cases as C
 from .conventions import alias_view, kernel_kwargs
 
 
+_GUARDS = {}  # dtype -> (the guard before, the guard after): the same sentinels for every buffer of that dtype
+
+
 def guarded(buf):
     """The flat host backing of an output: guard, buffer, guard."""
-    g0 = C.sentinel(C.GUARD, buf.dtype, 40000)
-    g1 = C.sentinel(C.GUARD, buf.dtype, 50000)
+    if buf.dtype not in _GUARDS:
+        _GUARDS[buf.dtype] = (C.sentinel(C.GUARD, buf.dtype, 40000), C.sentinel(C.GUARD, buf.dtype, 50000))
+    g0, g1 = _GUARDS[buf.dtype]
     return np.concatenate([g0, buf.ravel(), g1])
+
+
+def window(a, start, size, shape):
+    """Elements [start, start + size) of 1-D array `a` (any family) as `shape`: torch's narrow / view where `a` is
+    a tensor (cheaper than slicing one), slicing and reshape otherwise."""
+    if hasattr(a, "narrow"):
+        v = a.narrow(0, start, size)
+        return v if len(shape) == 1 else v.view(shape)
+    return a[start:start + size].reshape(shape)
 
 
 class Presented:
@@ -73,7 +86,7 @@ class Presented:
                 if name in case.strided:
                     self.ins[name] = strided_view(self.in_backing[name], arr)
                 elif name in C.GUARDED_TABLES and arr.ndim == 1:
-                    self.ins[name] = self.in_backing[name][C.TABLE_GUARD:C.TABLE_GUARD + arr.size]
+                    self.ins[name] = window(self.in_backing[name], C.TABLE_GUARD, arr.size, (arr.size,))
                 else:
                     self.ins[name] = self.in_backing[name]
 
@@ -89,8 +102,8 @@ class Presented:
 
     def _out_view(self, name):
         buf = self.case.outputs[name]
-        v = self.out_backing[name][C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
-        if name in self.case.widths:
+        v = window(self.out_backing[name], C.GUARD, buf.size, buf.shape)
+        if name in self.case.widths and self.case.widths[name] != buf.shape[1]:
             v = v[:, :self.case.widths[name]]
         return v
 
@@ -148,7 +161,7 @@ class Staged:
 
 def _typed(dev, dtype, offset, size, shape):
     """The torch view of `size` elements of numpy `dtype` at byte `offset` of uint8 device tensor `dev`."""
-    v = dev[offset:offset + size * dtype.itemsize].view(_TORCH_DTYPES[dtype])
+    v = dev.narrow(0, offset, size * dtype.itemsize).view(_TORCH_DTYPES[dtype])
     return v if len(shape) == 1 else v.view(shape)
 
 
