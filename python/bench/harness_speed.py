@@ -64,7 +64,7 @@ STAGES = (("draw recipe", "kvaddr/cases.py", "draw_recipe"),
           ("user call", "bench/harness_speed.py", "user_kernel"),
           ("per-case wait (fam.sync)", "kvaddr/arrays.py", "sync"),
           ("per-case device compare + wait", "kvaddr/device_ref.py", "compare"),
-          ("batched: device count", "kvaddr/graph_fast.py", "add"),
+          ("batched: device count", "kvaddr/device_ref.py", "add"),
           ("batched: batch wait + settle", "kvaddr/harness.py", "flush"))
 
 

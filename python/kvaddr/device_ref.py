@@ -60,25 +60,55 @@ def _reference_kernel(route, variant):
     return _KERNELS[key]
 
 
+def _raw(staged, start, shape, strides=None):
+    """A kvaddr.gpu.ArrayView of `shape` (C-contiguous, or element `strides`) at element `start` of a Staged
+    array: the reference kernel's argument read through its pointer, with no torch view made."""
+    if strides is None:
+        strides = gpu.c_strides(shape)
+    item = staged.dtype.itemsize
+    return gpu.ArrayView(staged.ptr + start * item, tuple(shape), strides, 8 * item, None, False)
+
+
+def _staged(x):
+    """Whether `x` is a kvaddr.present.Staged twin (present is device_ref's layer: it is not imported here)."""
+    return getattr(type(x), "STAGED", False) is True
+
+
+def _tensor(x):
+    """A device array: a Staged twin's view (made now), else `x`."""
+    return x.tensor() if _staged(x) else x
+
+
 class DeviceExpected:
     """The expected allocations of one presented case, computed on the device before the kernel runs."""
 
     def __init__(self, fam, case, presented, variant):
         self.fam, self.case = fam, case
         twin = presented.twin  # the presented backings' second device copies, when staged with twins (no clones)
+        # twins staged on the device (present.Staged), no adjacent group, no alias: the reference reads them through
+        # their pointers (kvaddr.gpu.ArrayView) and the torch views are made only if a comparison needs them
+        raw = bool(twin) and not case.adjacent and not case.alias and all(
+            _staged(t) for t in twin.values())
 
         def copy_of(key, d):
-            return twin[key] if key in twin else clone(fam, d)
+            if key not in twin:
+                return clone(fam, d)
+            return twin[key] if raw else _tensor(twin[key])
 
         # an adjacent layout: one copy of the whole backing, the reference run on views of it (kvaddr.adjacent)
         self.group = copy_of(("group",), presented.group) if case.adjacent else None
         grouped = adjacent.views(fam, self.group, case) if case.adjacent else {}
-        self.backing = {name: copy_of(("out", name), presented.out_backing[name]) for name in case.outputs
-                        if name not in grouped}
-        outs = {name: grouped[name] if name in grouped else
-                self.backing[name][C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
-                for name, buf in case.outputs.items()}
-        self.pristine = {}  # input name -> device copy taken before the kernel (what is compared afterwards)
+        self._backing = {name: copy_of(("out", name), presented.out_backing[name]) for name in case.outputs
+                         if name not in grouped}
+        outs = {}
+        for name, buf in case.outputs.items():
+            if name in grouped:
+                outs[name] = grouped[name]
+            elif raw:
+                outs[name] = _raw(self._backing[name], C.GUARD, buf.shape)
+            else:
+                outs[name] = self._backing[name][C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
+        self._pristine = {}  # input name -> device copy taken before the kernel (what is compared afterwards)
         ins = {}
         for name, arr in case.inputs.items():
             if arr is None:
@@ -87,18 +117,41 @@ class DeviceExpected:
                 ins[name] = grouped[name]
             elif case.alias and case.alias[1] == name:
                 ins[name] = alias_view(outs[case.alias[0]], case)
+            elif name in case.strided and raw and arr.ndim == 2:  # the spread twin read in place, rows strided
+                self._pristine[name] = presented.twin_view(name)  # (a callable: the view made on first use)
+                ins[name] = _raw(twin[("in", name)], 0, arr.shape, (arr.shape[1] + presented.row_pad, 1))
             elif name in case.strided:
-                self.pristine[name] = clone(fam, presented.ins[name])
-                ins[name] = self.pristine[name]
+                self._pristine[name] = clone(fam, presented.ins[name])
+                ins[name] = self._pristine[name]
             elif name in C.GUARDED_TABLES and arr.ndim == 1:
-                self.pristine[name] = copy_of(("in", name), presented.in_backing[name])
-                ins[name] = self.pristine[name][C.TABLE_GUARD:C.TABLE_GUARD + arr.size]  # a standalone table
+                self._pristine[name] = t = copy_of(("in", name), presented.in_backing[name])
+                # a standalone table
+                ins[name] = _raw(t, C.TABLE_GUARD, (arr.size,)) if raw else t[C.TABLE_GUARD:C.TABLE_GUARD + arr.size]
             else:
-                self.pristine[name] = copy_of(("in", name), presented.in_backing[name])
-                ins[name] = self.pristine[name]
+                self._pristine[name] = t = copy_of(("in", name), presented.in_backing[name])
+                # a 1-D int32 input may be an index array kvaddr.gpu widens into a copy: a tensor, not a raw view
+                ins[name] = _raw(t, 0, t.shape) if raw and (len(t.shape) != 1 or t.dtype.itemsize == 8) else _tensor(t)
             if name in case.dtypes and ins[name] is not None:  # a contract's int32 indices: kvaddr's kernel takes int64
                 ins[name] = fam.put(arr)
         _reference_kernel(case.route, variant)(**kernel_kwargs(case, ins, outs))
+
+    @property
+    def backing(self):
+        """{output name: its expected guarded backing} (device arrays; a Staged twin's view made on first use)."""
+        for name, t in self._backing.items():
+            if _staged(t):
+                self._backing[name] = t.tensor()
+        return self._backing
+
+    @property
+    def pristine(self):
+        """{input name: its device copy taken before the kernel} (a Staged twin's view made on first use)."""
+        for name, t in self._pristine.items():
+            if _staged(t):
+                self._pristine[name] = t.tensor()
+            elif callable(t):
+                self._pristine[name] = t()
+        return self._pristine
 
     def host(self):
         """{output: the expected buffer (no guards)} as host numpy arrays."""
@@ -130,14 +183,19 @@ class DeviceExpected:
         expectations, each input backing against its pristine copy (a strided input's whole spread backing against
         its twin); None where an allocation is not a contiguous 32- or 64-bit array with a twin (the case then
         runs through compare())."""
-        pairs = [(self.backing[n], presented.out_backing[n]) for n in self.backing]
+        pairs = [(self._backing[n], presented.out_backing[n]) for n in self._backing]
         if self.group is not None:
             pairs.append((self.group, presented.group))
         for n, b in presented.in_backing.items():
-            pairs.append((presented.twin.get(("in", n)) if n in self.case.strided else self.pristine.get(n), b))
+            pairs.append((presented.twin.get(("in", n)) if n in self.case.strided else self._pristine.get(n), b))
         out = []
         for a, b in pairs:
-            if a is None or not a.is_contiguous() or not b.is_contiguous() or a.element_size() not in (4, 8):
+            if a is None or not b.is_contiguous() or b.element_size() not in (4, 8):
+                return None
+            if _staged(a):  # contiguous by construction, b's shape and dtype (the same host array)
+                out.append((a.ptr, int(b.data_ptr()), a.size, 8 * a.dtype.itemsize))
+                continue
+            if not a.is_contiguous() or a.element_size() != b.element_size():
                 return None
             out.append((int(a.data_ptr()), int(b.data_ptr()), a.numel(), 8 * a.element_size()))
         return out

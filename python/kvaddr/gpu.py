@@ -130,7 +130,11 @@ def _torch():
 
 def array_view(name, obj, bits, ranks):
     """Reads `obj`'s __cuda_array_interface__ (or a torch tensor's, or torch.from_dlpack's) and checks it:
-    integer dtype of `bits`, rank in `ranks`, non-negative strides that are whole elements."""
+    integer dtype of `bits`, rank in `ranks`, non-negative strides that are whole elements. An ArrayView (a raw
+    device pointer with its shape, element strides and bits: kvaddr's device reference passes its staged copies so)
+    is checked the same way and taken as it is."""
+    if type(obj) is ArrayView:
+        return _checked_view(name, obj, bits, ranks)
     torch = _torch()
     cai = None
     if torch is not None and isinstance(obj, torch.Tensor):
@@ -179,11 +183,7 @@ def array_view(name, obj, bits, ranks):
         raise invalid(name, f"ndim {len(shape)}", f"expected a {want} array")
     item = bits // 8
     if raw is None:
-        strides, acc = [], 1
-        for d in reversed(shape):
-            strides.append(acc)
-            acc *= d
-        strides = tuple(reversed(strides))
+        strides = c_strides(shape)
     else:
         strides = []
         for s in raw:
@@ -197,9 +197,39 @@ def array_view(name, obj, bits, ranks):
     return ArrayView(ptr, shape, strides, bits, obj, torch is not None and isinstance(obj, torch.Tensor))
 
 
-def _check_device_pointer(name, v):
-    """A host pointer (pageable or pinned) is rejected before any launch."""
-    if v.size == 0 or _gpu is None or _capturing():  # (checked on the eager call before any capture)
+def c_strides(shape):
+    """The element strides of a C-contiguous array of `shape`."""
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= d
+    return tuple(reversed(strides))
+
+
+def _checked_view(name, v, bits, ranks):
+    """ArrayView `v` as array_view's argument `name`: an int pointer >= 0, int `bits` (32 or 64) equal to `bits`, a
+    rank in `ranks`, shape and element strides of non-negative ints of that rank."""
+    if v.bits != bits or type(v.bits) is not int:
+        raise invalid(name, f"an ArrayView of int{v.bits}", f"dtype must be int{bits}")
+    if type(v.ptr) is not int or v.ptr < 0:
+        raise invalid(name, f"an ArrayView at {v.ptr!r}", "the pointer must be an int >= 0")
+    if not isinstance(v.shape, tuple) or len(v.shape) not in ranks:
+        want = " or ".join(f"{r}-D" for r in ranks)
+        raise invalid(name, f"an ArrayView of shape {v.shape!r}", f"expected a {want} array")
+    if not isinstance(v.strides, tuple) or len(v.strides) != len(v.shape):
+        raise invalid(name, f"an ArrayView with strides {v.strides!r}", f"expected {len(v.shape)} element strides")
+    for what, xs in (("shape", v.shape), ("strides", v.strides)):
+        if any(type(x) is not int or x < 0 for x in xs):
+            raise invalid(name, f"an ArrayView with {what} {xs!r}", f"{what} must be ints >= 0")
+    return v
+
+
+def _check_device_pointer(name, v, capturing=None):
+    """A host pointer (pageable or pinned) is rejected before any launch (a torch CUDA tensor's memory is the
+    device's: array_view checked is_cuda). `capturing`: whether the current stream captures (probed when None)."""
+    if v.size == 0 or _gpu is None or v.torch:
+        return
+    if _capturing() if capturing is None else capturing:  # (checked on the eager call before any capture)
         return
     where = _gpu.memory_type(v.ptr)
     if where not in ("device", "managed"):
@@ -242,6 +272,7 @@ def marshal(route, kwargs, check_pointers=True):
             raise invalid(k, "(given)", f"not an argument of {form or route} ({', '.join(h for h, _, _ in conv)})")
     fields, temps, views = {}, [], {}
     flat = _RANK2_FLAT.get(route, ())
+    capturing = check_pointers and _capturing()  # probed once per call
     for hname, field, what in conv:
         val = kwargs.get(hname)
         if val is None and (what == "opt64" or hname in optional):
@@ -268,7 +299,7 @@ def marshal(route, kwargs, check_pointers=True):
         else:
             v = array_view(hname, val, bits, ranks)
         if check_pointers:
-            _check_device_pointer(hname, v)
+            _check_device_pointer(hname, v, capturing)
         if v.bits == 32 and what == "idx":
             v = _device_copy(hname, v, 64)
             temps.append(v.obj)
@@ -326,6 +357,10 @@ def _device_copy(name, v, bits):
     int32 index array widened to int64): torch .contiguous() / .to(int64), CuPy ascontiguousarray, else a torch
     view of the interface. The copy is made on torch's (or CuPy's) current stream."""
     obj = v.obj
+    if obj is None:  # a raw ArrayView: no array to copy from
+        what = f"strides {list(v.strides)}" if bits == v.bits else f"int{v.bits}"
+        raise invalid(name, f"an ArrayView with {what}", "needs a contiguous or widened copy, which a raw pointer "
+                                                          "cannot give: pass the array itself")
     if v.torch:
         c = obj.contiguous() if bits == v.bits else obj.contiguous().to(_torch().int64)
     elif type(obj).__module__.split(".")[0] == "cupy":
@@ -370,6 +405,9 @@ def default_stream():
     torch = _cuda_torch()
     if torch is None:
         return 0
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the handle without a Stream object (torch >= 1.x)
+    if raw is not None:
+        return int(raw(torch.cuda.current_device()))
     return int(torch.cuda.current_stream().cuda_stream)
 
 

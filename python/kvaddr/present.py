@@ -10,19 +10,33 @@ from . import cases as C
 from .conventions import alias_view, kernel_kwargs
 
 
+_GUARDS = {}  # dtype -> (the guard before, the guard after): the same sentinels for every buffer of that dtype
+
+
 def guarded(buf):
     """The flat host backing of an output: guard, buffer, guard."""
-    g0 = C.sentinel(C.GUARD, buf.dtype, 40000)
-    g1 = C.sentinel(C.GUARD, buf.dtype, 50000)
+    if buf.dtype not in _GUARDS:
+        _GUARDS[buf.dtype] = (C.sentinel(C.GUARD, buf.dtype, 40000), C.sentinel(C.GUARD, buf.dtype, 50000))
+    g0, g1 = _GUARDS[buf.dtype]
     return np.concatenate([g0, buf.ravel(), g1])
+
+
+def window(a, start, size, shape):
+    """Elements [start, start + size) of 1-D array `a` (any family) as `shape`: torch's narrow / view where `a` is
+    a tensor (cheaper than slicing one), slicing and reshape otherwise."""
+    if hasattr(a, "narrow"):
+        v = a.narrow(0, start, size)
+        return v if len(shape) == 1 else v.view(shape)
+    return a[start:start + size].reshape(shape)
 
 
 class Presented:
     """Device buffers of one case: guarded output backings and (possibly strided) inputs.
 
     twins=True (the batched eager loop, kvaddr.harness): every backing is put on the device twice, in one staged
-    host-to-device copy (put_all): `twin` maps ("out", name), ("in", name) and ("group",) to the second copy, which
-    kvaddr.device_ref.DeviceExpected takes as its expected / pristine allocations instead of cloning."""
+    host-to-device copy (put_all): `twin` maps ("out", name), ("in", name) and ("group",) to the second copy (a
+    Staged on CUDA, an array otherwise), which kvaddr.device_ref.DeviceExpected takes as its expected / pristine
+    allocations instead of cloning."""
 
     def __init__(self, fam, case, twins=False):
         self.fam, self.case = fam, case
@@ -46,7 +60,7 @@ class Presented:
                 hosts[("in", name)] = arr
         keys = list(hosts)
         if twins:
-            devs = put_all(fam, [hosts[k] for k in keys] * 2)
+            devs = put_all(fam, [hosts[k] for k in keys], twins=True)
             self.twin = dict(zip(keys, devs[len(keys):]))
         else:
             devs = [fam.put(hosts[k]) for k in keys]
@@ -72,14 +86,24 @@ class Presented:
                 if name in case.strided:
                     self.ins[name] = strided_view(self.in_backing[name], arr)
                 elif name in C.GUARDED_TABLES and arr.ndim == 1:
-                    self.ins[name] = self.in_backing[name][C.TABLE_GUARD:C.TABLE_GUARD + arr.size]
+                    self.ins[name] = window(self.in_backing[name], C.TABLE_GUARD, arr.size, (arr.size,))
                 else:
                     self.ins[name] = self.in_backing[name]
 
+    @property
+    def row_pad(self):
+        """How much wider than a 2-D strided input its backing's rows are (spread)."""
+        return STRIDE_PAD
+
+    def twin_view(self, name):
+        """A callable giving strided input `name`'s view of its twin backing (made when called), the shape of
+        self.ins[name]."""
+        return lambda: strided_view(self.twin[("in", name)].tensor(), self.case.inputs[name])
+
     def _out_view(self, name):
         buf = self.case.outputs[name]
-        v = self.out_backing[name][C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
-        if name in self.case.widths:
+        v = window(self.out_backing[name], C.GUARD, buf.size, buf.shape)
+        if name in self.case.widths and self.case.widths[name] != buf.shape[1]:
             v = v[:, :self.case.widths[name]]
         return v
 
@@ -114,29 +138,61 @@ class Presented:
 _TORCH_DTYPES = {}
 
 
-def put_all(fam, arrays):
-    """Fresh device copies of host arrays `arrays` (a list), in order. For torch on CUDA: one pinned host buffer
-    holding them all (each at a 256-byte aligned offset), one asynchronous host-to-device copy and views of the
-    device buffer (torch's pinned-memory cache keeps the host buffer until the copy has run); otherwise one
-    fam.put per array."""
+class Staged:
+    """An array staged in put_all's device buffer with no torch view of its own yet: its device address `ptr`,
+    `dtype`, `shape` and `size`; tensor() makes the view once, for the few uses that need a tensor (a flagged
+    case's comparison). The batched eager loop's twins are Staged: the device reference reads them through raw
+    pointers (kvaddr.device_ref), so most cases never make their views."""
+
+    __slots__ = ("base", "offset", "ptr", "dtype", "shape", "size", "_view")
+    STAGED = True  # how kvaddr.device_ref (same layer, no import) tells a Staged from an array
+
+    def __init__(self, base, base_ptr, offset, array, base_offset=0):
+        """`array` staged at byte `offset` past `base_ptr`, which is byte `base_offset` of uint8 tensor `base`."""
+        self.base, self.offset, self.ptr = base, base_offset + offset, base_ptr + offset
+        self.dtype, self.shape, self.size = array.dtype, tuple(array.shape), int(array.size)
+        self._view = None
+
+    def tensor(self):
+        if self._view is None:
+            self._view = _typed(self.base, self.dtype, self.offset, self.size, self.shape)
+        return self._view
+
+
+def _typed(dev, dtype, offset, size, shape):
+    """The torch view of `size` elements of numpy `dtype` at byte `offset` of uint8 device tensor `dev`."""
+    v = dev.narrow(0, offset, size * dtype.itemsize).view(_TORCH_DTYPES[dtype])
+    return v if len(shape) == 1 else v.view(shape)
+
+
+def put_all(fam, arrays, twins=False):
+    """Fresh device copies of host arrays `arrays` (a list), in order, then (`twins`) a second copy of each. For
+    torch on CUDA: one pinned host buffer holding them all (each at a 256-byte aligned offset, the twins a copy of
+    the first half), one asynchronous host-to-device copy and views of the device buffer (torch's pinned-memory
+    cache keeps the host buffer until the copy has run), the twins as Staged (no view made); otherwise one
+    fam.put per array and twin."""
     if fam.name != "torch" or fam.device == "cpu":
-        return [fam.put(a) for a in arrays]
+        return [fam.put(a) for a in arrays] + ([fam.put(a) for a in arrays] if twins else [])
     torch = fam.torch
     arrays = [np.ascontiguousarray(a) for a in arrays]
-    offsets, total = [], 0
+    offsets, half = [], 0
     for a in arrays:
-        offsets.append(total)
-        total += -(-a.nbytes // 256) * 256
+        if a.dtype not in _TORCH_DTYPES:  # (read by _typed, here and in Staged.tensor)
+            _TORCH_DTYPES[a.dtype] = torch.from_numpy(np.empty(0, a.dtype)).dtype
+        offsets.append(half)
+        half += -(-a.nbytes // 256) * 256
+    total = 2 * half if twins else half
     host = torch.empty(max(total, 1), dtype=torch.uint8, pin_memory=True)
     flat = host.numpy()
     for a, o in zip(arrays, offsets):
         flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
+    if twins:
+        flat[half:total] = flat[:half]
     dev = host.to(fam.device, non_blocking=True)
-    out = []
-    for a, o in zip(arrays, offsets):
-        if a.dtype not in _TORCH_DTYPES:
-            _TORCH_DTYPES[a.dtype] = torch.from_numpy(np.empty(0, a.dtype)).dtype
-        out.append(dev[o:o + a.nbytes].view(_TORCH_DTYPES[a.dtype]).reshape(a.shape))
+    out = [_typed(dev, a.dtype, o, a.size, a.shape) for a, o in zip(arrays, offsets)]
+    if twins:
+        base_ptr = int(dev.data_ptr()) + half
+        out += [Staged(dev, base_ptr, o, a, half) for a, o in zip(arrays, offsets)]
     return out
 
 

@@ -123,3 +123,29 @@ def test_counts_add_counts_the_differing_elements_in_their_slot():
     want[5], want[9] = 7, 1
     assert c.read() == want
     assert c.read() == [0] * device_ref.BATCH  # read() zeroed them
+
+
+def test_put_all_twins_are_staged_copies_of_every_array():
+    import numpy as np
+
+    from kvaddr import arrays, present
+
+    fam = arrays.family("cuda", "torch")
+    host = [np.arange(12, dtype=np.int32).reshape(3, 4) - 5, np.arange(7, dtype=np.int64) * 3, np.zeros(0, np.int64),
+            np.array([9], dtype=np.int64)]
+    out = present.put_all(fam, host, twins=True)
+    assert len(out) == 2 * len(host)
+    firsts, twins = out[:len(host)], out[len(host):]
+    for a, d, t in zip(host, firsts, twins):
+        assert isinstance(d, torch.Tensor) and tuple(d.shape) == a.shape and d.is_contiguous()
+        assert isinstance(t, present.Staged) and t.shape == a.shape and t.size == a.size and t.dtype == a.dtype
+        v = t.tensor()
+        assert v is t.tensor()  # made once
+        assert t.ptr != d.data_ptr()
+        if a.size:
+            assert v.data_ptr() == t.ptr
+        assert (d.cpu().numpy() == a).all() and (v.cpu().numpy() == a).all()
+    assert [t.ptr % 256 for t in twins] == [0] * len(host)
+    plain = present.put_all(fam, host)  # no twins: the views alone
+    assert len(plain) == len(host) and all(isinstance(d, torch.Tensor) for d in plain)
+    assert (plain[0].cpu().numpy() == host[0]).all()

@@ -271,3 +271,44 @@ def test_an_upstream_form_also_takes_the_routes_own_convention():
     # a name of neither convention is still named against the upstream form
     bad = dict(upstream, multiplier=1)
     rejects("build_kv_read_table", bad, "multiplier", "(given)")
+
+
+def raw(shape, bits=64, strides=None, ptr=PTR):
+    """A kvaddr.gpu.ArrayView (a raw device pointer; element strides, C-contiguous when None)."""
+    if strides is None:
+        strides = (shape[1], 1) if len(shape) == 2 else (1,) * len(shape)
+    return G.ArrayView(ptr, tuple(shape), tuple(strides), bits, None, False)
+
+
+def test_an_array_view_argument_is_taken_as_it_is():
+    f, temps = G.marshal("canonical_page_table", table_kwargs(req_to_token=raw((2, 3), 32, (5, 1), PTR + 64),
+                                                              v2p=raw((4,), ptr=PTR + 128)), check_pointers=False)
+    assert f["req_to_token"] == ("mat", PTR + 64, 2, 3, 5, 1, 32)
+    assert f["v2p"] == ("vec", PTR + 128, 4, 64)
+    assert temps == []
+    f, _ = G.marshal("token_translate", token_kwargs(virt=raw((10,)), out=raw((10,), ptr=PTR + 8192)),
+                     check_pointers=False)
+    assert f["ids"] == ("vec", PTR, 10, 64) and f["out"] == ("vec", PTR + 8192, 10, 64)
+    f, _ = G.marshal("token_translate", token_kwargs(virt=raw((0,)), out=raw((0,))), check_pointers=False)
+    assert f["ids"] == ("vec", PTR, 0, 64)  # empty
+    f, _ = G.marshal("token_translate", token_kwargs(virt=raw((1,), ptr=0), out=raw((1,))), check_pointers=False)
+    assert f["ids"] == ("vec", 0, 1, 64)  # pointer 0: the lowest the rule admits
+
+
+def test_an_array_view_argument_is_checked_on_both_sides():
+    rejects("token_translate", token_kwargs(virt=raw((10,), 32)), "virt", "an ArrayView of int32")
+    rejects("canonical_page_table", table_kwargs(req_to_token=raw((2, 3), 64)), "req_to_token", "of int64")
+    rejects("token_translate", token_kwargs(v2p=raw((5, 1))), "v2p", "shape (5, 1)")
+    rejects("token_translate", token_kwargs(v2p=raw((5,), ptr=-1)), "v2p", "at -1")
+    rejects("token_translate", token_kwargs(v2p=raw((5,), ptr=1.0)), "v2p", "at 1.0")
+    rejects("token_translate", token_kwargs(v2p=raw((5,), strides=(1, 1))), "v2p", "strides (1, 1)")
+    rejects("token_translate", token_kwargs(v2p=raw((5,), strides=(-1,))), "v2p", "strides (-1,)")
+    rejects("token_translate", token_kwargs(v2p=G.ArrayView(PTR, (-5,), (1,), 64, None, False)), "v2p", "shape (-5,)")
+    rejects("token_translate", token_kwargs(v2p=G.ArrayView(PTR, [5], (1,), 64, None, False)), "v2p", "shape [5]")
+    # an int32 index array (widened) or a strided input vector (made contiguous) needs a copy a raw view cannot give
+    rejects("translate_v2p", dict(virt=raw((10,), 32), v2p=raw((5,)), page_size=4, page_stride=4, out=raw((10,))),
+            "virt", "ArrayView with int32")
+    f, _ = G.marshal("translate_v2p", dict(virt=raw((10,)), v2p=raw((5,)), page_size=4, page_stride=4,
+                                           out=raw((10,))), check_pointers=False)  # int64 indices: no copy
+    assert f["ids"] == ("vec", PTR, 10, 64)
+    rejects("token_translate", token_kwargs(virt=raw((10,), strides=(2,))), "virt", "ArrayView with strides [2]")
