@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -227,6 +229,51 @@ TEST(HarnessAdjacent, TheBackingsMustHaveTheLayoutsLanes) {
   EXPECT_NO_THROW(adjacent_attribute(l, b.data(), b.data(), 3));
   EXPECT_THROW(adjacent_attribute(l, short_b.data(), short_b.data(), 2), InvalidArgument);
   EXPECT_THROW(adjacent_attribute(l, nullptr, b.data(), 3), InvalidArgument);
+}
+
+// ---- choosing a layout for a case --------------------------------------------------------------------------
+TEST(HarnessAdjacent, ChooseTheFirstCandidateThatFitsFromTheKth) {
+  using C = std::vector<AdjacentCandidate>;
+  const std::map<std::string, AdjacentMember> arrays{{"ids", in64("ids", {3})}, {"out", out32("out", {3})},
+                                                     {"v2p", in64("v2p", {4})}};
+  const C cs{{{"ids", "out"}, 0}, {{"out", "ids"}, 0}, {{"kv_start_idx", "out"}, 0}, {{"v2p", "out"}, 0}};
+  EXPECT_EQ(adjacent_choose(cs, 0, arrays, 64), cs[0]);
+  // out | ids: the int32 out of 3 lanes misaligns ids; kv_start_idx is absent: v2p | out
+  EXPECT_EQ(adjacent_choose(cs, 1, arrays, 64), cs[3]);
+  EXPECT_EQ(adjacent_choose(cs, 2, arrays, 64), cs[3]);
+  EXPECT_EQ(adjacent_choose(cs, 5, arrays, 64), cs[3]);  // k cycles: 5 = 1 (mod 4)
+  EXPECT_EQ(adjacent_choose(cs, 4, arrays, 64), cs[0]);
+  EXPECT_EQ(adjacent_choose(C{{{"out", "ids"}, 0}}, 0, arrays, 64), std::nullopt);
+  EXPECT_EQ(adjacent_choose(C{}, 3, arrays, 64), std::nullopt);
+  EXPECT_THROW(adjacent_choose(cs, -1, arrays, 64), InvalidArgument);
+}
+
+TEST(HarnessAdjacent, APartialOverlapNeedsNonEmptyMembers) {
+  using C = std::vector<AdjacentCandidate>;
+  const C cs{{{"req_to_token", "out"}, 1}};
+  std::map<std::string, AdjacentMember> arrays{{"req_to_token", in32("req_to_token", {2, 3})},
+                                               {"out", out32("out", {2, 2}, 1)}};
+  EXPECT_EQ(adjacent_choose(cs, 0, arrays, 64), cs[0]);
+  arrays["out"].width = 0;  // a visible width of 0 overlaps nothing
+  EXPECT_EQ(adjacent_choose(cs, 0, arrays, 64), std::nullopt);
+  EXPECT_EQ(adjacent_choose(C{{{"req_to_token", "out"}, 0}}, 0, arrays, 64), (AdjacentCandidate{{"req_to_token", "out"}, 0}));
+  arrays["out"].width = -1;
+  arrays["req_to_token"].shape = {0, 3};
+  EXPECT_EQ(adjacent_choose(cs, 0, arrays, 64), std::nullopt);
+}
+
+TEST(HarnessAdjacent, ChooseValidatesItsArguments) {
+  using C = std::vector<AdjacentCandidate>;
+  std::map<std::string, AdjacentMember> arrays{{"ids", in64("ids", {3})}};
+  EXPECT_NO_THROW(adjacent_choose(C{{{"ids"}, 0}}, 0, arrays, 0));
+  EXPECT_THROW(adjacent_choose(C{{{"ids"}, -1}}, 0, arrays, 0), InvalidArgument);
+  EXPECT_THROW(adjacent_choose(C{{{}, 0}}, 0, arrays, 0), InvalidArgument);
+  EXPECT_THROW(adjacent_choose(C{{{"ids"}, 0}}, 0, arrays, -1), InvalidArgument);
+  arrays["ids"].units = 3;  // a member's own rules
+  EXPECT_THROW(adjacent_choose(C{{{"ids"}, 0}}, 0, arrays, 0), InvalidArgument);
+  arrays["ids"].units = 2;
+  arrays["x"] = in64("y", {1});  // filed under another name
+  EXPECT_THROW(adjacent_choose(C{{{"ids"}, 0}}, 0, arrays, 0), InvalidArgument);
 }
 
 // ---- candidates ----------------------------------------------------------------------------------------------

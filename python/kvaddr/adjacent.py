@@ -69,17 +69,19 @@ def _arr(case, name):
     return a if a is not None else case.inputs.get(name)
 
 
+def _member(case, n):
+    """Array `n` of the case as kvaddr._core takes a member: (name, int32 lanes per element, shape, output, width)."""
+    a = _arr(case, n)
+    is_out = n in case.outputs
+    return (n, a.itemsize // 4, list(a.shape), is_out, case.widths.get(n) if is_out else None)
+
+
 def _members(case):
-    """The layout's members as kvaddr._core takes them: (name, int32 lanes per element, shape, output, width)."""
-    names, _ = case.adjacent
-    out = []
-    for n in names:
-        a = _arr(case, n)
-        if a is None:
+    """The layout's members, in backing order."""
+    for n in case.adjacent[0]:
+        if _arr(case, n) is None:
             raise ValueError(f"adjacent: {n} is not an array of the {case.route} case")
-        is_out = n in case.outputs
-        out.append((n, a.itemsize // 4, list(a.shape), is_out, case.widths.get(n) if is_out else None))
-    return out
+    return [_member(case, n) for n in case.adjacent[0]]
 
 
 def layout(case):
@@ -190,20 +192,11 @@ def pool(route, admitted=True):
 
 def choose(case, candidates, k):
     """The first of `candidates`, from the k-th on (cyclically), that `case` can be laid out in, as (names,
-    shared); None when none fits."""
-    for j in range(len(candidates)):
-        names, sh = candidates[(k + j) % len(candidates)]
-        if not _usable(case, names):
-            continue
-        cand = dataclasses.replace(case, adjacent=(tuple(names), sh))
-        try:
-            layout(cand)
-        except ValueError:
-            continue
-        if sh and any(_arr(case, n).size == 0 or case.widths.get(n, 1) == 0 for n in names):
-            continue  # an empty member overlaps nothing
-        return (tuple(names), int(sh))
-    return None
+    shared); None when none fits (kvaddr/harness/adjacent.hpp adjacent_choose, over the case's arrays that are
+    present, not strided and not aliased)."""
+    arrays = [_member(case, n) for n in dict.fromkeys([*case.outputs, *case.inputs]) if _usable(case, (n,))]
+    got = _core.adjacent_choose([(list(names), int(sh)) for names, sh in candidates], int(k), arrays, GUARD)
+    return None if got is None else (tuple(got[0]), int(got[1]))
 
 
 def draw(route, pool_kind, k, recipe, build, mode=True):

@@ -65,3 +65,15 @@ def test_per_id_routes_follow_the_rule_and_every_route_has_candidates():
     assert A.pool(next(iter(A.REJECTED)), admitted=False) == tuple(A.REJECTED[next(iter(A.REJECTED))])
     with pytest.raises(kvaddr.InvalidArgument, match="route"):
         _core.adjacent_candidates("no_such_route")
+
+
+def test_choose_skips_absent_and_misaligned_candidates():
+    arrays = [("ids", 2, [3], False, None), ("out", 1, [3], True, None), ("v2p", 2, [4], False, None)]
+    cands = [(["ids", "out"], 0), (["out", "ids"], 0), (["kv_start_idx", "out"], 0), (["v2p", "out"], 0)]
+    assert _core.adjacent_choose(cands, 0, arrays, 64) == (("ids", "out"), 0)
+    assert _core.adjacent_choose(cands, 1, arrays, 64) == (("v2p", "out"), 0)  # out | ids misaligns ids
+    assert _core.adjacent_choose(cands[1:3], 0, arrays, 64) is None
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^k = -1"):
+        _core.adjacent_choose(cands, -1, arrays, 64)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^arrays = ids: names an array twice"):
+        _core.adjacent_choose(cands, 0, arrays + [("ids", 2, [1], False, None)], 64)

@@ -23,6 +23,8 @@
 // list gets the per-id rule: (ids, out), (out, ids), (table, out), (out, table), (ids, table, out).
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -268,6 +270,48 @@ std::vector<AdjacentCandidate> candidates(bool admitted) {
 // The admitted (touching) or rejected (partially overlapping) candidate layouts of route r, in the spec's order.
 inline std::vector<AdjacentCandidate> adjacent_candidates(Route r, bool admitted) {
   return visit_route(r, [admitted](auto spec) { return adjacent_detail::candidates<decltype(spec)>(admitted); });
+}
+
+// The first of `candidates`, from the k-th on (cyclically), that a case can be laid out in: every member one of
+// `arrays` (the case's arrays that may be laid out: present, not strided, not aliased), no int64 member
+// misaligned, and, for a partial overlap, no member empty (or of visible width 0: it overlaps nothing). None
+// when none fits.
+inline std::optional<AdjacentCandidate> adjacent_choose(const std::vector<AdjacentCandidate>& candidates, std::int64_t k,
+                                                        const std::map<std::string, AdjacentMember>& arrays,
+                                                        std::int64_t guard) {
+  if (k < 0) throw InvalidArgument("k", std::to_string(k), "must be >= 0");
+  if (guard < 0 || guard > (std::int64_t{1} << 40)) throw InvalidArgument("guard", std::to_string(guard), "must lie in [0, 2^40]");
+  for (const auto& [name, m] : arrays) {
+    if (m.name != name) throw InvalidArgument("arrays", name, "holds a member named " + m.name);
+    adjacent_layout({m}, 0, guard);  // the member's own rules (units, shape, width)
+  }
+  for (const AdjacentCandidate& c : candidates)
+    if (c.names.empty() || c.shared < 0)
+      throw InvalidArgument("candidates", std::to_string(c.names.size()) + " names, shared " + std::to_string(c.shared),
+                            "a candidate names at least one member and shares >= 0 lanes");
+  const auto n = static_cast<std::int64_t>(candidates.size());
+  for (std::int64_t j = 0; j < n; ++j) {
+    const AdjacentCandidate& c = candidates[static_cast<std::size_t>((k % n + j) % n)];
+    std::vector<AdjacentMember> ms;
+    bool usable = true, empty = false;
+    for (const std::string& name : c.names) {
+      const auto it = arrays.find(name);
+      if (it == arrays.end()) {
+        usable = false;
+        break;
+      }
+      ms.push_back(it->second);
+      empty = empty || it->second.elements() == 0 || it->second.width == 0;
+    }
+    if (!usable || (c.shared > 0 && empty)) continue;
+    try {
+      adjacent_layout(std::move(ms), c.shared, guard);
+    } catch (const InvalidArgument&) {
+      continue;  // a misaligned int64 member
+    }
+    return c;
+  }
+  return std::nullopt;
 }
 
 }  // namespace kvaddr::harness
