@@ -73,6 +73,11 @@ TEST(HarnessAdjacent, EveryValidationRuleOnBothSides) {
   EXPECT_NE(message_of({in32("a", {1, 1, 1})}, 0, 0).find("a.shape = 3 sizes"), std::string::npos);
   EXPECT_NE(message_of({in32("a", {-1})}, 0, 0).find("a.shape = -1"), std::string::npos);
   EXPECT_EQ(message_of({in32("a", {0})}, 0, 0), "");
+  EXPECT_EQ(message_of({in32("a", {std::int64_t{1} << 40})}, 0, 0), "");
+  EXPECT_NE(message_of({in32("a", {(std::int64_t{1} << 40) + 1})}, 0, 0).find("a.shape = 1099511627777"), std::string::npos);
+  // sizes that fit one by one but not multiplied: Overflow naming the member
+  EXPECT_THROW(adjacent_layout({in64("a", {std::int64_t{1} << 40, std::int64_t{1} << 40})}, 0, 0), Overflow);
+  EXPECT_NO_THROW(adjacent_layout({in64("a", {std::int64_t{1} << 20, std::int64_t{1} << 20})}, 0, 0));
   // a visible width: only a 2-D output's, in [0, columns]
   EXPECT_EQ(message_of({out32("o", {2, 3}, 0)}, 0, 0), "");
   EXPECT_EQ(message_of({out32("o", {2, 3}, 3)}, 0, 0), "");
@@ -229,6 +234,12 @@ TEST(HarnessAdjacent, TheBackingsMustHaveTheLayoutsLanes) {
   EXPECT_NO_THROW(adjacent_attribute(l, b.data(), b.data(), 3));
   EXPECT_THROW(adjacent_attribute(l, short_b.data(), short_b.data(), 2), InvalidArgument);
   EXPECT_THROW(adjacent_attribute(l, nullptr, b.data(), 3), InvalidArgument);
+  AdjacentLayoutOf forged = l;  // spans that do not follow from the members
+  forged.spans[0].hi = 3;
+  EXPECT_THROW(adjacent_attribute(forged, b.data(), b.data(), 3), InvalidArgument);
+  forged = l;
+  forged.members[0].units = 2;
+  EXPECT_THROW(adjacent_attribute(forged, b.data(), b.data(), 3), InvalidArgument);
 }
 
 // ---- choosing a layout for a case --------------------------------------------------------------------------

@@ -44,7 +44,9 @@ struct AdjacentMember {
   std::vector<std::int64_t> shape;  // 1 or 2 sizes >= 0
   bool output = false;
   std::int64_t width = -1;          // a 2-D output's visible columns; -1: all of them
-  std::int64_t elements() const { return shape.size() == 2 ? shape[0] * shape[1] : shape.at(0); }
+  std::int64_t elements() const {  // Overflow naming the member when the product does not fit
+    return shape.size() == 2 ? checked_mul(shape[0], shape[1], name + ".shape") : shape.at(0);
+  }
 };
 
 struct AdjacentSpan {
@@ -104,11 +106,11 @@ inline AdjacentLayoutOf adjacent_layout(std::vector<AdjacentMember> members, std
     if (pos % m.units != 0)
       throw InvalidArgument("adjacent", m.name + " (int64) would start at int32 lane " + s(pos),
                             "an int64 member must start on an element boundary (an even int32 lane)");
-    const std::int64_t n = checked_mul(m.elements(), m.units, m.name);
-    l.spans.push_back({m.name, pos, pos + n});
+    const std::int64_t n = checked_mul(m.elements(), m.units, m.name + ".shape");
+    l.spans.push_back({m.name, pos, checked_add(pos, n, m.name + ".shape")});
     pos += n;
   }
-  l.total = pos + guard * l.members.back().units;
+  l.total = checked_add(pos, guard * l.members.back().units, "guard");
   for (const AdjacentSpan& sp : l.spans)
     if (sp.hi > l.total) throw InvalidArgument("shared", s(shared), "places " + sp.name + " past the backing's end");
   return l;
@@ -161,6 +163,9 @@ inline std::string index_text(const std::vector<std::int64_t>& idx) {
 inline AdjacentAttribution adjacent_attribute(const AdjacentLayoutOf& l, const std::int32_t* expected,
                                               const std::int32_t* actual, std::int64_t lanes, std::size_t limit = 8) {
   namespace d = adjacent_detail;
+  const AdjacentLayoutOf own = adjacent_layout(l.members, l.shared, l.guard);  // a layout made by hand is refused
+  if (own.spans != l.spans || own.total != l.total)
+    throw InvalidArgument("layout", std::to_string(l.total) + " lanes", "is not adjacent_layout's for its members");
   if (lanes != l.total)
     throw InvalidArgument("actual", std::to_string(lanes) + " lanes", "the backing has " + std::to_string(l.total));
   if (lanes > 0 && (expected == nullptr || actual == nullptr)) throw InvalidArgument("actual", "null", "needs the backing");
