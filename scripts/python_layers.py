@@ -39,7 +39,7 @@ LAYERS = (
     ("layouts", ("adjacent",), "arguments as slices of one allocation"),
     ("cases", ("cases",), "seeded recipes and the Case each builds"),
     ("conventions", ("conventions", "shrink"), "calling conventions and host references; shrinking recipes"),
-    ("engine binding", ("gpu", "overflow", "races"), "kvaddr's CUDA kernels; overflow cases; racing rows"),
+    ("engine binding", ("gpu", "overflow"), "kvaddr's CUDA kernels; overflow cases"),
     ("references", ("device_ref", "present"), "the device reference; a case presented to a kernel"),
     ("harness parts", ("check_args", "contract", "isolate", "report"), "check's argument validation, the wrapper's "
                                                                         "contract, the kernel in a worker process, "

@@ -1,5 +1,5 @@
 // The same planted case is named identically by the three front ends: the C++ harness (harness::check, naming
-// through kvaddr/harness/naming.hpp name_outputs), kvaddr.check (python/tests/test_naming_fronts.py asserts the
+// through kvaddr/harness/naming.hpp name_case), kvaddr.check (python/tests/test_naming_fronts.py asserts the
 // very same table through the Python harness) and kvaddr's replay of the directory the failure is written to.
 // The planted kernel is the host route under the planted variant; one subject per route family (id routes,
 // write_loc, kv_indices_inplace, eager_funnel's crash, the page tables, decode metadata). Case i of a seed is
@@ -33,16 +33,21 @@ struct Named {
   std::int64_t differing;
 };
 
+// The host route of S under `planted` as the kernel.
 template <class S>
-void expect_named(Variant planted, const Named& want) {
-  SCOPED_TRACE(std::string(S::name) + " " + std::string(to_string(planted, S::id)));
-  const fs::path root = fs::temp_directory_path() / ("kvaddr_fronts_" + std::to_string(::getpid()));
-  fs::remove_all(root);
-  const auto kernel = [planted](const typename S::Args& a) {
+auto planted_kernel(Variant planted) {
+  return [planted](const typename S::Args& a) {
     auto b = a;
     b.variant = planted;
     S::run(b);
   };
+}
+
+template <class S, class Kernel>
+void expect_named(Variant planted, const Named& want, const Kernel& kernel) {
+  SCOPED_TRACE(std::string(S::name) + " " + std::string(to_string(planted, S::id)));
+  const fs::path root = fs::temp_directory_path() / ("kvaddr_fronts_" + std::to_string(::getpid()));
+  fs::remove_all(root);
   const harness::Report r =
       harness::check<S::id>(kernel, harness::Options{.cases = 100, .seed = want.seed, .replay_dir = root.string()});
   EXPECT_EQ(r.kind, want.kind) << r.to_text();
@@ -68,6 +73,39 @@ void expect_named(Variant planted, const Named& want) {
   fs::remove_all(root);
 }
 
+template <class S>
+void expect_named(Variant planted, const Named& want) {
+  expect_named<S>(planted, want, planted_kernel<S>(planted));
+}
+
+// A canonical_page_table kernel whose rows race: where grid_spill's rows store to the same lanes with different
+// values and its programs running last-row-first leave another table than the host's row order, it leaves that
+// one (a device may); elsewhere it is production. (python/tests/test_naming_fronts.py plants the same kernel.)
+void racing_rows(const CanonicalPageTableArgs& a) {
+  using T = RouteSpec<Route::canonical_page_table>;
+  const std::int64_t stride = a.out.row_stride, rows = a.out.rows, batch = a.seq_lens.size;
+  std::vector<std::int32_t> in_order(a.out.data, a.out.data + rows * stride), reversed = in_order;
+  try {
+    CanonicalPageTableArgs b = a;
+    b.variant = Variant::grid_spill;
+    b.out = {in_order.data(), rows, stride, stride, 1};
+    T::run(b);
+    for (std::int64_t r = batch; r-- > 0;) {
+      b.req_pool_indices = {a.req_pool_indices.data + r, 1};
+      b.seq_lens = {a.seq_lens.data + r, 1};
+      b.out = {reversed.data() + r * stride, rows - r, stride, stride, 1};
+      T::run(b);
+    }
+  } catch (const kvaddr::Error&) {
+    reversed = in_order;  // a spill past the buffer: no race to plant
+  }
+  if (reversed == in_order) {
+    T::run(a);
+    return;
+  }
+  std::copy(reversed.begin(), reversed.end(), a.out.data);
+}
+
 TEST(HarnessFronts, EveryFrontEndNamesThePlantedCaseAlike) {
   expect_named<RouteSpec<Route::token_translate>>(Variant::b17_doc_formula,
                                                   {1, "mismatch", 0, {"b17_doc_formula"}, "out", 0, 0, 14, 0, 1});
@@ -91,6 +129,13 @@ TEST(HarnessFronts, EveryFrontEndNamesThePlantedCaseAlike) {
       Variant::e09_floor_pages, {1, "mismatch", 0, {"e09_floor_pages"}, "kv_indices", 0, 0, 0, -707395584, 1});
   expect_named<RouteSpec<Route::decode_metadata>>(
       Variant::e10_batch_index_rows, {1, "mismatch", 0, {"e10_batch_index_rows"}, "page_table", 0, 0, 1, 0, 1});
+  // rows that race (seed 1; minimal case: two rows of pool row 0, 9 and 4 pages of 64, max_pages 5: row 0 spills
+  // its pages 5..8 onto row 1's columns 0..3, which row 1 stores too): only up to the race do the spilling
+  // behaviours reproduce the table (their host order leaves row 1's values there, as production does)
+  expect_named<RouteSpec<Route::canonical_page_table>>(Variant::grid_spill,
+                                                       {1, "mismatch", 2, {"e01_no_column_bound", "grid_spill"}, "out", 1,
+                                                        3, 0, 10, 1},
+                                                       racing_rows);
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ TEST(HarnessNaming, TheCrashVariants) {
 
 // name_outputs: which forms are tried, in which order, and a rejecting form counts as no match. `reproduces`
 // records every call, so the test also asserts which forms were run. python/tests/test_naming.py asserts the same
-// through kvaddr._core.name_outputs.
+// through kvaddr._core.name_case (a reference callback that records its calls).
 TEST(HarnessNaming, NameOutputsTriesTheFormsItIsGiven) {
   using harness::NamingForm;
   const Route r = Route::token_translate;  // naming list: b17_doc_formula, e03_int32_offset, int32_wrap

@@ -6,6 +6,10 @@ device); --graph (with --device cuda) measures graph mode's harness overhead per
 
     PYTHONPATH=build/python/package python3 python/bench/harness_speed.py [--lanes 1048576] [--seconds 5]
         [--routes token_translate,read_table] [--seed 1] [--json] [--device cuda [--graph] [--reference host]]
+        [--profile DIR]
+
+--profile DIR (eager mode) runs each route once more under cProfile and prints where the harness's time goes per
+case, by stage (STAGES: the function whose cumulative time is the stage), writing DIR/<route>.pstats.
 
 The kernel under test is kvaddr.conventions.host_kernel (kvaddr.gpu.kernel on the GPU): it runs the host route on contiguous copies of its arguments
 and writes the result into the presented views; its time is the report's kernel_seconds and is excluded.
@@ -51,6 +55,48 @@ def measure(route, lanes, seconds, seed, device="cpu", graph=False, reference="a
             "graph_loop": rep.graph_loop}
 
 
+# eager mode's stages: (stage, module file suffix, function name); cumulative time under cProfile
+STAGES = (("draw recipe", "kvaddr/cases.py", "draw_recipe"),
+          ("build case", "kvaddr/harness.py", "_build"),
+          ("host reference", "kvaddr/conventions.py", "reference"),
+          ("present (device copies)", "kvaddr/present.py", "__init__"),
+          ("device reference", "kvaddr/device_ref.py", "__init__"),
+          ("user call", "bench/harness_speed.py", "user_kernel"),
+          ("per-case wait (fam.sync)", "kvaddr/arrays.py", "sync"),
+          ("per-case device compare + wait", "kvaddr/device_ref.py", "compare"),
+          ("batched: device count", "kvaddr/graph_fast.py", "add"),
+          ("batched: batch wait + settle", "kvaddr/harness.py", "flush"))
+
+
+def profile(route, lanes, seconds, seed, out_dir):
+    """Eager mode's time per case by stage (cProfile cumulative seconds / cases; the profiler's own overhead
+    inflates the Python-heavy stages), the user's kernel wrapped as user_kernel so that its calls stand apart
+    from the device reference's launches of the same kvaddr.gpu kernel."""
+    import cProfile
+    import os
+    import pstats
+
+    variant = "era_b_unclamped" if route == "flashmla_block_table" else "production"
+    inner = kvaddr.gpu.kernel(route, variant)
+
+    def user_kernel(**kw):
+        return inner(**kw)
+
+    prof = cProfile.Profile()
+    prof.enable()
+    rep = kvaddr.check(route, user_kernel, cases=10**9, seed=seed, lanes=lanes, time_budget=seconds, variant=variant,
+                       device="cuda", overflow="skip", huge=False, isolate=False)
+    prof.disable()
+    os.makedirs(out_dir, exist_ok=True)
+    prof.dump_stats(os.path.join(out_dir, f"{route}.pstats"))
+    st = pstats.Stats(prof).stats
+    rows = []
+    for stage, path, fn in STAGES:
+        cum = sum(v[3] for (f, _, name), v in st.items() if name == fn and f.endswith(path))
+        rows.append((stage, 1e6 * cum / max(rep.cases, 1)))
+    return rep.cases, rows
+
+
 def graph_columns(r):
     """The --graph columns of row r: all-in microseconds per case and the loop that ran."""
     return f" {r['us_per_case_all']:>14.1f}  {r['graph_loop']}"
@@ -68,9 +114,17 @@ def main(argv=None):
     p.add_argument("--reference", default="auto", choices=("auto", "host", "cuda", "both"))
     p.add_argument("--graph-loop", default="auto", choices=("auto", "fast", "slow"),
                    help="graph mode's loop (kvaddr.check graph=True / 'fast' / 'slow')")
+    p.add_argument("--profile", metavar="DIR", help="eager mode's time per case by stage (cProfile), stats in DIR")
     a = p.parse_args(argv)
     if a.graph and a.device != "cuda":
         p.error("--graph needs --device cuda")
+    if a.profile:
+        for r in a.routes.split(","):
+            cases, rows = profile(r, a.lanes, a.seconds, a.seed, a.profile)
+            print(f"{r}: {cases} cases under cProfile, us/case by stage (cumulative)")
+            for stage, us in rows:
+                print(f"  {stage:26} {us:9.1f}")
+        return 0
     rows = [measure(r, a.lanes, a.seconds, a.seed, a.device, a.graph, a.reference, a.graph_loop)
             for r in a.routes.split(",") if r]
     if a.json:

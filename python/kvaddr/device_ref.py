@@ -65,10 +65,16 @@ class DeviceExpected:
 
     def __init__(self, fam, case, presented, variant):
         self.fam, self.case = fam, case
+        twin = presented.twin  # the presented backings' second device copies, when staged with twins (no clones)
+
+        def copy_of(key, d):
+            return twin[key] if key in twin else clone(fam, d)
+
         # an adjacent layout: one copy of the whole backing, the reference run on views of it (kvaddr.adjacent)
-        self.group = clone(fam, presented.group) if case.adjacent else None
+        self.group = copy_of(("group",), presented.group) if case.adjacent else None
         grouped = adjacent.views(fam, self.group, case) if case.adjacent else {}
-        self.backing = {name: clone(fam, presented.out_backing[name]) for name in case.outputs if name not in grouped}
+        self.backing = {name: copy_of(("out", name), presented.out_backing[name]) for name in case.outputs
+                        if name not in grouped}
         outs = {name: grouped[name] if name in grouped else
                 self.backing[name][C.GUARD:C.GUARD + buf.size].reshape(buf.shape)
                 for name, buf in case.outputs.items()}
@@ -85,10 +91,10 @@ class DeviceExpected:
                 self.pristine[name] = clone(fam, presented.ins[name])
                 ins[name] = self.pristine[name]
             elif name in C.GUARDED_TABLES and arr.ndim == 1:
-                self.pristine[name] = clone(fam, presented.in_backing[name])
+                self.pristine[name] = copy_of(("in", name), presented.in_backing[name])
                 ins[name] = self.pristine[name][C.TABLE_GUARD:C.TABLE_GUARD + arr.size]  # a standalone table
             else:
-                self.pristine[name] = clone(fam, presented.in_backing[name])
+                self.pristine[name] = copy_of(("in", name), presented.in_backing[name])
                 ins[name] = self.pristine[name]
             if name in case.dtypes and ins[name] is not None:  # a contract's int32 indices: kvaddr's kernel takes int64
                 ins[name] = fam.put(arr)
@@ -116,6 +122,65 @@ class DeviceExpected:
         counts = _counts(self.fam, pairs)
         modified = next((n for n, c in zip(ins, counts[k:]) if c), None)
         return any(counts[:k]), modified
+
+
+    def batch_pairs(self, presented):
+        """graph_compare's (expected ptr, actual ptr, elements, bits) of every allocation of the case, for the batched
+        eager loop's device filter (kvaddr.harness): the output backings and the adjacent group against their
+        expectations, each input backing against its pristine copy (a strided input's whole spread backing against
+        its twin); None where an allocation is not a contiguous 32- or 64-bit array with a twin (the case then
+        runs through compare())."""
+        pairs = [(self.backing[n], presented.out_backing[n]) for n in self.backing]
+        if self.group is not None:
+            pairs.append((self.group, presented.group))
+        for n, b in presented.in_backing.items():
+            pairs.append((presented.twin.get(("in", n)) if n in self.case.strided else self.pristine.get(n), b))
+        out = []
+        for a, b in pairs:
+            if a is None or not a.is_contiguous() or not b.is_contiguous() or a.element_size() not in (4, 8):
+                return None
+            out.append((int(a.data_ptr()), int(b.data_ptr()), a.numel(), 8 * a.element_size()))
+        return out
+
+
+BATCH = 256  # cases per host wait: graph mode's fast loop and the batched eager loop
+
+
+class Counts:
+    """The per-case counts of one batch of BATCH cases on the device (torch), shared by graph mode's fast loop
+    (kvaddr.graph_fast: its post graph adds case k's differing elements to slot k % BATCH through a device counter)
+    and the batched eager loop (kvaddr.harness: add() puts case j of the batch in slot j); read() is the batch's
+    one wait."""
+
+    def __init__(self, torch, device):
+        self.torch = torch
+        self.counts = torch.zeros(BATCH, dtype=torch.int64, device=device)
+        self._slots = None  # slot j's own index j, read by graph_compare as its counter (add)
+        self.stream = gpu.default_stream()  # torch's current stream when the batch began: add()'s default
+
+    @staticmethod
+    def available():
+        """Whether kvaddr._gpu has the comparison kernel (graph_compare)."""
+        return gpu._gpu is not None and hasattr(gpu._gpu, "graph_compare") and gpu.available()
+
+    def add(self, pairs, j, stream=None):
+        """counts[j] += the number of differing elements of every (a, b, n, bits) pair (one kernel on `stream`, by
+        default self.stream; no wait)."""
+        if not 0 <= j < BATCH:
+            raise ValueError(f"j = {j}: a batch has slots 0..{BATCH - 1}")
+        if self._slots is None:
+            self._slots = self.torch.arange(BATCH, dtype=self.torch.int64, device=self.counts.device)
+        slot = int(self._slots.data_ptr()) + 8 * j  # the address of slot j's index
+        gpu._gpu.graph_compare(pairs, slot, int(self.counts.data_ptr()), BATCH,
+                               self.stream if stream is None else stream)
+
+    def read(self):
+        """Wait for the device (every stream: a kernel may have used its own), return the counts as ints and zero
+        them for the next batch."""
+        self.torch.cuda.synchronize()
+        out = self.counts.tolist()
+        self.counts.zero_()
+        return out
 
 
 def _counts(fam, pairs):

@@ -345,20 +345,37 @@ def _device_copy(name, v, bits):
     return array_view(name, c, bits, tuple(range(1, 3)))
 
 
+_CUDA_TORCH = None  # torch once torch.cuda.is_available() has said True (a device does not vanish mid-process)
+
+
+def _cuda_torch():
+    """torch when it is imported and sees a CUDA device, else None; the availability probe (an NVML / driver
+    query, tens of microseconds) runs until it first says True, and not on every launch after that."""
+    global _CUDA_TORCH
+    if _CUDA_TORCH is None:
+        torch = _torch()
+        if torch is None or not torch.cuda.is_available():
+            return None
+        _CUDA_TORCH = torch
+    return _CUDA_TORCH
+
+
 def default_stream():
     """torch.cuda.current_stream().cuda_stream when torch is importable, else 0 (the legacy default stream)."""
-    try:
-        import torch
-    except ImportError:
-        return 0
-    if not torch.cuda.is_available():
+    if _torch() is None:
+        try:
+            import torch as _imported  # noqa: F401 - imported here, then found by _torch()
+        except ImportError:
+            return 0
+    torch = _cuda_torch()
+    if torch is None:
         return 0
     return int(torch.cuda.current_stream().cuda_stream)
 
 
 def _capturing():
-    torch = _torch()
-    return torch is not None and torch.cuda.is_available() and torch.cuda.is_current_stream_capturing()
+    torch = _cuda_torch()
+    return torch is not None and torch.cuda.is_current_stream_capturing()
 
 
 def kernel(route, variant="production"):

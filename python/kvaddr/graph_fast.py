@@ -32,14 +32,13 @@ from . import _core
 from . import cases as C
 from . import gpu
 from .conventions import kernel_kwargs
-from .device_ref import _reference_kernel
+from .device_ref import BATCH, Counts, _reference_kernel  # noqa: F401 - BATCH: the fast loop's batch
 from .present import Presented, strided_view
 
 # graph_draw.hpp's kinds
 V2P, IDS, LOC, PAGE_TABLE, R2T, ROWS, LENS = 1, 2, 3, 4, 5, 6, 7
 # one tag per recipe field, so that the arrays of one case are independent
 _TAGS = {"v2p": 1, "ids": 2, "loc": 3, "page_table": 4, "req_to_token": 5, "rows": 6, "lens": 7}
-BATCH = 256  # cases per host sync
 _M64 = (1 << 64) - 1  # the draws take the seed as an unsigned 64-bit word
 
 
@@ -199,7 +198,8 @@ class FastLoop:
         # the counts slot of a case: the case index itself (step 1), else the case's ordinal in the shard (a second
         # counter), so that the cases of one batch land in distinct slots whatever the step
         self.slot = self.counter if self.step == 1 else torch.zeros_like(self.counter)
-        self.counts = torch.zeros(BATCH, dtype=torch.int64, device=self.counter.device)
+        self.batch = Counts(torch, self.counter.device)
+        self.counts = self.batch.counts  # the post graph adds into it (captured pointer)
         self.lanes = C.lanes_of(case0)
         self.g = g
 
@@ -259,15 +259,13 @@ class FastLoop:
             if time_budget is not None and time.perf_counter() - t0 > time_budget:
                 break
             nb = min(BATCH, len(indices) - o)
-            self.counts.zero_()
             for j in range(nb):
                 self.pre.replay()
                 ev[j][0].record()
                 user_graph.replay()
                 ev[j][1].record()
                 self.post.replay()
-            torch.cuda.current_stream().synchronize()
-            counts = self.counts.tolist()
+            counts = self.batch.read()
             # the user's replay of each case, timed on the GPU between two events (its kernel_seconds)
             times = [a.elapsed_time(b) / 1e3 for a, b in ev[:nb]]
             for j in range(nb):

@@ -25,11 +25,10 @@ from . import adjacent
 from . import check_args
 from . import contract as contracts
 from . import isolate as iso
-from . import races
-from .device_ref import DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
+from .device_ref import BATCH, Counts, DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
-from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, output_dtypes, reference
+from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, guarded_inputs, output_dtypes, reference, wrap_variant
 from .overflow import check_mode as check_overflow_mode
 from .route_tables import has_variant
 from .overflow import note_rejected, overflow_case
@@ -94,17 +93,30 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
     device; only when something differs are the buffers copied back and compared on the host (for the
     report). "both": the same, after checking that the device expectation equals `expected`."""
     p = presented if presented is not None else Presented(fam, case)
-    result = CaseResult("ok", lanes=C.lanes_of(case))
-    result.returned, result.backing = {}, {}
+    result = _fresh_result(case)
     dev = None
     if reference in ("cuda", "both"):
         dev = DeviceExpected(fam, case, p, variant)
         if reference == "both":
             assert_agree(case, variant, expected, dev)
+    ret, done = _call(fam, kernel, case, p, result, launch, case_timeout)
+    return result if done else _judge(fam, case, p, expected, result, ret, dev)
+
+
+def _fresh_result(case):
+    result = CaseResult("ok", lanes=C.lanes_of(case))
+    result.returned, result.backing = {}, {}
+    return result
+
+
+def _call(fam, kernel, case, p, result, launch=None, case_timeout=None, wait=True):
+    """Call the kernel on presented case `p` (then fam.sync() when `wait`): (its return value, whether `result` is
+    final: a fault, a raise or a timeout recorded in it). kernel_seconds is the call's (and the wait's) host time."""
     t0 = time.perf_counter()
     try:
         ret = launch() if launch is not None else kernel(**p.kwargs())
-        fam.sync()
+        if wait:
+            fam.sync()
     except iso.KernelFault as e:  # the isolated call ended in a fault, a timeout, a raise or a wild store
         result.kind, result.detail, result.traceback = e.kind, e.detail, e.tb
         result.first = [Lane(*lane) for lane in e.lanes]
@@ -113,16 +125,27 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
             if name in p.out_backing:
                 result.backing[name] = got = fam.get(p.out_backing[name])
                 result.actual[name] = got[C.GUARD:C.GUARD + buf.size].reshape(buf.shape).copy()
-        return result
+        return None, True
     except Exception as e:  # noqa: BLE001 - the kernel's failure is the report, not a crash
-        result.kind = "raised"
-        result.detail = f"{type(e).__name__}: {iso.exception_text(e)}"
-        result.traceback = traceback.format_exc()
-        return result
+        _raised(result, e)
+        return None, True
     result.kernel_seconds = kernel.seconds if isinstance(kernel, iso.Isolated) else time.perf_counter() - t0
     if case_timeout is not None and result.kernel_seconds > case_timeout:
         result.kind, result.detail = "timeout", f"the call took {result.kernel_seconds:.3f} s > {case_timeout} s"
-        return result
+        return None, True
+    return ret, False
+
+
+def _raised(result, e):
+    """Record exception `e` (being handled) as the kernel's "raised" result."""
+    result.kind = "raised"
+    result.detail = f"{type(e).__name__}: {iso.exception_text(e)}"
+    result.traceback = traceback.format_exc()
+
+
+def _judge(fam, case, p, expected, result, ret, dev):
+    """The comparison of run_case after the call returned `ret`: every lane and guard of every output, then the
+    inputs (on the device first when `dev`, a DeviceExpected, is given)."""
     bad = _check_return(ret, p, result)
     if bad:
         result.kind, result.detail = "bad_return", bad
@@ -228,22 +251,31 @@ def _extended(case, result):
 def behaves_like(case, actual, claimed, result=None, plain=True):
     """Every variant the route accepts (other than `claimed`) whose host output equals `actual` exactly
     (on the buffers when `plain`, or on the buffers grown by their after-guard rows when `result` holds the
-    backings), or is one its racing rows can leave: kvaddr._core.name_outputs, the C++ harness's naming."""
+    backings), or is one its racing rows can leave: kvaddr._core.name_case, the C++ harness's naming, which
+    computes each candidate's host reference from the case's arrays (the v2p tables inside their guards) itself.
+    Only an adjacent or aliased layout, which has no C++ form, hands in its reference."""
     if not has_variant(case.route):
         return []
     ext = _extended(case, result) if result is not None else None
-    forms = {"plain": (case, actual), "grown": ext}
+    own = _own_reference(case, {"plain": case, "grown": ext[0] if ext is not None else None}, table_guards=True)
+    return _core.name_case(case.route, claimed, inputs=guarded_inputs(case.inputs), scalars=dict(case.scalars),
+                           outputs=dict(case.outputs), actual=dict(actual), plain=plain,
+                           grown=(ext[0].outputs, ext[1]) if ext is not None else None, reference=own)
 
-    def reproduces(v, form):
-        c, act = forms[form]
+
+def _own_reference(case, forms, table_guards=False):
+    """For a layout with no C++ form (adjacent or aliased arguments): the naming's reference(variant, form), the host
+    route on `forms[form]` laid out as the kernel got it, None where the route rejects the call; else None."""
+    if not (case.adjacent or case.alias):
+        return None
+
+    def own(v, form):
         try:
-            exp = reference(c, v, table_guards=True)
+            return reference(forms[form], v, table_guards=table_guards)
         except _core.Error:
-            return False
-        # A spilling variant whose rows race also matches when `act` is one of its possible outputs.
-        return bool(all(np.array_equal(exp[k], act[k]) for k in c.outputs) or races.matches_up_to_race(c, v, act))
+            return None
 
-    return _core.name_outputs(case.route, claimed, plain=plain, grown=ext is not None, reproduces=reproduces)
+    return own
 
 
 # ---- check -------------------------------------------------------------------------------------
@@ -366,17 +398,124 @@ def _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes,
 
 def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
                      case_timeout, t0, shard=(0, 1), overflow="observe"):
+    """The eager campaign: case by case (run_recipe), or batched (_EagerBatch) where it applies; the same cases,
+    counts and first failure either way."""
+    batch = _EagerBatch(rep, fam, kernel, variant, overflow) if _EagerBatch.applies(rep, fam, kernel,
+                                                                                     case_timeout) else None
     first = True
     for i in shard_indices(shard, cases):
         if time_budget is not None and not first and time.perf_counter() - t0 > time_budget:
             break
-        if lanes_budget is not None and rep.lanes >= lanes_budget:
+        if lanes_budget is not None and rep.lanes + (batch.lanes if batch else 0) >= lanes_budget:
             break
         first = False
         recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
-        failed = run_recipe(rep, fam, kernel, i, recipe, variant, case_timeout, overflow)
+        if batch is not None:
+            failed = batch.add(i, recipe)
+        else:
+            failed = run_recipe(rep, fam, kernel, i, recipe, variant, case_timeout, overflow)
         if failed is not None:
             return failed
+    return batch.flush() if batch is not None else None
+
+
+class _EagerBatch:
+    """The batched eager loop (reference="cuda", torch on CUDA, the kernel in process, no case_timeout): per case
+    the draw, the build, the host reference (the contract's verdict), the presentation with twin copies in one
+    staged host-to-device copy, kvaddr's CUDA reference and the kernel's call, as run_case; then, instead of a wait
+    and the comparison, one device kernel (kvaddr.device_ref.Counts) adds the case's differing elements of every
+    allocation (guards and inputs included) to its slot. One wait per BATCH cases reads the counts; in case order,
+    a case with a nonzero count goes through run_case's own comparison (_judge) on its kept buffers, which decides
+    and reports it, and the first failing case ends the campaign, exactly as case by case. A case the filter cannot
+    take (a returned array, a raise, an allocation without a twin) and an overflow case that runs the kernel
+    (overflow "observe" / "wrap") run on the per-case path, after the cases before them are settled."""
+
+    @staticmethod
+    def applies(rep, fam, kernel, case_timeout):
+        return (rep.reference == "cuda" and fam.name == "torch" and fam.device != "cpu" and case_timeout is None
+                and not isinstance(kernel, iso.Isolated) and Counts.available())
+
+    def __init__(self, rep, fam, kernel, variant, overflow):
+        self.rep, self.fam, self.kernel, self.variant, self.overflow = rep, fam, kernel, variant, overflow
+        self.counts = Counts(getattr(fam, "torch", None), fam.device)
+        # in case order: ("case", index, recipe, case, presented, dev, result, expected) or ("rejected", error)
+        self.pending = []
+        self.slots = 0  # pending cases (slots of self.counts)
+        self.lanes = 0  # their lanes (counted by the campaign's lanes budget as if they pass)
+
+    def add(self, index, recipe):
+        """Run case `index` of `recipe`; a failure tuple when it (or a pending case settled now) fails, else None."""
+        rep, fam, variant = self.rep, self.fam, self.variant
+        case = _build(rep.route, recipe)
+        try:
+            expected = reference(case, variant, table_guards=True)
+        except _core.Overflow as e:
+            if self.overflow in (None, "skip") or wrap_variant(rep.route, variant) is None:  # not run: noted in order
+                self.pending.append(("rejected", e))
+                return None
+            return self.flush() or overflow_case(rep, fam, self.kernel, index, recipe, case, variant, e, None,
+                                                 self.overflow, run_case)
+        except _core.Error as e:
+            self.pending.append(("rejected", e))
+            return None
+        p = Presented(fam, case, twins=True)
+        result = _fresh_result(case)
+        dev = DeviceExpected(fam, case, p, variant)
+        ret, done = _call(fam, self.kernel, case, p, result, wait=False)
+        pairs = None if done or ret is not None else dev.batch_pairs(p)
+        if pairs is None:  # settled on the per-case path, after the pending cases before it
+            failed = self.flush()
+            if failed is not None:
+                return failed
+            if not done:
+                try:
+                    fam.sync()  # run_case's wait after the call
+                except Exception as e:  # noqa: BLE001 - the kernel's failure is the report, not a crash
+                    _raised(result, e)
+                    done = True
+            return _tally(rep, index, recipe, result if done else _judge(fam, case, p, expected, result, ret, dev))
+        self.counts.add(pairs, self.slots)  # on the current stream, after the kernel's call
+        self.pending.append(("case", index, recipe, case, p, dev, result, expected))
+        self.slots += 1
+        self.lanes += result.lanes
+        return self.flush() if self.slots == BATCH else None
+
+    def flush(self):
+        """Wait once, read the counts and settle the pending cases in order; the first failure tuple or None."""
+        pending, self.pending, slots, self.slots, self.lanes = self.pending, [], self.slots, 0, 0
+        try:
+            counts = self.counts.read() if slots else []
+        except Exception as e:  # noqa: BLE001 - an asynchronous device error of a kernel call surfaced at the wait
+            counts, error = None, e
+            err_text = traceback.format_exc()
+        j = 0
+        for item in pending:
+            if item[0] == "rejected":
+                note_rejected(self.rep, item[1])
+                continue
+            _, index, recipe, case, p, dev, result, expected = item
+            if counts is None:  # not attributable to one call: the batch's first unsettled case reports it
+                result.kind = "raised"
+                result.detail = (f"{type(error).__name__}: {iso.exception_text(error)} (raised by the wait after "
+                                 f"a batch of {slots} calls, this case's the first; rerun with isolate=True to "
+                                 "attribute it)")
+                result.traceback = err_text
+            elif counts[j]:
+                result = _judge(self.fam, case, p, expected, result, None, dev)
+            j += 1
+            failed = _tally(self.rep, index, recipe, result)
+            if failed is not None:
+                return failed
+        return None
+
+
+def _tally(rep, index, recipe, res):
+    """Count case `index`'s result in `rep`: (index, recipe, res) when it failed, else None."""
+    rep.cases += 1
+    rep.kernel_seconds += res.kernel_seconds
+    if res.kind != "ok":
+        return index, recipe, res
+    rep.lanes += res.lanes
     return None
 
 
@@ -402,12 +541,7 @@ def run_recipe(rep, fam, kernel, index, recipe, variant, case_timeout, overflow=
         presented.load(case)
     res = run_case(fam, kernel, case, expected, case_timeout=case_timeout, presented=presented, launch=launch,
                    reference=rep.reference, variant=variant)
-    rep.cases += 1
-    rep.kernel_seconds += res.kernel_seconds
-    if res.kind != "ok":
-        return index, recipe, res
-    rep.lanes += res.lanes
-    return None
+    return _tally(rep, index, recipe, res)
 
 
 def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_seconds, replay_dir, case_timeout,
@@ -520,14 +654,9 @@ def _names(case, result, variant):
 def crash_variants(case, claimed):
     """The catalogue variants whose documented effect is a crash (kvaddr._core.crash_variants, the C++ harness's
     list) and whose host route raises on `case`, where the claimed variant's does not: a raising kernel behaves
-    like them."""
-    names = []
-    for v in _core.crash_variants(case.route, claimed):
-        try:
-            reference(case, v)
-        except _core.Error:
-            names.append(v)
-    return names
+    like them (kvaddr._core.crash_names runs each one's reference; an adjacent or aliased layout hands in its own)."""
+    return _core.crash_names(case.route, claimed, inputs=case.inputs, scalars=dict(case.scalars),
+                             outputs=dict(case.outputs), reference=_own_reference(case, {"plain": case}))
 
 
 class CheckFailed(AssertionError):

@@ -48,6 +48,7 @@
 #include "recipe_bindings.hpp"
 #include "shrink_bindings.hpp"
 #include "route_bindings.hpp"
+#include "naming_bindings.hpp"
 
 namespace py = pybind11;
 using std::int32_t;
@@ -231,22 +232,6 @@ PYBIND11_MODULE(_core, m) {
         "The variants whose catalogue effect is a crash, for a kernel of `route` that raises, without `claimed` "
         "(kvaddr/harness/naming.hpp).");
 
-  m.def("name_outputs", [](const std::string& route, const std::string& claimed, bool plain, bool grown,
-                           const std::function<bool(const std::string&, const std::string&)>& reproduces) {
-    const Route r = parse_route(route);
-    const Variant c = parse_variant(claimed);
-    if (!reproduces) throw InvalidArgument("reproduces", "None", "must be a callable (variant, form) -> bool");
-    const auto call = [&](Variant v, harness::NamingForm form) {
-      return reproduces(std::string(to_string(v, r)), form == harness::NamingForm::plain ? "plain" : "grown");
-    };
-    std::vector<std::string> v;
-    for (Variant x : harness::name_outputs(r, c, plain, grown, call)) v.emplace_back(to_string(x, r));
-    return v;
-  }, py::arg("route"), py::arg("claimed"), py::kw_only(), py::arg("plain"), py::arg("grown"), py::arg("reproduces"),
-        "The naming of a failing case (kvaddr/harness/naming.hpp name_outputs, the C++ harness's naming): the "
-        "naming_variants of `route` without `claimed` for which reproduces(variant, form) is true on the form "
-        "'plain' (tried when `plain`) or 'grown' (tried when `grown`), in order.");
-
   m.def("compare_guarded", [](const std::string& output, py::handle expected, py::handle actual,
                               const std::vector<std::int64_t>& shape, std::optional<std::int64_t> width,
                               std::int64_t guard) {
@@ -417,6 +402,7 @@ PYBIND11_MODULE(_core, m) {
 
   // ---- routes: every route of the list (route_bindings.hpp), then aliases and helpers ----
   def_routes(m);
+  def_naming(m);  // naming_bindings.hpp: kvaddr._core.name_case
   const auto none = py::none();
   m.def("translate_kv_loc", [](py::handle loc, py::handle v2p, int64_t page_size, py::handle out) {
     return call_route<Route::token_translate>(loc, v2p, page_size, int64_t{1}, out, std::string("production"));

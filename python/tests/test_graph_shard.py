@@ -261,6 +261,10 @@ class _Torch:
                     pass
             return S()
 
+        @staticmethod
+        def synchronize():
+            pass
+
 
 def _loop(step, planted):
     loop = object.__new__(F.FastLoop)  # the loop without a device: its host side, run() and its fields
@@ -268,6 +272,8 @@ def _loop(step, planted):
     loop.counter = _Vec(1)
     loop.slot = loop.counter if step == 1 else _Vec(1)
     loop.counts = _Vec(F.BATCH)
+    loop.batch = object.__new__(F.Counts)  # the batch's counts (graph_fast.Counts) over the same vector
+    loop.batch.torch, loop.batch.counts = _Torch, loop.counts
     return loop, _Device(loop, planted)
 
 

@@ -102,18 +102,25 @@ def test_the_naming_list_is_the_cpp_harness_list():
     assert _core.crash_variants("token_translate", "production") == []
 
 
-def test_name_outputs_tries_the_forms_it_is_given():
+def token_case_names(claimed, plain, grown, reference):
+    """_core.name_case on a one-lane token_translate case whose reference is `reference` (a recorder)."""
+    buf = {"out": np.zeros(1, np.int64)}
+    return _core.name_case("token_translate", claimed, inputs={"ids": np.zeros(1, np.int64), "v2p": np.zeros(1, np.int64)},
+                           scalars={"page_size": 1, "multiplier": 1}, outputs=buf, actual=buf, plain=plain,
+                           grown=(buf, buf) if grown else None, reference=reference)
+
+
+def test_name_case_tries_the_forms_it_is_given():
     # harness/tests/harness_naming_test.cpp (HarnessNaming.NameOutputsTriesTheFormsItIsGiven) asserts the same
     calls = []
 
     def e03_plain_int32_grown(v, form):
         calls.append(f"{v}/{form}")
-        return (v, form) in (("e03_int32_offset", "plain"), ("int32_wrap", "grown"))
+        return {"out": np.zeros(1, np.int64)} if (v, form) in (("e03_int32_offset", "plain"), ("int32_wrap", "grown")) else None
 
     def run(plain, grown):
         calls.clear()
-        return _core.name_outputs("token_translate", "production", plain=plain, grown=grown,
-                                  reproduces=e03_plain_int32_grown)
+        return token_case_names("production", plain, grown, e03_plain_int32_grown)
 
     assert run(False, False) == [] and calls == []
     assert run(True, False) == ["e03_int32_offset"]
@@ -123,23 +130,41 @@ def test_name_outputs_tries_the_forms_it_is_given():
     assert run(True, True) == ["e03_int32_offset", "int32_wrap"]
     assert calls == ["b17_doc_formula/plain", "b17_doc_formula/grown", "e03_int32_offset/plain", "int32_wrap/plain",
                      "int32_wrap/grown"]
-    assert _core.name_outputs("token_translate", "e03_int32_offset", plain=True, grown=False,
-                              reproduces=lambda v, f: True) == ["production", "b17_doc_formula", "int32_wrap"]
+    assert token_case_names("e03_int32_offset", True, False, lambda v, f: {"out": np.zeros(1, np.int64)}) == [
+        "production", "b17_doc_formula", "int32_wrap"]
 
 
-def test_name_outputs_passes_the_callbacks_error_on():
+def test_name_case_passes_the_references_error_on():
     def boom(v, form):
         raise KeyError(v)
 
     with pytest.raises(KeyError):
-        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=boom)
-    with pytest.raises(kvaddr.Error):
-        _core.name_outputs("no_such_route", "production", plain=True, grown=False, reproduces=lambda v, f: True)
-    with pytest.raises(kvaddr.Error):
-        _core.name_outputs("token_translate", "no_such_variant", plain=True, grown=False, reproduces=lambda v, f: True)
-    with pytest.raises(kvaddr.InvalidArgument, match="reproduces"):
-        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=None)
-    with pytest.raises(TypeError):  # not a callable
-        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=3)
-    with pytest.raises(RuntimeError):  # a callable answering other than True / False
-        _core.name_outputs("token_translate", "production", plain=True, grown=False, reproduces=lambda v, f: "yes")
+        token_case_names("production", True, False, boom)
+    with pytest.raises(kvaddr.InvalidArgument, match="route"):
+        _core.name_case("no_such_route", "production", inputs={}, scalars={}, outputs={"out": np.zeros(1)},
+                        actual={"out": np.zeros(1)})
+    with pytest.raises(kvaddr.InvalidArgument, match="variant"):
+        token_case_names("no_such_variant", True, False, None)
+    with pytest.raises(kvaddr.InvalidArgument, match="reference"):
+        token_case_names("production", True, False, 3)  # not a callable
+    with pytest.raises(kvaddr.InvalidArgument, match="reference"):  # a callable answering other than a dict / None
+        token_case_names("production", True, False, lambda v, f: "yes")
+
+
+def test_crash_names_runs_each_crash_variants_reference():
+    # harness/src/naming.inc name_raises and kvaddr.check's crash_variants: kvaddr/harness/naming.hpp name_crash
+    def names(page_size, claimed="production", reference=None):
+        return _core.crash_names("eager_funnel", claimed, inputs={"page_table": np.array([[0]], np.int64),
+                                                                  "v2p": np.array([5, 6], np.int64)},
+                                 scalars={"page_size": page_size, "multiplier": 1},
+                                 outputs={"out": np.zeros((1, 1), np.int64)}, reference=reference)
+
+    assert names(1) == ["b02_rank2_index_select"]  # the rank-2 table reaches a 1-D-only gather at page size 1
+    assert names(2) == []
+    assert names(1, claimed="b02_rank2_index_select") == []
+    assert names(2, reference=lambda v, f: None) == ["b02_rank2_index_select"]  # the reference rejects: a crash
+    with pytest.raises(kvaddr.InvalidArgument, match="reference"):
+        names(1, reference=lambda v, f: "yes")
+    with pytest.raises(kvaddr.InvalidArgument, match="inputs"):
+        _core.crash_names("eager_funnel", "production", inputs={"nope": np.zeros(1)}, scalars={},
+                          outputs={"out": np.zeros(1)})

@@ -3,6 +3,7 @@
 table) and kvaddr's replay of the directory the failure is written to. The planted kernel is the host route under
 the planted variant (kvaddr.conventions.host_kernel); one subject per route family. Case i of a seed is gen/'s
 recipe (seed, i) in both harnesses with big_entries and long_rows False, so the shrunk case agrees."""
+import numpy as np
 import pytest
 
 import kvaddr
@@ -40,3 +41,41 @@ def test_every_front_end_names_the_planted_case_alike(tmp_path, route, planted, 
     assert (lane.output, lane.index, lane.expected, lane.actual) == first
     # replay names the recorded case the same way
     assert _core.replay(f.replay_dir, allow_outside=False)["calls"][0]["matching_variants"] == names
+
+
+def racing_rows(**kw):
+    """A canonical_page_table kernel whose rows race (harness_fronts_test.cpp's racing_rows): where grid_spill's rows
+    store to the same lanes with different values and its programs running last-row-first leave another table than
+    the host's row order, it leaves that one (a device may); elsewhere it is production."""
+    out = kw.pop("out")
+    args = {k: np.ascontiguousarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+    # the table's whole rows (a padded table's columns past its visible width included), where a spill lands
+    full = np.lib.stride_tricks.as_strided(out, shape=(out.shape[0], out.strides[0] // out.itemsize),
+                                           strides=(out.strides[0], out.itemsize))
+    in_order = np.array(full, copy=True)
+    backwards = in_order.copy()
+    try:
+        kvaddr.canonical_page_table(**args, out=in_order, variant="grid_spill")
+        for r in reversed(range(len(args["seq_lens"]))):
+            part = dict(args, req_pool_indices=args["req_pool_indices"][r:r + 1], seq_lens=args["seq_lens"][r:r + 1])
+            kvaddr.canonical_page_table(**part, out=backwards[r:], variant="grid_spill")
+    except kvaddr.Error:
+        backwards = in_order  # a spill past the buffer: no race to plant
+    if np.array_equal(backwards, in_order):
+        host_kernel("canonical_page_table")(**kw, out=out)
+    else:
+        full[...] = backwards
+
+
+def test_racing_rows_are_named_alike(tmp_path):
+    # seed 1's minimal case: two rows of pool row 0, 9 and 4 pages of 64, max_pages 5; row 0 spills its pages 5..8
+    # onto row 1's columns 0..3, which row 1 stores too: only up to the race do the spilling behaviours reproduce
+    # the table (their host order leaves row 1's values there, as production does)
+    rep = kvaddr.check("canonical_page_table", racing_rows, cases=100, seed=1, lanes=4096,
+                       params={"big_entries": False, "long_rows": False}, replay_dir=str(tmp_path))
+    f = rep.failure
+    assert (f.kind, f.case_index, f.behaves_like, f.differing) == ("mismatch", 2, ["e01_no_column_bound", "grid_spill"], 1)
+    lane = f.first[0]
+    assert (lane.output, lane.index, lane.expected, lane.actual) == ("out", (1, 3), 0, 10)
+    assert f.case.inputs["seq_lens"].tolist() == [513, 193] and f.case.scalars["max_pages"] == 5
+    assert _core.replay(f.replay_dir, allow_outside=False)["calls"][0]["matching_variants"] == f.behaves_like

@@ -1,10 +1,16 @@
-"""Racing spills (kvaddr.races): two rows of a grid_spill table store to the same lanes, so the
-kernel's buffer may hold either row's value there. Buffers are computed by hand."""
+"""Racing spills in kvaddr.check's naming: two rows of a grid_spill table store to the same lanes, so the kernel's
+buffer may hold either row's value there. The rule is the C++ one every front end uses (kvaddr/replay/races.hpp
+through kvaddr/harness/naming.hpp name_case, here kvaddr._core.name_case; replay/tests/race_test.cpp checks the
+stores per lane). Buffers are computed by hand."""
 import numpy as np
+import pytest
 
 import kvaddr
+from kvaddr import _core
 from kvaddr import cases as C
-from kvaddr import harness, races
+from kvaddr import harness
+
+SPILLING = ["e01_no_column_bound", "grid_spill"]  # canonical_page_table's spilling behaviours (no b10 there)
 
 
 def overlap_case():
@@ -18,42 +24,39 @@ def overlap_case():
                   outputs={"out": np.full((4, 1), -1, np.int32)})
 
 
-def test_writes_per_row_and_the_race():
-    case = overlap_case()
-    assert races.writes(case, "grid_spill@4", table_guards=False) == {
-        0: [(0, 10)], 1: [(0, 11), (1, 13)], 2: [(0, 12), (1, 14)]}
-    r = races.race(case, "grid_spill@4", np.array([[10], [11], [14], [-1]], np.int32), table_guards=False)
-    assert r["consistent"]
-    assert [c["index"] for c in r["cells"]] == [(1, 0), (2, 0)]
-    assert r["cells"][0]["possible"] == [11, 13] and r["cells"][0]["recorded"] == 11
-    assert races.writes(case, "production") is None  # production stops at max_pages: no spill
-    short = overlap_case()
-    short.inputs["seq_lens"] = np.array([1, 1], np.int64)  # one page per row: no row leaves its own
-    assert races.writes(short, "grid_spill@4") is None
+def name(case, got, claimed="production", **kw):
+    return _core.name_case(case.route, claimed, inputs=case.inputs, scalars=case.scalars, outputs=case.outputs,
+                           actual={"out": np.array(got, np.int32)}, **kw)
 
 
 def test_each_possible_value_matches_and_a_third_does_not():
     case = overlap_case()
-    for lane1 in (11, 13):
-        for lane2 in (12, 14):
-            got = np.array([[10], [lane1], [lane2], [-1]], np.int32)
-            assert races.matches_up_to_race(case, "grid_spill@4", {"out": got})
-    assert not races.matches_up_to_race(case, "grid_spill@4", np.array([[10], [99], [14], [-1]], np.int32))
-    assert not races.matches_up_to_race(case, "grid_spill@4", np.array([[15], [11], [14], [-1]], np.int32))
-    assert not races.matches_up_to_race(case, "production", np.array([[10], [13], [-1], [-1]], np.int32))
-
-
-def test_behaves_like_names_a_racing_spill():
-    case = overlap_case()
-    # Row 0's stores landed last in both lanes: not the host's row order, still the spill.
-    got = {"out": np.array([[10], [11], [12], [-1]], np.int32)}
     exact = kvaddr.canonical_page_table(case.inputs["req_to_token"], case.inputs["req_pool_indices"],
                                         case.inputs["seq_lens"], case.inputs["v2p"], page_size=1, max_pages=1,
                                         out=np.full((4, 1), -1, np.int32), variant="grid_spill")
-    assert exact.ravel().tolist() == [10, 13, 14, -1]
-    names = harness.behaves_like(case, got, "production")
-    assert "grid_spill" in names and "e01_no_column_bound" in names
-    assert harness.behaves_like(case, {"out": np.array([[10], [11], [77], [-1]], np.int32)}, "production") == []
+    assert exact.ravel().tolist() == [10, 13, 14, -1]  # the host's row order: row 1 stores last
+    for lane1 in (11, 13):
+        for lane2 in (12, 14):
+            got = [[10], [lane1], [lane2], [-1]]
+            assert name(case, got) == SPILLING
+            assert harness.behaves_like(case, {"out": np.array(got, np.int32)}, "production") == SPILLING
+    assert name(case, [[10], [99], [14], [-1]]) == []  # 99 is stored by no row
+    assert name(case, [[15], [11], [14], [-1]]) == []  # lane 0 has one writer (10)
+    assert name(case, [[10], [11], [14], [7]]) == []  # lane 3 is stored by no row: it keeps -1
+    # claimed grid_spill: production's output (no spill) is named by the variants that do not spill here
+    assert name(case, [[10], [13], [-1], [-1]], claimed="grid_spill") == [
+        "production", "b09_no_padding_guard", "era_b_unclamped", "e02_minus_one_sentinel", "e10_batch_index_rows",
+        "int32_wrap"]
+
+
+def test_rows_that_stay_in_their_own_columns_do_not_race():
+    case = overlap_case()
+    case.inputs["seq_lens"] = np.array([1, 1], np.int64)  # one page per row: no row leaves its own
+    # production's [10, 13, -1, -1]: every variant that differs from production elsewhere equals it here
+    assert name(case, [[10], [13], [-1], [-1]]) == [
+        "b09_no_padding_guard", "era_b_unclamped", "e01_no_column_bound", "e02_minus_one_sentinel",
+        "e10_batch_index_rows", "grid_spill", "int32_wrap"]
+    assert name(case, [[13], [10], [-1], [-1]]) == []
 
 
 def test_read_table_zero_tail_and_padded_rows():
@@ -65,7 +68,85 @@ def test_read_table_zero_tail_and_padded_rows():
                           "req_pool_indices": np.array([0, 1], np.int64), "seq_lens": np.array([4, 1], np.int64),
                           "v2p": np.arange(10, 18, dtype=np.int64)},
                   outputs={"out": np.full((3, 2), -1, np.int32)})
-    w = races.writes(case, "grid_spill@4", table_guards=False)
-    assert w == {0: [(0, 10)], 1: [(0, 11)], 2: [(0, 12), (1, 14)], 3: [(0, 13), (1, 0)], 4: [(-1, 0)], 5: [(-1, 0)]}
-    assert races.matches_up_to_race(case, "grid_spill@4", np.array([[10, 11], [12, 13], [0, 0]], np.int32), False)
-    assert not races.matches_up_to_race(case, "grid_spill@4", np.array([[10, 11], [12, 13], [0, 5]], np.int32), False)
+    host = kvaddr.read_table(**case.inputs, page_size=1, max_pages=2, zero_tail=True, out=np.full((3, 2), -1, np.int32),
+                             variant="grid_spill")
+    assert host.tolist() == [[10, 11], [14, 0], [0, 0]]
+    spilling = ["b10_no_max_pages_bound", "e01_no_column_bound", "grid_spill"]
+    assert name(case, [[10, 11], [12, 13], [0, 0]]) == spilling  # row 0's stores landed last
+    assert name(case, [[10, 11], [14, 13], [0, 0]]) == spilling
+    assert name(case, [[10, 11], [12, 13], [0, 5]]) == []  # lane 5: only the padded-row fill's 0
+
+
+def test_the_grown_form_races_too():
+    # The last row spills past the buffer: only the form grown by the after-guard rows holds its stores.
+    case = overlap_case()
+    case.outputs = {"out": np.full((2, 1), -1, np.int32)}
+    grown_before = {"out": np.full((4, 1), -1, np.int32)}
+    for lanes in ([[10], [11], [12], [-1]], [[10], [13], [14], [-1]]):
+        assert name(case, [[10], [11]], plain=False, grown=(grown_before, {"out": np.array(lanes, np.int32)})) == SPILLING
+    assert name(case, [[10], [11]], plain=False, grown=(grown_before, {"out": np.array([[10], [11], [77], [-1]], np.int32)})) == []
+    assert name(case, [[10], [11]], plain=False, grown=None) == []  # no form to try
+
+
+def test_a_layout_without_a_cxx_form_hands_in_its_reference():
+    # The reference replaces the route call (None: the route rejects the call under that variant); the race
+    # split still runs on the case's arrays.
+    case = overlap_case()
+    seen = []
+
+    def reference(variant, form):
+        seen.append((variant, form))
+        return {"out": np.array([[10], [13], [14], [-1]], np.int32)} if variant in SPILLING else None
+
+    assert name(case, [[10], [11], [12], [-1]], reference=reference) == SPILLING  # up to the race
+    assert seen == [(v, "plain") for v in _core.naming_variants("canonical_page_table", "production")]
+    seen.clear()
+    assert name(case, [[10], [11], [12], [-1]], reference=lambda v, f: {"out": np.array([[10], [11], [12], [-1]])}) == \
+        _core.naming_variants("canonical_page_table", "production")  # every candidate equals it exactly
+    for bad in ({"other": np.zeros(4, np.int32)}, {"out": np.zeros(4)}, [1]):  # not the outputs as integer arrays
+        with pytest.raises(kvaddr.InvalidArgument, match="reference"):
+            name(case, [[10], [11], [12], [-1]], reference=lambda v, f, bad=bad: bad)
+
+
+def test_name_case_validates_its_arguments():
+    case = overlap_case()
+    with pytest.raises(kvaddr.InvalidArgument, match="route"):
+        _core.name_case("nope", "production", inputs={}, scalars={}, outputs=case.outputs, actual=case.outputs)
+    with pytest.raises(kvaddr.InvalidArgument, match="variant"):
+        _core.name_case(case.route, "nope", inputs={}, scalars={}, outputs=case.outputs, actual=case.outputs)
+    with pytest.raises(kvaddr.InvalidArgument, match="outputs"):
+        _core.name_case(case.route, "production", inputs=case.inputs, scalars=case.scalars, outputs={}, actual={})
+    with pytest.raises(kvaddr.InvalidArgument, match="actual"):
+        _core.name_case(case.route, "production", inputs=case.inputs, scalars=case.scalars, outputs=case.outputs,
+                        actual={"out": np.zeros((4, 2), np.int32)})
+    with pytest.raises(kvaddr.InvalidArgument, match="actual"):
+        _core.name_case(case.route, "production", inputs=case.inputs, scalars=case.scalars, outputs=case.outputs,
+                        actual={"out": np.zeros((4, 1), np.float32)})
+    with pytest.raises(kvaddr.InvalidArgument, match="actual"):
+        _core.name_case(case.route, "production", inputs=case.inputs, scalars=case.scalars, outputs=case.outputs,
+                        actual={"cache_seqlens": np.zeros((4, 1), np.int32)})
+    with pytest.raises(kvaddr.InvalidArgument, match="inputs"):
+        _core.name_case(case.route, "production", inputs={"nope": case.inputs["v2p"]}, scalars=case.scalars,
+                        outputs=case.outputs, actual=case.outputs)
+    with pytest.raises(kvaddr.InvalidArgument, match="scalars"):
+        _core.name_case(case.route, "production", inputs=case.inputs, scalars={"nope": 1}, outputs=case.outputs,
+                        actual=case.outputs)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"inputs\['v2p'\]"):  # an integer array or None
+        _core.name_case(case.route, "production", inputs=dict(case.inputs, v2p=np.zeros(6)), scalars=case.scalars,
+                        outputs=case.outputs, actual=case.outputs)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"scalars\['page_size'\]"):
+        _core.name_case(case.route, "production", inputs=case.inputs, scalars=dict(case.scalars, page_size=1.0),
+                        outputs=case.outputs, actual=case.outputs)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"outputs\['out'\]"):
+        _core.name_case(case.route, "production", inputs=case.inputs, scalars=case.scalars,
+                        outputs={"out": np.zeros((4, 1))}, actual={"out": np.zeros((4, 1))})
+    assert name(case, [[10], [11], [12], [-1]], grown=None) == SPILLING  # the same with int / bool / numpy int / None accepted:
+    assert _core.name_case(case.route, "production", inputs=dict(case.inputs, v2p=None),
+                           scalars=dict(case.scalars, page_size=True, max_pages=np.int64(1)), outputs=case.outputs,
+                           actual={"out": np.array([[10], [11], [12], [-1]], np.int32)}) == []
+    with pytest.raises(kvaddr.InvalidArgument, match="grown"):
+        name(case, [[10], [11], [12], [-1]], grown=({}, ))
+    with pytest.raises(kvaddr.InvalidArgument, match="reference"):
+        name(case, [[10], [11], [12], [-1]], reference=3)
+    # the accepted side of each rule: the same call with well-formed arguments names the case
+    assert name(case, [[10], [11], [12], [-1]], grown=None, reference=None) == SPILLING

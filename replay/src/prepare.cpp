@@ -172,48 +172,21 @@ Prepared prep_table(Call& c, const Claim& claim) {
     // read_table's zero_tail fill of the padded rows [B, R) is another.
     p.writes = [part, before = out.before, batch, zero_tail, stride, table_rows = out.shape[0], lens = lens.v, delta,
                 ps](Variant v) -> std::optional<std::vector<detail::LaneWrites>> {
-      // A row stores outside its own row only when it has more pages than lanes per row: without
-      // such a row no two programs share a lane, and the split is not needed.
-      const bool any_long = std::any_of(lens.begin(), lens.end(), [&](std::int64_t len) {
-        std::int64_t kv = 0;
-        if (__builtin_add_overflow(len, delta, &kv) || kv < 0 || ps < 1) return true;  // the route decides
-        return kv / ps + (kv % ps != 0 ? 1 : 0) > stride;
-      });
-      if (!any_long) return std::nullopt;
-      // Each part runs twice over the whole buffer (four times with zero_tail): a bound on the work.
-      const auto parts = static_cast<double>(batch + 1) * (zero_tail ? 4 : 2);
-      if (parts * static_cast<double>(before.size()) > kMaxRaceLanes) return std::nullopt;
-      const auto run_part = [&](std::int64_t row0, std::int64_t b0, std::int64_t b1, bool zt) {
-        return detail::stored_lanes(before, [&](const I64& prefill) {
-          I32 o = narrow_copy(prefill);
-          part(v, o, row0, b0, b1, zt);
-          return widen(o);
-        });
+      // Without a row that leaves its own no two programs share a lane, and the split is not needed.
+      if (!rows_leave_their_own(lens, delta, ps, stride)) return std::nullopt;
+      const PartRun run_part = [&](std::int64_t row0, std::int64_t b0, std::int64_t b1, bool fill, const I64& prefill) {
+        I32 o = narrow_copy(prefill);
+        part(v, o, row0, b0, b1, fill);
+        return widen(o);
       };
-      detail::LaneWrites w(before.size());
+      std::optional<LaneWrites> w;
       try {
-        for (std::int64_t b = 0; b < batch; ++b) {
-          auto stored = run_part(b, b, b + 1, zero_tail);
-          if (zero_tail) {
-            // A one-row part also fills rows [b + 1, R) as its padded rows: take the row's own lanes
-            // from this run and its spill into later rows from a run without the fill.
-            const auto spill = run_part(b, b, b + 1, false);
-            for (std::size_t i = 0; i < stored.size(); ++i) {
-              const auto own_row = static_cast<std::int64_t>(i) / stride == b;
-              if (!own_row) stored[i] = spill[i];
-            }
-          }
-          detail::add_writes(w, stored, b);
-        }
-        if (zero_tail && batch < table_rows) detail::add_writes(w, run_part(batch, batch, batch, true), -1);
-        // The parts in the host's order must give the whole call's output, or the split is wrong.
-        I32 o = narrow_copy(before);
-        part(v, o, 0, 0, batch, zero_tail);
-        if (detail::last_write_wins(before, w) != widen(o)) return std::nullopt;
+        w = split_writes(before, {batch, table_rows, stride, zero_tail}, run_part, run_part(0, 0, batch, zero_tail, before));
       } catch (const kvaddr::Error&) {
         return std::nullopt;
       }
-      return std::vector<detail::LaneWrites>{std::move(w)};
+      if (!w) return std::nullopt;
+      return std::vector<detail::LaneWrites>{std::move(*w)};
     };
   }
   if constexpr (bounded) {

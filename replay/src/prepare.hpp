@@ -9,7 +9,7 @@
 
 #include "call.hpp"
 #include "loader.hpp"
-#include "races.hpp"
+#include "race_report.hpp"
 
 namespace kvaddr::replay::load {
 
@@ -48,15 +48,6 @@ inline I64 grown_buffer(const I64& before, const I64& after_view, std::int64_t e
   return g;
 }
 
-// The most buffer lanes the split of a call's stores by program may copy (parts x runs x lanes);
-// a larger call is compared in the host's row order only.
-inline constexpr double kMaxRaceLanes = 1u << 28;
-
-// Whether a variant writes past a row's own columns, so that rows can store to the same lane.
-inline bool spills(Variant v) {
-  return has(v, Behaviour::grid_spill) || has(v, Behaviour::b10_no_max_pages_bound) ||
-         has(v, Behaviour::e01_no_column_bound);
-}
 
 using detail::Claim;
 

@@ -1,9 +1,21 @@
-// Racing writes of spilling variants (see races.hpp).
-#include "races.hpp"
+// Racing writes of spilling variants (kvaddr/replay/races.hpp).
+#include "kvaddr/replay/races.hpp"
 
 #include <algorithm>
 
-namespace kvaddr::replay::detail {
+#include "kvaddr/model/errors.hpp"
+
+namespace kvaddr::replay {
+
+using I64 = std::vector<std::int64_t>;
+
+bool rows_leave_their_own(const I64& lens, std::int64_t delta, std::int64_t page_size, std::int64_t stride) {
+  return std::any_of(lens.begin(), lens.end(), [&](std::int64_t len) {
+    std::int64_t kv = 0;
+    if (__builtin_add_overflow(len, delta, &kv) || kv < 0 || page_size < 1) return true;  // the route decides
+    return kv / page_size + (kv % page_size != 0 ? 1 : 0) > stride;
+  });
+}
 
 std::vector<std::optional<std::int64_t>> stored_lanes(const I64& before, const std::function<I64(const I64&)>& run) {
   I64 flipped = before;
@@ -37,59 +49,49 @@ I64 possible_values(const std::vector<RaceWrite>& writes) {
   return v;
 }
 
-LanePlace place_of(const I64& shape, std::int64_t row_stride, std::int64_t flat, std::int64_t width) {
-  LanePlace p;
-  if (row_stride > 0 && shape.size() == 2) {
-    const std::int64_t c = flat % row_stride;
-    p.index = {flat / row_stride, c};
-    if (c >= shape[1]) p.region = "guard column";
-    return p;
-  }
-  I64 strides(shape.size(), 1);
-  for (std::size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-  std::int64_t rest = flat;
-  for (std::size_t k = 0; k < shape.size(); ++k) {
-    p.index.push_back(strides[k] == 0 ? 0 : rest / strides[k]);
-    rest = strides[k] == 0 ? 0 : rest % strides[k];
-  }
-  if (width > 0 && p.index.size() == 2 && p.index[1] >= width) p.region = "past width";
-  return p;
-}
-
-std::optional<Race> race_of(const std::string& variant, const std::vector<RacedOutput>& outputs) {
-  Race race;
-  race.variant = variant;
-  race.consistent = true;
-  for (const RacedOutput& o : outputs) {
-    if (!o.guards_intact) race.consistent = false;
-    const I64& rec = *o.recorded;
-    for (std::size_t i = 0; i < rec.size(); ++i) {
-      const std::vector<RaceWrite> none;
-      const auto& w = i < o.writes->size() ? (*o.writes)[i] : none;
-      const I64 possible = possible_values(w);
-      if (possible.size() < 2) {
-        if (i >= o.host->size() || (*o.host)[i] != rec[i]) race.consistent = false;
-        continue;
+std::optional<LaneWrites> split_writes(const I64& before, const RowSplit& s, const PartRun& run_part,
+                                       const I64& whole) {
+  // Each part runs twice over the whole buffer (four times with zero_tail): a bound on the work.
+  const auto parts = static_cast<double>(s.batch + 1) * (s.zero_tail ? 4 : 2);
+  if (parts * static_cast<double>(before.size()) > kMaxRaceLanes || s.stride < 1) return std::nullopt;
+  const auto part = [&](std::int64_t row0, std::int64_t b0, std::int64_t b1, bool fill) {
+    return stored_lanes(before, [&](const I64& prefill) { return run_part(row0, b0, b1, fill, prefill); });
+  };
+  LaneWrites w(before.size());
+  try {
+    for (std::int64_t b = 0; b < s.batch; ++b) {
+      auto stored = part(b, b, b + 1, s.zero_tail);
+      if (s.zero_tail) {
+        // A one-row part also fills rows [b + 1, R) as its padded rows: take the row's own lanes from this run
+        // and its spill into later rows from a run without the fill.
+        const auto spill = part(b, b, b + 1, false);
+        for (std::size_t i = 0; i < stored.size(); ++i)
+          if (static_cast<std::int64_t>(i) / s.stride != b) stored[i] = spill[i];
       }
-      ++race.cells_contested;
-      const bool ok = std::binary_search(possible.begin(), possible.end(), rec[i]);
-      if (!ok) race.consistent = false;
-      if (race.cells.size() >= kMaxDiffs) continue;
-      RaceCell cell;
-      cell.output = *o.name;
-      cell.flat = static_cast<std::int64_t>(i);
-      LanePlace pl = place_of(*o.shape, o.row_stride, cell.flat, o.width);
-      cell.index = std::move(pl.index);
-      cell.region = std::move(pl.region);
-      cell.writes = w;
-      cell.possible = possible;
-      cell.recorded = rec[i];
-      cell.recorded_possible = ok;
-      race.cells.push_back(std::move(cell));
+      add_writes(w, stored, b);
     }
+    if (s.zero_tail && s.batch < s.table_rows) add_writes(w, part(s.batch, s.batch, s.batch, true), -1);
+    // The parts in the host's order must give the whole call's output, or the split is wrong.
+    if (last_write_wins(before, w) != whole) return std::nullopt;
+  } catch (const kvaddr::Error&) {
+    return std::nullopt;
   }
-  if (race.cells_contested == 0) return std::nullopt;
-  return race;
+  return w;
 }
 
-}  // namespace kvaddr::replay::detail
+bool matches_up_to_race(const I64& host, const I64& actual, const LaneWrites& writes) {
+  if (host.size() != actual.size()) return false;
+  bool contested = false;
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    const I64 possible = i < writes.size() ? possible_values(writes[i]) : I64{};
+    if (possible.size() < 2) {
+      if (actual[i] != host[i]) return false;
+      continue;
+    }
+    contested = true;
+    if (!std::binary_search(possible.begin(), possible.end(), actual[i])) return false;
+  }
+  return contested;
+}
+
+}  // namespace kvaddr::replay

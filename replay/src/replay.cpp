@@ -18,7 +18,7 @@
 #include "loader.hpp"
 #include "manifest.hpp"
 #include "prepare.hpp"
-#include "races.hpp"
+#include "race_report.hpp"
 
 namespace kvaddr::replay {
 namespace {

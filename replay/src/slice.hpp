@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kvaddr/replay/replay.hpp"
-#include "races.hpp"
+#include "race_report.hpp"
 
 namespace kvaddr::replay::detail {
 

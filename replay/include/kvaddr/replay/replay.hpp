@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "kvaddr/replay/npy.hpp"
+#include "kvaddr/replay/races.hpp"
 
 namespace kvaddr::replay {
 
@@ -37,13 +38,7 @@ enum class CallStatus {
 };
 std::string_view to_string(CallStatus s) noexcept;  // "equal", "differs", "error", "race"
 
-// One store to a lane that several programs of the kernel's grid write: the batch row whose
-// program stores it (-1: read_table's zero_tail fill of the padded rows [B, rows)) and the value.
-struct RaceWrite {
-  std::int64_t row = 0;
-  std::int64_t value = 0;
-  friend bool operator==(const RaceWrite&, const RaceWrite&) = default;
-};
+// RaceWrite (one store to a lane several programs write): kvaddr/replay/races.hpp.
 
 struct LaneDiff {
   std::string output;                // output array name, e.g. "out", "page_table"

@@ -1,0 +1,194 @@
+"""The batched eager loop's bookkeeping on the CPU (kvaddr.harness._EagerBatch), over numpy stand-ins for the
+device: kvaddr's CUDA reference is the host route (as in test_gpu_api.py's fake device), the per-case device count
+(kvaddr.device_ref.Counts) is a numpy count over the allocations DeviceExpected.batch_pairs names (restated here for
+numpy arrays), and its wait returns the counts. Each campaign runs twice, batched and case by case
+(_EagerBatch.applies False), and the two reports must be the same: cases, lanes, rejections, the failure's index,
+kind, detail, lanes, names and replay directory. test_eager_batch_gpu.py runs the same comparison on a GPU."""
+import os
+
+import numpy as np
+import pytest
+
+import kvaddr.device_ref as D
+import kvaddr.harness as H
+import np_kernels as K
+from kvaddr.conventions import host_kernel
+
+B = D.BATCH
+
+
+class FakeCounts:
+    """device_ref.Counts over numpy: add() counts the differing elements of each (expected, actual) pair now."""
+
+    reads = 0
+
+    def __init__(self, torch, device):
+        self.counts = [0] * B
+
+    def add(self, pairs, j, stream=None):
+        assert 0 <= j < B
+        self.counts[j] += sum(int(np.count_nonzero(np.asarray(a).ravel() != np.asarray(b).ravel())) for a, b in pairs)
+
+    def read(self):
+        FakeCounts.reads += 1
+        out, self.counts = self.counts, [0] * B
+        return out
+
+
+def _pairs(dev, p):
+    """DeviceExpected.batch_pairs for numpy arrays: every output backing and the adjacent group against the
+    expectation, every input backing against its pristine copy (a strided input's whole backing against its twin)."""
+    pairs = [(dev.backing[n], p.out_backing[n]) for n in dev.backing]
+    if dev.group is not None:
+        pairs.append((dev.group, p.group))
+    pairs += [(p.twin[("in", n)] if n in dev.case.strided else dev.pristine[n], b) for n, b in p.in_backing.items()]
+    return pairs
+
+
+@pytest.fixture
+def device(monkeypatch):
+    def count(a, b):
+        d = np.flatnonzero(np.asarray(a).ravel() != np.asarray(b).ravel())
+        return int(d.size), int(d[0]) if d.size else int(np.asarray(a).size)
+
+    monkeypatch.setattr(D.gpu, "kernel", lambda route, variant="production": host_kernel(route, variant))
+    monkeypatch.setattr(D.gpu, "count_differences", count)
+    monkeypatch.setattr(H, "resolve_reference", lambda ref, fam: "cuda" if ref == "auto" else ref)
+    monkeypatch.setattr(H, "Counts", FakeCounts)
+    monkeypatch.setattr(D.DeviceExpected, "batch_pairs", _pairs)
+    FakeCounts.reads = 0
+
+
+def both(monkeypatch, route, make_kernel, **kw):
+    """(the batched report, its number of batch waits, the per-case report); make_kernel() gives a fresh kernel per
+    campaign (a kernel that counts its calls)."""
+    kw = {"isolate": False, "huge": False, **kw}
+    with monkeypatch.context() as m:
+        m.setattr(H._EagerBatch, "applies", staticmethod(lambda *a: True))
+        batched = H.check(route, make_kernel(), **kw)
+    reads = FakeCounts.reads
+    with monkeypatch.context() as m:
+        m.setattr(H._EagerBatch, "applies", staticmethod(lambda *a: False))
+        if kw.get("replay_dir") is not None:
+            kw["replay_dir"] = kw["replay_dir"] + "_per_case"
+        per_case = H.check(route, make_kernel(), **kw)
+    assert FakeCounts.reads == reads  # the per-case loop never waits on a batch
+    return batched, reads, per_case
+
+
+def same_report(a, b):
+    """The batched report `a` is the per-case report `b` (the time-dependent fields aside)."""
+    assert (a.cases, a.lanes, a.rejected, a.rejections, a.overflow) == (b.cases, b.lanes, b.rejected, b.rejections,
+                                                                        b.overflow)
+    assert a.ok == b.ok and (a.failure is None) == (b.failure is None)
+    if a.failure is None:
+        return
+    fa, fb = a.failure, b.failure
+    assert (fa.kind, fa.case_index, fa.detail, fa.differing, fa.shrink_steps) == (fb.kind, fb.case_index, fb.detail,
+                                                                                  fb.differing, fb.shrink_steps)
+    assert [str(x) for x in fa.first] == [str(x) for x in fb.first]
+    assert (fa.behaves_like, fa.inferred, fa.not_explained) == (fb.behaves_like, fb.inferred, fb.not_explained)
+    assert (fa.replay_dir is None) == (fb.replay_dir is None)
+    if fa.replay_dir is not None:
+        assert os.path.basename(fa.replay_dir) == os.path.basename(fb.replay_dir)
+        assert sorted(os.listdir(fa.replay_dir)) == sorted(os.listdir(fb.replay_dir))
+
+
+PASSING = {"token_translate": K.translate_v2p, "write_loc": K.write_loc, "read_table": K.read_table,
+           "decode_metadata": K.decode_metadata}
+
+
+@pytest.mark.parametrize("overflow", ["skip", "observe"])
+@pytest.mark.parametrize("route", sorted(PASSING))
+def test_a_passing_kernel_passes_with_the_same_counts(device, monkeypatch, route, overflow):
+    n = 2 * B + 40  # two full batches and a partial one
+    batched, reads, per_case = both(monkeypatch, route, lambda: PASSING[route], cases=n, seed=3, lanes=256,
+                                    overflow=overflow)
+    assert batched.ok and batched.reference == "cuda", str(batched)
+    assert batched.cases + batched.rejected == n
+    if overflow == "skip":  # a skipped overflow case is noted in order, without a wait
+        assert reads == -(-batched.cases // B)
+    else:  # an observed one runs on the per-case path after the pending cases are settled
+        assert reads >= -(-batched.cases // B)
+    same_report(batched, per_case)
+
+
+@pytest.mark.parametrize("route,kernel", [("read_table", K.read_table_no_bound),
+                                          ("token_translate", K.translate_v2p_doc_formula),
+                                          ("write_loc", K.write_loc_stale_tail),
+                                          ("decode_metadata", K.decode_metadata_batch_rows)])
+def test_a_planted_kernel_fails_on_the_same_case_with_the_same_report(device, monkeypatch, tmp_path, route, kernel):
+    batched, reads, per_case = both(monkeypatch, route, lambda: kernel, cases=2 * B + 40, seed=1, lanes=256,
+                                    replay_dir=str(tmp_path / "r"))
+    assert not batched.ok and reads >= 1, str(batched)
+    same_report(batched, per_case)
+
+
+def nth_call(n, action, inner=K.write_loc):
+    """A kernel factory: write_loc's kernel `inner` (the host one by default) that does action(kwargs) after its
+    n-th call (0-based)."""
+    def make():
+        calls = []
+
+        def kernel(**kw):
+            calls.append(1)
+            inner(**kw)
+            return action(kw) if len(calls) == n + 1 else None
+
+        return kernel
+
+    return make
+
+
+def _raise(kw):
+    raise RuntimeError("planted raise")
+
+
+def _write_input(kw):
+    kw["v2p"][0] += 1
+
+
+def _store_wrong(kw):
+    kw["out"].reshape(-1)[0] ^= 1
+
+
+def _fresh_return(kw):
+    return kw["out"] * 1  # a fresh array equal to the output (numpy or torch): accepted, compared as returned
+
+
+# (what the kernel does after one call, the failure kind it makes or None)
+ACTIONS = [(_raise, "raised"), (_write_input, "input_modified"), (_store_wrong, "mismatch"), (_fresh_return, None)]
+
+
+@pytest.mark.parametrize("action,kind", ACTIONS)
+@pytest.mark.parametrize("n", [0, B - 1, B, B + 37])
+def test_a_planted_call_is_reported_alike_wherever_it_falls_in_a_batch(device, monkeypatch, action, kind, n):
+    batched, _, per_case = both(monkeypatch, "write_loc", nth_call(n, action), cases=2 * B + 40, seed=2, lanes=256,
+                                shrink=False, overflow="skip")  # every call a counted case
+    if kind is None:
+        assert batched.ok, str(batched)
+    else:
+        assert batched.failure.kind == kind, str(batched)
+        assert batched.cases == n + 1  # the n-th call is the last case run
+    same_report(batched, per_case)
+
+
+def test_the_lanes_budget_stops_at_the_same_case(device, monkeypatch):
+    batched, _, per_case = both(monkeypatch, "token_translate", lambda: K.translate_v2p, cases=10**6, seed=5,
+                                lanes=256, lanes_budget=50_000)
+    assert batched.ok and batched.lanes >= 50_000
+    same_report(batched, per_case)
+
+
+def test_the_batched_loop_applies_only_where_it_can():
+    class Rep:
+        reference = "cuda"
+
+    class Fam:
+        name, device = "torch", "cuda"
+
+    applies = H._EagerBatch.applies
+    assert not applies(Rep, type("F", (), {"name": "numpy", "device": "cpu"}), len, None)
+    assert not applies(Rep, Fam, len, 1.0)  # a case_timeout: timed per case
+    Rep.reference = "host"
+    assert not applies(Rep, Fam, len, None)

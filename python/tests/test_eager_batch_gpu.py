@@ -1,0 +1,125 @@
+"""GPU pytest: the batched eager loop (kvaddr.harness._EagerBatch: one device count per case, one wait per batch)
+reports what the per-case loop reports: the same cases, lanes and rejections for a passing kernel, and the same first
+failing case (index, kind, detail, first lanes, names, replay directory) for planted ones. The per-case loop is the
+same campaign with _EagerBatch.applies patched to False. Skips without torch, CUDA or kvaddr._gpu."""
+import os
+
+import pytest
+
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device: the batched eager loop runs on the GPU", allow_module_level=True)
+
+import kvaddr  # noqa: E402
+import kvaddr.gpu as G  # noqa: E402
+from kvaddr import device_ref, harness  # noqa: E402
+from test_eager_batch import ACTIONS, nth_call, same_report  # noqa: E402 - as on the CPU
+
+if not G.available() or not device_ref.Counts.available():
+    pytest.skip(f"kvaddr._gpu unavailable ({G.why_unavailable()})", allow_module_level=True)
+
+ROUTES = ("read_table", "decode_metadata", "token_translate", "write_loc")
+# catalogue mutants of kvaddr's own CUDA kernels, claimed as production (no Triton needed)
+MUTANTS = {"read_table": "e10_batch_index_rows", "decode_metadata": "b09_no_padding_guard",
+           "token_translate": "b17_doc_formula", "write_loc": "b06_stale_tail"}
+
+
+def _both(monkeypatch, route, kernel, make=None, **kw):
+    """(the batched report, the number of batch waits, the per-case report) of one campaign (isolate=False: the
+    kernel in process, where the batched loop applies); make() gives a fresh kernel per campaign when given."""
+    reads = []
+    real = device_ref.Counts.read
+
+    def spy(self):
+        reads.append(1)
+        return real(self)
+
+    kw = {"device": "cuda", "isolate": False, "huge": False, **kw}
+    with monkeypatch.context() as m:
+        m.setattr(device_ref.Counts, "read", spy)
+        batched = kvaddr.check(route, make() if make else kernel, **kw)
+    with monkeypatch.context() as m:
+        m.setattr(harness._EagerBatch, "applies", staticmethod(lambda *a: False))
+        m.setattr(device_ref.Counts, "read", spy)
+        n = len(reads)
+        if kw.get("replay_dir") is not None:
+            kw["replay_dir"] = kw["replay_dir"] + "_per_case"  # its own root: the same directory name under it
+        per_case = kvaddr.check(route, make() if make else kernel, **kw)
+        assert len(reads) == n  # the per-case loop never waits on a batch
+    return batched, len(reads), per_case
+
+
+@pytest.mark.parametrize("overflow", ["skip", "observe"])
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_passing_kernel_passes_with_the_same_counts(monkeypatch, route, overflow):
+    # 600 drawn cases: two full batches and a partial one
+    batched, reads, per_case = _both(monkeypatch, route, G.kernel(route), cases=600, seed=3, lanes=4096,
+                                     overflow=overflow)
+    assert batched.ok, str(batched)
+    assert batched.cases + batched.rejected == 600
+    if overflow == "skip":  # a skipped overflow case is a rejection noted in order: one wait per BATCH cases run
+        assert reads == -(-batched.cases // device_ref.BATCH)
+    else:  # an observed one runs on the per-case path after the cases before it are settled (one more wait)
+        assert reads >= -(-batched.cases // device_ref.BATCH)
+    same_report(batched, per_case)
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_a_catalogue_mutant_fails_on_the_same_first_case(monkeypatch, tmp_path, route):
+    kernel = G.kernel(route, MUTANTS[route])
+    batched, reads, per_case = _both(monkeypatch, route, kernel, cases=2000, seed=1, lanes=4096,
+                                     replay_dir=str(tmp_path / "b"), shrink_seconds=60.0)
+    assert not batched.ok, str(batched)
+    assert reads >= 1
+    assert batched.failure.replay_dir is not None and os.path.isdir(batched.failure.replay_dir)
+    same_report(batched, per_case)
+
+
+def test_lanes_budget_stops_at_the_same_case(monkeypatch):
+    route = "token_translate"
+    batched, _, per_case = _both(monkeypatch, route, G.kernel(route), cases=10**6, seed=5, lanes=4096,
+                                 lanes_budget=300_000)
+    assert batched.ok and batched.lanes >= 300_000
+    same_report(batched, per_case)
+
+
+@pytest.mark.parametrize("action,kind", ACTIONS)
+def test_a_planted_call_past_the_first_batch_is_reported_alike(monkeypatch, action, kind):
+    n = device_ref.BATCH + 37
+    batched, _, per_case = _both(monkeypatch, "write_loc", None, cases=700, seed=2, lanes=4096, shrink=False,
+                                 overflow="skip", make=nth_call(n, action, G.kernel("write_loc")))
+    if kind is None:
+        assert batched.ok and batched.cases + batched.rejected == 700
+    else:
+        assert batched.failure.kind == kind, str(batched)
+        assert batched.cases == n + 1  # the n-th call is the last case run
+    same_report(batched, per_case)
+
+
+def test_counts_add_rejects_a_slot_outside_the_batch():
+    c = device_ref.Counts(torch, "cuda")
+    for j in (-1, device_ref.BATCH):
+        with pytest.raises(ValueError, match=f"j = {j}"):
+            c.add([], j, 0)
+    c.add([], 0, 0)
+    c.add([], device_ref.BATCH - 1, 0)
+    assert c.read() == [0] * device_ref.BATCH
+
+
+def test_counts_add_counts_the_differing_elements_in_their_slot():
+    c = device_ref.Counts(torch, "cuda")
+    a = torch.arange(1000, dtype=torch.int64, device="cuda")
+    b = a.clone()
+    b[[3, 500, 999]] = -1
+    x = torch.zeros(77, dtype=torch.int32, device="cuda")
+    y = x.clone()
+    y[76] = 5
+    pairs = [(a.data_ptr(), b.data_ptr(), 1000, 64), (x.data_ptr(), y.data_ptr(), 77, 32)]
+    stream = torch.cuda.current_stream().cuda_stream
+    c.add(pairs, 5, stream)
+    c.add(pairs[:1], 5, stream)
+    c.add(pairs[1:], 9, stream)
+    want = [0] * device_ref.BATCH
+    want[5], want[9] = 7, 1
+    assert c.read() == want
+    assert c.read() == [0] * device_ref.BATCH  # read() zeroed them
