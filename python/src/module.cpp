@@ -43,6 +43,7 @@
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "arrays.hpp"
+#include "adjacent_bindings.hpp"
 #include "errors.hpp"
 #include "recipe_bindings.hpp"
 #include "shrink_bindings.hpp"
@@ -420,6 +421,7 @@ PYBIND11_MODULE(_core, m) {
      "Fused translate_v2p(virt, v2p, page_size, page_stride, out).");
   bind_recipes(m);  // the harness's case drawing (gen/recipe.hpp): draw_recipe, Rng
   bind_shrink(m);   // the harness's shrinking (gen/shrink.hpp): shrink_recipe, shrink_candidates
+  bind_adjacent(m);  // adjacent slices of one allocation (kvaddr/harness/adjacent.hpp)
   m.def("graph_draw", &graph_draw_host, py::arg("kind"), py::arg("tag"), py::arg("params"), py::arg("seed"), py::arg("k"),
         py::arg("rows"), py::arg("cols"),
         "Graph mode's fast-loop draw of one array of case k on the host (int64 [rows, cols]; the device draws the same).");

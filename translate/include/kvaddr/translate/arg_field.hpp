@@ -95,4 +95,13 @@ constexpr ArgField<Args, M> optional_arg(std::string_view name, M Args::*m) {
   return {name, m, false};
 }
 
+// One candidate layout of a route's arrays as adjacent slices of one allocation (harness/adjacent.hpp): the
+// members' field names in backing order, separated by spaces, and the int32 lanes each member shares with the
+// previous one (0: touching). A spec lists them as adjacent_admitted[] (touching, shared 0) and
+// adjacent_rejected[] (partial overlaps validation rejects, the output second).
+struct AdjacentLayout {
+  std::string_view members;
+  int shared = 0;
+};
+
 }  // namespace kvaddr

@@ -11,6 +11,8 @@ KVADDR_ROUTE_SPEC(canonical_page_table, CanonicalPageTableArgs,
                     spec_rules::BoundedTableColumns)
   static constexpr auto fields() { return spec_rules::bounded_table_fields<Args>(); }
   static constexpr std::string_view doc = "§4.3, prefix-only; out int32 [>= B, >= max_pages].";
+  static constexpr const auto& adjacent_admitted = spec_rules::kPoolTableAdjacent;  // harness/adjacent.hpp
+  static constexpr AdjacentLayout adjacent_rejected[] = {{"req_to_token out", 1}};
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::b09_no_padding_guard, Behaviour::e02_minus_one_sentinel, Behaviour::e10_batch_index_rows,
                   Behaviour::e01_no_column_bound, Behaviour::era_b_unclamped, Behaviour::grid_spill,

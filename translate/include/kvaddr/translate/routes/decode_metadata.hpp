@@ -36,6 +36,13 @@ KVADDR_ROUTE_SPEC(decode_metadata, DecodeMetadataArgs, : spec_rules::PoolRowOrBa
   }
   static constexpr std::string_view doc =
       "§4.5 fa3 metadata; returns {'cache_seqlens', 'cu_seqlens_k', 'page_table', 'swa_page_table'}.";
+  // Adjacent layouts (harness/adjacent.hpp): the fa3 metadata workspace carves cache_seqlens | cu_seqlens_k |
+  // page_table out of one buffer; rejected: an output sharing a lane with the argument before it.
+  static constexpr AdjacentLayout adjacent_admitted[] = {
+      {"cache_seqlens cu_seqlens_k page_table"}, {"page_table cache_seqlens cu_seqlens_k"}, {"cu_seqlens_k cache_seqlens"},
+      {"seq_lens cache_seqlens cu_seqlens_k"},   {"page_table req_to_token"},                {"cu_seqlens_k page_table"}};
+  static constexpr AdjacentLayout adjacent_rejected[] = {
+      {"cache_seqlens cu_seqlens_k", 1}, {"req_to_token page_table", 1}, {"cu_seqlens_k page_table", 1}};
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::era_b_unclamped, Behaviour::b09_no_padding_guard, Behaviour::e10_batch_index_rows,
                   Behaviour::int32_wrap, Behaviour::int32_lengths, Behaviour::full_width_page_table,

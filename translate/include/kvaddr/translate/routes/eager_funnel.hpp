@@ -10,6 +10,8 @@ KVADDR_ROUTE_SPEC(eager_funnel, EagerFunnelArgs)
                       required_arg("page_size", &Args::page_size), optional_arg("multiplier", &Args::multiplier),
                       required_arg("out", &Args::out), optional_arg("variant", &Args::variant)};
   }
+  // Adjacent layouts (harness/adjacent.hpp): page_table or v2p beside out.
+  static constexpr AdjacentLayout adjacent_admitted[] = {{"page_table out"}, {"out page_table"}, {"v2p out"}, {"out v2p"}};
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b02_rank2_index_select; }
 };
 

@@ -19,6 +19,11 @@ KVADDR_ROUTE_SPEC(flashmla_block_table, FlashmlaBlockTableArgs,
   static constexpr std::string_view doc =
       "§4.2 (kv_indices): lanes c < ceil(len/ps) get v2p[tok // ps]*M (clamped in production); others untouched. "
       "out=None: a fresh [B, max pages] int32 table of -1.";
+  // Adjacent layouts (harness/adjacent.hpp); rejected: kv_indices sharing req_to_token's last lane.
+  static constexpr AdjacentLayout adjacent_admitted[] = {{"kv_indices req_to_token"}, {"req_to_token kv_indices"},
+                                                         {"page_kernel_lens kv_indices"}, {"kv_indices page_kernel_lens"},
+                                                         {"req_pool_indices page_kernel_lens kv_start_idx kv_indices"}};
+  static constexpr AdjacentLayout adjacent_rejected[] = {{"req_to_token kv_indices", 1}};
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::era_b_unclamped, Behaviour::b09_no_padding_guard, Behaviour::e09_floor_pages,
                   Behaviour::e10_batch_index_rows, Behaviour::int32_wrap);

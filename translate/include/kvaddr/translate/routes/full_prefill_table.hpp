@@ -8,6 +8,8 @@ namespace kvaddr {
 
 KVADDR_ROUTE_SPEC(full_prefill_table, FullPrefillTableArgs, : spec_rules::TableRoute<FullPrefillTableArgs>)
   static constexpr auto fields() { return spec_rules::bounded_table_fields<Args>(); }
+  static constexpr const auto& adjacent_admitted = spec_rules::kPoolTableAdjacent;  // harness/adjacent.hpp
+  static constexpr AdjacentLayout adjacent_rejected[] = {{"req_to_token out", 1}};
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b04_prefill_no_remap; }
   // The req_to_token row batch lane b reads: always its pool row.
   template <class I, class PoolRow>

@@ -13,6 +13,10 @@ KVADDR_ROUTE_SPEC(kv_indices_inplace, KvIndicesInplaceArgs)
                       required_arg("v2p", &A::v2p), required_arg("page_size", &A::page_size),
                       optional_arg("multiplier", &A::multiplier), optional_arg("variant", &A::variant)};
   }
+  // Adjacent layouts (harness/adjacent.hpp); rejected: kv_indices sharing a lane of kv_indptr or v2p.
+  static constexpr AdjacentLayout adjacent_admitted[] = {{"kv_indices kv_indptr"}, {"kv_indptr kv_indices"},
+                                                         {"v2p kv_indices"}, {"kv_indices v2p"}};
+  static constexpr AdjacentLayout adjacent_rejected[] = {{"kv_indptr kv_indices", 1}, {"v2p kv_indices", 2}};
   static constexpr bool accepts(Behaviour b) { return b == Behaviour::b05_rebind_fresh; }
   static constexpr std::string_view doc = "§4.7: kv_indices[:kv_indptr[bs]] translated in place; returns kv_indices.";
 

@@ -19,6 +19,9 @@ KVADDR_PER_ID_ROUTE_SPEC(mamba_translate, MambaTranslateArgs)
     return std::tuple{required_arg("slots", &Args::slots).widening(), required_arg("v2p", &Args::v2p),
                       optional_arg("clamp", &Args::clamp), required_arg("out", &Args::out)};
   }
+  // Adjacent layouts (harness/adjacent.hpp): the per-id rule's admitted ones; rejected: out sharing an int64
+  // element of slots or v2p.
+  static constexpr AdjacentLayout adjacent_rejected[] = {{"slots out", 2}, {"v2p out", 2}};
   static constexpr bool accepts(Behaviour) { return false; }
   static constexpr std::string_view doc = "§4.10 int32(v2p[v]); raw gather (clamp: spec §7 Q3).";
   // The zoo grid's slots: 0..63 through a 65-entry map v -> 64 - v (slot 9 freed, -1).

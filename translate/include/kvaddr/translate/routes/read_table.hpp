@@ -19,6 +19,8 @@ KVADDR_ROUTE_SPEC(read_table, ReadTableArgs, : spec_rules::TableRoute<ReadTableA
                       optional_arg("variant", &A::variant)};
   }
   static constexpr std::string_view doc = "§4.4 build_kv_read_table; req_pool_indices are the row ids.";
+  static constexpr const auto& adjacent_admitted = spec_rules::kPoolTableAdjacent;  // harness/adjacent.hpp
+  static constexpr AdjacentLayout adjacent_rejected[] = {{"req_to_token out", 1}};
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::b10_no_max_pages_bound, Behaviour::b09_no_padding_guard, Behaviour::e01_no_column_bound,
                   Behaviour::e02_minus_one_sentinel, Behaviour::e09_floor_pages, Behaviour::e10_batch_index_rows,

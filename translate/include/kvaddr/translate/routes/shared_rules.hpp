@@ -111,6 +111,12 @@ KVADDR_HD constexpr I table_entry(I tok, G&& v2p, I ps, I mult, Variant v, bool 
   return remap ? Spec::entry(tok, v2p, ps, mult, v, true) : lanes::static_entry_lane(tok, ps);
 }
 
+// The adjacent layouts (harness/adjacent.hpp) the pool-table routes admit (canonical_page_table,
+// full_prefill_table, read_table): the table beside req_to_token, seq_lens or v2p.
+inline constexpr AdjacentLayout kPoolTableAdjacent[] = {{"out req_to_token"}, {"req_to_token out"}, {"seq_lens out"},
+                                                        {"out seq_lens"},     {"req_pool_indices seq_lens out"},
+                                                        {"out v2p"}};
+
 // The fields of a page-table route over (req_to_token, req_pool_indices, seq_lens) with a
 // max_pages bound and one out table (canonical_page_table, full_prefill_table); v2p absent = static pool.
 template <class A>

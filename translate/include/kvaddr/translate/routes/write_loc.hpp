@@ -15,6 +15,8 @@ KVADDR_ROUTE_SPEC(write_loc, WriteLocArgs)
                       optional_arg("variant", &A::variant)};
   }
   static constexpr std::string_view doc = "§4.8 write_loc_to_kernel_ids; lanes [N, out_width) zeroed.";
+  // Adjacent layouts (harness/adjacent.hpp): loc or v2p beside out.
+  static constexpr AdjacentLayout adjacent_admitted[] = {{"loc out"}, {"out loc"}, {"v2p out"}, {"out v2p"}};
   static constexpr bool accepts(Behaviour b) {
     return one_of(b, Behaviour::b06_stale_tail, Behaviour::e02_minus_one_sentinel, Behaviour::e03_int32_offset,
                   Behaviour::int32_lane_offsets);
