@@ -9,6 +9,16 @@ function(kvaddr_area_library name)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
+# kvaddr_tests_wanted(<label> <out>): sets <out> to TRUE when the tests of ctest label <label> are built
+# here (KVADDR_BUILD_TESTS on and <label> not in KVADDR_SKIP_TEST_LABELS), FALSE otherwise.
+function(kvaddr_tests_wanted label out)
+  if(KVADDR_BUILD_TESTS AND NOT label IN_LIST KVADDR_SKIP_TEST_LABELS)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
 # kvaddr_optional_areas(<target> <prefix> [NO_LINK] AREAS <area>...): for each area whose library
 # kvaddr_<area> was built, defines <prefix>_<AREA>=1 on <target> and, unless NO_LINK, links it
 # privately.
