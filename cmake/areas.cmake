@@ -9,6 +9,16 @@ function(kvaddr_area_library name)
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
 endfunction()
 
+# kvaddr_tests_wanted(<label> <out>): sets <out> to TRUE when the tests of ctest label <label> are built
+# here (KVADDR_BUILD_TESTS on and <label> not in KVADDR_SKIP_TEST_LABELS), FALSE otherwise.
+function(kvaddr_tests_wanted label out)
+  if(KVADDR_BUILD_TESTS AND NOT label IN_LIST KVADDR_SKIP_TEST_LABELS)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${out} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
 # kvaddr_optional_areas(<target> <prefix> [NO_LINK] AREAS <area>...): for each area whose library
 # kvaddr_<area> was built, defines <prefix>_<AREA>=1 on <target> and, unless NO_LINK, links it
 # privately.
@@ -29,9 +39,11 @@ endfunction()
 # <target> includes (CLI11, nlohmann/json, fmt), parsed once per target instead of once per source
 # (KVADDR_PCH, default ON). Measured on cli/src/progress.cpp (CPU seconds, GCC 12, -O2 -g): 8.7 without,
 # 7.1 with; replay's sources gained 3% (12.8 -> 12.4 s: their time is code generation, not parsing), less
-# than the precompiled header costs, so only the CLI uses it. Where ccache is the launcher it is told to cache such sources
-# (CCACHE_SLOPPINESS=pch_defines,time_macros, as ccache's manual asks for precompiled headers).
-option(KVADDR_PCH "Precompile the heavy third-party headers of the CLI library" ON)
+# than the precompiled header costs, so only the CLI uses it there. The test executables of several sources
+# precompile <gtest/gtest.h>: the translate and model suites' objects took 106.6 CPU s without it, 79.8 with
+# (GCC 12, -O2, docs/ci.md); single-source test executables gain nothing and do not use it. Where ccache
+# is the launcher it is told to cache such sources (CCACHE_SLOPPINESS=pch_defines,time_macros, as ccache's manual asks for precompiled headers).
+option(KVADDR_PCH "Precompile the heavy third-party headers (CLI library, GoogleTest of the test suites)" ON)
 function(kvaddr_precompile target)
   if(NOT KVADDR_PCH)
     return()
