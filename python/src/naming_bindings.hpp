@@ -31,6 +31,12 @@ inline Flat lanes_of(py::handle a, const std::string& name) {
   const py::array arr = as_ndarray(a, name.c_str());
   const char kind = arr.dtype().kind();
   if (kind != 'i' && kind != 'u') throw InvalidArgument(name, dtype_name(arr), "must be an integer array");
+  if (kind == 'u' && arr.itemsize() == 8) {  // a uint64 lane past int64 would wrap in the cast below
+    const auto u = py::array_t<std::uint64_t, py::array::c_style | py::array::forcecast>::ensure(arr);
+    for (py::ssize_t i = 0; i < u.size(); ++i)
+      if (u.data()[i] > static_cast<std::uint64_t>(INT64_MAX))
+        throw InvalidArgument(name, std::to_string(u.data()[i]), "lanes must fit int64");
+  }
   const auto c = py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>::ensure(arr);
   return Flat(c.data(), c.data() + c.size());
 }

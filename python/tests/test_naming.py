@@ -168,3 +168,16 @@ def test_crash_names_runs_each_crash_variants_reference():
     with pytest.raises(kvaddr.InvalidArgument, match="inputs"):
         _core.crash_names("eager_funnel", "production", inputs={"nope": np.zeros(1)}, scalars={},
                           outputs={"out": np.zeros(1)})
+
+
+def test_name_case_refuses_a_uint64_lane_past_int64_and_takes_the_largest_that_fits():
+    # the lanes are read as int64: 2^63 would wrap to -2^63 silently; 2^63 - 1 is read as it is
+    def names(value):
+        return _core.name_case("token_translate", "production", inputs={"ids": np.zeros(1, np.int64),
+                                                                        "v2p": np.zeros(1, np.int64)},
+                               scalars={"page_size": 1, "multiplier": 1}, outputs={"out": np.zeros(1, np.int64)},
+                               actual={"out": np.array([value], np.uint64)}, plain=True)
+
+    assert names(2**63 - 1) == []  # read, and no candidate writes it
+    with pytest.raises(kvaddr.InvalidArgument, match="9223372036854775808"):
+        names(2**63)
