@@ -442,6 +442,7 @@ class _EagerBatch:
         self.pending = []
         self.slots = 0  # pending cases (slots of self.counts)
         self.lanes = 0  # their lanes (counted by the campaign's lanes budget as if they pass)
+        self.bytes = 0  # the device memory their kept allocations hold (each backing and its twin)
 
     def add(self, index, recipe):
         """Run case `index` of `recipe`; a failure tuple when it (or a pending case settled now) fails, else None."""
@@ -478,11 +479,12 @@ class _EagerBatch:
         self.pending.append(("case", index, recipe, case, p, dev, result, expected))
         self.slots += 1
         self.lanes += result.lanes
-        return self.flush() if self.slots == BATCH else None
+        self.bytes += 2 * sum(int(a.nbytes) for a in _backings(p))
+        return self.flush() if self.slots == BATCH or self.bytes >= PENDING_BYTES else None
 
     def flush(self):
         """Wait once, read the counts and settle the pending cases in order; the first failure tuple or None."""
-        pending, self.pending, slots, self.slots, self.lanes = self.pending, [], self.slots, 0, 0
+        pending, self.pending, slots, self.slots, self.lanes, self.bytes = self.pending, [], self.slots, 0, 0, 0
         try:
             counts = self.counts.read() if slots else []
         except Exception as e:  # noqa: BLE001 - an asynchronous device error of a kernel call surfaced at the wait
@@ -507,6 +509,14 @@ class _EagerBatch:
             if failed is not None:
                 return failed
         return None
+
+
+PENDING_BYTES = 1 << 30  # a batch is settled early once its kept device allocations reach this (large cases)
+
+
+def _backings(p):
+    """The device allocations of presented case `p`: every output and input backing and the adjacent group."""
+    return [*p.out_backing.values(), *p.in_backing.values(), *([p.group] if p.group is not None else [])]
 
 
 def _tally(rep, index, recipe, res):

@@ -180,6 +180,18 @@ def test_the_lanes_budget_stops_at_the_same_case(device, monkeypatch):
     same_report(batched, per_case)
 
 
+@pytest.mark.parametrize("cap", [1, 10**12])
+def test_a_batch_is_settled_early_once_its_kept_buffers_reach_the_byte_bound(device, monkeypatch, cap):
+    # every case keeps its backings and their twins on the device until the wait: large cases must not pile up
+    # 256 deep; a bound of one byte settles after every run case, one far above the run once, after the last
+    monkeypatch.setattr(H, "PENDING_BYTES", cap)
+    batched, reads, per_case = both(monkeypatch, "token_translate", lambda: K.translate_v2p, cases=60, seed=4,
+                                    lanes=256, overflow="skip")
+    assert batched.ok and batched.cases + batched.rejected == 60 and batched.cases == 57, str(batched)
+    assert reads == (57 if cap == 1 else 1)
+    same_report(batched, per_case)
+
+
 def test_the_batched_loop_applies_only_where_it_can():
     class Rep:
         reference = "cuda"
