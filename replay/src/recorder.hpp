@@ -26,9 +26,12 @@ class Recorder {
  public:
   explicit Recorder(std::filesystem::path dir) : dir_(std::move(dir)) {}
 
-  // Keeps the array `file` for finish(); returns its name for the manifest's entry.
+  // Keeps the array `file` for finish(); returns its name for the manifest's entry. A second array under the
+  // same name is InvalidState (it would silently replace the first one's bytes in the recording).
   std::string save(const std::string& file, NpyDtype dtype, const I64& shape, const I64& values) {
-    arrays_[file] = {dtype, shape, values};
+    if (!arrays_.emplace(file, RecordedArray{dtype, shape, values}).second) {
+      throw InvalidState("file", file, "saved twice in one recording (each array needs its own file name)");
+    }
     return file;
   }
   std::string save64(const std::string& file, const I64& shape, const I64& v) { return save(file, NpyDtype::int64, shape, v); }

@@ -14,6 +14,7 @@
 #include "kvaddr/replay/record.hpp"
 #include "kvaddr/replay/replay.hpp"
 #include "manifest_dir.hpp"
+#include "recorder.hpp"
 
 namespace {
 using namespace kvaddr;
@@ -58,6 +59,28 @@ TEST(Record, AValidRecordingReplaysEqual) {
   const ReplayReport r = replay_dir(d);
   ASSERT_EQ(r.calls.size(), 1U);
   EXPECT_EQ(r.calls[0].status, CallStatus::equal);
+  fs::remove_all(d);
+}
+
+// kvaddr's own example recorder keeps one array per file name: a second save under a name already kept is
+// InvalidState naming the file, and the first array stays (it used to be replaced silently).
+TEST(Record, RecorderRefusesASecondArrayUnderTheSameName) {
+  const fs::path d = test_support::fresh_dir("kvaddr_record_test_", "recorder");
+  detail::Recorder rec(d);
+  EXPECT_EQ(rec.save64("v2p.npy", {2}, {3, 5}), "v2p.npy");
+  try {
+    rec.save64("v2p.npy", {2}, {7, 7});
+    ADD_FAILURE() << "a second v2p.npy was accepted";
+  } catch (const InvalidState& e) {
+    EXPECT_EQ(e.argument(), "file");
+    EXPECT_EQ(e.value(), "v2p.npy");
+  }
+  rec.add(json{{"route", "token_translate"},
+               {"scalars", {{"page_size", 1}}},
+               {"inputs", {{"ids", rec.save64("ids.npy", {2}, {0, 1})}, {"v2p", "v2p.npy"}}},
+               {"outputs", {{"out", rec.out<std::int32_t>("c", "out", {2}, {-1, -1}, {3, 5})}}}});
+  rec.finish("recorder test", 2);
+  EXPECT_EQ(replay_dir(d).calls.at(0).status, CallStatus::equal);  // v2p.npy holds the first {3, 5}
   fs::remove_all(d);
 }
 
