@@ -94,4 +94,44 @@ TEST(HarnessNaming, NameOutputsTriesTheFormsItIsGiven) {
   EXPECT_EQ(calls, claimed_e03);
 }
 
+// name_case's grown form, one rule for every front end: each 2-D output grows by the whole rows of its after-guard,
+// every other output stays as drawn, and the form exists where one output grows. A 1-D output (guard 2) beside a
+// [1, 2] output (guard 4: 2 rows); int32_wrap stores 5 into the first guard row of the 2-D output, every other
+// variant leaves the buffers as they were. python/tests/test_naming.py asserts the same through kvaddr.check
+// (decode_metadata: two 1-D outputs beside its page table), where the old Python rule grew nothing.
+TEST(HarnessNaming, TheGrownFormGrowsEach2DOutputBesideThe1DOnes) {
+  const Route r = Route::token_translate;  // naming list: b17_doc_formula, e03_int32_offset, int32_wrap
+  std::vector<std::vector<std::size_t>> sizes;  // the buffer sizes of each reference run
+  harness::NamingCase c;
+  c.run = [&](Variant v, const harness::NamingCase::Bufs& before) {
+    sizes.push_back({before[0].size(), before[1].size()});
+    harness::NamingCase::Bufs out = before;
+    if (v == Variant::int32_wrap && out[1].size() > 2) out[1][2] = out[1][3] = 5;
+    return out;
+  };
+  const auto names = [&](std::int64_t guard2d, std::int64_t row) {
+    sizes.clear();
+    const std::vector<std::int64_t> g2(static_cast<std::size_t>(guard2d), -7);
+    std::vector<std::int64_t> before2 = g2, after2 = g2;
+    before2.insert(before2.end(), {0, 0});
+    after2.insert(after2.end(), {0, 0});
+    before2.insert(before2.end(), g2.begin(), g2.end());
+    after2.insert(after2.end(), g2.begin(), g2.end());
+    for (std::size_t i = 2; i < 4 && i < 2 + g2.size(); ++i) after2[g2.size() + i] = row;  // the after-guard's first lanes
+    c.outputs = {{0, 2, {-7, -7, 1, -7, -7}, {-7, -7, 1, -7, -7}}, {2, guard2d, before2, after2}};
+    std::vector<std::string> out;
+    for (Variant v : harness::name_case(r, Variant::production, c)) out.emplace_back(to_string(v, r));
+    return out;
+  };
+  // the 2-D output's first guard row holds 5: named on the grown form (the 1-D output as drawn, the 2-D one 2 rows more)
+  EXPECT_EQ(names(4, 5), std::vector<std::string>{"int32_wrap"});
+  EXPECT_EQ(sizes.back(), (std::vector<std::size_t>{1, 6}));
+  // a guard of 1 lane holds no row of 2: no grown form, and the changed guard fails the plain one
+  EXPECT_EQ(names(1, 5), std::vector<std::string>{});
+  EXPECT_EQ(sizes.size(), 1u);  // the claim's run only
+  // the guard as it was: the buffers are the claim's, nothing to name
+  EXPECT_EQ(names(4, -7), std::vector<std::string>{});
+  EXPECT_EQ(sizes.size(), 1u);
+}
+
 }  // namespace

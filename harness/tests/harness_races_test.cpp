@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kvaddr/harness/check.hpp"
 #include "kvaddr/harness/naming.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/replay/races.hpp"
@@ -37,7 +38,7 @@ struct Overlap {
                                      1,
                                      1,
                                      1,
-                                     {out.data() + row0, 4 - row0, 1, 1, 1},
+                                     {out.data() + row0, static_cast<std::int64_t>(prefill.size()) - row0, 1, 1, 1},
                                      v});
     return I64(out.begin(), out.end());
   }
@@ -46,18 +47,31 @@ struct Overlap {
       return part(v, row0, b0, b1, prefill);
     };
   }
-  // name_case over this case with the kernel's table `actual`; `races`: with the part runner.
-  std::vector<std::string> names(const I64& actual, bool races = true, bool intact = true) const {
+  // name_case over this case with the kernel's table `actual`; `races`: with the part runner; not `intact`: with
+  // one guard lane on each side, the one after the table changed by the kernel.
+  harness::NamingCase naming_case(const I64& actual, bool races, bool intact) const {
     harness::NamingCase c;
-    c.run = [this](Variant v, harness::NamingForm) { return harness::NamingCase::Bufs{part(v, 0, 0, 2, before)}; };
-    c.plain = harness::NamingCase::Form{{before}, {actual}, intact, {2, 4, 1, false}};
+    harness::NamingCase::Output out{1, 0, before, actual};
+    if (!intact) {
+      out.guard = 1;
+      out.before = {-9, -1, -1, -1, -1, -9};
+      out.after.insert(out.after.begin(), -9);
+      out.after.push_back(5);
+    }
+    c.outputs = {out};
+    c.run = [this](Variant v, const harness::NamingCase::Bufs& b) { return harness::NamingCase::Bufs{part(v, 0, 0, 2, b[0])}; };
+    c.batch = harness::NamingCase::Batch{lens, 0, 1, false};
     if (races)
-      c.part = [this](Variant v, harness::NamingForm, std::int64_t row0, std::int64_t b0, std::int64_t b1, bool,
-                      const I64& prefill) { return part(v, row0, b0, b1, prefill); };
-    std::vector<std::string> out;
-    for (Variant v : harness::name_case(Route::canonical_page_table, Variant::production, c))
-      out.emplace_back(to_string(v, Route::canonical_page_table));
-    return out;
+      c.part = [this](Variant v, std::int64_t row0, std::int64_t b0, std::int64_t b1, bool, const I64& prefill) {
+        return part(v, row0, b0, b1, prefill);
+      };
+    return c;
+  }
+  std::vector<std::string> names(const I64& actual, bool races = true, bool intact = true) const {
+    std::vector<std::string> out_names;
+    for (Variant v : harness::name_case(Route::canonical_page_table, Variant::production, naming_case(actual, races, intact)))
+      out_names.emplace_back(to_string(v, Route::canonical_page_table));
+    return out_names;
   }
 };
 
@@ -126,6 +140,62 @@ TEST(HarnessRaces, NameCaseNamesARacingSpill) {
   EXPECT_EQ(o.names({10, 13, 14, -1}, false), kSpilling);
   // a form whose surrounding lanes changed is never reproduced
   EXPECT_EQ(o.names({10, 13, 14, -1}, true, false), std::vector<std::string>{});
+}
+
+// The comparison's race rule (harness::race_allows, run_case's and kvaddr.check's _judge): an output the racing rows
+// of the claimed spilling variant can leave passes; the same output under production (no spill), a value no row
+// stores, changed guards or no part runner do not.
+TEST(HarnessRaces, TheComparisonAcceptsWhatTheRacingRowsCanLeave) {
+  const Overlap o;
+  const auto allows = [&](Variant claimed, const I64& actual, bool races = true, bool intact = true) {
+    return harness::race_allows(Route::canonical_page_table, claimed, o.naming_case(actual, races, intact));
+  };
+  for (std::int64_t lane1 : {11, 13})
+    for (std::int64_t lane2 : {12, 14}) {
+      EXPECT_TRUE(allows(Variant::grid_spill, {10, lane1, lane2, -1})) << lane1 << " " << lane2;
+      EXPECT_TRUE(allows(Variant::e01_no_column_bound, {10, lane1, lane2, -1}));
+      EXPECT_FALSE(allows(Variant::production, {10, lane1, lane2, -1}));
+    }
+  EXPECT_FALSE(allows(Variant::grid_spill, {10, 99, 12, -1}));
+  EXPECT_FALSE(allows(Variant::grid_spill, {10, 11, 12, -1}, false));
+  EXPECT_FALSE(allows(Variant::grid_spill, {10, 11, 12, -1}, true, false));
+}
+
+// The same rule in the C++ harness's comparison (run_case): a kernel that runs the rows of a grid_spill table one at a
+// time, the last row first, leaves the first row's value where two rows store to one lane (the host's order keeps
+// the last's; like the harness's reference it spans the whole row stride). Claimed grid_spill it passes every case;
+// claimed production it fails. On the old tree (no race rule in the comparison) the grid_spill claim failed as a
+// mismatch.
+TEST(HarnessRaces, TheCheckAcceptsARacingOutputOfTheSpillingClaim) {
+  std::int64_t raced = 0;  // calls whose output differs from the host's row order
+  const harness::CanonicalPageTableKernel last_row_first = [&](const CanonicalPageTableArgs& a) {
+    std::vector<std::int32_t> host_order(a.out.data, a.out.data + a.out.rows * a.out.row_stride);
+    CanonicalPageTableArgs h = a;
+    h.out.cols = a.out.row_stride;
+    h.out.data = host_order.data();
+    h.variant = Variant::grid_spill;
+    translate::canonical_page_table(h);
+    for (std::int64_t b = a.seq_lens.size - 1; b >= 0; --b) {
+      CanonicalPageTableArgs r = a;
+      r.req_pool_indices = {a.req_pool_indices.data + b, 1};
+      r.seq_lens = {a.seq_lens.data + b, 1};
+      r.out.data = a.out.data + b * a.out.row_stride;
+      r.out.rows = a.out.rows - b;
+      r.out.cols = a.out.row_stride;
+      r.variant = Variant::grid_spill;
+      translate::canonical_page_table(r);
+    }
+    raced += std::equal(host_order.begin(), host_order.end(), a.out.data) ? 0 : 1;
+  };
+  const harness::Report spill = harness::check_canonical_page_table(
+      last_row_first, {.cases = 300, .seed = 3, .variant = Variant::grid_spill, .overflow = harness::OverflowPolicy::skip});
+  EXPECT_TRUE(spill.ok) << spill.to_text();
+  EXPECT_GT(raced, 0);  // some calls did race, and passed
+  raced = 0;
+  const harness::Report prod = harness::check_canonical_page_table(
+      last_row_first, {.cases = 300, .seed = 3, .shrink = false, .overflow = harness::OverflowPolicy::skip});
+  EXPECT_FALSE(prod.ok);
+  EXPECT_EQ(prod.kind, "mismatch") << prod.to_text();
 }
 
 }  // namespace

@@ -176,7 +176,8 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):  # the warm-up call, as before any capture
-        res = run_case(fam, kernel, case0, expected0, case_timeout=case_timeout, presented=p)
+        res = run_case(fam, kernel, case0, expected0, case_timeout=case_timeout, presented=p,
+                       variant=variant)
     torch.cuda.current_stream().wait_stream(side)
     failed = count_capture(rep, recipe0, res, owns_capture(shard, cases))
     if failed is not None:

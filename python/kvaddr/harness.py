@@ -100,7 +100,7 @@ def run_case(fam, kernel, case, expected, *, case_timeout=None, presented=None, 
         if reference == "both":
             assert_agree(case, variant, expected, dev)
     ret, done = _call(fam, kernel, case, p, result, launch, case_timeout)
-    return result if done else _judge(fam, case, p, expected, result, ret, dev)
+    return result if done else _judge(fam, case, p, expected, result, ret, dev, variant)
 
 
 def _fresh_result(case):
@@ -143,9 +143,10 @@ def _raised(result, e):
     result.traceback = traceback.format_exc()
 
 
-def _judge(fam, case, p, expected, result, ret, dev):
+def _judge(fam, case, p, expected, result, ret, dev, variant):
     """The comparison of run_case after the call returned `ret`: every lane and guard of every output, then the
-    inputs (on the device first when `dev`, a DeviceExpected, is given)."""
+    inputs (on the device first when `dev`, a DeviceExpected, is given). An output the racing rows of the claimed
+    `variant` can leave passes (kvaddr._core.race_allows, the C++ harness's and replay's race rule)."""
     bad = _check_return(ret, p, result)
     if bad:
         result.kind, result.detail = "bad_return", bad
@@ -185,6 +186,9 @@ def _judge(fam, case, p, expected, result, ret, dev):
         result.differing += count
         result.first += first
         oob = oob or outside
+    if (result.differing and not (oob and grouped) and _core.races_on(case.route, variant)
+            and _core.race_allows(case.route, variant, **_engine_case(case, result.actual, result))):
+        result.differing, result.first = 0, []
     if result.differing:
         result.first = result.first[:8]
         result.kind = "out_of_bounds" if oob else "mismatch"
@@ -233,45 +237,35 @@ def _compare_group(fam, case, p, expected, result):
     return oob, changed
 
 
-def _extended(case, result):
-    """The case and the kernel's output with each 2-D output grown by the whole rows of its after-guard, so
-    that a variant which writes past the buffer (B10 / E01 spills) can be reproduced by the host route."""
-    outs, actual = {}, {}
-    for name, buf in case.outputs.items():
-        got = result.backing.get(name)
-        if buf.ndim != 2 or got is None or buf.shape[1] == 0 or C.GUARD // buf.shape[1] == 0:
-            return None
-        extra = C.GUARD // buf.shape[1]
-        grown = guarded(buf)[C.GUARD:C.GUARD + buf.size + extra * buf.shape[1]]
-        outs[name] = grown.reshape(buf.shape[0] + extra, buf.shape[1])
-        actual[name] = got[C.GUARD:C.GUARD + grown.size].reshape(outs[name].shape)
-    return dataclasses.replace(case, outputs=outs), actual
-
-
-def behaves_like(case, actual, claimed, result=None, plain=True):
-    """Every variant the route accepts (other than `claimed`) whose host output equals `actual` exactly
-    (on the buffers when `plain`, or on the buffers grown by their after-guard rows when `result` holds the
-    backings), or is one its racing rows can leave: kvaddr._core.name_case, the C++ harness's naming, which
-    computes each candidate's host reference from the case's arrays (the v2p tables inside their guards) itself.
-    Only an adjacent or aliased layout, which has no C++ form, hands in its reference."""
+def behaves_like(case, actual, claimed, result=None):
+    """Every variant the route accepts (other than `claimed`) whose host output reproduces the kernel's `actual`
+    outputs, exactly or as one its racing rows can leave: kvaddr._core.name_case, the C++ harness's naming engine,
+    which decides the forms itself (nothing where `actual` is the claimed variant's and the guards are intact; the
+    buffers grown by their after-guard rows where `result` holds the guarded backings)."""
     if not has_variant(case.route):
         return []
-    ext = _extended(case, result) if result is not None else None
-    own = _own_reference(case, {"plain": case, "grown": ext[0] if ext is not None else None}, table_guards=True)
-    return _core.name_case(case.route, claimed, inputs=guarded_inputs(case.inputs), scalars=dict(case.scalars),
-                           outputs=dict(case.outputs), actual=dict(actual), plain=plain,
-                           grown=(ext[0].outputs, ext[1]) if ext is not None else None, reference=own)
+    return _core.name_case(case.route, claimed, **_engine_case(case, actual, result))
 
 
-def _own_reference(case, forms, table_guards=False):
-    """For a layout with no C++ form (adjacent or aliased arguments): the naming's reference(variant, form), the host
-    route on `forms[form]` laid out as the kernel got it, None where the route rejects the call; else None."""
+def _engine_case(case, actual, result=None):
+    """The arguments of kvaddr._core.name_case / race_allows for `case` and the kernel's `actual` outputs: the inputs
+    (the v2p tables inside their guard pages), the guarded backings before and after the call where `result` has
+    them, and for a layout with no C++ form (adjacent or aliased arguments) its own reference."""
+    backings = {k: (guarded(case.outputs[k]), b) for k, b in (result.backing if result is not None else {}).items()}
+    return dict(inputs=guarded_inputs(case.inputs), scalars=dict(case.scalars), outputs=dict(case.outputs),
+                actual=dict(actual), backings=backings, reference=_own_reference(case, table_guards=True))
+
+
+def _own_reference(case, table_guards=False):
+    """For a layout with no C++ form (adjacent or aliased arguments): the engine's reference(variant, outputs), the
+    host route on `case` with those output buffers, laid out as the kernel got it, None where the route rejects the
+    call; else None."""
     if not (case.adjacent or case.alias):
         return None
 
-    def own(v, form):
+    def own(v, outputs):
         try:
-            return reference(forms[form], v, table_guards=table_guards)
+            return reference(dataclasses.replace(case, outputs=outputs), v, table_guards=table_guards)
         except _core.Error:
             return None
 
@@ -474,7 +468,7 @@ class _EagerBatch:
                 except Exception as e:  # noqa: BLE001 - the kernel's failure is the report, not a crash
                     _raised(result, e)
                     done = True
-            return _tally(rep, index, recipe, result if done else _judge(fam, case, p, expected, result, ret, dev))
+            return _tally(rep, index, recipe, result if done else _judge(fam, case, p, expected, result, ret, dev, variant))
         self.counts.add(pairs, self.slots)  # on the current stream, after the kernel's call
         self.pending.append(("case", index, recipe, case, p, dev, result, expected))
         self.slots += 1
@@ -503,7 +497,7 @@ class _EagerBatch:
                                  "attribute it)")
                 result.traceback = err_text
             elif counts[j]:
-                result = _judge(self.fam, case, p, expected, result, None, dev)
+                result = _judge(self.fam, case, p, expected, result, None, dev, self.variant)
             j += 1
             failed = _tally(self.rep, index, recipe, result)
             if failed is not None:
@@ -571,7 +565,7 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
                 exp = reference(case, variant, table_guards=True)
             except _core.Error:
                 return None
-            res = run_case(fam, kernel, case, exp, case_timeout=case_timeout)
+            res = run_case(fam, kernel, case, exp, case_timeout=case_timeout, variant=variant)
             if res.kind != result.kind:
                 return None
             if neighbour0 and not _neighbours(res):
@@ -586,7 +580,8 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
 
     def rerun(c):
         try:
-            return run_case(fam, kernel, c, reference(c, variant, table_guards=True), case_timeout=case_timeout)
+            return run_case(fam, kernel, c, reference(c, variant, table_guards=True), case_timeout=case_timeout,
+                            variant=variant)
         except _core.Error:
             return None
 
@@ -647,18 +642,12 @@ def _neighbours(result):
 
 
 def _names(case, result, variant):
-    """The variants reproducing a wrong in-buffer output (none for guard-only or non-output failures)."""
+    """The variants reproducing a wrong output (none for non-output failures; the engine decides the rest)."""
     if result.kind == "raised":
         return crash_variants(case, variant)
-    if result.kind not in ("mismatch", "out_of_bounds"):
-        return []
-    if set(result.actual) != set(case.outputs):  # an isolated call that faulted: no outputs to name
-        return []
-    claimed = reference(case, variant, table_guards=True)
-    in_buffer_right = all(np.array_equal(claimed[k], result.actual[k]) for k in case.outputs)
-    if in_buffer_right and result.kind == "mismatch":
-        return []
-    return behaves_like(case, result.actual, variant, result, plain=not in_buffer_right)
+    if result.kind not in ("mismatch", "out_of_bounds") or set(result.actual) != set(case.outputs):
+        return []  # an isolated call that faulted has no outputs to name
+    return behaves_like(case, result.actual, variant, result)
 
 
 def crash_variants(case, claimed):
@@ -666,7 +655,7 @@ def crash_variants(case, claimed):
     list) and whose host route raises on `case`, where the claimed variant's does not: a raising kernel behaves
     like them (kvaddr._core.crash_names runs each one's reference; an adjacent or aliased layout hands in its own)."""
     return _core.crash_names(case.route, claimed, inputs=case.inputs, scalars=dict(case.scalars),
-                             outputs=dict(case.outputs), reference=_own_reference(case, {"plain": case}))
+                             outputs=dict(case.outputs), reference=_own_reference(case))
 
 
 class CheckFailed(AssertionError):
@@ -698,7 +687,7 @@ def check_case(kernel, case, *, device="cpu", array=None, variant="production", 
     method, _ = iso.resolve(isolate, fam, kernel, False)
     run = kernel if method is None else iso.Isolated(kernel, method, output_dtypes(case.route), case_timeout)
     try:
-        return run_case(fam, run, case, expected, case_timeout=case_timeout)
+        return run_case(fam, run, case, expected, case_timeout=case_timeout, variant=variant)
     finally:
         if run is not kernel:
             run.close()

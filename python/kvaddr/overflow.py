@@ -49,7 +49,7 @@ def overflow_case(rep, fam, kernel, index, recipe, case, variant, err, case_time
         expected = reference(case, wrap)
     except _core.Error:
         return None  # outside the wrap variant's contract too
-    res = run_case(fam, kernel, case, expected, case_timeout=case_timeout)
+    res = run_case(fam, kernel, case, expected, case_timeout=case_timeout, variant=wrap)
     rep.kernel_seconds += res.kernel_seconds
     o = rep.overflow
     o["cases"] = o.get("cases", 0) + 1

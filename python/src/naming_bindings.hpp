@@ -1,10 +1,12 @@
 #pragma once
-// Private to the pybind11 module: kvaddr._core.name_case, the naming of kvaddr.check's failing case by the engine
-// every front end uses (kvaddr/harness/naming.hpp name_case: the candidates, the plain and grown forms, the races
-// of spilling rows, kvaddr/replay/races.hpp). The host reference of each candidate is computed here, from the
-// case's arrays, by the route's host binding (route_bindings.hpp) under that variant; one program's part of a page
-// table (the race split) is the same call on the batch rows' slices. Only a case with no such form (an adjacent or
-// aliased layout, python/kvaddr/harness.py) hands in its own reference.
+// Private to the pybind11 module: kvaddr._core.name_case and race_allows, the naming of kvaddr.check's failing case
+// and the comparison's race rule by the engine every front end uses (kvaddr/harness/naming.hpp: the decision
+// whether the buffers are the claimed variant's, the plain and grown forms, the races of spilling rows,
+// kvaddr/replay/races.hpp). The case is handed in as the engine's NamingCase: the outputs with their guarded
+// backings, the host reference of each candidate computed here from the case's arrays by the route's host binding
+// (route_bindings.hpp) under that variant; one program's part of a page table (the race split) is the same call on
+// the batch rows' slices. Only a case with no such form (an adjacent or aliased layout, python/kvaddr/harness.py)
+// hands in its own reference.
 #include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
@@ -41,34 +43,6 @@ inline Flat lanes_of(py::handle a, const std::string& name) {
   return Flat(c.data(), c.data() + c.size());
 }
 
-// One form of the case as Python hands it: every output's buffer before the call and as the kernel left it.
-struct PyForm {
-  std::vector<py::array> before;
-  NamingCase::Bufs before_lanes, actual;
-  replay::RowSplit split{};
-};
-
-inline PyForm py_form(const std::vector<std::string>& names, const py::dict& before, const py::dict& actual,
-                      const char* before_arg, const char* actual_arg) {
-  PyForm f;
-  if (before.size() != names.size() || actual.size() != names.size())
-    throw InvalidArgument(actual_arg, std::to_string(actual.size()) + " buffers",
-                          "needs exactly the outputs of `outputs` (" + std::to_string(names.size()) + ")");
-  for (const std::string& k : names) {
-    if (!before.contains(k)) throw InvalidArgument(before_arg, k, "missing output");
-    if (!actual.contains(k)) throw InvalidArgument(actual_arg, k, "missing output");
-    const py::array b = as_ndarray(before[k.c_str()], before_arg);
-    const py::array a = as_ndarray(actual[k.c_str()], actual_arg);
-    if (shape_of(a) != shape_of(b))
-      throw InvalidArgument(std::string(actual_arg) + "['" + k + "']", py::str(py::cast(shape_of(a))),
-                            "must have the shape of the output before the call " + std::string(py::str(py::cast(shape_of(b)))));
-    f.before.push_back(b);
-    f.before_lanes.push_back(lanes_of(b, before_arg));
-    f.actual.push_back(lanes_of(a, actual_arg));
-  }
-  return f;
-}
-
 // Calls the route's binding with `kw`; a kvaddr.Error it raises comes back as a kvaddr::Error (the route rejects
 // the call under that variant), anything else passes on.
 inline void call_rejecting(const py::object& fn, const py::dict& kw) {
@@ -95,6 +69,7 @@ struct HostCall {
   Variant claimed;
   py::object fn, reference;
   std::vector<std::string> names, params;
+  std::vector<py::array> befores;  // the outputs before the call (their dtypes and row lengths)
   bool variants = false;
 
   HostCall(py::module_& m, const std::string& route_name, const std::string& claimed_name, const py::dict& inputs,
@@ -102,8 +77,11 @@ struct HostCall {
       : route(parse_route(route_name)), claimed(parse_variant(claimed_name)), reference(ref) {
     if (outputs.empty()) throw InvalidArgument("outputs", "{}", "needs at least one output buffer");
     if (!reference.is_none() && !PyCallable_Check(reference.ptr()))
-      throw InvalidArgument("reference", type_name(reference), "must be None or a callable (variant, form) -> dict");
-    for (const auto& item : outputs) names.push_back(py::str(item.first));
+      throw InvalidArgument("reference", type_name(reference), "must be None or a callable (variant, outputs) -> dict");
+    for (const auto& item : outputs) {
+      names.push_back(py::str(item.first));
+      befores.push_back(as_ndarray(item.second, "outputs"));
+    }
     for (const auto& [p, field] : route_parameters(route)) params.push_back(p);
     for (const auto& item : inputs) {
       const std::string k = py::str(item.first);
@@ -122,15 +100,29 @@ struct HostCall {
   }
   bool has_param(const std::string& p) const { return std::find(params.begin(), params.end(), p) != params.end(); }
 
-  // Every output after the route ran under v on `outs` (written in place), with the inputs `ins` and scalars `sc`;
-  // throws kvaddr::Error where the route (or the reference, answering None) rejects the call. `form` "part": one
-  // program's part of the race split, always the route's binding (the split runs on the case's arrays).
-  NamingCase::Bufs run(Variant v, const char* form, const py::dict& ins, const py::dict& sc,
-                       const std::vector<py::array>& outs) const {
+  // Output j's buffer holding `lanes` (its dtype; a 2-D output of lanes.size() / row length rows).
+  py::array buffer(std::size_t j, const Flat& lanes) const {
+    const py::array& b = befores[j];
+    py::array_t<std::int64_t> a(static_cast<py::ssize_t>(lanes.size()));
+    std::copy(lanes.begin(), lanes.end(), a.mutable_data());
+    const py::ssize_t cols = b.ndim() == 2 ? b.shape(1) : 0;
+    const py::object shaped = cols > 0 ? a.attr("reshape")(static_cast<py::ssize_t>(lanes.size()) / cols, cols) : py::object(a);
+    return shaped.attr("astype")(b.dtype());
+  }
+
+  // Every output after the route ran under v on buffers holding `before`, with the inputs `ins` and scalars `sc`;
+  // throws kvaddr::Error where the route (or the reference, answering None) rejects the call. `own`: the front
+  // end's reference where it gave one (the race split's parts always call the route on the case's arrays).
+  NamingCase::Bufs run(Variant v, const py::dict& ins, const py::dict& sc, const NamingCase::Bufs& before,
+                       bool own = true) const {
+    std::vector<py::array> outs;
+    for (std::size_t j = 0; j < before.size(); ++j) outs.push_back(buffer(j, before[j]));
     NamingCase::Bufs bufs;
     const std::string variant(to_string(v, route));
-    if (!reference.is_none() && std::string_view(form) != "part") {
-      const py::object got = reference(variant, form);
+    if (own && !reference.is_none()) {
+      py::dict given;
+      for (std::size_t j = 0; j < names.size(); ++j) given[names[j].c_str()] = outs[j];
+      const py::object got = reference(variant, given);
       if (got.is_none()) throw InvalidState("variant", variant, "the reference rejects the call");
       if (!py::isinstance<py::dict>(got))
         throw BadReference{InvalidArgument("reference", type_name(got), "must return a dict of the outputs or None")};
@@ -156,13 +148,6 @@ struct HostCall {
     for (std::size_t j = 0; j < outs.size(); ++j) bufs.push_back(lanes_of(outs[j], names[j]));
     return bufs;
   }
-  // The same on fresh copies of the buffers `before`.
-  NamingCase::Bufs run_on_copies(Variant v, const char* form, const py::dict& ins, const py::dict& sc,
-                                 const std::vector<py::array>& before) const {
-    std::vector<py::array> outs;
-    for (const py::array& b : before) outs.emplace_back(b.attr("copy")());
-    return run(v, form, ins, sc, outs);
-  }
 };
 
 // Runs `f` and raises a BadReference's error.
@@ -181,67 +166,69 @@ inline std::vector<std::string> crash_names_py(py::module_& m, const std::string
                                                const py::dict& inputs, const py::dict& scalars, const py::dict& outputs,
                                                const py::object& reference) {
   const HostCall host(m, route_name, claimed_name, inputs, scalars, outputs, reference);
-  std::vector<py::array> before;
-  for (const std::string& k : host.names) before.push_back(as_ndarray(outputs[k.c_str()], "outputs"));
+  NamingCase::Bufs before;
+  for (std::size_t j = 0; j < host.names.size(); ++j) before.push_back(lanes_of(host.befores[j], "outputs"));
   return names_of(host.route, [&] {
-    return harness::name_crash(host.route, host.claimed,
-                               [&](Variant v) { return host.run_on_copies(v, "plain", inputs, scalars, before); });
+    return harness::name_crash(host.route, host.claimed, [&](Variant v) { return host.run(v, inputs, scalars, before); });
   });
 }
 
-inline std::vector<std::string> name_case_py(py::module_& m, const std::string& route_name, const std::string& claimed_name,
-                                             const py::dict& inputs, const py::dict& scalars, const py::dict& outputs,
-                                             const py::dict& actual, bool plain, const py::object& grown,
-                                             const py::object& reference) {
-  const HostCall host(m, route_name, claimed_name, inputs, scalars, outputs, reference);
+// The engine's NamingCase of a case as Python hands it: `outputs` before the call, `actual` as the kernel left them,
+// `backings` name -> (guarded backing before, after) for the outputs that have one (guard | buffer | guard, 1-D).
+// `host` (and the dicts) must outlive the result.
+inline NamingCase py_naming_case(const HostCall& host, const py::dict& inputs, const py::dict& scalars,
+                                 const py::dict& actual, const py::object& backings) {
   const std::vector<std::string>& names = host.names;
-  PyForm forms[2] = {py_form(names, outputs, actual, "outputs", "actual"), {}};
-  bool has_grown = false;
-  if (!grown.is_none()) {
-    if (!py::isinstance<py::tuple>(grown) || py::len(grown) != 2 || !py::isinstance<py::dict>(grown[py::int_(0)]) ||
-        !py::isinstance<py::dict>(grown[py::int_(1)]))
-      throw InvalidArgument("grown", type_name(grown), "must be None or a tuple (outputs before, actual) of two dicts");
-    forms[1] = py_form(names, grown[py::int_(0)].cast<py::dict>(), grown[py::int_(1)].cast<py::dict>(), "grown[0]", "grown[1]");
-    has_grown = true;
-  }
+  if (actual.size() != names.size())
+    throw InvalidArgument("actual", std::to_string(actual.size()) + " buffers",
+                          "needs exactly the outputs of `outputs` (" + std::to_string(names.size()) + ")");
+  if (!backings.is_none() && !py::isinstance<py::dict>(backings))
+    throw InvalidArgument("backings", type_name(backings), "must be None or a dict name -> (before, after)");
+  const py::dict guarded = backings.is_none() ? py::dict() : backings.cast<py::dict>();
+  for (const auto& item : guarded)
+    if (std::find(names.begin(), names.end(), std::string(py::str(item.first))) == names.end())
+      throw InvalidArgument("backings", std::string(py::str(item.first)), "not an output of `outputs`");
   NamingCase nc;
-  nc.run = [&](Variant v, harness::NamingForm form) {
-    const bool p = form == harness::NamingForm::plain;
-    return host.run_on_copies(v, p ? "plain" : "grown", inputs, scalars, forms[p ? 0 : 1].before);
-  };
-
-  // The race split of a page table (one 2-D output, its batch in req_pool_indices / seq_lens).
-  const bool table = names.size() == 1 && forms[0].before[0].ndim() == 2 && inputs.contains("req_pool_indices") &&
-                     inputs.contains("seq_lens") && scalars.contains("page_size");
-  bool long_rows = false;
-  if (table) {
-    const Flat lens = lanes_of(inputs["seq_lens"], "inputs['seq_lens']");
-    const std::int64_t batch = static_cast<std::int64_t>(py::len(inputs["req_pool_indices"]));
-    const std::int64_t delta = scalars.contains("seq_len_delta") ? scalars["seq_len_delta"].cast<std::int64_t>() : 0;
-    const std::int64_t stride = forms[0].before[0].shape(1);
-    const Flat own(lens.begin(), lens.begin() + std::min<std::int64_t>(batch, static_cast<std::int64_t>(lens.size())));
-    long_rows = replay::rows_leave_their_own(own, delta, scalars["page_size"].cast<std::int64_t>(), stride);
-    const bool zero_tail = scalars.contains("zero_tail") && scalars["zero_tail"].cast<bool>();
-    for (int k = 0; k < 2; ++k)
-      if (!forms[k].before.empty()) forms[k].split = {batch, forms[k].before[0].shape(0), stride, zero_tail};
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    const std::string& k = names[j];
+    if (!actual.contains(k)) throw InvalidArgument("actual", k, "missing output");
+    const py::array& b = host.befores[j];
+    const py::array a = as_ndarray(actual[k.c_str()], "actual");
+    if (shape_of(a) != shape_of(b))
+      throw InvalidArgument("actual['" + k + "']", py::str(py::cast(shape_of(a))),
+                            "must have the shape of the output before the call " + std::string(py::str(py::cast(shape_of(b)))));
+    NamingCase::Output o{b.ndim() == 2 ? b.shape(1) : 0, 0, lanes_of(b, "outputs"), lanes_of(a, "actual")};
+    if (guarded.contains(k)) {
+      const std::string arg = "backings['" + k + "']";
+      const py::object pair = guarded[k.c_str()];
+      if (!py::isinstance<py::tuple>(pair) || py::len(pair) != 2)
+        throw InvalidArgument(arg, type_name(pair), "must be a tuple (backing before, backing after)");
+      Flat gb = lanes_of(pair[py::int_(0)], arg), ga = lanes_of(pair[py::int_(1)], arg);
+      const auto n = static_cast<std::int64_t>(o.before.size()), size = static_cast<std::int64_t>(gb.size());
+      if (ga.size() != gb.size() || size < n || (size - n) % 2 != 0)
+        throw InvalidArgument(arg, std::to_string(gb.size()) + " and " + std::to_string(ga.size()) + " lanes",
+                              "must be two backings of the same size, the buffer's " + std::to_string(n) +
+                                  " lanes with the same guard on each side");
+      o.guard = (size - n) / 2;
+      o.before = std::move(gb);
+      o.after = std::move(ga);
+    }
+    nc.outputs.push_back(std::move(o));
   }
-  // Form k as the engine sees it (the split set above).
-  const auto engine_form = [&](int k) {
-    NamingCase::Form f;
-    f.before = forms[k].before_lanes;
-    f.actual = forms[k].actual;
-    if (long_rows) f.split = forms[k].split;
-    return f;
+  nc.run = [&host, &inputs, &scalars](Variant v, const NamingCase::Bufs& before) {
+    return host.run(v, inputs, scalars, before);
   };
-  if (plain) nc.plain = engine_form(0);
-  if (has_grown) nc.grown = engine_form(1);
-  if (long_rows) {
-    nc.part = [&](Variant v, harness::NamingForm form, std::int64_t row0, std::int64_t b0, std::int64_t b1, bool fill,
-                  const Flat& prefill) {
-      const py::array& before = forms[form == harness::NamingForm::plain ? 0 : 1].before[0];
-      py::array_t<std::int64_t> wide(std::vector<py::ssize_t>{before.shape(0), before.shape(1)});
-      std::copy(prefill.begin(), prefill.end(), wide.mutable_data());
-      const py::array buf = wide.attr("astype")(before.dtype());
+  // The race split of a page table (one 2-D output, its batch in req_pool_indices / seq_lens).
+  if (names.size() == 1 && host.befores[0].ndim() == 2 && inputs.contains("req_pool_indices") &&
+      inputs.contains("seq_lens") && scalars.contains("page_size")) {
+    const Flat lens = lanes_of(inputs["seq_lens"], "inputs['seq_lens']");
+    const auto batch = std::min(static_cast<std::int64_t>(py::len(inputs["req_pool_indices"])), static_cast<std::int64_t>(lens.size()));
+    nc.batch = NamingCase::Batch{Flat(lens.begin(), lens.begin() + batch),
+                                 scalars.contains("seq_len_delta") ? scalars["seq_len_delta"].cast<std::int64_t>() : 0,
+                                 scalars["page_size"].cast<std::int64_t>(),
+                                 scalars.contains("zero_tail") && scalars["zero_tail"].cast<bool>()};
+    nc.part = [&host, &inputs, &scalars](Variant v, std::int64_t row0, std::int64_t b0, std::int64_t b1, bool fill,
+                                         const Flat& prefill) {
       const auto rows_from = [](const py::object& a, std::int64_t lo, std::optional<std::int64_t> hi) -> py::object {
         return a[py::reinterpret_steal<py::object>(PySlice_New(py::int_(lo).ptr(), hi ? py::int_(*hi).ptr() : Py_None, Py_None))];
       };
@@ -254,10 +241,22 @@ inline std::vector<std::string> name_case_py(py::module_& m, const std::string& 
       py::dict sc;
       for (const auto& item : scalars) sc[item.first] = item.second;
       if (sc.contains("zero_tail")) sc["zero_tail"] = fill;
-      (void)host.run(v, "part", ins, sc, {py::array(rows_from(buf, row0, std::nullopt))});
-      return lanes_of(buf, names[0]);
+      const auto skip = static_cast<std::ptrdiff_t>(row0 * host.befores[0].shape(1));
+      const NamingCase::Bufs after = host.run(v, ins, sc, {Flat(prefill.begin() + skip, prefill.end())}, false);
+      Flat out(prefill.begin(), prefill.begin() + skip);
+      out.insert(out.end(), after[0].begin(), after[0].end());
+      return out;
     };
   }
+  return nc;
+}
+
+inline std::vector<std::string> name_case_py(py::module_& m, const std::string& route_name, const std::string& claimed_name,
+                                             const py::dict& inputs, const py::dict& scalars, const py::dict& outputs,
+                                             const py::dict& actual, const py::object& backings,
+                                             const py::object& reference) {
+  const HostCall host(m, route_name, claimed_name, inputs, scalars, outputs, reference);
+  const NamingCase nc = py_naming_case(host, inputs, scalars, actual, backings);
   return names_of(host.route, [&] { return harness::name_case(host.route, host.claimed, nc); });
 }
 
@@ -271,23 +270,48 @@ inline void def_naming(py::module_& m) {
         py::arg("reference") = py::none(),
         "The names of a kernel that raised (kvaddr/harness/naming.hpp name_crash, the C++ harness's): the crash "
         "variants of `route` without `claimed` whose host reference rejects the case (arguments as name_case's; "
-        "the reference runs here on copies of `outputs` unless `reference(variant, 'plain')` is given).");
+        "the reference runs here on copies of `outputs` unless `reference(variant, outputs)` is given).");
   m.def("name_case",
         [m](const std::string& route, const std::string& claimed, const py::dict& inputs, const py::dict& scalars,
-            const py::dict& outputs, const py::dict& actual, bool plain, const py::object& grown,
+            const py::dict& outputs, const py::dict& actual, const py::object& backings,
             const py::object& reference) mutable {
-          return name_case_py(m, route, claimed, inputs, scalars, outputs, actual, plain, grown, reference);
+          return name_case_py(m, route, claimed, inputs, scalars, outputs, actual, backings, reference);
         },
         py::arg("route"), py::arg("claimed"), py::kw_only(), py::arg("inputs"), py::arg("scalars"), py::arg("outputs"),
-        py::arg("actual"), py::arg("plain") = true, py::arg("grown") = py::none(), py::arg("reference") = py::none(),
+        py::arg("actual"), py::arg("backings") = py::none(), py::arg("reference") = py::none(),
         "The catalogue variants of `route` (without `claimed`) whose host reference reproduces a failing case "
-        "(kvaddr/harness/naming.hpp name_case, the C++ harness's and replay's race rule): `inputs` / `scalars` by "
-        "the route's parameter names (None inputs left out), `outputs` every output buffer before the call and "
-        "`actual` as the kernel left it, by name. The reference runs here, under each candidate, on copies of "
-        "`outputs` (the plain form, tried when `plain`) and of grown[0] (the grown form: (outputs before, actual) "
-        "with every 2-D output grown by its after-guard rows); a page table's racing rows match when the kernel's "
-        "table is one of the outputs they can leave. `reference(variant, form)` (an adjacent or aliased layout "
-        "only) replaces the route call: a dict of the outputs, or None where the route rejects the call.");
+        "(kvaddr/harness/naming.hpp name_case, the C++ harness's engine): `inputs` / `scalars` by the route's "
+        "parameter names (None inputs left out), `outputs` every output buffer before the call and `actual` as the "
+        "kernel left it, by name; `backings` name -> (guarded backing before, after) (guard | buffer | guard, 1-D) "
+        "for the outputs that have one. The engine decides: nothing where `actual` is the claimed variant's and the "
+        "guards are intact, else the candidates on the plain form and on the grown one (each 2-D output with a "
+        "backing grown by the whole rows of its after-guard); a page table's racing rows match when the kernel's "
+        "table is one of the outputs they can leave. `reference(variant, outputs)` (an adjacent or aliased layout "
+        "only) replaces the route call on the given output buffers: a dict of the outputs, or None where the route "
+        "rejects the call.");
+  m.def("races_on", [](const std::string& route, const std::string& variant) {
+          return replay::races_on(parse_route(route), parse_variant(variant));
+        }, py::arg("route"), py::arg("variant"),
+        "Whether the rows of `route` can race under `variant` (kvaddr/replay/races.hpp: a bounded page table under a "
+        "spilling variant); the comparison asks race_allows only then.");
+  m.def("race_allows",
+        [m](const std::string& route, const std::string& claimed, const py::dict& inputs, const py::dict& scalars,
+            const py::dict& outputs, const py::dict& actual, const py::object& backings,
+            const py::object& reference) mutable {
+          if (!replay::races_on(parse_route(route), parse_variant(claimed))) return false;  // no case built
+          const HostCall host(m, route, claimed, inputs, scalars, outputs, reference);
+          const NamingCase nc = py_naming_case(host, inputs, scalars, actual, backings);
+          try {
+            return harness::race_allows(host.route, host.claimed, nc);
+          } catch (const BadReference& e) {
+            throw e.error;
+          }
+        },
+        py::arg("route"), py::arg("claimed"), py::kw_only(), py::arg("inputs"), py::arg("scalars"), py::arg("outputs"),
+        py::arg("actual"), py::arg("backings") = py::none(), py::arg("reference") = py::none(),
+        "The comparison's race rule (kvaddr/harness/naming.hpp race_allows, the C++ harness's and replay's): whether "
+        "`actual` (arguments as name_case's) differs from the claimed variant's host output only as its racing rows "
+        "allow: a page table under a spilling claim whose rows store to the same lanes, the guards intact.");
 }
 
 }  // namespace kvaddr::python

@@ -1,5 +1,7 @@
 """Kernels whose bug reads outside the v2p table (B09) or wraps in int32 (E03, int32_wrap) are named:
 the harness hands the host variant the same parent memory around v2p that the kernel read."""
+import re
+
 import numpy as np
 import pytest
 
@@ -7,6 +9,7 @@ import kvaddr
 import np_kernels as K
 from kvaddr import _core
 from kvaddr import cases as C
+from kvaddr import conventions, harness
 
 
 def test_table_view_reads_its_parent():
@@ -102,53 +105,123 @@ def test_the_naming_list_is_the_cpp_harness_list():
     assert _core.crash_variants("token_translate", "production") == []
 
 
-def token_case_names(claimed, plain, grown, reference):
-    """_core.name_case on a one-lane token_translate case whose reference is `reference` (a recorder)."""
-    buf = {"out": np.zeros(1, np.int64)}
+def token_case_names(claimed, reference, actual=0, guard=0, guard_row=None):
+    """_core.name_case on a one-row [1, 4] token_translate buffer of zeros whose reference is `reference` (a
+    recorder), the kernel's buffer `actual` everywhere; with `guard` lanes on each side (before: -7), the first row
+    after it `guard_row` where given."""
+    before = np.zeros((1, 4), np.int64)
+    backings = None
+    if guard:
+        g = np.full(guard, -7, np.int64)
+        after = np.concatenate([g, np.full(4, actual, np.int64), g])
+        if guard_row is not None:
+            after[guard + 4:guard + 8] = guard_row
+        backings = {"out": (np.concatenate([g, before.ravel(), g]), after)}
     return _core.name_case("token_translate", claimed, inputs={"ids": np.zeros(1, np.int64), "v2p": np.zeros(1, np.int64)},
-                           scalars={"page_size": 1, "multiplier": 1}, outputs=buf, actual=buf, plain=plain,
-                           grown=(buf, buf) if grown else None, reference=reference)
+                           scalars={"page_size": 1, "multiplier": 1}, outputs={"out": before},
+                           actual={"out": np.full((1, 4), actual, np.int64)}, backings=backings, reference=reference)
 
 
-def test_name_case_tries_the_forms_it_is_given():
-    # harness/tests/harness_naming_test.cpp (HarnessNaming.NameOutputsTriesTheFormsItIsGiven) asserts the same
+def test_name_case_decides_the_forms():
+    # the engine (kvaddr/harness/naming.hpp name_case, the C++ harness's too) decides from the buffers and backings
+    # handed in: the plain form where the buffer differs from the claimed variant's and the guards are intact, the
+    # grown form (the buffer grown by the whole rows of its after-guard: 8 lanes = 2 rows of 4) where there is one.
+    # The recorder tells the forms apart by their rows; e03 writes 1 on the plain form, int32_wrap the kernel's row
+    # 5 on the grown one, every other call leaves the buffer as it was.
     calls = []
 
-    def e03_plain_int32_grown(v, form):
+    def reference(v, outputs):
+        out = outputs["out"].copy()
+        form = "plain" if out.shape[0] == 1 else "grown"
         calls.append(f"{v}/{form}")
-        return {"out": np.zeros(1, np.int64)} if (v, form) in (("e03_int32_offset", "plain"), ("int32_wrap", "grown")) else None
+        if (v, form) == ("e03_int32_offset", "plain"):
+            out[...] = 1
+        if (v, form) == ("int32_wrap", "grown"):
+            out[1] = 5
+        return {"out": out}
 
-    def run(plain, grown):
+    def run(**kw):
         calls.clear()
-        return token_case_names("production", plain, grown, e03_plain_int32_grown)
+        return token_case_names("production", reference, **kw)
 
-    assert run(False, False) == [] and calls == []
-    assert run(True, False) == ["e03_int32_offset"]
-    assert calls == ["b17_doc_formula/plain", "e03_int32_offset/plain", "int32_wrap/plain"]
-    assert run(False, True) == ["int32_wrap"]
-    assert calls == ["b17_doc_formula/grown", "e03_int32_offset/grown", "int32_wrap/grown"]
-    assert run(True, True) == ["e03_int32_offset", "int32_wrap"]
-    assert calls == ["b17_doc_formula/plain", "b17_doc_formula/grown", "e03_int32_offset/plain", "int32_wrap/plain",
-                     "int32_wrap/grown"]
-    assert token_case_names("e03_int32_offset", True, False, lambda v, f: {"out": np.zeros(1, np.int64)}) == [
-        "production", "b17_doc_formula", "int32_wrap"]
+    # the buffer is the claimed variant's and nothing around it changed: nothing to name, only the claim runs
+    assert run() == [] and calls == ["production/plain"]
+    assert run(guard=8) == [] and calls == ["production/plain"]
+    # a wrong buffer without backings: the plain form only
+    assert run(actual=1) == ["e03_int32_offset"]
+    assert calls == ["production/plain", "b17_doc_formula/plain", "e03_int32_offset/plain", "int32_wrap/plain"]
+    # the same with intact guards of two rows: both forms, in order
+    assert run(actual=1, guard=8) == ["e03_int32_offset"]
+    assert calls == ["production/plain", "b17_doc_formula/plain", "b17_doc_formula/grown", "e03_int32_offset/plain",
+                     "int32_wrap/plain", "int32_wrap/grown"]
+    # a right buffer whose after-guard row changed: the grown form only
+    assert run(guard=8, guard_row=5) == ["int32_wrap"]
+    assert calls == ["production/plain", "b17_doc_formula/grown", "e03_int32_offset/grown", "int32_wrap/grown"]
+    # a wrong buffer and a changed guard: the plain form is not reproduced (its guards changed), the grown one is
+    assert run(actual=1, guard=8, guard_row=5) == []
+    assert calls == ["production/plain", "b17_doc_formula/grown", "e03_int32_offset/grown", "int32_wrap/grown"]
+    # a guard shorter than a row: no grown form (boundary: 4 lanes = one row grows, 3 do not)
+    assert run(actual=1, guard=3) == ["e03_int32_offset"]
+    assert calls == ["production/plain", "b17_doc_formula/plain", "e03_int32_offset/plain", "int32_wrap/plain"]
+    run(actual=1, guard=4)
+    assert "b17_doc_formula/grown" in calls
+    # the claim is never a candidate: every other variant writes the kernel's 1
+    assert token_case_names("e03_int32_offset", lambda v, o: {"out": o["out"] + (v != "e03_int32_offset")},
+                            actual=1) == ["production", "b17_doc_formula", "int32_wrap"]
+
+
+def test_name_case_validates_the_backings():
+    ref = lambda v, o: {"out": o["out"]}  # noqa: E731
+    base = dict(inputs={"ids": np.zeros(1, np.int64), "v2p": np.zeros(1, np.int64)}, scalars={"page_size": 1, "multiplier": 1},
+                outputs={"out": np.zeros(4, np.int64)}, actual={"out": np.ones(4, np.int64)}, reference=ref)
+    g = np.zeros(8, np.int64)
+    assert _core.name_case("token_translate", "production", backings={"out": (g, g)}, **base) == []  # 2 lanes a side
+    for bad, arg in (([g], "backings"), ({"nope": (g, g)}, "backings"), ({"out": (g, g[:6])}, "backings['out']"),
+                     ({"out": (g[:7], g[:7])}, "backings['out']"), ({"out": (g[:2], g[:2])}, "backings['out']"),
+                     ({"out": g}, "backings['out']")):
+        with pytest.raises(kvaddr.InvalidArgument, match=re.escape(arg)):
+            _core.name_case("token_translate", "production", backings=bad, **base)
+
+
+def test_a_spill_into_the_guard_of_one_of_several_outputs_is_named():
+    # One rule for the grown form (kvaddr/harness/naming.hpp grown_form): each 2-D output grows by its after-guard
+    # rows, the others stay as drawn. decode_metadata has two 1-D outputs beside its page table; the kernel runs
+    # era_d_read_table on the page table grown into its guard, and on case 42 of seed 3 (lanes 256) it stores one lane
+    # past the table. Python's old rule grew the buffers only when every output could grow, so this was unnamed there
+    # (the C++ harness's rule named it).
+    from numpy.lib.stride_tricks import as_strided
+
+    host = conventions.host_kernel("decode_metadata", "era_d_read_table")
+
+    def spilling(**kw):
+        pt = kw["page_table"]
+        rows = pt.shape[0] + C.GUARD // (pt.strides[0] // pt.itemsize)  # the rows the guard after it holds
+        kw["page_table"] = as_strided(pt, shape=(rows, pt.shape[1]), strides=pt.strides)
+        return host(**kw)
+
+    case = C.draw("decode_metadata", 3, 42, 256, None)
+    res = kvaddr.check_case(spilling, case, isolate=False)
+    assert res.kind == "out_of_bounds" and [lane.region for lane in res.first] == ["guard_after"]
+    assert harness._names(case, res, "production") == ["era_d_read_table"]
+    assert kvaddr.behaves_like(case, res.actual, "production", res) == ["era_d_read_table"]
+    assert kvaddr.behaves_like(case, res.actual, "production") == []  # without the backings: no grown form
 
 
 def test_name_case_passes_the_references_error_on():
-    def boom(v, form):
+    def boom(v, outputs):
         raise KeyError(v)
 
     with pytest.raises(KeyError):
-        token_case_names("production", True, False, boom)
+        token_case_names("production", boom)
     with pytest.raises(kvaddr.InvalidArgument, match="route"):
         _core.name_case("no_such_route", "production", inputs={}, scalars={}, outputs={"out": np.zeros(1)},
                         actual={"out": np.zeros(1)})
     with pytest.raises(kvaddr.InvalidArgument, match="variant"):
-        token_case_names("no_such_variant", True, False, None)
+        token_case_names("no_such_variant", None)
     with pytest.raises(kvaddr.InvalidArgument, match="reference"):
-        token_case_names("production", True, False, 3)  # not a callable
+        token_case_names("production", 3)  # not a callable
     with pytest.raises(kvaddr.InvalidArgument, match="reference"):  # a callable answering other than a dict / None
-        token_case_names("production", True, False, lambda v, f: "yes")
+        token_case_names("production", lambda v, o: "yes")
 
 
 def test_crash_names_runs_each_crash_variants_reference():
@@ -176,7 +249,7 @@ def test_name_case_refuses_a_uint64_lane_past_int64_and_takes_the_largest_that_f
         return _core.name_case("token_translate", "production", inputs={"ids": np.zeros(1, np.int64),
                                                                         "v2p": np.zeros(1, np.int64)},
                                scalars={"page_size": 1, "multiplier": 1}, outputs={"out": np.zeros(1, np.int64)},
-                               actual={"out": np.array([value], np.uint64)}, plain=True)
+                               actual={"out": np.array([value], np.uint64)})
 
     assert names(2**63 - 1) == []  # read, and no candidate writes it
     with pytest.raises(kvaddr.InvalidArgument, match="9223372036854775808"):
