@@ -133,7 +133,10 @@ class DeviceExpected:
                 ins[name] = _raw(t, 0, t.shape) if raw and (len(t.shape) != 1 or t.dtype.itemsize == 8) else _tensor(t)
             if name in case.dtypes and ins[name] is not None:  # a contract's int32 indices: kvaddr's kernel takes int64
                 ins[name] = fam.put(arr)
-        _reference_kernel(case.route, variant)(**kernel_kwargs(case, ins, outs))
+        launch = _reference_kernel(case.route, variant)
+        if raw:  # its arguments are views of the staged buffer this process allocated: no pointer query
+            launch = getattr(launch, "on_own_memory", launch)
+        launch(**kernel_kwargs(case, ins, outs))
 
     @property
     def backing(self):
@@ -183,13 +186,19 @@ class DeviceExpected:
         expectations, each input backing against its pristine copy (a strided input's whole spread backing against
         its twin); None where an allocation is not a contiguous 32- or 64-bit array with a twin (the case then
         runs through compare())."""
-        pairs = [(self._backing[n], presented.out_backing[n]) for n in self._backing]
+        staged = presented.staged  # the backings' places in the staged buffer (present.Staged), when staged
+        pairs = [(self._backing[n], staged.get(("out", n)) or presented.out_backing[n]) for n in self._backing]
         if self.group is not None:
-            pairs.append((self.group, presented.group))
+            pairs.append((self.group, staged.get(("group",)) or presented.group))
         for n, b in presented.in_backing.items():
-            pairs.append((presented.twin.get(("in", n)) if n in self.case.strided else self._pristine.get(n), b))
+            pairs.append((presented.twin.get(("in", n)) if n in self.case.strided else self._pristine.get(n),
+                          staged.get(("in", n)) or b))
         out = []
         for a, b in pairs:
+            if _staged(a) and _staged(b) and a.dtype.itemsize in (4, 8):  # both contiguous, the same host array
+                out.append((a.ptr, b.ptr, a.size, 8 * a.dtype.itemsize))
+                continue
+            b = _tensor(b)
             if a is None or not b.is_contiguous() or b.element_size() not in (4, 8):
                 return None
             if _staged(a):  # contiguous by construction, b's shape and dtype (the same host array)

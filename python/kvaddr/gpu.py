@@ -431,8 +431,8 @@ def kernel(route, variant="production"):
         raise invalid("variant", repr(variant), f"{name} accepts {', '.join(_core.variants(name))}")
     _require()
 
-    def launch(stream=None, **kwargs):
-        fields, temps = marshal(route if route in _upstream.FORMS else name, kwargs)
+    def run(stream, kwargs, check_pointers):
+        fields, temps = marshal(route if route in _upstream.FORMS else name, kwargs, check_pointers)
         if _routes.has_variant(name):
             fields["variant"] = variant
         s = default_stream() if stream is None else _int("stream", stream)
@@ -443,9 +443,17 @@ def kernel(route, variant="production"):
             _gpu.synchronize(s)  # the contiguous copies are released when this call returns
         return None
 
+    def launch(stream=None, **kwargs):
+        return run(stream, kwargs, True)
+
+    def on_own_memory(stream=None, **kwargs):
+        """launch() for arguments the caller allocated on the current device itself (kvaddr's device reference:
+        ArrayViews into its staged buffer): every check but the CUDA runtime's answer where each pointer lies."""
+        return run(stream, kwargs, False)
+
     launch.__name__ = f"kvaddr_gpu_{name}"
     launch.__qualname__ = launch.__name__
-    launch.route, launch.variant = name, variant
+    launch.route, launch.variant, launch.on_own_memory = name, variant, on_own_memory
     return launch
 
 

@@ -479,7 +479,7 @@ class _EagerBatch:
         self.pending.append(("case", index, recipe, case, p, dev, result, expected))
         self.slots += 1
         self.lanes += result.lanes
-        self.bytes += 2 * sum(int(a.nbytes) for a in _backings(p))
+        self.bytes += 2 * p.nbytes  # the backings and their twins
         return self.flush() if self.slots == BATCH or self.bytes >= PENDING_BYTES else None
 
     def flush(self):
@@ -512,11 +512,6 @@ class _EagerBatch:
 
 
 PENDING_BYTES = 1 << 30  # a batch is settled early once its kept device allocations reach this (large cases)
-
-
-def _backings(p):
-    """The device allocations of presented case `p`: every output and input backing and the adjacent group."""
-    return [*p.out_backing.values(), *p.in_backing.values(), *([p.group] if p.group is not None else [])]
 
 
 def _tally(rep, index, recipe, res):

@@ -59,9 +59,14 @@ class Presented:
             else:
                 hosts[("in", name)] = arr
         keys = list(hosts)
+        self.nbytes = sum(int(h.nbytes) for h in hosts.values())  # of the backings (each twin as much again)
+        self.staged = {}  # key -> Staged: where each backing lies in stage()'s device buffer (torch on CUDA)
         if twins:
-            devs = put_all(fam, [hosts[k] for k in keys], twins=True)
+            devs = stage(fam, [hosts[k] for k in keys], twins=True)
             self.twin = dict(zip(keys, devs[len(keys):]))
+            if devs and isinstance(devs[0], Staged):
+                self.staged = dict(zip(keys, devs[:len(keys)]))
+                devs = [d.tensor() for d in devs[:len(keys)]]
         else:
             devs = [fam.put(hosts[k]) for k in keys]
         dev = dict(zip(keys, devs))
@@ -83,10 +88,14 @@ class Presented:
                 self.ins[name] = alias_view(self.outs[case.alias[0]], case)
             else:
                 self.in_backing[name] = dev[("in", name)]
+                staged = self.staged.get(("in", name))
                 if name in case.strided:
-                    self.ins[name] = strided_view(self.in_backing[name], arr)
+                    self.ins[name] = (strided_view(self.in_backing[name], arr) if staged is None else
+                                      staged.window(0, arr.shape, (arr.shape[1] + STRIDE_PAD, 1) if arr.ndim == 2
+                                                    else (2,)))
                 elif name in C.GUARDED_TABLES and arr.ndim == 1:
-                    self.ins[name] = window(self.in_backing[name], C.TABLE_GUARD, arr.size, (arr.size,))
+                    self.ins[name] = (window(self.in_backing[name], C.TABLE_GUARD, arr.size, (arr.size,))
+                                      if staged is None else staged.window(C.TABLE_GUARD, (arr.size,)))
                 else:
                     self.ins[name] = self.in_backing[name]
 
@@ -102,6 +111,11 @@ class Presented:
 
     def _out_view(self, name):
         buf = self.case.outputs[name]
+        staged = self.staged.get(("out", name))
+        if staged is not None:  # one view of the staged buffer: rows cut to the visible width by their stride
+            width = self.case.widths.get(name, buf.shape[-1] if buf.ndim == 2 else 0)
+            return staged.window(C.GUARD, (buf.shape[0], width) if buf.ndim == 2 else buf.shape,
+                                 (buf.shape[1], 1) if buf.ndim == 2 else None)
         v = window(self.out_backing[name], C.GUARD, buf.size, buf.shape)
         if name in self.case.widths and self.case.widths[name] != buf.shape[1]:
             v = v[:, :self.case.widths[name]]
@@ -139,61 +153,85 @@ _TORCH_DTYPES = {}
 
 
 class Staged:
-    """An array staged in put_all's device buffer with no torch view of its own yet: its device address `ptr`,
-    `dtype`, `shape` and `size`; tensor() makes the view once, for the few uses that need a tensor (a flagged
-    case's comparison). The batched eager loop's twins are Staged: the device reference reads them through raw
-    pointers (kvaddr.device_ref), so most cases never make their views."""
+    """An array staged in stage()'s device buffer with no torch view of its own yet: its device address `ptr`,
+    `dtype`, `shape` and `size`; tensor() makes the view once, window() a view of part of it. The batched eager
+    loop's twins are Staged: the device reference reads them through raw pointers (kvaddr.device_ref), so most
+    cases never make their views; the presented backings are too, so that the kernel's views are one as_strided
+    each and the device count takes their addresses without asking torch."""
 
-    __slots__ = ("base", "offset", "ptr", "dtype", "shape", "size", "_view")
+    __slots__ = ("whole", "start", "ptr", "dtype", "shape", "size", "_view")
     STAGED = True  # how kvaddr.device_ref (same layer, no import) tells a Staged from an array
 
-    def __init__(self, base, base_ptr, offset, array, base_offset=0):
-        """`array` staged at byte `offset` past `base_ptr`, which is byte `base_offset` of uint8 tensor `base`."""
-        self.base, self.offset, self.ptr = base, base_offset + offset, base_ptr + offset
+    def __init__(self, whole, ptr, start, array):
+        """`array` staged at element `start` of `whole` (a 1-D torch tensor of its dtype), device address `ptr`."""
+        self.whole, self.start, self.ptr = whole, start, ptr
         self.dtype, self.shape, self.size = array.dtype, tuple(array.shape), int(array.size)
         self._view = None
 
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
     def tensor(self):
         if self._view is None:
-            self._view = _typed(self.base, self.dtype, self.offset, self.size, self.shape)
+            self._view = self.whole.as_strided(self.shape, _c_strides(self.shape), self.start)
         return self._view
 
-
-def _typed(dev, dtype, offset, size, shape):
-    """The torch view of `size` elements of numpy `dtype` at byte `offset` of uint8 device tensor `dev`."""
-    v = dev.narrow(0, offset, size * dtype.itemsize).view(_TORCH_DTYPES[dtype])
-    return v if len(shape) == 1 else v.view(shape)
+    def window(self, start, shape, strides=None):
+        """The torch view of `shape` (C-contiguous, or element `strides`) from element `start` of this array."""
+        return self.whole.as_strided(shape, _c_strides(shape) if strides is None else strides, self.start + start)
 
 
-def put_all(fam, arrays, twins=False):
+def _c_strides(shape):
+    if len(shape) == 1:
+        return (1,)
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= d
+    return tuple(reversed(strides))
+
+
+def stage(fam, arrays, twins=False):
     """Fresh device copies of host arrays `arrays` (a list), in order, then (`twins`) a second copy of each. For
     torch on CUDA: one pinned host buffer holding them all (each at a 256-byte aligned offset, the twins a copy of
-    the first half), one asynchronous host-to-device copy and views of the device buffer (torch's pinned-memory
-    cache keeps the host buffer until the copy has run), the twins as Staged (no view made); otherwise one
-    fam.put per array and twin."""
+    the first half), one asynchronous host-to-device copy (torch's pinned-memory cache keeps the host buffer until
+    the copy has run), every copy a Staged of it (no view made; one typed view of the buffer per dtype);
+    otherwise one fam.put per array and twin."""
     if fam.name != "torch" or fam.device == "cpu":
         return [fam.put(a) for a in arrays] + ([fam.put(a) for a in arrays] if twins else [])
     torch = fam.torch
     arrays = [np.ascontiguousarray(a) for a in arrays]
     offsets, half = [], 0
     for a in arrays:
-        if a.dtype not in _TORCH_DTYPES:  # (read by _typed, here and in Staged.tensor)
+        if a.dtype not in _TORCH_DTYPES:
             _TORCH_DTYPES[a.dtype] = torch.from_numpy(np.empty(0, a.dtype)).dtype
         offsets.append(half)
         half += -(-a.nbytes // 256) * 256
-    total = 2 * half if twins else half
-    host = torch.empty(max(total, 1), dtype=torch.uint8, pin_memory=True)
+    total = max(2 * half if twins else half, 256)  # a whole number of 8-byte elements
+    host = torch.empty(total, dtype=torch.uint8, pin_memory=True)
     flat = host.numpy()
     for a, o in zip(arrays, offsets):
         flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
     if twins:
-        flat[half:total] = flat[:half]
+        flat[half:2 * half] = flat[:half]
     dev = host.to(fam.device, non_blocking=True)
-    out = [_typed(dev, a.dtype, o, a.size, a.shape) for a, o in zip(arrays, offsets)]
-    if twins:
-        base_ptr = int(dev.data_ptr()) + half
-        out += [Staged(dev, base_ptr, o, a, half) for a, o in zip(arrays, offsets)]
+    base, wholes = int(dev.data_ptr()), {}
+    out = []
+    for copy in range(2 if twins else 1):
+        for a, o in zip(arrays, offsets):
+            if a.dtype not in wholes:
+                wholes[a.dtype] = dev.view(_TORCH_DTYPES[a.dtype])
+            at = o + copy * half
+            out.append(Staged(wholes[a.dtype], base + at, at // a.dtype.itemsize, a))
     return out
+
+
+def put_all(fam, arrays, twins=False):
+    """stage() with the first copies as arrays (torch views) and the twins as Staged (torch on CUDA)."""
+    out = stage(fam, arrays, twins)
+    n = len(arrays)
+    return [d.tensor() if isinstance(d, Staged) else d for d in out[:n]] + out[n:]
 
 
 def spread(arr):

@@ -149,3 +149,39 @@ def test_put_all_twins_are_staged_copies_of_every_array():
     plain = present.put_all(fam, host)  # no twins: the views alone
     assert len(plain) == len(host) and all(isinstance(d, torch.Tensor) for d in plain)
     assert (plain[0].cpu().numpy() == host[0]).all()
+
+
+@pytest.mark.parametrize("route", ROUTES + ("eager_funnel", "flashmla_block_table"))
+def test_staged_views_are_the_plain_presentations_views(route):
+    # the batched loop's presentation (present.stage: one buffer, every view one as_strided of it) hands the kernel
+    # views of the same shape, strides, offset in their backing and values as the per-case one (fam.put per backing)
+    import numpy as np
+
+    from kvaddr import arrays, cases, present
+
+    fam = arrays.family("cuda", "torch")
+    seen = 0
+    for i in range(40):
+        case = harness._build(route, cases.draw_recipe(route, cases.rng_for(7, i), 512, None))
+        plain, staged = present.Presented(fam, case), present.Presented(fam, case, twins=True)
+        assert staged.staged and staged.nbytes == plain.nbytes
+        for kind, backing in (("outs", "out_backing"), ("ins", "in_backing")):
+            a, b = getattr(plain, kind), getattr(staged, kind)
+            assert a.keys() == b.keys()
+            for name in a:
+                if a[name] is None:
+                    assert b[name] is None
+                    continue
+                assert (tuple(a[name].shape), a[name].stride(), a[name].dtype) == (
+                    tuple(b[name].shape), b[name].stride(), b[name].dtype), (route, i, name)
+                if name in getattr(plain, backing) and a[name].numel():
+                    off = a[name].data_ptr() - getattr(plain, backing)[name].data_ptr()
+                    assert b[name].data_ptr() - getattr(staged, backing)[name].data_ptr() == off
+                assert np.array_equal(a[name].cpu().numpy(), b[name].cpu().numpy())
+                seen += 1
+        for key, s in staged.staged.items():
+            t = staged.out_backing[key[1]] if key[0] == "out" else (
+                staged.in_backing[key[1]] if key[0] == "in" else staged.group)
+            assert s.ptr == t.data_ptr() or s.size == 0
+            assert s.nbytes == t.numel() * t.element_size()
+    assert seen > 40
