@@ -219,8 +219,9 @@ def _checked_view(name, v, bits, ranks):
     if not isinstance(v.strides, tuple) or len(v.strides) != len(v.shape):
         raise invalid(name, f"an ArrayView with strides {v.strides!r}", f"expected {len(v.shape)} element strides")
     for what, xs in (("shape", v.shape), ("strides", v.strides)):
-        if any(type(x) is not int or x < 0 for x in xs):
-            raise invalid(name, f"an ArrayView with {what} {xs!r}", f"{what} must be ints >= 0")
+        for x in xs:
+            if type(x) is not int or x < 0:
+                raise invalid(name, f"an ArrayView with {what} {xs!r}", f"{what} must be ints >= 0")
     return v
 
 
@@ -291,8 +292,7 @@ def marshal(route, kwargs, check_pointers=True):
                 raise invalid(hname, repr(val), "expected a bool")
             fields[field] = bool(val)
             continue
-        bits = 32 if what.endswith("32") else 64
-        two_d = what.startswith("mat") or what.startswith("omat")
+        bits, two_d, is_out = _ARRAY_KINDS[what]
         ranks = (2,) if two_d else ((1, 2) if hname in flat else (1,))
         if what == "idx":  # an index array: int64, or int32 widened into a device copy
             v = _index_view(hname, val, ranks)
@@ -311,10 +311,9 @@ def marshal(route, kwargs, check_pointers=True):
                 fields[field] = ("mat", v.ptr, v.shape[0], v.shape[1], v.strides[0], v.strides[1], bits)
             continue
         if not v.contiguous():
-            if what.startswith("out") or len(v.shape) != 1:
+            if is_out or len(v.shape) != 1:
                 raise invalid(hname, f"strides {list(v.strides)} (elements) for shape {list(v.shape)}",
-                              "must be contiguous" + (" (an output is written in place)" if what.startswith("out")
-                                                      else ""))
+                              "must be contiguous" + (" (an output is written in place)" if is_out else ""))
             v = _device_copy(hname, v, v.bits)
             temps.append(v.obj)
         fields[field] = ("vec", v.ptr, v.size, v.bits)
@@ -335,6 +334,17 @@ def marshal(route, kwargs, check_pointers=True):
         if what == "int" and hname in views:
             fields[field] = views[hname]
     return fields, temps
+
+
+class _ArrayKinds(dict):
+    """An array field's kind (route_tables' "in64", "omat32", "idx", ...) -> (bits, 2-D, an output), made once."""
+
+    def __missing__(self, what):
+        self[what] = v = (32 if what.endswith("32") else 64, what.startswith(("mat", "omat")), what.startswith("out"))
+        return v
+
+
+_ARRAY_KINDS = _ArrayKinds()
 
 
 def _index_view(name, obj, ranks):
