@@ -237,9 +237,9 @@ class Counts:
             raise ValueError(f"j = {j}: a batch has slots 0..{BATCH - 1}")
         if self._slots is None:
             self._slots = self.torch.arange(BATCH, dtype=self.torch.int64, device=self.counts.device)
-        slot = int(self._slots.data_ptr()) + 8 * j  # the address of slot j's index
-        gpu._gpu.graph_compare(pairs, slot, int(self.counts.data_ptr()), BATCH,
-                               self.stream if stream is None else stream)
+            self._ptrs = (int(self._slots.data_ptr()), int(self.counts.data_ptr()))  # both kept for the batch's life
+        slot = self._ptrs[0] + 8 * j  # the address of slot j's index
+        gpu._gpu.graph_compare(pairs, slot, self._ptrs[1], BATCH, self.stream if stream is None else stream)
 
     def read(self):
         """Wait for the device (every stream: a kernel may have used its own), return the counts as ints and zero
