@@ -41,7 +41,7 @@ from .report import FAILURE_KINDS, CaseResult, Failure, Lane, Report, _above, de
 
 
 # ---- presenting a case: kvaddr.present (re-exported here) -------------------------------------
-from .present import STRIDE_PAD, Presented, guarded, spread, strided_view  # noqa: E402,F401
+from .present import STRIDE_PAD, Arena, Presented, guarded, spread, strided_view  # noqa: E402,F401
 
 
 def _lanes_differing(name, case, exp, got):
@@ -403,20 +403,24 @@ def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lane
     batch = _EagerBatch(rep, fam, kernel, variant, overflow) if _EagerBatch.applies(rep, fam, kernel,
                                                                                      case_timeout) else None
     first = True
-    for i in shard_indices(shard, cases):
-        if time_budget is not None and not first and time.perf_counter() - t0 > time_budget:
-            break
-        if lanes_budget is not None and rep.lanes + (batch.lanes if batch else 0) >= lanes_budget:
-            break
-        first = False
-        recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
-        if batch is not None:
-            failed = batch.add(i, recipe)
-        else:
-            failed = run_recipe(rep, fam, kernel, i, recipe, variant, case_timeout, overflow)
-        if failed is not None:
-            return failed
-    return batch.flush() if batch is not None else None
+    try:
+        for i in shard_indices(shard, cases):
+            if time_budget is not None and not first and time.perf_counter() - t0 > time_budget:
+                break
+            if lanes_budget is not None and rep.lanes + (batch.lanes if batch else 0) >= lanes_budget:
+                break
+            first = False
+            recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
+            if batch is not None:
+                failed = batch.add(i, recipe)
+            else:
+                failed = run_recipe(rep, fam, kernel, i, recipe, variant, case_timeout, overflow)
+            if failed is not None:
+                return failed
+        return batch.flush() if batch is not None else None
+    finally:
+        if batch is not None and batch.arena is not None:
+            batch.arena.close()
 
 
 class _EagerBatch:
@@ -438,6 +442,8 @@ class _EagerBatch:
     def __init__(self, rep, fam, kernel, variant, overflow):
         self.rep, self.fam, self.kernel, self.variant, self.overflow = rep, fam, kernel, variant, overflow
         self.counts = Counts(getattr(fam, "torch", None), fam.device)
+        # the pinned and device memory every case is staged in, reused after each wait (numpy stand-ins: none)
+        self.arena = Arena(fam) if fam.name == "torch" and fam.device != "cpu" else None
         # in case order: ("case", index, recipe, case, presented, dev, result, expected) or ("rejected", error)
         self.pending = []
         self.slots = 0  # pending cases (slots of self.counts)
@@ -459,7 +465,7 @@ class _EagerBatch:
         except _core.Error as e:
             self.pending.append(("rejected", e))
             return None
-        p = Presented(fam, case, twins=True)
+        p = Presented(fam, case, twins=True, arena=self.arena)
         result = _fresh_result(case)
         dev = DeviceExpected(fam, case, p, variant)
         ret, done = _call(fam, self.kernel, case, p, result, wait=False)
@@ -486,7 +492,11 @@ class _EagerBatch:
         """Wait once, read the counts and settle the pending cases in order; the first failure tuple or None."""
         pending, self.pending, slots, self.slots, self.lanes, self.bytes = self.pending, [], self.slots, 0, 0, 0
         try:
-            counts = self.counts.read() if slots else []
+            counts = []
+            if slots:
+                counts = self.counts.read()
+                if self.arena is not None:
+                    self.arena.release()  # the device has run every staged copy and every kernel
         except Exception as e:  # noqa: BLE001 - an asynchronous device error of a kernel call surfaced at the wait
             counts, error = None, e
             err_text = traceback.format_exc()

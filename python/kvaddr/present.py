@@ -7,6 +7,7 @@ import numpy as np
 
 from . import adjacent
 from . import cases as C
+from . import gpu
 from .conventions import alias_view, kernel_kwargs
 
 
@@ -38,7 +39,7 @@ class Presented:
     Staged on CUDA, an array otherwise), which kvaddr.device_ref.DeviceExpected takes as its expected / pristine
     allocations instead of cloning."""
 
-    def __init__(self, fam, case, twins=False):
+    def __init__(self, fam, case, twins=False, arena=None):
         self.fam, self.case = fam, case
         self.out_backing, self.outs, self.in_backing, self.ins, self.twin = {}, {}, {}, {}, {}
         hosts = {}  # key -> the host array of every backing, put on the device together below
@@ -62,7 +63,7 @@ class Presented:
         self.nbytes = sum(int(h.nbytes) for h in hosts.values())  # of the backings (each twin as much again)
         self.staged = {}  # key -> Staged: where each backing lies in stage()'s device buffer (torch on CUDA)
         if twins:
-            devs = stage(fam, [hosts[k] for k in keys], twins=True)
+            devs = stage(fam, [hosts[k] for k in keys], twins=True, arena=arena)
             self.twin = dict(zip(keys, devs[len(keys):]))
             if devs and isinstance(devs[0], Staged):
                 self.staged = dict(zip(keys, devs[:len(keys)]))
@@ -192,12 +193,61 @@ def _c_strides(shape):
     return tuple(reversed(strides))
 
 
-def stage(fam, arrays, twins=False):
+class Arena:
+    """Pinned host and device memory that the batched eager loop (kvaddr.harness) stages its cases in, reused from
+    the start once the device has run everything staged (release(), after the batch's wait): per case one
+    cudaMemcpyAsync and no allocation. Chunks of CHUNK bytes (a larger case gets a chunk of its own size, dropped
+    at the release); the device memory held is that of the pending cases, as with fresh allocations."""
+
+    CHUNK = 64 << 20
+
+    def __init__(self, fam):
+        self.torch, self.device = fam.torch, fam.device
+        self.stream = gpu.default_stream()  # torch's current stream when the batch began (the copies' stream)
+        self.chunks = []  # [host numpy uint8 array, its address, device uint8 tensor, its address, {dtype: view}]
+        self.i, self.used = 0, 0  # the chunk being filled and its bytes taken
+        self.dirty = False  # whether a copy may still be in flight (staged since the last release)
+
+    def take(self, nbytes):
+        """(chunk, byte offset) of `nbytes` free bytes (a multiple of 256)."""
+        self.dirty = True
+        while self.i < len(self.chunks):
+            chunk = self.chunks[self.i]
+            if self.used + nbytes <= chunk[0].size:
+                at, self.used = self.used, self.used + nbytes
+                return chunk, at
+            self.i, self.used = self.i + 1, 0
+        torch = self.torch
+        size = max(self.CHUNK, nbytes)
+        host = torch.empty(size, dtype=torch.uint8, pin_memory=True)
+        dev = torch.empty(size, dtype=torch.uint8, device=self.device)
+        chunk = [host.numpy(), int(host.data_ptr()), dev, int(dev.data_ptr()), {}, host]
+        self.chunks.append(chunk)
+        self.i, self.used = len(self.chunks) - 1, nbytes
+        return chunk, 0
+
+    def release(self):
+        """Everything staged has run on the device (the caller waited): reuse the memory from the start."""
+        self.chunks = [c for c in self.chunks if c[0].size == self.CHUNK]
+        self.i, self.used, self.dirty = 0, 0, False
+
+    def close(self):
+        """Wait for the copies still in flight (the pinned memory goes back to torch's cache with the arena);
+        a device error surfacing here was already reported by the case that caused it."""
+        if self.dirty:
+            try:
+                self.torch.cuda.synchronize()
+            except Exception:  # noqa: BLE001 - see above
+                pass
+        self.release()
+
+
+def stage(fam, arrays, twins=False, arena=None):
     """Fresh device copies of host arrays `arrays` (a list), in order, then (`twins`) a second copy of each. For
     torch on CUDA: one pinned host buffer holding them all (each at a 256-byte aligned offset, the twins a copy of
-    the first half), one asynchronous host-to-device copy (torch's pinned-memory cache keeps the host buffer until
-    the copy has run), every copy a Staged of it (no view made; one typed view of the buffer per dtype);
-    otherwise one fam.put per array and twin."""
+    the first half; part of `arena` when given, else a fresh one that torch's pinned-memory cache keeps until the
+    copy has run), one asynchronous host-to-device copy, every copy a Staged of it (no view made; one typed view of
+    the device buffer per dtype); otherwise one fam.put per array and twin."""
     if fam.name != "torch" or fam.device == "cpu":
         return [fam.put(a) for a in arrays] + ([fam.put(a) for a in arrays] if twins else [])
     torch = fam.torch
@@ -209,21 +259,28 @@ def stage(fam, arrays, twins=False):
         offsets.append(half)
         half += -(-a.nbytes // 256) * 256
     total = max(2 * half if twins else half, 256)  # a whole number of 8-byte elements
-    host = torch.empty(total, dtype=torch.uint8, pin_memory=True)
-    flat = host.numpy()
+    if arena is not None:
+        (flat, host_ptr, dev, dev_ptr, wholes, _), start = arena.take(total)
+        flat = flat[start:start + total]
+    else:
+        host = torch.empty(total, dtype=torch.uint8, pin_memory=True)
+        flat, start, wholes = host.numpy(), 0, {}
     for a, o in zip(arrays, offsets):
         flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
     if twins:
         flat[half:2 * half] = flat[:half]
-    dev = host.to(fam.device, non_blocking=True)
-    base, wholes = int(dev.data_ptr()), {}
+    if arena is not None:
+        gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, total, arena.stream)
+    else:
+        dev = host.to(fam.device, non_blocking=True)
+        dev_ptr = int(dev.data_ptr())
     out = []
     for copy in range(2 if twins else 1):
         for a, o in zip(arrays, offsets):
             if a.dtype not in wholes:
                 wholes[a.dtype] = dev.view(_TORCH_DTYPES[a.dtype])
-            at = o + copy * half
-            out.append(Staged(wholes[a.dtype], base + at, at // a.dtype.itemsize, a))
+            at = start + o + copy * half
+            out.append(Staged(wholes[a.dtype], dev_ptr + at, at // a.dtype.itemsize, a))
     return out
 
 

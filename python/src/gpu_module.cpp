@@ -152,6 +152,21 @@ py::tuple count_differences(std::uintptr_t a, std::uintptr_t b, int64_t n, int b
   return py::make_tuple(d.count, d.first);
 }
 
+// An asynchronous host-to-device copy of `bytes` bytes on `stream` (the batched eager loop's staging: `src` is
+// page-locked host memory the caller keeps until the stream has run it). Checked before anything is enqueued.
+void copy_to_device(std::uintptr_t dst, std::uintptr_t src, int64_t bytes, std::uintptr_t stream) {
+  if (bytes < 0) throw InvalidArgument("bytes", std::to_string(bytes), "must be >= 0");
+  if (bytes == 0) return;
+  if (dst == 0) throw InvalidArgument("dst", "0", "a null device address");
+  if (src == 0) throw InvalidArgument("src", "0", "a null host address");
+  const cudaError_t err = cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src),
+                                          static_cast<std::size_t>(bytes), cudaMemcpyHostToDevice, as_stream(stream));
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw_cuda("cudaMemcpyAsync", err);
+  }
+}
+
 void synchronize(std::uintptr_t stream) {
   const cudaError_t err = cudaStreamSynchronize(as_stream(stream));
   if (err != cudaSuccess) throw_cuda("cudaStreamSynchronize", err);
@@ -253,6 +268,8 @@ PYBIND11_MODULE(_gpu, m) {
   m.def("count_differences", &g::count_differences, py::arg("a"), py::arg("b"), py::arg("n"), py::arg("bits"),
         py::arg("stream"), "(count, first index) of the elements where two device buffers differ; waits.");
   m.def("synchronize", &g::synchronize, py::arg("stream"));
+  m.def("copy_to_device", &g::copy_to_device, py::arg("dst"), py::arg("src"), py::arg("bytes"), py::arg("stream"),
+        "cudaMemcpyAsync of `bytes` host bytes at src to device address dst on `stream` (no wait).");
   m.def("graph_draw", &g::graph_draw, py::arg("draws"), py::arg("seed"), py::arg("counter"), py::arg("stream"),
         "Graph mode's fast loop: draw case *counter's values into each target (one kernel, no sync).");
   m.def("graph_copy", &g::graph_copy, py::arg("copies"), py::arg("stream"),

@@ -185,3 +185,31 @@ def test_staged_views_are_the_plain_presentations_views(route):
             assert s.ptr == t.data_ptr() or s.size == 0
             assert s.nbytes == t.numel() * t.element_size()
     assert seen > 40
+
+
+def test_the_arena_stages_cases_and_reuses_its_memory_after_release():
+    import numpy as np
+
+    from kvaddr import arrays, present
+
+    fam = arrays.family("cuda", "torch")
+    arena = present.Arena(fam)
+    arena.CHUNK = 4096  # small chunks: the third case below opens a second one, the large one a chunk of its own
+    host = [np.arange(40, dtype=np.int64) - 7, np.arange(12, dtype=np.int32).reshape(3, 4)]  # 1536 bytes staged
+    first = present.stage(fam, host, twins=True, arena=arena)
+    second = present.stage(fam, host, twins=True, arena=arena)
+    third = present.stage(fam, host, twins=True, arena=arena)
+    big = present.stage(fam, [np.arange(1000, dtype=np.int64)], arena=arena)
+    assert [len(arena.chunks), arena.chunks[-1][0].size] == [3, 8192]
+    assert second[0].ptr - first[0].ptr == 1536 and third[0].ptr == arena.chunks[1][3]
+    for out in (first, second, third):
+        for a, s in zip(host + host, out):
+            assert isinstance(s, present.Staged) and s.ptr % 256 == 0
+            assert np.array_equal(s.tensor().cpu().numpy(), a) and s.tensor().data_ptr() == s.ptr
+    assert np.array_equal(big[0].tensor().cpu().numpy(), np.arange(1000))
+    torch.cuda.synchronize()
+    arena.release()  # the large chunk is dropped, the others reused from the start
+    assert len(arena.chunks) == 2 and not arena.dirty
+    again = present.stage(fam, [np.full(5, 3, np.int64)], arena=arena)
+    assert again[0].ptr == first[0].ptr and np.array_equal(again[0].tensor().cpu().numpy(), [3] * 5)
+    arena.close()
