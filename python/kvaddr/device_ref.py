@@ -82,7 +82,8 @@ def _tensor(x):
 class DeviceExpected:
     """The expected allocations of one presented case, computed on the device before the kernel runs."""
 
-    def __init__(self, fam, case, presented, variant):
+    def __init__(self, fam, case, presented, variant, stream=None):
+        """`stream`: the reference's stream on the staged path (default torch's current stream)."""
         self.fam, self.case = fam, case
         twin = presented.twin  # the presented backings' second device copies, when staged with twins (no clones)
         # twins staged on the device (present.Staged), no adjacent group, no alias: the reference reads them through
@@ -134,9 +135,11 @@ class DeviceExpected:
             if name in case.dtypes and ins[name] is not None:  # a contract's int32 indices: kvaddr's kernel takes int64
                 ins[name] = fam.put(arr)
         launch = _reference_kernel(case.route, variant)
+        kwargs = kernel_kwargs(case, ins, outs)
         if raw:  # its arguments are views of the staged buffer this process allocated: no pointer query
-            launch = getattr(launch, "on_own_memory", launch)
-        launch(**kernel_kwargs(case, ins, outs))
+            getattr(launch, "on_own_memory", launch)(stream=stream, **kwargs)
+        else:
+            launch(**kwargs)
 
     @property
     def backing(self):

@@ -467,7 +467,7 @@ class _EagerBatch:
             return None
         p = Presented(fam, case, twins=True, arena=self.arena)
         result = _fresh_result(case)
-        dev = DeviceExpected(fam, case, p, variant)
+        dev = DeviceExpected(fam, case, p, variant, self.counts.stream)
         ret, done = _call(fam, self.kernel, case, p, result, wait=False)
         pairs = None if done or ret is not None else dev.batch_pairs(p)
         if pairs is None:  # settled on the per-case path, after the pending cases before it
