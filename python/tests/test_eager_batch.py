@@ -21,6 +21,7 @@ class FakeCounts:
     """device_ref.Counts over numpy: add() counts the differing elements of each (expected, actual) pair now."""
 
     reads = 0
+    stream = 0  # the batch's stream (the reference's, on the staged path)
 
     def __init__(self, torch, device):
         self.counts = [0] * B
