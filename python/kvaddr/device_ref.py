@@ -91,15 +91,15 @@ class DeviceExpected:
         raw = bool(twin) and not case.adjacent and not case.alias and all(
             _staged(t) for t in twin.values())
 
-        def copy_of(key, d):
+        def copy_of(key, d):  # d: the presented array, or a callable giving it (read only when there is no twin)
             if key not in twin:
-                return clone(fam, d)
+                return clone(fam, d() if callable(d) else d)
             return twin[key] if raw else _tensor(twin[key])
 
         # an adjacent layout: one copy of the whole backing, the reference run on views of it (kvaddr.adjacent)
         self.group = copy_of(("group",), presented.group) if case.adjacent else None
         grouped = adjacent.views(fam, self.group, case) if case.adjacent else {}
-        self._backing = {name: copy_of(("out", name), presented.out_backing[name]) for name in case.outputs
+        self._backing = {name: copy_of(("out", name), lambda: presented.out_backing[name]) for name in case.outputs
                          if name not in grouped}
         outs = {}
         for name, buf in case.outputs.items():
@@ -125,11 +125,11 @@ class DeviceExpected:
                 self._pristine[name] = clone(fam, presented.ins[name])
                 ins[name] = self._pristine[name]
             elif name in C.GUARDED_TABLES and arr.ndim == 1:
-                self._pristine[name] = t = copy_of(("in", name), presented.in_backing[name])
+                self._pristine[name] = t = copy_of(("in", name), lambda: presented.in_backing[name])
                 # a standalone table
                 ins[name] = _raw(t, C.TABLE_GUARD, (arr.size,)) if raw else t[C.TABLE_GUARD:C.TABLE_GUARD + arr.size]
             else:
-                self._pristine[name] = t = copy_of(("in", name), presented.in_backing[name])
+                self._pristine[name] = t = copy_of(("in", name), lambda: presented.in_backing[name])
                 # a 1-D int32 input may be an index array kvaddr.gpu widens into a copy: a tensor, not a raw view
                 ins[name] = _raw(t, 0, t.shape) if raw and (len(t.shape) != 1 or t.dtype.itemsize == 8) else _tensor(t)
             if name in case.dtypes and ins[name] is not None:  # a contract's int32 indices: kvaddr's kernel takes int64

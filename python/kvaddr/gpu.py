@@ -144,6 +144,14 @@ def array_view(name, obj, bits, ranks):
         if obj.device.index is not None and obj.device.index != current:
             raise invalid(name, f"a {obj.device} tensor", f"kvaddr.gpu launches on the current device cuda:{current}; "
                                                           "move it there or call torch.cuda.set_device")
+        tbits = _torch_int_bits(torch).get(obj.dtype) if obj.layout is torch.strided else None
+        if tbits is not None:  # the fields torch's __cuda_array_interface__ would give, read without building it
+            if tbits != bits:
+                raise invalid(name, f"typestr <i{tbits // 8}", f"dtype must be int{bits}")
+            shape = tuple(obj.shape)
+            _check_rank(name, shape, ranks)
+            strides = c_strides(shape) if obj.is_contiguous() else tuple(obj.stride())
+            return ArrayView(obj.data_ptr() if obj.numel() > 0 else 0, shape, strides, bits, obj, True)
         cai = obj.__cuda_array_interface__ if not obj.requires_grad else obj.detach().__cuda_array_interface__
     else:
         try:
@@ -178,9 +186,7 @@ def array_view(name, obj, bits, ranks):
     kind = typestr.lstrip("<>|=")
     if _TYPESTR_BITS.get(kind) != bits or typestr[:1] == ">":
         raise invalid(name, f"typestr {typestr}", f"dtype must be int{bits}")
-    if len(shape) not in ranks:
-        want = " or ".join(f"{r}-D" for r in ranks)
-        raise invalid(name, f"ndim {len(shape)}", f"expected a {want} array")
+    _check_rank(name, shape, ranks)
     item = bits // 8
     if raw is None:
         strides = c_strides(shape)
@@ -195,6 +201,22 @@ def array_view(name, obj, bits, ranks):
             strides.append(s // item)
         strides = tuple(strides)
     return ArrayView(ptr, shape, strides, bits, obj, torch is not None and isinstance(obj, torch.Tensor))
+
+
+def _check_rank(name, shape, ranks):
+    if len(shape) not in ranks:
+        want = " or ".join(f"{r}-D" for r in ranks)
+        raise invalid(name, f"ndim {len(shape)}", f"expected a {want} array")
+
+
+_TORCH_INT_BITS = {}
+
+
+def _torch_int_bits(torch):
+    """{torch.int32: 32, torch.int64: 64}: the dtypes whose interface array_view reads field by field."""
+    if not _TORCH_INT_BITS:
+        _TORCH_INT_BITS.update({torch.int32: 32, torch.int64: 64})
+    return _TORCH_INT_BITS
 
 
 def c_strides(shape):

@@ -41,7 +41,7 @@ class Presented:
 
     def __init__(self, fam, case, twins=False, arena=None):
         self.fam, self.case = fam, case
-        self.out_backing, self.outs, self.in_backing, self.ins, self.twin = {}, {}, {}, {}, {}
+        self.out_backing, self.outs, self.in_backing, self.ins, self.twin = _Backings(), {}, _Backings(), {}, {}
         hosts = {}  # key -> the host array of every backing, put on the device together below
         if case.adjacent:  # an adjacent layout: one backing for its members (outputs and inputs), views by name
             hosts[("group",)] = adjacent.host_backing(case)
@@ -65,13 +65,15 @@ class Presented:
         if twins:
             devs = stage(fam, [hosts[k] for k in keys], twins=True, arena=arena)
             self.twin = dict(zip(keys, devs[len(keys):]))
-            if devs and isinstance(devs[0], Staged):
+            if devs and isinstance(devs[0], Staged):  # the backings stay Staged until read (_Backings)
                 self.staged = dict(zip(keys, devs[:len(keys)]))
-                devs = [d.tensor() for d in devs[:len(keys)]]
+                devs = devs[:len(keys)]
         else:
             devs = [fam.put(hosts[k]) for k in keys]
         dev = dict(zip(keys, devs))
         self.group = dev.get(("group",))
+        if isinstance(self.group, Staged):
+            self.group = self.group.tensor()
         grouped = adjacent.views(fam, self.group, case) if case.adjacent else {}
         for name, buf in case.outputs.items():
             if name in grouped:
@@ -98,7 +100,7 @@ class Presented:
                     self.ins[name] = (window(self.in_backing[name], C.TABLE_GUARD, arr.size, (arr.size,))
                                       if staged is None else staged.window(C.TABLE_GUARD, (arr.size,)))
                 else:
-                    self.ins[name] = self.in_backing[name]
+                    self.ins[name] = self.in_backing[name]  # (a Staged backing's view made here)
 
     @property
     def row_pad(self):
@@ -148,6 +150,27 @@ class Presented:
 
     def kwargs(self):
         return kernel_kwargs(self.case, self.ins, self.outs)
+
+
+class _Backings(dict):
+    """{name: device backing}, where a Staged value becomes its torch view when first read (the batched eager loop
+    reads most of them only for a flagged case)."""
+
+    def __getitem__(self, name):
+        v = dict.__getitem__(self, name)
+        if type(v) is Staged:
+            v = v.tensor()
+            dict.__setitem__(self, name, v)
+        return v
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def values(self):
+        return [self[n] for n in self]
+
+    def items(self):
+        return [(n, self[n]) for n in self]
 
 
 _TORCH_DTYPES = {}
@@ -267,11 +290,11 @@ def stage(fam, arrays, twins=False, arena=None):
         flat, start, wholes = host.numpy(), 0, {}
     for a, o in zip(arrays, offsets):
         flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
-    if twins:
-        flat[half:2 * half] = flat[:half]
-    if arena is not None:
-        gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, total, arena.stream)
+    if arena is not None:  # the twins as a device-to-device copy of the first half
+        gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, half, arena.stream, 2 if twins else 1)
     else:
+        if twins:
+            flat[half:2 * half] = flat[:half]
         dev = host.to(fam.device, non_blocking=True)
         dev_ptr = int(dev.data_ptr())
     out = []

@@ -213,8 +213,10 @@ def test_copy_to_device_checks_its_arguments_before_any_copy():
     from kvaddr import _core
 
     for args, argument, value in [((8, 8, -1, 0), "bytes", "-1"), ((0, 8, 1, 0), "dst", "0"),
-                                  ((8, 0, 1, 0), "src", "0")]:
+                                  ((8, 0, 1, 0), "src", "0"), ((8, 8, 0, 0, 0), "copies", "0"),
+                                  ((8, 8, 0, 0, 17), "copies", "17")]:
         with pytest.raises(_core.InvalidArgument) as e:
             gpu_ext.copy_to_device(*args)
         assert (e.value.argument, e.value.value) == (argument, value)
-    assert gpu_ext.copy_to_device(0, 0, 0, 0) is None  # 0 bytes: nothing to copy, null addresses allowed
+    for copies in (1, 16):  # 0 bytes: nothing to copy, null addresses allowed
+        assert gpu_ext.copy_to_device(0, 0, 0, 0, copies) is None
