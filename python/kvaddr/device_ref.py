@@ -193,9 +193,9 @@ class DeviceExpected:
         pairs = [(self._backing[n], staged.get(("out", n)) or presented.out_backing[n]) for n in self._backing]
         if self.group is not None:
             pairs.append((self.group, staged.get(("group",)) or presented.group))
-        for n, b in presented.in_backing.items():
+        for n in presented.in_backing:
             pairs.append((presented.twin.get(("in", n)) if n in self.case.strided else self._pristine.get(n),
-                          staged.get(("in", n)) or b))
+                          staged.get(("in", n)) or presented.in_backing[n]))
         out = []
         for a, b in pairs:
             if _staged(a) and _staged(b) and a.dtype.itemsize in (4, 8):  # both contiguous, the same host array
