@@ -425,14 +425,13 @@ def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lane
 
 class _EagerBatch:
     """The batched eager loop (reference="cuda", torch on CUDA, the kernel in process, no case_timeout): per case
-    the draw, the build, the host reference (the contract's verdict), the presentation with twin copies in one
-    staged host-to-device copy, kvaddr's CUDA reference and the kernel's call, as run_case; then, instead of a wait
-    and the comparison, one device kernel (kvaddr.device_ref.Counts) adds the case's differing elements of every
-    allocation (guards and inputs included) to its slot. One wait per BATCH cases reads the counts; in case order,
-    a case with a nonzero count goes through run_case's own comparison (_judge) on its kept buffers, which decides
-    and reports it, and the first failing case ends the campaign, exactly as case by case. A case the filter cannot
-    take (a returned array, a raise, an allocation without a twin) and an overflow case that runs the kernel
-    (overflow "observe" / "wrap") run on the per-case path, after the cases before them are settled."""
+    the draw, the build, the host reference (the verdict), the presentation and its twins staged in the arena,
+    kvaddr's CUDA reference and the kernel's call, as run_case; then, instead of a wait and the comparison, one
+    device kernel (device_ref.Counts) adds the case's differing elements of every allocation to its slot. One wait
+    per BATCH cases reads the counts; in case order a nonzero one goes through _judge on its kept buffers, and the
+    first failing case ends the campaign, as case by case. A case the filter cannot take (a returned array, a
+    raise, an allocation without a twin) and an overflow case that runs the kernel ("observe" / "wrap") run on the
+    per-case path, after the cases before them are settled."""
 
     @staticmethod
     def applies(rep, fam, kernel, case_timeout):
@@ -442,13 +441,11 @@ class _EagerBatch:
     def __init__(self, rep, fam, kernel, variant, overflow):
         self.rep, self.fam, self.kernel, self.variant, self.overflow = rep, fam, kernel, variant, overflow
         self.counts = Counts(getattr(fam, "torch", None), fam.device)
-        # the pinned and device memory every case is staged in, reused after each wait (numpy stand-ins: none)
-        self.arena = Arena(fam) if fam.name == "torch" and fam.device != "cpu" else None
-        # in case order: ("case", index, recipe, case, presented, dev, result, expected) or ("rejected", error)
-        self.pending = []
-        self.slots = 0  # pending cases (slots of self.counts)
-        self.lanes = 0  # their lanes (counted by the campaign's lanes budget as if they pass)
-        self.bytes = 0  # the device memory their kept allocations hold (each backing and its twin)
+        self.arena = Arena(fam) if fam.name == "torch" and fam.device != "cpu" else None  # the cases' staging memory
+        # pending: in case order ("case", index, recipe, case, presented, dev, result, expected) or ("rejected",
+        # error); slots: its cases (slots of self.counts); lanes: theirs (the lanes budget counts them as passing);
+        # bytes: the device memory their kept allocations hold (each backing and its twin)
+        self.pending, self.slots, self.lanes, self.bytes = [], 0, 0, 0
 
     def add(self, index, recipe):
         """Run case `index` of `recipe`; a failure tuple when it (or a pending case settled now) fails, else None."""
@@ -492,11 +489,9 @@ class _EagerBatch:
         """Wait once, read the counts and settle the pending cases in order; the first failure tuple or None."""
         pending, self.pending, slots, self.slots, self.lanes, self.bytes = self.pending, [], self.slots, 0, 0, 0
         try:
-            counts = []
-            if slots:
-                counts = self.counts.read()
-                if self.arena is not None:
-                    self.arena.release()  # the device has run every staged copy and every kernel
+            counts = self.counts.read() if slots else []
+            if slots and self.arena is not None:
+                self.arena.release()  # the wait above: the device has run every staged copy and every kernel
         except Exception as e:  # noqa: BLE001 - an asynchronous device error of a kernel call surfaced at the wait
             counts, error = None, e
             err_text = traceback.format_exc()
