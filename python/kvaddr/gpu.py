@@ -144,7 +144,8 @@ def array_view(name, obj, bits, ranks):
         if obj.device.index is not None and obj.device.index != current:
             raise invalid(name, f"a {obj.device} tensor", f"kvaddr.gpu launches on the current device cuda:{current}; "
                                                           "move it there or call torch.cuda.set_device")
-        tbits = _torch_int_bits(torch).get(obj.dtype) if obj.layout is torch.strided else None
+        layout = getattr(obj, "layout", None)  # (None for a stand-in of torch: the interface path below)
+        tbits = _torch_int_bits(torch).get(obj.dtype) if layout is not None and layout is torch.strided else None
         if tbits is not None:  # the fields torch's __cuda_array_interface__ would give, read without building it
             if tbits != bits:
                 raise invalid(name, f"typestr <i{tbits // 8}", f"dtype must be int{bits}")
