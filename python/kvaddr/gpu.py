@@ -263,6 +263,8 @@ def _check_device_pointer(name, v, capturing=None):
 def _int(name, value):
     import numbers
 
+    if type(value) is int and -(1 << 63) <= value < (1 << 63):  # the common case, without the ABC check
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise invalid(name, repr(value), "expected an int")
     v = int(value)
@@ -290,7 +292,9 @@ def marshal(route, kwargs, check_pointers=True):
     else:
         route = ALIASES.get(route, route)
         conv, optional, form = CONVENTIONS[route], frozenset(), None
-    known = {h for h, _, _ in conv}
+    known = _NAMES.get((form, route))
+    if known is None:  # the convention's harness names, made once per (upstream form, route)
+        known = _NAMES[(form, route)] = frozenset(h for h, _, _ in conv)
     for k in kwargs:
         if k not in known:
             raise invalid(k, "(given)", f"not an argument of {form or route} ({', '.join(h for h, _, _ in conv)})")
@@ -357,6 +361,9 @@ def marshal(route, kwargs, check_pointers=True):
         if what == "int" and hname in views:
             fields[field] = views[hname]
     return fields, temps
+
+
+_NAMES = {}  # (upstream form or None, route) -> the names of its convention (marshal)
 
 
 class _ArrayKinds(dict):
