@@ -82,7 +82,8 @@ def _tensor(x):
 class DeviceExpected:
     """The expected allocations of one presented case, computed on the device before the kernel runs."""
 
-    def __init__(self, fam, case, presented, variant):
+    def __init__(self, fam, case, presented, variant, stream=None):
+        """`stream`: the reference's stream on the staged path (default torch's current stream)."""
         self.fam, self.case = fam, case
         twin = presented.twin  # the presented backings' second device copies, when staged with twins (no clones)
         # twins staged on the device (present.Staged), no adjacent group, no alias: the reference reads them through
@@ -90,15 +91,15 @@ class DeviceExpected:
         raw = bool(twin) and not case.adjacent and not case.alias and all(
             _staged(t) for t in twin.values())
 
-        def copy_of(key, d):
+        def copy_of(key, d):  # d: the presented array, or a callable giving it (read only when there is no twin)
             if key not in twin:
-                return clone(fam, d)
+                return clone(fam, d() if callable(d) else d)
             return twin[key] if raw else _tensor(twin[key])
 
         # an adjacent layout: one copy of the whole backing, the reference run on views of it (kvaddr.adjacent)
         self.group = copy_of(("group",), presented.group) if case.adjacent else None
         grouped = adjacent.views(fam, self.group, case) if case.adjacent else {}
-        self._backing = {name: copy_of(("out", name), presented.out_backing[name]) for name in case.outputs
+        self._backing = {name: copy_of(("out", name), lambda: presented.out_backing[name]) for name in case.outputs
                          if name not in grouped}
         outs = {}
         for name, buf in case.outputs.items():
@@ -124,16 +125,21 @@ class DeviceExpected:
                 self._pristine[name] = clone(fam, presented.ins[name])
                 ins[name] = self._pristine[name]
             elif name in C.GUARDED_TABLES and arr.ndim == 1:
-                self._pristine[name] = t = copy_of(("in", name), presented.in_backing[name])
+                self._pristine[name] = t = copy_of(("in", name), lambda: presented.in_backing[name])
                 # a standalone table
                 ins[name] = _raw(t, C.TABLE_GUARD, (arr.size,)) if raw else t[C.TABLE_GUARD:C.TABLE_GUARD + arr.size]
             else:
-                self._pristine[name] = t = copy_of(("in", name), presented.in_backing[name])
+                self._pristine[name] = t = copy_of(("in", name), lambda: presented.in_backing[name])
                 # a 1-D int32 input may be an index array kvaddr.gpu widens into a copy: a tensor, not a raw view
                 ins[name] = _raw(t, 0, t.shape) if raw and (len(t.shape) != 1 or t.dtype.itemsize == 8) else _tensor(t)
             if name in case.dtypes and ins[name] is not None:  # a contract's int32 indices: kvaddr's kernel takes int64
                 ins[name] = fam.put(arr)
-        _reference_kernel(case.route, variant)(**kernel_kwargs(case, ins, outs))
+        launch = _reference_kernel(case.route, variant)
+        kwargs = kernel_kwargs(case, ins, outs)
+        if raw:  # its arguments are views of the staged buffer this process allocated: no pointer query
+            getattr(launch, "on_own_memory", launch)(stream=stream, **kwargs)
+        else:
+            launch(**kwargs)
 
     @property
     def backing(self):
@@ -183,13 +189,19 @@ class DeviceExpected:
         expectations, each input backing against its pristine copy (a strided input's whole spread backing against
         its twin); None where an allocation is not a contiguous 32- or 64-bit array with a twin (the case then
         runs through compare())."""
-        pairs = [(self._backing[n], presented.out_backing[n]) for n in self._backing]
+        staged = presented.staged  # the backings' places in the staged buffer (present.Staged), when staged
+        pairs = [(self._backing[n], staged.get(("out", n)) or presented.out_backing[n]) for n in self._backing]
         if self.group is not None:
-            pairs.append((self.group, presented.group))
-        for n, b in presented.in_backing.items():
-            pairs.append((presented.twin.get(("in", n)) if n in self.case.strided else self._pristine.get(n), b))
+            pairs.append((self.group, staged.get(("group",)) or presented.group))
+        for n in presented.in_backing:
+            pairs.append((presented.twin.get(("in", n)) if n in self.case.strided else self._pristine.get(n),
+                          staged.get(("in", n)) or presented.in_backing[n]))
         out = []
         for a, b in pairs:
+            if _staged(a) and _staged(b) and a.dtype.itemsize in (4, 8):  # both contiguous, the same host array
+                out.append((a.ptr, b.ptr, a.size, 8 * a.dtype.itemsize))
+                continue
+            b = _tensor(b)
             if a is None or not b.is_contiguous() or b.element_size() not in (4, 8):
                 return None
             if _staged(a):  # contiguous by construction, b's shape and dtype (the same host array)
@@ -228,9 +240,9 @@ class Counts:
             raise ValueError(f"j = {j}: a batch has slots 0..{BATCH - 1}")
         if self._slots is None:
             self._slots = self.torch.arange(BATCH, dtype=self.torch.int64, device=self.counts.device)
-        slot = int(self._slots.data_ptr()) + 8 * j  # the address of slot j's index
-        gpu._gpu.graph_compare(pairs, slot, int(self.counts.data_ptr()), BATCH,
-                               self.stream if stream is None else stream)
+            self._ptrs = (int(self._slots.data_ptr()), int(self.counts.data_ptr()))  # both kept for the batch's life
+        slot = self._ptrs[0] + 8 * j  # the address of slot j's index
+        gpu._gpu.graph_compare(pairs, slot, self._ptrs[1], BATCH, self.stream if stream is None else stream)
 
     def read(self):
         """Wait for the device (every stream: a kernel may have used its own), return the counts as ints and zero

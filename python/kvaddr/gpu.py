@@ -144,6 +144,15 @@ def array_view(name, obj, bits, ranks):
         if obj.device.index is not None and obj.device.index != current:
             raise invalid(name, f"a {obj.device} tensor", f"kvaddr.gpu launches on the current device cuda:{current}; "
                                                           "move it there or call torch.cuda.set_device")
+        layout = getattr(obj, "layout", None)  # (None for a stand-in of torch: the interface path below)
+        tbits = _torch_int_bits(torch).get(obj.dtype) if layout is not None and layout is torch.strided else None
+        if tbits is not None:  # the fields torch's __cuda_array_interface__ would give, read without building it
+            if tbits != bits:
+                raise invalid(name, f"typestr <i{tbits // 8}", f"dtype must be int{bits}")
+            shape = tuple(obj.shape)
+            _check_rank(name, shape, ranks)
+            strides = c_strides(shape) if obj.is_contiguous() else tuple(obj.stride())
+            return ArrayView(obj.data_ptr() if obj.numel() > 0 else 0, shape, strides, bits, obj, True)
         cai = obj.__cuda_array_interface__ if not obj.requires_grad else obj.detach().__cuda_array_interface__
     else:
         try:
@@ -178,9 +187,7 @@ def array_view(name, obj, bits, ranks):
     kind = typestr.lstrip("<>|=")
     if _TYPESTR_BITS.get(kind) != bits or typestr[:1] == ">":
         raise invalid(name, f"typestr {typestr}", f"dtype must be int{bits}")
-    if len(shape) not in ranks:
-        want = " or ".join(f"{r}-D" for r in ranks)
-        raise invalid(name, f"ndim {len(shape)}", f"expected a {want} array")
+    _check_rank(name, shape, ranks)
     item = bits // 8
     if raw is None:
         strides = c_strides(shape)
@@ -195,6 +202,22 @@ def array_view(name, obj, bits, ranks):
             strides.append(s // item)
         strides = tuple(strides)
     return ArrayView(ptr, shape, strides, bits, obj, torch is not None and isinstance(obj, torch.Tensor))
+
+
+def _check_rank(name, shape, ranks):
+    if len(shape) not in ranks:
+        want = " or ".join(f"{r}-D" for r in ranks)
+        raise invalid(name, f"ndim {len(shape)}", f"expected a {want} array")
+
+
+_TORCH_INT_BITS = {}
+
+
+def _torch_int_bits(torch):
+    """{torch.int32: 32, torch.int64: 64}: the dtypes whose interface array_view reads field by field."""
+    if not _TORCH_INT_BITS:
+        _TORCH_INT_BITS.update({torch.int32: 32, torch.int64: 64})
+    return _TORCH_INT_BITS
 
 
 def c_strides(shape):
@@ -219,8 +242,9 @@ def _checked_view(name, v, bits, ranks):
     if not isinstance(v.strides, tuple) or len(v.strides) != len(v.shape):
         raise invalid(name, f"an ArrayView with strides {v.strides!r}", f"expected {len(v.shape)} element strides")
     for what, xs in (("shape", v.shape), ("strides", v.strides)):
-        if any(type(x) is not int or x < 0 for x in xs):
-            raise invalid(name, f"an ArrayView with {what} {xs!r}", f"{what} must be ints >= 0")
+        for x in xs:
+            if type(x) is not int or x < 0:
+                raise invalid(name, f"an ArrayView with {what} {xs!r}", f"{what} must be ints >= 0")
     return v
 
 
@@ -239,6 +263,8 @@ def _check_device_pointer(name, v, capturing=None):
 def _int(name, value):
     import numbers
 
+    if type(value) is int and -(1 << 63) <= value < (1 << 63):  # the common case, without the ABC check
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise invalid(name, repr(value), "expected an int")
     v = int(value)
@@ -266,7 +292,9 @@ def marshal(route, kwargs, check_pointers=True):
     else:
         route = ALIASES.get(route, route)
         conv, optional, form = CONVENTIONS[route], frozenset(), None
-    known = {h for h, _, _ in conv}
+    known = _NAMES.get((form, route))
+    if known is None:  # the convention's harness names, made once per (upstream form, route)
+        known = _NAMES[(form, route)] = frozenset(h for h, _, _ in conv)
     for k in kwargs:
         if k not in known:
             raise invalid(k, "(given)", f"not an argument of {form or route} ({', '.join(h for h, _, _ in conv)})")
@@ -291,8 +319,7 @@ def marshal(route, kwargs, check_pointers=True):
                 raise invalid(hname, repr(val), "expected a bool")
             fields[field] = bool(val)
             continue
-        bits = 32 if what.endswith("32") else 64
-        two_d = what.startswith("mat") or what.startswith("omat")
+        bits, two_d, is_out = _ARRAY_KINDS[what]
         ranks = (2,) if two_d else ((1, 2) if hname in flat else (1,))
         if what == "idx":  # an index array: int64, or int32 widened into a device copy
             v = _index_view(hname, val, ranks)
@@ -311,10 +338,9 @@ def marshal(route, kwargs, check_pointers=True):
                 fields[field] = ("mat", v.ptr, v.shape[0], v.shape[1], v.strides[0], v.strides[1], bits)
             continue
         if not v.contiguous():
-            if what.startswith("out") or len(v.shape) != 1:
+            if is_out or len(v.shape) != 1:
                 raise invalid(hname, f"strides {list(v.strides)} (elements) for shape {list(v.shape)}",
-                              "must be contiguous" + (" (an output is written in place)" if what.startswith("out")
-                                                      else ""))
+                              "must be contiguous" + (" (an output is written in place)" if is_out else ""))
             v = _device_copy(hname, v, v.bits)
             temps.append(v.obj)
         fields[field] = ("vec", v.ptr, v.size, v.bits)
@@ -335,6 +361,20 @@ def marshal(route, kwargs, check_pointers=True):
         if what == "int" and hname in views:
             fields[field] = views[hname]
     return fields, temps
+
+
+_NAMES = {}  # (upstream form or None, route) -> the names of its convention (marshal)
+
+
+class _ArrayKinds(dict):
+    """An array field's kind (route_tables' "in64", "omat32", "idx", ...) -> (bits, 2-D, an output), made once."""
+
+    def __missing__(self, what):
+        self[what] = v = (32 if what.endswith("32") else 64, what.startswith(("mat", "omat")), what.startswith("out"))
+        return v
+
+
+_ARRAY_KINDS = _ArrayKinds()
 
 
 def _index_view(name, obj, ranks):
@@ -431,8 +471,8 @@ def kernel(route, variant="production"):
         raise invalid("variant", repr(variant), f"{name} accepts {', '.join(_core.variants(name))}")
     _require()
 
-    def launch(stream=None, **kwargs):
-        fields, temps = marshal(route if route in _upstream.FORMS else name, kwargs)
+    def run(stream, kwargs, check_pointers):
+        fields, temps = marshal(route if route in _upstream.FORMS else name, kwargs, check_pointers)
         if _routes.has_variant(name):
             fields["variant"] = variant
         s = default_stream() if stream is None else _int("stream", stream)
@@ -443,9 +483,17 @@ def kernel(route, variant="production"):
             _gpu.synchronize(s)  # the contiguous copies are released when this call returns
         return None
 
+    def launch(stream=None, **kwargs):
+        return run(stream, kwargs, True)
+
+    def on_own_memory(stream=None, **kwargs):
+        """launch() for arguments the caller allocated on the current device itself (kvaddr's device reference:
+        ArrayViews into its staged buffer): every check but the CUDA runtime's answer where each pointer lies."""
+        return run(stream, kwargs, False)
+
     launch.__name__ = f"kvaddr_gpu_{name}"
     launch.__qualname__ = launch.__name__
-    launch.route, launch.variant = name, variant
+    launch.route, launch.variant, launch.on_own_memory = name, variant, on_own_memory
     return launch
 
 

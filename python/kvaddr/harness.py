@@ -41,7 +41,7 @@ from .report import FAILURE_KINDS, CaseResult, Failure, Lane, Report, _above, de
 
 
 # ---- presenting a case: kvaddr.present (re-exported here) -------------------------------------
-from .present import STRIDE_PAD, Presented, guarded, spread, strided_view  # noqa: E402,F401
+from .present import STRIDE_PAD, Arena, Presented, guarded, spread, strided_view  # noqa: E402,F401
 
 
 def _lanes_differing(name, case, exp, got):
@@ -397,32 +397,35 @@ def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lane
     batch = _EagerBatch(rep, fam, kernel, variant, overflow) if _EagerBatch.applies(rep, fam, kernel,
                                                                                      case_timeout) else None
     first = True
-    for i in shard_indices(shard, cases):
-        if time_budget is not None and not first and time.perf_counter() - t0 > time_budget:
-            break
-        if lanes_budget is not None and rep.lanes + (batch.lanes if batch else 0) >= lanes_budget:
-            break
-        first = False
-        recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
-        if batch is not None:
-            failed = batch.add(i, recipe)
-        else:
-            failed = run_recipe(rep, fam, kernel, i, recipe, variant, case_timeout, overflow)
-        if failed is not None:
-            return failed
-    return batch.flush() if batch is not None else None
+    try:
+        for i in shard_indices(shard, cases):
+            if time_budget is not None and not first and time.perf_counter() - t0 > time_budget:
+                break
+            if lanes_budget is not None and rep.lanes + (batch.lanes if batch else 0) >= lanes_budget:
+                break
+            first = False
+            recipe = C.draw_recipe(route, C.rng_for(seed, i), lanes, params)
+            if batch is not None:
+                failed = batch.add(i, recipe)
+            else:
+                failed = run_recipe(rep, fam, kernel, i, recipe, variant, case_timeout, overflow)
+            if failed is not None:
+                return failed
+        return batch.flush() if batch is not None else None
+    finally:
+        if batch is not None and batch.arena is not None:
+            batch.arena.close()
 
 
 class _EagerBatch:
     """The batched eager loop (reference="cuda", torch on CUDA, the kernel in process, no case_timeout): per case
-    the draw, the build, the host reference (the contract's verdict), the presentation with twin copies in one
-    staged host-to-device copy, kvaddr's CUDA reference and the kernel's call, as run_case; then, instead of a wait
-    and the comparison, one device kernel (kvaddr.device_ref.Counts) adds the case's differing elements of every
-    allocation (guards and inputs included) to its slot. One wait per BATCH cases reads the counts; in case order,
-    a case with a nonzero count goes through run_case's own comparison (_judge) on its kept buffers, which decides
-    and reports it, and the first failing case ends the campaign, exactly as case by case. A case the filter cannot
-    take (a returned array, a raise, an allocation without a twin) and an overflow case that runs the kernel
-    (overflow "observe" / "wrap") run on the per-case path, after the cases before them are settled."""
+    the draw, the build, the host reference (the verdict), the presentation and its twins staged in the arena,
+    kvaddr's CUDA reference and the kernel's call, as run_case; then, instead of a wait and the comparison, one
+    device kernel (device_ref.Counts) adds the case's differing elements of every allocation to its slot. One wait
+    per BATCH cases reads the counts; in case order a nonzero one goes through _judge on its kept buffers, and the
+    first failing case ends the campaign, as case by case. A case the filter cannot take (a returned array, a
+    raise, an allocation without a twin) and an overflow case that runs the kernel ("observe" / "wrap") run on the
+    per-case path, after the cases before them are settled."""
 
     @staticmethod
     def applies(rep, fam, kernel, case_timeout):
@@ -432,11 +435,11 @@ class _EagerBatch:
     def __init__(self, rep, fam, kernel, variant, overflow):
         self.rep, self.fam, self.kernel, self.variant, self.overflow = rep, fam, kernel, variant, overflow
         self.counts = Counts(getattr(fam, "torch", None), fam.device)
-        # in case order: ("case", index, recipe, case, presented, dev, result, expected) or ("rejected", error)
-        self.pending = []
-        self.slots = 0  # pending cases (slots of self.counts)
-        self.lanes = 0  # their lanes (counted by the campaign's lanes budget as if they pass)
-        self.bytes = 0  # the device memory their kept allocations hold (each backing and its twin)
+        self.arena = Arena(fam) if fam.name == "torch" and fam.device != "cpu" else None  # the cases' staging memory
+        # pending: in case order ("case", index, recipe, case, presented, dev, result, expected) or ("rejected",
+        # error); slots: its cases (slots of self.counts); lanes: theirs (the lanes budget counts them as passing);
+        # bytes: the device memory their kept allocations hold (each backing and its twin)
+        self.pending, self.slots, self.lanes, self.bytes = [], 0, 0, 0
 
     def add(self, index, recipe):
         """Run case `index` of `recipe`; a failure tuple when it (or a pending case settled now) fails, else None."""
@@ -453,9 +456,9 @@ class _EagerBatch:
         except _core.Error as e:
             self.pending.append(("rejected", e))
             return None
-        p = Presented(fam, case, twins=True)
+        p = Presented(fam, case, twins=True, arena=self.arena)
         result = _fresh_result(case)
-        dev = DeviceExpected(fam, case, p, variant)
+        dev = DeviceExpected(fam, case, p, variant, self.counts.stream)
         ret, done = _call(fam, self.kernel, case, p, result, wait=False)
         pairs = None if done or ret is not None else dev.batch_pairs(p)
         if pairs is None:  # settled on the per-case path, after the pending cases before it
@@ -473,7 +476,7 @@ class _EagerBatch:
         self.pending.append(("case", index, recipe, case, p, dev, result, expected))
         self.slots += 1
         self.lanes += result.lanes
-        self.bytes += 2 * sum(int(a.nbytes) for a in _backings(p))
+        self.bytes += 2 * p.nbytes  # the backings and their twins
         return self.flush() if self.slots == BATCH or self.bytes >= PENDING_BYTES else None
 
     def flush(self):
@@ -481,6 +484,8 @@ class _EagerBatch:
         pending, self.pending, slots, self.slots, self.lanes, self.bytes = self.pending, [], self.slots, 0, 0, 0
         try:
             counts = self.counts.read() if slots else []
+            if slots and self.arena is not None:
+                self.arena.release()  # the wait above: the device has run every staged copy and every kernel
         except Exception as e:  # noqa: BLE001 - an asynchronous device error of a kernel call surfaced at the wait
             counts, error = None, e
             err_text = traceback.format_exc()
@@ -506,11 +511,6 @@ class _EagerBatch:
 
 
 PENDING_BYTES = 1 << 30  # a batch is settled early once its kept device allocations reach this (large cases)
-
-
-def _backings(p):
-    """The device allocations of presented case `p`: every output and input backing and the adjacent group."""
-    return [*p.out_backing.values(), *p.in_backing.values(), *([p.group] if p.group is not None else [])]
 
 
 def _tally(rep, index, recipe, res):

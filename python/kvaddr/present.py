@@ -7,6 +7,7 @@ import numpy as np
 
 from . import adjacent
 from . import cases as C
+from . import gpu
 from .conventions import alias_view, kernel_kwargs
 
 
@@ -38,9 +39,9 @@ class Presented:
     Staged on CUDA, an array otherwise), which kvaddr.device_ref.DeviceExpected takes as its expected / pristine
     allocations instead of cloning."""
 
-    def __init__(self, fam, case, twins=False):
+    def __init__(self, fam, case, twins=False, arena=None):
         self.fam, self.case = fam, case
-        self.out_backing, self.outs, self.in_backing, self.ins, self.twin = {}, {}, {}, {}, {}
+        self.out_backing, self.outs, self.in_backing, self.ins, self.twin = _Backings(), {}, _Backings(), {}, {}
         hosts = {}  # key -> the host array of every backing, put on the device together below
         if case.adjacent:  # an adjacent layout: one backing for its members (outputs and inputs), views by name
             hosts[("group",)] = adjacent.host_backing(case)
@@ -59,13 +60,20 @@ class Presented:
             else:
                 hosts[("in", name)] = arr
         keys = list(hosts)
+        self.nbytes = sum(int(h.nbytes) for h in hosts.values())  # of the backings (each twin as much again)
+        self.staged = {}  # key -> Staged: where each backing lies in stage()'s device buffer (torch on CUDA)
         if twins:
-            devs = put_all(fam, [hosts[k] for k in keys], twins=True)
+            devs = stage(fam, [hosts[k] for k in keys], twins=True, arena=arena)
             self.twin = dict(zip(keys, devs[len(keys):]))
+            if devs and isinstance(devs[0], Staged):  # the backings stay Staged until read (_Backings)
+                self.staged = dict(zip(keys, devs[:len(keys)]))
+                devs = devs[:len(keys)]
         else:
             devs = [fam.put(hosts[k]) for k in keys]
         dev = dict(zip(keys, devs))
         self.group = dev.get(("group",))
+        if isinstance(self.group, Staged):
+            self.group = self.group.tensor()
         grouped = adjacent.views(fam, self.group, case) if case.adjacent else {}
         for name, buf in case.outputs.items():
             if name in grouped:
@@ -83,12 +91,16 @@ class Presented:
                 self.ins[name] = alias_view(self.outs[case.alias[0]], case)
             else:
                 self.in_backing[name] = dev[("in", name)]
+                staged = self.staged.get(("in", name))
                 if name in case.strided:
-                    self.ins[name] = strided_view(self.in_backing[name], arr)
+                    self.ins[name] = (strided_view(self.in_backing[name], arr) if staged is None else
+                                      staged.window(0, arr.shape, (arr.shape[1] + STRIDE_PAD, 1) if arr.ndim == 2
+                                                    else (2,)))
                 elif name in C.GUARDED_TABLES and arr.ndim == 1:
-                    self.ins[name] = window(self.in_backing[name], C.TABLE_GUARD, arr.size, (arr.size,))
+                    self.ins[name] = (window(self.in_backing[name], C.TABLE_GUARD, arr.size, (arr.size,))
+                                      if staged is None else staged.window(C.TABLE_GUARD, (arr.size,)))
                 else:
-                    self.ins[name] = self.in_backing[name]
+                    self.ins[name] = self.in_backing[name]  # (a Staged backing's view made here)
 
     @property
     def row_pad(self):
@@ -102,6 +114,11 @@ class Presented:
 
     def _out_view(self, name):
         buf = self.case.outputs[name]
+        staged = self.staged.get(("out", name))
+        if staged is not None:  # one view of the staged buffer: rows cut to the visible width by their stride
+            width = self.case.widths.get(name, buf.shape[-1] if buf.ndim == 2 else 0)
+            return staged.window(C.GUARD, (buf.shape[0], width) if buf.ndim == 2 else buf.shape,
+                                 (buf.shape[1], 1) if buf.ndim == 2 else None)
         v = window(self.out_backing[name], C.GUARD, buf.size, buf.shape)
         if name in self.case.widths and self.case.widths[name] != buf.shape[1]:
             v = v[:, :self.case.widths[name]]
@@ -135,65 +152,166 @@ class Presented:
         return kernel_kwargs(self.case, self.ins, self.outs)
 
 
+class _Backings(dict):
+    """{name: device backing}, where a Staged value becomes its torch view when first read (the batched eager loop
+    reads most of them only for a flagged case)."""
+
+    def __getitem__(self, name):
+        v = dict.__getitem__(self, name)
+        if type(v) is Staged:
+            v = v.tensor()
+            dict.__setitem__(self, name, v)
+        return v
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def values(self):
+        return [self[n] for n in self]
+
+    def items(self):
+        return [(n, self[n]) for n in self]
+
+
 _TORCH_DTYPES = {}
 
 
 class Staged:
-    """An array staged in put_all's device buffer with no torch view of its own yet: its device address `ptr`,
-    `dtype`, `shape` and `size`; tensor() makes the view once, for the few uses that need a tensor (a flagged
-    case's comparison). The batched eager loop's twins are Staged: the device reference reads them through raw
-    pointers (kvaddr.device_ref), so most cases never make their views."""
+    """An array staged in stage()'s device buffer with no torch view of its own yet: its device address `ptr`,
+    `dtype`, `shape` and `size`; tensor() makes the view once, window() a view of part of it. The batched eager
+    loop's twins are Staged: the device reference reads them through raw pointers (kvaddr.device_ref), so most
+    cases never make their views; the presented backings are too, so that the kernel's views are one as_strided
+    each and the device count takes their addresses without asking torch."""
 
-    __slots__ = ("base", "offset", "ptr", "dtype", "shape", "size", "_view")
+    __slots__ = ("whole", "start", "ptr", "dtype", "shape", "size", "_view")
     STAGED = True  # how kvaddr.device_ref (same layer, no import) tells a Staged from an array
 
-    def __init__(self, base, base_ptr, offset, array, base_offset=0):
-        """`array` staged at byte `offset` past `base_ptr`, which is byte `base_offset` of uint8 tensor `base`."""
-        self.base, self.offset, self.ptr = base, base_offset + offset, base_ptr + offset
+    def __init__(self, whole, ptr, start, array):
+        """`array` staged at element `start` of `whole` (a 1-D torch tensor of its dtype), device address `ptr`."""
+        self.whole, self.start, self.ptr = whole, start, ptr
         self.dtype, self.shape, self.size = array.dtype, tuple(array.shape), int(array.size)
         self._view = None
 
+    @property
+    def nbytes(self):
+        return self.size * self.dtype.itemsize
+
     def tensor(self):
         if self._view is None:
-            self._view = _typed(self.base, self.dtype, self.offset, self.size, self.shape)
+            self._view = self.whole.as_strided(self.shape, _c_strides(self.shape), self.start)
         return self._view
 
-
-def _typed(dev, dtype, offset, size, shape):
-    """The torch view of `size` elements of numpy `dtype` at byte `offset` of uint8 device tensor `dev`."""
-    v = dev.narrow(0, offset, size * dtype.itemsize).view(_TORCH_DTYPES[dtype])
-    return v if len(shape) == 1 else v.view(shape)
+    def window(self, start, shape, strides=None):
+        """The torch view of `shape` (C-contiguous, or element `strides`) from element `start` of this array."""
+        return self.whole.as_strided(shape, _c_strides(shape) if strides is None else strides, self.start + start)
 
 
-def put_all(fam, arrays, twins=False):
+def _c_strides(shape):
+    if len(shape) == 1:
+        return (1,)
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= d
+    return tuple(reversed(strides))
+
+
+class Arena:
+    """Pinned host and device memory that the batched eager loop (kvaddr.harness) stages its cases in, reused from
+    the start once the device has run everything staged (release(), after the batch's wait): per case one
+    cudaMemcpyAsync and no allocation. Chunks of CHUNK bytes (a larger case gets a chunk of its own size, dropped
+    at the release); the device memory held is that of the pending cases, as with fresh allocations."""
+
+    CHUNK = 64 << 20
+
+    def __init__(self, fam):
+        self.torch, self.device = fam.torch, fam.device
+        self.stream = gpu.default_stream()  # torch's current stream when the batch began (the copies' stream)
+        self.chunks = []  # [host numpy uint8 array, its address, device uint8 tensor, its address, {dtype: view}]
+        self.i, self.used = 0, 0  # the chunk being filled and its bytes taken
+        self.dirty = False  # whether a copy may still be in flight (staged since the last release)
+
+    def take(self, nbytes):
+        """(chunk, byte offset) of `nbytes` free bytes (a multiple of 256)."""
+        self.dirty = True
+        while self.i < len(self.chunks):
+            chunk = self.chunks[self.i]
+            if self.used + nbytes <= chunk[0].size:
+                at, self.used = self.used, self.used + nbytes
+                return chunk, at
+            self.i, self.used = self.i + 1, 0
+        torch = self.torch
+        size = max(self.CHUNK, nbytes)
+        host = torch.empty(size, dtype=torch.uint8, pin_memory=True)
+        dev = torch.empty(size, dtype=torch.uint8, device=self.device)
+        chunk = [host.numpy(), int(host.data_ptr()), dev, int(dev.data_ptr()), {}, host]
+        self.chunks.append(chunk)
+        self.i, self.used = len(self.chunks) - 1, nbytes
+        return chunk, 0
+
+    def release(self):
+        """Everything staged has run on the device (the caller waited): reuse the memory from the start."""
+        self.chunks = [c for c in self.chunks if c[0].size == self.CHUNK]
+        self.i, self.used, self.dirty = 0, 0, False
+
+    def close(self):
+        """Wait for the copies still in flight (the pinned memory goes back to torch's cache with the arena);
+        a device error surfacing here was already reported by the case that caused it."""
+        if self.dirty:
+            try:
+                self.torch.cuda.synchronize()
+            except Exception:  # noqa: BLE001 - see above
+                pass
+        self.release()
+
+
+def stage(fam, arrays, twins=False, arena=None):
     """Fresh device copies of host arrays `arrays` (a list), in order, then (`twins`) a second copy of each. For
     torch on CUDA: one pinned host buffer holding them all (each at a 256-byte aligned offset, the twins a copy of
-    the first half), one asynchronous host-to-device copy and views of the device buffer (torch's pinned-memory
-    cache keeps the host buffer until the copy has run), the twins as Staged (no view made); otherwise one
-    fam.put per array and twin."""
+    the first half; part of `arena` when given, else a fresh one that torch's pinned-memory cache keeps until the
+    copy has run), one asynchronous host-to-device copy, every copy a Staged of it (no view made; one typed view of
+    the device buffer per dtype); otherwise one fam.put per array and twin."""
     if fam.name != "torch" or fam.device == "cpu":
         return [fam.put(a) for a in arrays] + ([fam.put(a) for a in arrays] if twins else [])
     torch = fam.torch
     arrays = [np.ascontiguousarray(a) for a in arrays]
     offsets, half = [], 0
     for a in arrays:
-        if a.dtype not in _TORCH_DTYPES:  # (read by _typed, here and in Staged.tensor)
+        if a.dtype not in _TORCH_DTYPES:
             _TORCH_DTYPES[a.dtype] = torch.from_numpy(np.empty(0, a.dtype)).dtype
         offsets.append(half)
         half += -(-a.nbytes // 256) * 256
-    total = 2 * half if twins else half
-    host = torch.empty(max(total, 1), dtype=torch.uint8, pin_memory=True)
-    flat = host.numpy()
+    total = max(2 * half if twins else half, 256)  # a whole number of 8-byte elements
+    if arena is not None:
+        (flat, host_ptr, dev, dev_ptr, wholes, _), start = arena.take(total)
+        flat = flat[start:start + total]
+    else:
+        host = torch.empty(total, dtype=torch.uint8, pin_memory=True)
+        flat, start, wholes = host.numpy(), 0, {}
     for a, o in zip(arrays, offsets):
         flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
-    if twins:
-        flat[half:total] = flat[:half]
-    dev = host.to(fam.device, non_blocking=True)
-    out = [_typed(dev, a.dtype, o, a.size, a.shape) for a, o in zip(arrays, offsets)]
-    if twins:
-        base_ptr = int(dev.data_ptr()) + half
-        out += [Staged(dev, base_ptr, o, a, half) for a, o in zip(arrays, offsets)]
+    if arena is not None:  # the twins as a device-to-device copy of the first half
+        gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, half, arena.stream, 2 if twins else 1)
+    else:
+        if twins:
+            flat[half:2 * half] = flat[:half]
+        dev = host.to(fam.device, non_blocking=True)
+        dev_ptr = int(dev.data_ptr())
+    out = []
+    for copy in range(2 if twins else 1):
+        for a, o in zip(arrays, offsets):
+            if a.dtype not in wholes:
+                wholes[a.dtype] = dev.view(_TORCH_DTYPES[a.dtype])
+            at = start + o + copy * half
+            out.append(Staged(wholes[a.dtype], dev_ptr + at, at // a.dtype.itemsize, a))
     return out
+
+
+def put_all(fam, arrays, twins=False):
+    """stage() with the first copies as arrays (torch views) and the twins as Staged (torch on CUDA)."""
+    out = stage(fam, arrays, twins)
+    n = len(arrays)
+    return [d.tensor() if isinstance(d, Staged) else d for d in out[:n]] + out[n:]
 
 
 def spread(arr):

@@ -152,6 +152,28 @@ py::tuple count_differences(std::uintptr_t a, std::uintptr_t b, int64_t n, int b
   return py::make_tuple(d.count, d.first);
 }
 
+// An asynchronous host-to-device copy of `bytes` bytes on `stream` (the batched eager loop's staging: `src` is
+// page-locked host memory the caller keeps until the stream has run it), then `copies` - 1 device-to-device copies
+// of them right after it (dst + k * bytes). Checked before anything is enqueued.
+void copy_to_device(std::uintptr_t dst, std::uintptr_t src, int64_t bytes, std::uintptr_t stream, int64_t copies) {
+  if (bytes < 0) throw InvalidArgument("bytes", std::to_string(bytes), "must be >= 0");
+  if (copies < 1 || copies > 16) throw InvalidArgument("copies", std::to_string(copies), "must be 1 to 16");
+  if (bytes == 0) return;
+  if (dst == 0) throw InvalidArgument("dst", "0", "a null device address");
+  if (src == 0) throw InvalidArgument("src", "0", "a null host address");
+  const auto n = static_cast<std::size_t>(bytes);
+  void* to = reinterpret_cast<void*>(dst);
+  cudaError_t err = cudaMemcpyAsync(to, reinterpret_cast<const void*>(src), n, cudaMemcpyHostToDevice,
+                                    as_stream(stream));
+  for (int64_t k = 1; k < copies && err == cudaSuccess; ++k) {
+    err = cudaMemcpyAsync(static_cast<char*>(to) + k * bytes, to, n, cudaMemcpyDeviceToDevice, as_stream(stream));
+  }
+  if (err != cudaSuccess) {
+    cudaGetLastError();
+    throw_cuda("cudaMemcpyAsync", err);
+  }
+}
+
 void synchronize(std::uintptr_t stream) {
   const cudaError_t err = cudaStreamSynchronize(as_stream(stream));
   if (err != cudaSuccess) throw_cuda("cudaStreamSynchronize", err);
@@ -253,6 +275,10 @@ PYBIND11_MODULE(_gpu, m) {
   m.def("count_differences", &g::count_differences, py::arg("a"), py::arg("b"), py::arg("n"), py::arg("bits"),
         py::arg("stream"), "(count, first index) of the elements where two device buffers differ; waits.");
   m.def("synchronize", &g::synchronize, py::arg("stream"));
+  m.def("copy_to_device", &g::copy_to_device, py::arg("dst"), py::arg("src"), py::arg("bytes"), py::arg("stream"),
+        py::arg("copies") = 1,
+        "cudaMemcpyAsync of `bytes` host bytes at src to device address dst on `stream`, then copies - 1 device "
+        "copies of them at dst + k * bytes (no wait).");
   m.def("graph_draw", &g::graph_draw, py::arg("draws"), py::arg("seed"), py::arg("counter"), py::arg("stream"),
         "Graph mode's fast loop: draw case *counter's values into each target (one kernel, no sync).");
   m.def("graph_copy", &g::graph_copy, py::arg("copies"), py::arg("stream"),

@@ -21,6 +21,7 @@ class FakeCounts:
     """device_ref.Counts over numpy: add() counts the differing elements of each (expected, actual) pair now."""
 
     reads = 0
+    stream = 0  # the batch's stream (the reference's, on the staged path)
 
     def __init__(self, torch, device):
         self.counts = [0] * B
@@ -204,3 +205,18 @@ def test_the_batched_loop_applies_only_where_it_can():
     assert not applies(Rep, Fam, len, 1.0)  # a case_timeout: timed per case
     Rep.reference = "host"
     assert not applies(Rep, Fam, len, None)
+
+
+def test_copy_to_device_checks_its_arguments_before_any_copy():
+    # kvaddr._gpu.copy_to_device (the arena's staging copy): each rule on both sides, checked before CUDA is called
+    gpu_ext = pytest.importorskip("kvaddr._gpu", reason="kvaddr._gpu is not built (no nvcc)")
+    from kvaddr import _core
+
+    for args, argument, value in [((8, 8, -1, 0), "bytes", "-1"), ((0, 8, 1, 0), "dst", "0"),
+                                  ((8, 0, 1, 0), "src", "0"), ((8, 8, 0, 0, 0), "copies", "0"),
+                                  ((8, 8, 0, 0, 17), "copies", "17")]:
+        with pytest.raises(_core.InvalidArgument) as e:
+            gpu_ext.copy_to_device(*args)
+        assert (e.value.argument, e.value.value) == (argument, value)
+    for copies in (1, 16):  # 0 bytes: nothing to copy, null addresses allowed
+        assert gpu_ext.copy_to_device(0, 0, 0, 0, copies) is None

@@ -149,3 +149,67 @@ def test_put_all_twins_are_staged_copies_of_every_array():
     plain = present.put_all(fam, host)  # no twins: the views alone
     assert len(plain) == len(host) and all(isinstance(d, torch.Tensor) for d in plain)
     assert (plain[0].cpu().numpy() == host[0]).all()
+
+
+@pytest.mark.parametrize("route", ROUTES + ("eager_funnel", "flashmla_block_table"))
+def test_staged_views_are_the_plain_presentations_views(route):
+    # the batched loop's presentation (present.stage: one buffer, every view one as_strided of it) hands the kernel
+    # views of the same shape, strides, offset in their backing and values as the per-case one (fam.put per backing)
+    import numpy as np
+
+    from kvaddr import arrays, cases, present
+
+    fam = arrays.family("cuda", "torch")
+    seen = 0
+    for i in range(40):
+        case = harness._build(route, cases.draw_recipe(route, cases.rng_for(7, i), 512, None))
+        plain, staged = present.Presented(fam, case), present.Presented(fam, case, twins=True)
+        assert staged.staged and staged.nbytes == plain.nbytes
+        for kind, backing in (("outs", "out_backing"), ("ins", "in_backing")):
+            a, b = getattr(plain, kind), getattr(staged, kind)
+            assert a.keys() == b.keys()
+            for name in a:
+                if a[name] is None:
+                    assert b[name] is None
+                    continue
+                assert (tuple(a[name].shape), a[name].stride(), a[name].dtype) == (
+                    tuple(b[name].shape), b[name].stride(), b[name].dtype), (route, i, name)
+                if name in getattr(plain, backing) and a[name].numel():
+                    off = a[name].data_ptr() - getattr(plain, backing)[name].data_ptr()
+                    assert b[name].data_ptr() - getattr(staged, backing)[name].data_ptr() == off
+                assert np.array_equal(a[name].cpu().numpy(), b[name].cpu().numpy())
+                seen += 1
+        for key, s in staged.staged.items():
+            t = staged.out_backing[key[1]] if key[0] == "out" else (
+                staged.in_backing[key[1]] if key[0] == "in" else staged.group)
+            assert s.ptr == t.data_ptr() or s.size == 0
+            assert s.nbytes == t.numel() * t.element_size()
+    assert seen > 40
+
+
+def test_the_arena_stages_cases_and_reuses_its_memory_after_release():
+    import numpy as np
+
+    from kvaddr import arrays, present
+
+    fam = arrays.family("cuda", "torch")
+    arena = present.Arena(fam)
+    arena.CHUNK = 4096  # small chunks: the third case below opens a second one, the large one a chunk of its own
+    host = [np.arange(40, dtype=np.int64) - 7, np.arange(12, dtype=np.int32).reshape(3, 4)]  # 1536 bytes staged
+    first = present.stage(fam, host, twins=True, arena=arena)
+    second = present.stage(fam, host, twins=True, arena=arena)
+    third = present.stage(fam, host, twins=True, arena=arena)
+    big = present.stage(fam, [np.arange(1000, dtype=np.int64)], arena=arena)
+    assert [len(arena.chunks), arena.chunks[-1][0].size] == [3, 8192]
+    assert second[0].ptr - first[0].ptr == 1536 and third[0].ptr == arena.chunks[1][3]
+    for out in (first, second, third):
+        for a, s in zip(host + host, out):
+            assert isinstance(s, present.Staged) and s.ptr % 256 == 0
+            assert np.array_equal(s.tensor().cpu().numpy(), a) and s.tensor().data_ptr() == s.ptr
+    assert np.array_equal(big[0].tensor().cpu().numpy(), np.arange(1000))
+    torch.cuda.synchronize()
+    arena.release()  # the large chunk is dropped, the others reused from the start
+    assert len(arena.chunks) == 2 and not arena.dirty
+    again = present.stage(fam, [np.full(5, 3, np.int64)], arena=arena)
+    assert again[0].ptr == first[0].ptr and np.array_equal(again[0].tensor().cpu().numpy(), [3] * 5)
+    arena.close()
