@@ -10,6 +10,7 @@
 // the given stream; the launcher validates the struct on the host and throws kvaddr's typed errors before
 // anything is enqueued. The module imports without a GPU: available() is then False with the reason, and a
 // launch raises the runtime's error as kvaddr._gpu.CudaError (a kvaddr.InvalidState).
+#include <limits>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -158,6 +159,8 @@ py::tuple count_differences(std::uintptr_t a, std::uintptr_t b, int64_t n, int b
 void copy_to_device(std::uintptr_t dst, std::uintptr_t src, int64_t bytes, std::uintptr_t stream, int64_t copies) {
   if (bytes < 0) throw InvalidArgument("bytes", std::to_string(bytes), "must be >= 0");
   if (copies < 1 || copies > 16) throw InvalidArgument("copies", std::to_string(copies), "must be 1 to 16");
+  if (bytes > std::numeric_limits<int64_t>::max() / copies)
+    throw InvalidArgument("bytes", std::to_string(bytes), "times copies = " + std::to_string(copies) + " overflows int64");
   if (bytes == 0) return;
   if (dst == 0) throw InvalidArgument("dst", "0", "a null device address");
   if (src == 0) throw InvalidArgument("src", "0", "a null host address");

@@ -214,9 +214,13 @@ def test_copy_to_device_checks_its_arguments_before_any_copy():
 
     for args, argument, value in [((8, 8, -1, 0), "bytes", "-1"), ((0, 8, 1, 0), "dst", "0"),
                                   ((8, 0, 1, 0), "src", "0"), ((8, 8, 0, 0, 0), "copies", "0"),
-                                  ((8, 8, 0, 0, 17), "copies", "17")]:
+                                  ((8, 8, 0, 0, 17), "copies", "17"),
+                                  ((8, 8, (2**63 - 1) // 16 + 1, 0, 16), "bytes", str((2**63 - 1) // 16 + 1))]:
         with pytest.raises(_core.InvalidArgument) as e:
             gpu_ext.copy_to_device(*args)
         assert (e.value.argument, e.value.value) == (argument, value)
     for copies in (1, 16):  # 0 bytes: nothing to copy, null addresses allowed
         assert gpu_ext.copy_to_device(0, 0, 0, 0, copies) is None
+    with pytest.raises(_core.InvalidArgument) as e:  # (2**63 - 1) // 16 bytes 16 times fits int64: the next rule
+        gpu_ext.copy_to_device(0, 8, (2**63 - 1) // 16, 0, 16)
+    assert e.value.argument == "dst"
