@@ -22,15 +22,38 @@ TABLE_GUARD_PAGE = 9000
 GUARDED_TABLES = ("v2p", "swa_v2p", "full_to_swa_index_mapping")
 
 
+_PERIOD = 65521  # the prefill pattern repeats every _PERIOD lanes
+_PATTERNS = {}  # dtype -> two periods of the pattern (lane k: SENTINEL_BASE - k % _PERIOD), read-only
+_TABLE_GUARDS = {}  # dtype -> (the guard pages before a table, those after it), read-only
+
+
 def sentinel(n, dtype, offset=0):
-    """The prefill pattern of n lanes (lane k holds SENTINEL_BASE - ((offset + k) % 65521))."""
-    return (SENTINEL_BASE - ((np.arange(n, dtype=np.int64) + offset) % 65521)).astype(dtype)
+    """The prefill pattern of n lanes (lane k holds SENTINEL_BASE - ((offset + k) % 65521)), a fresh array: a copy
+    of a slice of the dtype's cached two periods where the lanes fit in them, else computed."""
+    dtype = np.dtype(dtype)
+    pattern = _PATTERNS.get(dtype)
+    if pattern is None:
+        pattern = _PATTERNS[dtype] = _pattern(np.arange(2 * _PERIOD, dtype=np.int64), dtype)
+        pattern.flags.writeable = False
+    if type(offset) is int and type(n) is int and 0 <= n <= _PERIOD:
+        start = offset % _PERIOD
+        return pattern[start:start + n].copy()
+    return _pattern(np.arange(n, dtype=np.int64) + offset, dtype)
+
+
+def _pattern(lanes, dtype):
+    return (SENTINEL_BASE - lanes % _PERIOD).astype(dtype)
 
 
 def guarded_table(table):
     """(parent, view): `table` in the middle of a parent with TABLE_GUARD guard pages on each side."""
-    g = np.arange(TABLE_GUARD, 0, -1, dtype=table.dtype) + TABLE_GUARD_PAGE
-    parent = np.concatenate([g, table.ravel(), g[::-1]])
+    guards = _TABLE_GUARDS.get(table.dtype)
+    if guards is None:
+        g = np.arange(TABLE_GUARD, 0, -1, dtype=table.dtype) + TABLE_GUARD_PAGE
+        guards = _TABLE_GUARDS[table.dtype] = (g, g[::-1].copy())
+        for a in guards:
+            a.flags.writeable = False
+    parent = np.concatenate([guards[0], table.ravel(), guards[1]])
     return parent, parent[TABLE_GUARD:TABLE_GUARD + table.size]
 
 
