@@ -60,8 +60,8 @@ endfunction()
 # translation unit (CMake's unity build, BATCH mode), when KVADDR_UNITY is ON: the headers, the
 # precompiled header and the template instantiations the sources share are compiled once per batch.
 # Used for the test executables of several sources: the model, translate, gen, cli, route_list, proofs
-# (and single-source) suites built 288 CPU s without it, 231 with it (GCC 12, -O2 -g, ccache off;
-# docs/ci.md). Their file-local names are unique across each executable (a clash is a compile error
+# (and single-source) suites built 288 CPU s without it, 231 with it (GCC 12, -O2 -g, ccache off), 274 and 197
+# with Clang 14 and the sanitizer leg's flags (docs/ci.md). Their file-local names are unique across each executable (a clash is a compile error
 # here). replay's tests are not batched: seven of them keep local copies of test_support's helpers
 # (fresh_dir, slurp, has) under the same names.
 option(KVADDR_UNITY "Compile the test executables' sources in batches (unity build)" ON)
