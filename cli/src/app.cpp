@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "args.hpp"
@@ -149,8 +150,51 @@ std::vector<std::string> given_options(const CLI::App* sub) {
   return given;
 }
 
-// The command line without the final check of the output stream (run() below adds it).
-int run_line(const std::vector<std::string>& line, std::ostream& out, std::ostream& err) {
+}  // namespace
+
+// Every subcommand and option registered once, with the values they bind.
+struct CommandLine::Impl {
+  CLI::App app{"kvaddr"};
+  VerifyOptions vopt;
+  TranslateOptions topt;
+  std::vector<std::string> merge_files;
+  CLI::App* verify = nullptr;
+  CLI::App* translate = nullptr;
+  CLI::App* merge = nullptr;
+  std::unique_ptr<Subcommands> extra, draw;
+
+  Impl() {
+    app.option_defaults()->always_capture_default();
+    app.set_help_flag();  // help is handled in run_line (top level) and by each subcommand
+    app.set_help_all_flag();
+    verify = app.add_subcommand("verify", "Run every check on embedded defaults and print a verdict table");
+    seed_option(verify, vopt.seed, "Seed of the randomised checks");
+    verify->add_flag("--quick", vopt.quick, "Smaller budgets (for tests)");
+    verify->footer("Example:\n  kvaddr verify            # every check, exit 0 only if all pass\n"
+                   "  kvaddr verify --json --seed 7");
+    translate = register_translate(app, topt);
+    extra = register_extra_subcommands(app);
+    draw = register_draw(app);
+    merge = register_merge(app, merge_files);
+    add_common_flags(app);
+  }
+
+  // Every bound value back at its default (the options hold them by reference, so the objects stay
+  // where they are) and CLI11's parse results emptied: the next line sees nothing of the last one.
+  void reset() {
+    vopt = VerifyOptions{};
+    topt = TranslateOptions{};
+    merge_files.clear();
+    extra->reset();
+    draw->reset();
+    app.clear();
+  }
+
+  int run_line(const std::vector<std::string>& line, std::ostream& out, std::ostream& err);
+};
+
+// The command line without the final check of the output stream (CommandLine::run adds it).
+int CommandLine::Impl::run_line(const std::vector<std::string>& line, std::ostream& out, std::ostream& err) {
   bool json = false, quiet = false;
   for (const auto& a : line) {
     json = json || a == "--json";
@@ -161,25 +205,6 @@ int run_line(const std::vector<std::string>& line, std::ostream& out, std::ostre
   while (!args.empty() && (args[0] == "--json" || args[0] == "--quiet")) args.erase(args.begin());
   const bool tty = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1;
   Context ctx{out, err, json, tty && !quiet, &line};
-
-  CLI::App app{"kvaddr"};
-  app.option_defaults()->always_capture_default();
-  app.set_help_flag();  // help is handled below (top level) and by each subcommand
-  app.set_help_all_flag();
-
-  auto* verify = app.add_subcommand("verify", "Run every check on embedded defaults and print a verdict table");
-  VerifyOptions vopt;
-  seed_option(verify, vopt.seed, "Seed of the randomised checks");
-  verify->add_flag("--quick", vopt.quick, "Smaller budgets (for tests)");
-  verify->footer("Example:\n  kvaddr verify            # every check, exit 0 only if all pass\n"
-                 "  kvaddr verify --json --seed 7");
-  TranslateOptions topt;
-  auto* translate = register_translate(app, topt);
-  register_extra_subcommands(app);
-  register_draw(app);
-  std::vector<std::string> merge_files;
-  auto* merge = register_merge(app, merge_files);
-  add_common_flags(app);
 
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     if (args.empty()) {
@@ -270,8 +295,8 @@ int run_line(const std::vector<std::string>& line, std::ostream& out, std::ostre
     if (merge->parsed()) {
       return with_report_file(merge, ctx, [&](const Context& c) { return run_merge(merge_files, c.out); });
     }
-    if (auto status = run_draw(app, ctx); status >= 0) return status;
-    return with_report_file(chosen, ctx, [&](const Context& c) { return run_extra_subcommands(app, c); });
+    if (auto status = draw->run(ctx); status >= 0) return status;
+    return with_report_file(chosen, ctx, [&](const Context& c) { return extra->run(c); });
   } catch (const kvaddr::Error& e) {
     return fail(ctx, std::string(to_string(e.kind())), e.what(), e.argument(), e.value());
   } catch (const std::exception& e) {
@@ -279,10 +304,16 @@ int run_line(const std::vector<std::string>& line, std::ostream& out, std::ostre
   }
 }
 
-}  // namespace
+CommandLine::CommandLine() : impl_(std::make_unique<Impl>()) {}
+CommandLine::~CommandLine() = default;
 
 int run(const std::vector<std::string>& line, std::ostream& out, std::ostream& err) {
-  const int status = run_line(line, out, err);
+  return CommandLine().run(line, out, err);
+}
+
+int CommandLine::run(const std::vector<std::string>& line, std::ostream& out, std::ostream& err) {
+  impl_->reset();
+  const int status = impl_->run_line(line, out, err);
   // Every subcommand's output ends here: a write that failed (a full disk, /dev/full, a closed
   // pipe) is an error of its own, whatever the subcommand returned, never a truncated document
   // under exit 0 or 1. The one line goes to stderr (stdout is what failed).

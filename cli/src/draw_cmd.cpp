@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "args.hpp"
 #include "draw_report.hpp"
@@ -24,12 +25,8 @@ namespace kvaddr::cli {
 
 namespace {
 
-struct DrawState {
-  CLI::App* draw = nullptr;
-  CLI::App* pool = nullptr;
-  CLI::App* route = nullptr;
-  CLI::App* zoo = nullptr;
-  CLI::App* proofs = nullptr;
+// The option values of draw's subcommands (a default-constructed one holds every default).
+struct DrawValues {
   std::string svg;
   std::vector<std::string> v2p, after, names;
   std::vector<std::int64_t> page_size{1}, multiplier{1};
@@ -38,10 +35,16 @@ struct DrawState {
   bool simulate = false;
 };
 
-DrawState& state() {
-  static DrawState s;
-  return s;
-}
+// The subcommands and the values they bind; reset() keeps the subcommands.
+struct DrawState final : Subcommands, DrawValues {
+  CLI::App* draw = nullptr;
+  CLI::App* pool = nullptr;
+  CLI::App* route = nullptr;
+  CLI::App* zoo = nullptr;
+  CLI::App* proofs = nullptr;
+  void reset() override { static_cast<DrawValues&>(*this) = DrawValues{}; }
+  int run(const Context& ctx) override;
+};
 
 // One value per sub-pool: a single value is shared by all.
 std::int64_t pick(const std::vector<std::int64_t>& v, std::size_t i, const std::string& option) {
@@ -50,7 +53,7 @@ std::int64_t pick(const std::vector<std::int64_t>& v, std::size_t i, const std::
   return v[i];
 }
 
-std::vector<draw::PoolState> pool_states(const DrawState& s, const std::vector<std::string>& tables,
+std::vector<draw::PoolState> pool_states(const DrawValues& s, const std::vector<std::string>& tables,
                                          const std::string& option) {
   std::vector<draw::PoolState> states;
   for (std::size_t i = 0; i < tables.size(); ++i) {
@@ -121,9 +124,8 @@ nlohmann::json route_inputs(const CLI::App* sub, const std::vector<std::int64_t>
   return j;
 }
 
-int emit(const Context& ctx, const std::string& kind, const std::string& bare_svg, const std::string& text,
-         const nlohmann::json& inputs) {
-  const auto& path = state().svg;
+int emit(const Context& ctx, const std::string& path, const std::string& kind, const std::string& bare_svg,
+         const std::string& text, const nlohmann::json& inputs) {
   const auto svg = with_provenance(bare_svg, ctx, inputs);
   if (!path.empty()) write_svg_file(path, svg);
   if (ctx.json) {
@@ -139,9 +141,9 @@ int emit(const Context& ctx, const std::string& kind, const std::string& bare_sv
 
 }  // namespace
 
-void register_draw(CLI::App& app) {
-  auto& s = state();
-  s = DrawState{};
+std::unique_ptr<Subcommands> register_draw(CLI::App& app) {
+  auto state = std::make_unique<DrawState>();
+  auto& s = *state;
   s.draw = app.add_subcommand("draw", "Pictures: a pool, a route's output beside the reference, the kill matrix, proofs");
   s.draw->require_subcommand(1);
   s.draw->footer("Each picture prints as text; --svg FILE also writes it as an SVG document.\nExamples:\n"
@@ -180,11 +182,12 @@ void register_draw(CLI::App& app) {
   s.proofs = s.draw->add_subcommand("proofs", "The proofs' verdicts against their expected outcome");
   s.proofs->add_option("--only", s.only, "Only these obligations (names or dotted prefixes)");
   svg_option(s.proofs);
+  return state;
 }
 
-int run_draw(CLI::App& app, const Context& ctx) {
-  (void)app;
-  auto& s = state();
+namespace {
+
+int run_draw(const DrawState& s, const Context& ctx) {
   if (!s.draw->parsed()) return -1;
   if (s.pool->parsed()) {
     if (s.simulate) {
@@ -192,12 +195,13 @@ int run_draw(CLI::App& app, const Context& ctx) {
       const auto [b, a] = simulated_compaction(pick(s.page_size, 0, "--page-size"), pick(s.multiplier, 0, "--multiplier"));
       auto inputs = pool_inputs({b}, {a});
       inputs["simulate"] = true;
-      return emit(ctx, "pool", draw::pool_svg({b}, {a}), draw::pool_text({b}, {a}), inputs);
+      return emit(ctx, s.svg, "pool", draw::pool_svg({b}, {a}), draw::pool_text({b}, {a}), inputs);
     }
     if (s.v2p.empty()) throw InvalidArgument("--v2p", "missing", "give --v2p (one per sub-pool) or --simulate");
     const auto before = pool_states(s, s.v2p, "--v2p");
     const auto after = s.after.empty() ? std::vector<draw::PoolState>{} : pool_states(s, s.after, "--after");
-    return emit(ctx, "pool", draw::pool_svg(before, after), draw::pool_text(before, after), pool_inputs(before, after));
+    return emit(ctx, s.svg, "pool", draw::pool_svg(before, after), draw::pool_text(before, after),
+                pool_inputs(before, after));
   }
   if (s.route->parsed()) {
     std::vector<std::string> given;
@@ -229,7 +233,7 @@ int run_draw(CLI::App& app, const Context& ctx) {
       text += draw::table_text(t);
       if (k == 0) svg = draw::table_svg(t);  // the first output is the picture; all are in the text
     }
-    return emit(ctx, "route", svg, text, route_inputs(s.route, ids));
+    return emit(ctx, s.svg, "route", svg, text, route_inputs(s.route, ids));
   }
   if (s.zoo->parsed()) {
 #ifdef KVADDR_WITH_ZOO
@@ -241,7 +245,7 @@ int run_draw(CLI::App& app, const Context& ctx) {
     nlohmann::json inputs{{"only", s.only}, {"seed", o.seed}, {"property_cases", o.property_cases},
                           {"stateful_runs", o.stateful_runs}, {"pool_cases", o.pool_cases},
                           {"differential_cases", o.differential_cases}};
-    return emit(ctx, "zoo", draw::matrix_svg(m), draw::matrix_text(m), inputs);
+    return emit(ctx, s.svg, "zoo", draw::matrix_svg(m), draw::matrix_text(m), inputs);
 #else
     throw InvalidArgument("draw zoo", "zoo", "built without zoo/");
 #endif
@@ -256,10 +260,15 @@ int run_draw(CLI::App& app, const Context& ctx) {
                  r.counterexample});
   }
   const nlohmann::json inputs{{"only", s.only}, {"full_sweep", o.full_sweep}, {"timeout_ms", o.timeout_ms}};
-  return emit(ctx, "proofs", draw::verdicts_svg("Z3 obligations", v), draw::verdicts_text("Z3 obligations", v), inputs);
+  return emit(ctx, s.svg, "proofs", draw::verdicts_svg("Z3 obligations", v), draw::verdicts_text("Z3 obligations", v),
+              inputs);
 #else
   throw InvalidArgument("draw proofs", "proofs", "built without Z3 (libz3-dev)");
 #endif
 }
+
+}  // namespace
+
+int DrawState::run(const Context& ctx) { return run_draw(*this, ctx); }
 
 }  // namespace kvaddr::cli

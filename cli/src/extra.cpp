@@ -35,9 +35,9 @@ namespace kvaddr::cli {
 
 namespace {
 
-struct ExtraState {
+// The option values the subcommands bind (a default-constructed one holds every default).
+struct ExtraValues {
 #ifdef KVADDR_WITH_ZOO
-  CLI::App* zoo = nullptr;
   bool zoo_mutants = false;
   bool zoo_markdown = false;
   zoo::ZooOptions zoo_options;
@@ -45,20 +45,17 @@ struct ExtraState {
   Shard zoo_shard;
 #endif
 #ifdef KVADDR_WITH_PROOFS
-  CLI::App* prove = nullptr;
   proofs::RunOptions prove_options;
   bool prove_list = false;
   Shard prove_shard;
 #endif
 #ifdef KVADDR_WITH_PROPS
-  CLI::App* props = nullptr;
   props::Options props_options;
   bool props_long = false;                 // lifecycle campaign of 10^7 steps
   std::int64_t props_lifecycle_steps = 0;  // lifecycle campaign of N steps
   Shard props_shard;
 #endif
 #ifdef KVADDR_WITH_KERNELS
-  CLI::App* diff = nullptr;
   gpu::DiffOptions diff_options;
   std::string diff_svg;
   std::string diff_kernel;
@@ -66,22 +63,37 @@ struct ExtraState {
   std::string diff_force_route;
   Shard diff_shard;
   bool diff_devices = false;
-  CLI::App* bench = nullptr;
   gpu::BenchOptions bench_options;
 #endif
 #ifdef KVADDR_WITH_REPLAY
-  CLI::App* replay = nullptr;
   std::string replay_dir;
   std::string replay_svg;
   replay::ReplayOptions replay_options;
-  std::int64_t replay_search_seconds = 0;
+  std::int64_t replay_search_seconds = static_cast<std::int64_t>(replay::kDefaultSearchSeconds);
 #endif
 };
 
-ExtraState& state() {
-  static ExtraState s;
-  return s;
-}
+// The subcommands and the values they bind; reset() keeps the subcommands.
+struct ExtraState final : Subcommands, ExtraValues {
+#ifdef KVADDR_WITH_ZOO
+  CLI::App* zoo = nullptr;
+#endif
+#ifdef KVADDR_WITH_PROOFS
+  CLI::App* prove = nullptr;
+#endif
+#ifdef KVADDR_WITH_PROPS
+  CLI::App* props = nullptr;
+#endif
+#ifdef KVADDR_WITH_KERNELS
+  CLI::App* diff = nullptr;
+  CLI::App* bench = nullptr;
+#endif
+#ifdef KVADDR_WITH_REPLAY
+  CLI::App* replay = nullptr;
+#endif
+  void reset() override { static_cast<ExtraValues&>(*this) = ExtraValues{}; }
+  int run(const Context& ctx) override;
+};
 
 [[maybe_unused]] void print_json(const Context& ctx, const std::string& doc, const std::string& schema,
                                  const std::string& key) {
@@ -125,9 +137,9 @@ std::vector<std::string> obligation_names() {
 }
 #endif
 
-void register_extra_subcommands(CLI::App& app) {
-  auto& s = state();
-  s = ExtraState{};
+std::unique_ptr<Subcommands> register_extra_subcommands(CLI::App& app) {
+  auto state = std::make_unique<ExtraState>();
+  auto& s = *state;
   (void)app;
 #ifdef KVADDR_WITH_ZOO
   s.zoo = app.add_subcommand("zoo", "Kill matrix: every check kind against every planted bug variant");
@@ -208,18 +220,18 @@ void register_extra_subcommands(CLI::App& app) {
                      "Let the manifest name files outside DIR (absolute paths, .., symbolic links)");
   int_option(s.replay, "--search-budget", s.replay_options.search.max_candidates,
              "Most candidates the \"behaves like\" search and the inference try per call, together", 1, 1'000'000);
-  s.replay_search_seconds = static_cast<std::int64_t>(s.replay_options.search.max_seconds);
   int_option(s.replay, "--search-seconds", s.replay_search_seconds,
              "Wall-clock seconds after which the search starts no new variant (per call)", 1, 3600);
   s.replay->footer("Example:\n  kvaddr replay tests/data/replay/example --json\n"
                    "A search that runs out of its budget says \"search stopped after N candidates\"; an inference\n"
                    "left without budget says \"not explained within the bound\".");
 #endif
+  return state;
 }
 
-int run_extra_subcommands(CLI::App& app, const Context& ctx) {
-  auto& s = state();
-  (void)app;
+namespace {
+
+int run_extra(ExtraState& s, const Context& ctx) {
   auto& out = ctx.out;
 #ifdef KVADDR_WITH_ZOO
   if (s.zoo != nullptr && s.zoo->parsed()) {
@@ -351,5 +363,9 @@ int run_extra_subcommands(CLI::App& app, const Context& ctx) {
   ctx.err << "kvaddr: no subcommand ran\n";
   return 2;
 }
+
+}  // namespace
+
+int ExtraState::run(const Context& ctx) { return run_extra(*this, ctx); }
 
 }  // namespace kvaddr::cli

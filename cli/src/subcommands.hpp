@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
@@ -78,10 +79,21 @@ std::vector<std::string> zoo_row_names();
 std::vector<std::string> obligation_names();
 #endif
 
-// verify / draw / the optional areas: registered only when their area was built.
-void register_extra_subcommands(CLI::App& app);
-int run_extra_subcommands(CLI::App& app, const Context& ctx);
-void register_draw(CLI::App& app);
-int run_draw(CLI::App& app, const Context& ctx);
+// A group of subcommands registered on one application, with the option values they bind. The
+// group is owned beside the application (CommandLine, app.hpp) that parses many lines: reset() puts
+// every bound value back at its default before each line (CLI11's App::clear() empties the parse
+// results, not the bound variables); run() runs the parsed subcommand of the group.
+class Subcommands {
+ public:
+  virtual ~Subcommands() = default;
+  virtual void reset() = 0;
+  // The exit status of the subcommand the line named. When it named none of the group, draw's
+  // returns -1 and the optional areas' (tried last) says "no subcommand ran" and returns 2.
+  virtual int run(const Context& ctx) = 0;
+};
+
+// draw and the optional areas' subcommands (each registered only when its area was built).
+std::unique_ptr<Subcommands> register_extra_subcommands(CLI::App& app);
+std::unique_ptr<Subcommands> register_draw(CLI::App& app);
 
 }  // namespace kvaddr::cli

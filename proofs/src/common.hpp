@@ -104,6 +104,10 @@ constexpr int ceil_log2(std::int64_t v) {
 
 std::string_view variant_name(Variant v);
 std::string_view route_name(Route r);
+// "route=<route> variant=<variant>": the head of a route obligation's counterexample text.
+inline std::string route_header(Route r, Variant v) {
+  return "route=" + std::string(route_name(r)) + " variant=" + std::string(variant_name(v));
+}
 
 // The symbolic unified sub-pool of spec §1: page size ps, multiplier M, num_pages N (physical),
 // num_virtual_ids NV (= N for an id owner) and v2p of length NV + 1.

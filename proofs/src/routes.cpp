@@ -12,10 +12,6 @@
 namespace kvaddr::proofs {
 namespace {
 
-std::string header(Route r, Variant v) {
-  return "route=" + std::string(route_name(r)) + " variant=" + std::string(variant_name(v));
-}
-
 // Which lane function a page-table route runs.
 enum class PageLane { entry, decode, eager };
 
@@ -43,7 +39,7 @@ Outcome page_table_query(Route r, Variant v, PageLane kind, bool pinned, std::in
   }
   const SymBool exact(env.no_overflow());
   Query q;
-  q.header = header(r, v) + (pinned ? "" : " v2p0_pinned=0");
+  q.header = route_header(r, v) + (pinned ? "" : " v2p0_pinned=0");
   pool.constrain(q, pinned);
   q.require(admitted_token(pool, tok));
   pool.show(q);
@@ -111,7 +107,7 @@ Outcome token_query(Route r, Variant v, TokenLane kind, bool pinned, std::int64_
   // (t >= 0 wherever it matters, where truncation = floor: I9.nonneg_div_kind.)
   const Sym collapsed = has_dcp ? sym::kv_div(t, dcp) : t;
   Query q;
-  q.header = header(r, v) + (pinned ? "" : " v2p0_pinned=0") + (has_dcp && dcp_value > 0 ? " dcp_size=" + std::to_string(dcp_value) : "") +
+  q.header = route_header(r, v) + (pinned ? "" : " v2p0_pinned=0") + (has_dcp && dcp_value > 0 ? " dcp_size=" + std::to_string(dcp_value) : "") +
              (all_dcp ? " dcp_size=symbolic (collapse lemma)" : "");
   if (has_dcp) {
     q.require(dcp >= Sym(1) && dcp <= Sym(all_dcp ? kDcpSizeBound - 1 : kMaxDcpSize) && rank >= Sym(0) && rank < dcp);
@@ -211,7 +207,7 @@ Outcome store_query(Route r, Variant v, unsigned timeout_ms) {
   const Sym x = Sym::var("lane_value");
   const Sym stored = lanes::store32_lane(x, v);
   Query q;
-  q.header = header(r, v) + " domain=no_I8";
+  q.header = route_header(r, v) + " domain=no_I8";
   q.require(x >= Sym(0) && x < Sym(std::int64_t{1} << 40));
   q.show({{"lane_value", x}, {"stored", stored}});
   q.ensure("int32_store_exact", stored == x);
@@ -264,7 +260,7 @@ Outcome e03_query(bool write_loc, Variant v, unsigned timeout_ms) {
   }
   const SymBool exact(env.no_overflow());
   Query q;
-  q.header = header(write_loc ? Route::write_loc : Route::token_translate, v) + " domain=int64_outputs" +
+  q.header = route_header(write_loc ? Route::write_loc : Route::token_translate, v) + " domain=int64_outputs" +
              (write_loc ? " dcp_size=1" : "");
   q.require(pool.ps >= Sym(1) && pool.ps <= Sym(kMaxPs) && pool.M >= Sym(1) && pool.M <= Sym(kMaxM));
   q.require(pool.N >= Sym(1) && pool.NV >= Sym(1));

@@ -14,10 +14,6 @@
 namespace kvaddr::proofs {
 namespace {
 
-std::string header(Route r, Variant v) {
-  return "route=" + std::string(route_name(r)) + " variant=" + std::string(variant_name(v));
-}
-
 // ---- the model side: raw Z3 terms --------------------------------------------------------------
 Sym ite(const SymBool& c, const Sym& a, const Sym& b) { return Sym(z3::ite(c.expr(), a.expr(), b.expr())); }
 // ceil(len / ps) for len >= 0, ps >= 1.
@@ -61,7 +57,7 @@ Outcome rows_query(Variant v, unsigned timeout_ms) {
   const Sym ref_tok = r2t.at(ite(want_row == Sym(0), col, width + col));
   const Sym ref = entry_of<Spec>(ref_tok, pool);
   Query q;
-  q.header = header(Spec::id, v) + " rows=2 (symbolic req_to_token, req_pool_indices)";
+  q.header = route_header(Spec::id, v) + " rows=2 (symbolic req_to_token, req_pool_indices)";
   q.require(width >= Sym(1) && width < Sym(kTwo31));
   q.require(b >= Sym(0) && b < Sym(2) && col >= Sym(0) && col < width);
   q.require(rows.loaded_entries([](const Sym&, const Sym& val) { return val >= Sym(0) && val < Sym(2); }));
@@ -112,7 +108,7 @@ Outcome columns_query(Variant v, std::int64_t ps_value, unsigned timeout_ms) {
   const Sym cols = spec_columns<Spec>(len, ps, log2_ps, bound, v);
   const Sym want = model_columns(len, ps, bound);
   Query q;
-  q.header = header(Spec::id, v);
+  q.header = route_header(Spec::id, v);
   q.require(ps >= Sym(1) && ps <= Sym(kMaxPs) && len >= Sym(0) && len < Sym(kTwo31));
   q.require(bound >= Sym(1) && bound < Sym(kTwo31));
   q.show({{"ps", ps}, {"seq_len_plus_delta", len}, {bname, bound}, {"columns", cols}, {"model_columns", want}});
@@ -165,7 +161,7 @@ Outcome read_table_tail_query(Variant v, bool zero_tail, const ReadTableTailRule
   const Sym want = ite(c < model_live, entry, ite(in_tail, Sym(0), stale));
   const Sym want_pad = ite(in_tail, Sym(0), stale);
   Query q;
-  q.header = header(Route::read_table, v) + " zero_tail=" + (zero_tail ? "1" : "0");
+  q.header = route_header(Route::read_table, v) + " zero_tail=" + (zero_tail ? "1" : "0");
   q.require(ps >= Sym(1) && ps <= Sym(kMaxPs) && len >= Sym(0) && len < Sym(kTwo31));
   q.require(max_pages >= Sym(1) && max_pages < Sym(kTwo31) && c >= Sym(0));
   q.require(entry >= Sym(0) && stale != Sym(0));  // a stale value the sink would overwrite
@@ -187,7 +183,7 @@ Outcome write_loc_tail_query(Variant v, const WriteLocTailRule& rule, unsigned t
   const Sym got = ite(i < n, lane, tail);
   const Sym want = ite(i < n, lane, Sym(0));
   Query q;
-  q.header = header(Route::write_loc, v);
+  q.header = route_header(Route::write_loc, v);
   q.require(n >= Sym(0) && n <= width && width < Sym(kTwo31) && i >= Sym(0) && i < width);
   q.require(stale != Sym(0));  // a stale value the sink would overwrite
   q.show({{"num_locs", n}, {"out_width", width}, {"i", i}, {"stale", stale}, {"out_i", got}});
@@ -211,7 +207,7 @@ Outcome kv_indices_in_place_query(Variant v, unsigned timeout_ms) {
   const Sym raw(pool.v2p.at(page).expr() * pool.stride().expr() + sym::floor_mod(t, pool.ps).expr());
   const Sym want = ite(t < Sym(0), Sym(0), ite(raw < Sym(0), Sym(0), raw));
   Query q;
-  q.header = header(Route::kv_indices_inplace, v);
+  q.header = route_header(Route::kv_indices_inplace, v);
   q.require(admitted_token(pool, t));
   pool.constrain(q, true);
   pool.show(q);

@@ -69,7 +69,7 @@ const Entry* entry_of(const std::string& name) {
   return is_spec_lane(name) ? &kSpecLane : nullptr;
 }
 
-std::string sanitize(const ::testing::TestParamInfo<std::string>& info) {
+std::string vacuity_test_name(const ::testing::TestParamInfo<std::string>& info) {
   std::string s = info.param;
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
@@ -111,7 +111,7 @@ TEST_P(Vacuity, RefutedByAWrongVersion) {
                        << " sites; recorded #" << e->k << ")";
 }
 
-INSTANTIATE_TEST_SUITE_P(Proofs, Vacuity, ::testing::ValuesIn(proved_names()), sanitize);
+INSTANTIATE_TEST_SUITE_P(Proofs, Vacuity, ::testing::ValuesIn(proved_names()), vacuity_test_name);
 
 TEST(Vacuity, EveryProvedObligationHasAMutantAndNoEntryIsStale) {
   const auto names = proved_names();

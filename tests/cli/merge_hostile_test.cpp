@@ -46,7 +46,7 @@ std::string write_text(const std::string& name, const std::string& text) {
 }
 
 // `kvaddr merge FILES... --json`: the error object (exit status 2 expected).
-json merge_error(const std::vector<std::string>& files) {
+json merge_files_error(const std::vector<std::string>& files) {
   std::vector<std::string> line{"merge"};
   line.insert(line.end(), files.begin(), files.end());
   line.push_back("--json");
@@ -70,7 +70,7 @@ TEST(MergeHostile, DeepNestingAnywhereIsANamedErrorNotACrash) {
   const auto good = write_text("good1.json", props_shard(1, 2).dump());
   for (const std::string field : {"seed", "campaign", "unknown_field"}) {
     const auto bad = write_text("deep_" + field + ".json", nested_in(props_shard(0, 2), field));
-    const auto e = merge_error({bad, good});
+    const auto e = merge_files_error({bad, good});
     EXPECT_EQ(e["kind"], "format") << field;
     EXPECT_EQ(e["argument"], bad) << field;
     EXPECT_EQ(e["value"], "depth 33") << field;
@@ -82,7 +82,7 @@ TEST(MergeHostile, DeepNestingAnywhereIsANamedErrorNotACrash) {
   auto text = doc.dump();
   text.replace(text.find("\"@@\""), 4, std::string(100000, '['));  // unbalanced too: the depth is hit first
   const auto bad = write_text("deep_property.json", text);
-  EXPECT_EQ(merge_error({bad, good})["value"], "depth 33");
+  EXPECT_EQ(merge_files_error({bad, good})["value"], "depth 33");
   // 32 levels pass the reader (then fail as a wrong field type, still named); 33 do not.
   EXPECT_NO_THROW(kvaddr::replay::read_json(std::string(32, '[') + std::string(32, ']'), "x"));
   EXPECT_THROW(kvaddr::replay::read_json(std::string(33, '[') + std::string(33, ']'), "x"), kvaddr::FormatError);
@@ -145,14 +145,14 @@ TEST(MergeHostile, HalfWrittenReportIsRefusedNamingTheFile) {
   const auto whole = props_shard(1, 2).dump();
   const auto a = write_text("a.json", props_shard(0, 2).dump());
   const auto cut = write_text("cut.json", whole.substr(0, whole.size() / 2));
-  const auto e = merge_error({a, cut});
+  const auto e = merge_files_error({a, cut});
   EXPECT_EQ(e["argument"], cut);
   EXPECT_EQ(e["kind"], "format");
   EXPECT_NE(e["message"].get<std::string>().find("not valid JSON"), std::string::npos);
   // The message never echoes the file's bytes.
   EXPECT_EQ(e["message"].get<std::string>().find("p1"), std::string::npos) << e["message"];
   const auto empty = write_text("empty.json", "");
-  EXPECT_EQ(merge_error({a, empty})["argument"], empty);
+  EXPECT_EQ(merge_files_error({a, empty})["argument"], empty);
   const auto b = write_text("b.json", whole);
   EXPECT_EQ(run({"merge", a, b}).status, 0);
 }

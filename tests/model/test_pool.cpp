@@ -9,12 +9,12 @@
 #include "test_util.hpp"
 
 using namespace kvaddr::model;
+using kvaddr::model::testing::vec;
 using kvaddr::InvalidArgument;
 using kvaddr::InvalidState;
 using kvaddr::OutOfRange;
 
 namespace {
-std::vector<std::int64_t> vec(std::span<const std::int64_t> s) { return {s.begin(), s.end()}; }
 std::vector<std::int64_t> values(const std::vector<VirtualToken>& ts) {
   std::vector<std::int64_t> out;
   for (VirtualToken t : ts) out.push_back(t.value);

@@ -9,12 +9,12 @@
 #include "test_util.hpp"
 
 using namespace kvaddr::model;
+using kvaddr::model::testing::vec;
 using kvaddr::InvalidArgument;
 using kvaddr::OutOfRange;
 using kvaddr::Overflow;
 
 namespace {
-std::vector<std::int64_t> vec(std::span<const std::int64_t> s) { return {s.begin(), s.end()}; }
 // full: ps 2, M 1, 8 pages, 1 layer; SWA: ps 2, M_swa = 2*L_swa = 4, 4 pages, 2 layers.
 const Geometry kFull(2, 1, 8, 1, 1, 8);
 const Geometry kSwa(2, 4, 4, 2, 1, 8);

@@ -9,13 +9,13 @@
 #include "test_util.hpp"
 
 using namespace kvaddr::model;
+using kvaddr::model::testing::vec;
 using kvaddr::InvalidArgument;
 using kvaddr::InvalidState;
 using kvaddr::OutOfRange;
 using kvaddr::Overflow;
 
 namespace {
-std::vector<std::int64_t> vec(std::span<const std::int64_t> s) { return {s.begin(), s.end()}; }
 using kvaddr::model::testing::has;
 }  // namespace
 

@@ -3,7 +3,9 @@
 // error names the argument (both in argument() and in what()).
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <exception>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,9 @@
 #include "kvaddr/model/tables.hpp"
 
 namespace kvaddr::model::testing {
+// A view's values as a vector (for EXPECT_EQ against a braced list).
+inline std::vector<std::int64_t> vec(std::span<const std::int64_t> s) { return {s.begin(), s.end()}; }
+
 // Whether `v` lists a violation of invariant `which`.
 inline bool has(const std::vector<InvariantViolation>& v, char which) {
   for (const auto& x : v)

@@ -34,18 +34,18 @@ bool writes(Call&& call, Bufs&... bufs) {
 }
 
 // ps = 1, M = 2: id t -> v2p[t] * 2.
-const I64 kV2p = {3, 2, 1, 0};
+const I64 kAonV2p = {3, 2, 1, 0};
 constexpr std::int64_t kPast = 99;  // past v2p
 
 TEST(AllOrNothing, TokenTranslateBothWidths) {
   const I64 good = {0, 1, 2}, bad = {0, 1, kPast};
   I64 out64(4, -7);
   I32 out32(4, -7);
-  EXPECT_TRUE(writes([&] { tr::token_translate<std::int64_t>({cvec(good), cvec(kV2p), 1, 2, mvec(out64)}); }, out64));
+  EXPECT_TRUE(writes([&] { tr::token_translate<std::int64_t>({cvec(good), cvec(kAonV2p), 1, 2, mvec(out64)}); }, out64));
   EXPECT_TRUE(fails_untouched<OutOfRange>(
-      [&] { tr::token_translate<std::int64_t>({cvec(bad), cvec(kV2p), 1, 2, mvec(out64)}); }, "v2p", out64));
+      [&] { tr::token_translate<std::int64_t>({cvec(bad), cvec(kAonV2p), 1, 2, mvec(out64)}); }, "v2p", out64));
   EXPECT_TRUE(fails_untouched<OutOfRange>(
-      [&] { tr::token_translate<std::int32_t>({cvec(bad), cvec(kV2p), 1, 2, mvec(out32)}); }, "v2p", out32));
+      [&] { tr::token_translate<std::int32_t>({cvec(bad), cvec(kAonV2p), 1, 2, mvec(out32)}); }, "v2p", out32));
   // Overflow of the int32 output in the last lane (page 3 holds 2^40).
   const I64 big = {3, 2, 1, std::int64_t{1} << 40};
   const I64 ids3 = {0, 1, 3};
@@ -57,50 +57,50 @@ TEST(AllOrNothing, TokenTranslateExactAliasRestoresTheIds) {
   I64 ids = {0, 1, kPast};
   const I64 before = ids;
   EXPECT_TRUE(throws_naming<OutOfRange>(
-      [&] { tr::token_translate<std::int64_t>({cvec(ids), cvec(kV2p), 1, 2, mvec(ids)}); }, "v2p"));
+      [&] { tr::token_translate<std::int64_t>({cvec(ids), cvec(kAonV2p), 1, 2, mvec(ids)}); }, "v2p"));
   EXPECT_EQ(ids, before);
 }
 
 TEST(AllOrNothing, SwaTranslate) {
   const I64 good = {0, 1}, bad = {0, 1, kPast};
   I64 out(3, -7);
-  EXPECT_TRUE(writes([&] { tr::swa_translate<std::int64_t>({cvec(good), cvec(kV2p), 1, 2, mvec(out)}); }, out));
+  EXPECT_TRUE(writes([&] { tr::swa_translate<std::int64_t>({cvec(good), cvec(kAonV2p), 1, 2, mvec(out)}); }, out));
   EXPECT_TRUE(fails_untouched<OutOfRange>(
-      [&] { tr::swa_translate<std::int64_t>({cvec(bad), cvec(kV2p), 1, 2, mvec(out)}); }, "swa_v2p", out));
+      [&] { tr::swa_translate<std::int64_t>({cvec(bad), cvec(kAonV2p), 1, 2, mvec(out)}); }, "swa_v2p", out));
 }
 
 TEST(AllOrNothing, KvIndicesInplaceKeepsTheVirtualIds) {
   I32 kv = {0, 1, 2, static_cast<std::int32_t>(kPast), 55};
   const I32 indptr_good = {0, 3}, indptr_bad = {0, 4};
-  EXPECT_TRUE(writes([&] { tr::kv_indices_inplace({mvec(kv), cvec(indptr_good), 1, {}, cvec(kV2p), 1, 2}); }, kv));
+  EXPECT_TRUE(writes([&] { tr::kv_indices_inplace({mvec(kv), cvec(indptr_good), 1, {}, cvec(kAonV2p), 1, 2}); }, kv));
   EXPECT_TRUE(fails_untouched<OutOfRange>(
-      [&] { tr::kv_indices_inplace({mvec(kv), cvec(indptr_bad), 1, {}, cvec(kV2p), 1, 2}); }, "v2p", kv));
+      [&] { tr::kv_indices_inplace({mvec(kv), cvec(indptr_bad), 1, {}, cvec(kAonV2p), 1, 2}); }, "v2p", kv));
   // With a separate src: kv_indices unchanged too.
   const I32 src = {0, 1, 2, static_cast<std::int32_t>(kPast)};
   EXPECT_TRUE(fails_untouched<OutOfRange>(
-      [&] { tr::kv_indices_inplace({mvec(kv), cvec(indptr_bad), 1, cvec(src), cvec(kV2p), 1, 2}); }, "v2p", kv));
+      [&] { tr::kv_indices_inplace({mvec(kv), cvec(indptr_bad), 1, cvec(src), cvec(kAonV2p), 1, 2}); }, "v2p", kv));
 }
 
 TEST(AllOrNothing, WriteLocIncludingTheTail) {
   const I64 good = {0, 1}, bad = {0, 1, kPast};
   I64 out(5, -7);
-  EXPECT_TRUE(writes([&] { tr::write_loc({cvec(good), cvec(kV2p), 1, 2, 1, 0, mvec(out)}); }, out));
+  EXPECT_TRUE(writes([&] { tr::write_loc({cvec(good), cvec(kAonV2p), 1, 2, 1, 0, mvec(out)}); }, out));
   EXPECT_TRUE(fails_untouched<OutOfRange>(
-      [&] { tr::write_loc({cvec(bad), cvec(kV2p), 1, 2, 1, 0, mvec(out)}); }, "v2p", out));
+      [&] { tr::write_loc({cvec(bad), cvec(kAonV2p), 1, 2, 1, 0, mvec(out)}); }, "v2p", out));
 }
 
 TEST(AllOrNothing, MambaDcpTransfer) {
   const I64 good = {0, 1}, bad = {0, 1, kPast};
   I32 o32(3, -7);
   I64 o64(3, -7);
-  EXPECT_TRUE(writes([&] { tr::mamba_translate({cvec(good), cvec(kV2p), false, mvec(o32)}); }, o32));
-  EXPECT_TRUE(fails_untouched<OutOfRange>([&] { tr::mamba_translate({cvec(bad), cvec(kV2p), false, mvec(o32)}); },
+  EXPECT_TRUE(writes([&] { tr::mamba_translate({cvec(good), cvec(kAonV2p), false, mvec(o32)}); }, o32));
+  EXPECT_TRUE(fails_untouched<OutOfRange>([&] { tr::mamba_translate({cvec(bad), cvec(kAonV2p), false, mvec(o32)}); },
                                           "v2p", o32));
-  EXPECT_TRUE(writes([&] { tr::dcp_read_translate({cvec(good), cvec(kV2p), 1, 2, 1, mvec(o64)}); }, o64));
+  EXPECT_TRUE(writes([&] { tr::dcp_read_translate({cvec(good), cvec(kAonV2p), 1, 2, 1, mvec(o64)}); }, o64));
   EXPECT_TRUE(fails_untouched<OutOfRange>(
-      [&] { tr::dcp_read_translate({cvec(bad), cvec(kV2p), 1, 2, 1, mvec(o64)}); }, "v2p", o64));
-  EXPECT_TRUE(writes([&] { tr::transfer_ids({cvec(good), cvec(kV2p), 1, mvec(o64)}); }, o64));
-  EXPECT_TRUE(fails_untouched<OutOfRange>([&] { tr::transfer_ids({cvec(bad), cvec(kV2p), 1, mvec(o64)}); }, "v2p",
+      [&] { tr::dcp_read_translate({cvec(bad), cvec(kAonV2p), 1, 2, 1, mvec(o64)}); }, "v2p", o64));
+  EXPECT_TRUE(writes([&] { tr::transfer_ids({cvec(good), cvec(kAonV2p), 1, mvec(o64)}); }, o64));
+  EXPECT_TRUE(fails_untouched<OutOfRange>([&] { tr::transfer_ids({cvec(bad), cvec(kAonV2p), 1, mvec(o64)}); }, "v2p",
                                           o64));
 }
 
@@ -115,14 +115,14 @@ TEST(AllOrNothing, EnvelopeMovesBothOutputs) {
 
 // Tables: req_to_token 2 rows x 4 columns, ps = 1, M = 2; row ids {0, 1} are valid, {0, 9} fail
 // in batch lane 1 after lane 0 wrote its row.
-const I32 kR2t = {0, 1, 2, 3, 3, 2, 1, 0};
-Mat<const std::int32_t> r2t() { return cmat(kR2t, 2, 4); }
+const I32 kAonR2t = {0, 1, 2, 3, 3, 2, 1, 0};
+Mat<const std::int32_t> r2t() { return cmat(kAonR2t, 2, 4); }
 const I64 kRowsGood = {0, 1}, kRowsBad = {0, 9}, kLens = {3, 2};
 
 TEST(AllOrNothing, FlashmlaBlockTable) {
   I32 kv(2 * 4, -1);
   auto call = [&](const I64& rows) {
-    tr::flashmla_block_table({r2t(), cvec(rows), cvec(kLens), {}, cvec(kV2p), 1, 2, mmat(kv, 2, 4)});
+    tr::flashmla_block_table({r2t(), cvec(rows), cvec(kLens), {}, cvec(kAonV2p), 1, 2, mmat(kv, 2, 4)});
   };
   EXPECT_TRUE(writes([&] { call(kRowsGood); }, kv));
   EXPECT_TRUE(fails_untouched<OutOfRange>([&] { call(kRowsBad); }, "req_pool_indices", kv));
@@ -131,12 +131,12 @@ TEST(AllOrNothing, FlashmlaBlockTable) {
 TEST(AllOrNothing, CanonicalAndFullPrefillTables) {
   I32 out(2 * 4, -7);
   auto canonical = [&](const I64& rows) {
-    tr::canonical_page_table({r2t(), cvec(rows), cvec(kLens), cvec(kV2p), 1, 2, 4, mmat(out, 2, 4)});
+    tr::canonical_page_table({r2t(), cvec(rows), cvec(kLens), cvec(kAonV2p), 1, 2, 4, mmat(out, 2, 4)});
   };
   EXPECT_TRUE(writes([&] { canonical(kRowsGood); }, out));
   EXPECT_TRUE(fails_untouched<OutOfRange>([&] { canonical(kRowsBad); }, "req_pool_indices", out));
   auto full = [&](const I64& rows) {
-    tr::full_prefill_table({r2t(), cvec(rows), cvec(kLens), cvec(kV2p), 1, 2, 4, mmat(out, 2, 4)});
+    tr::full_prefill_table({r2t(), cvec(rows), cvec(kLens), cvec(kAonV2p), 1, 2, 4, mmat(out, 2, 4)});
   };
   EXPECT_TRUE(writes([&] { full(kRowsGood); }, out));
   EXPECT_TRUE(fails_untouched<OutOfRange>([&] { full(kRowsBad); }, "req_pool_indices", out));
@@ -145,7 +145,7 @@ TEST(AllOrNothing, CanonicalAndFullPrefillTables) {
 TEST(AllOrNothing, ReadTableWithZeroTailAndPaddedRows) {
   I32 out(3 * 4, -7);
   auto call = [&](const I64& rows) {
-    ReadTableArgs a{r2t(), cvec(rows), cvec(kLens), 0, 4, cvec(kV2p), 1, 2, mmat(out, 3, 4)};
+    ReadTableArgs a{r2t(), cvec(rows), cvec(kLens), 0, 4, cvec(kAonV2p), 1, 2, mmat(out, 3, 4)};
     a.zero_tail = true;
     tr::read_table(a);
   };
@@ -169,11 +169,11 @@ TEST(AllOrNothing, DecodeMetadataKeepsLengthsWhenThePageTableFails) {
   I32 cache(2, -7), cu(3, -7), table(2 * 4, -7), swa(2 * 4, -7);
   auto call = [&](const I64& rows, bool with_swa) {
     DecodeMetadataArgs a = decode_batch(cvec(kLens), r2t(), cvec(rows), 4, 1);
-    a.v2p = cvec(kV2p);
+    a.v2p = cvec(kAonV2p);
     a.multiplier = 2;
     set_decode_outputs(a, mvec(cache), mvec(cu), mmat(table, 2, 4));
     if (with_swa) {
-      a.swa_v2p = cvec(kV2p);
+      a.swa_v2p = cvec(kAonV2p);
       a.swa_page_table = mmat(swa, 2, 4);
     }
     tr::decode_metadata(a);
@@ -197,11 +197,11 @@ TEST(AllOrNothing, EagerFunnelInPlace) {
   I64 pt = {0, 1, 2, kPast};
   EXPECT_TRUE(fails_untouched<OutOfRange>(
       [&] {
-        tr::eager_funnel({cmat(pt, 2, 2), cvec(kV2p), 1, 2, mmat(pt, 2, 2)});
+        tr::eager_funnel({cmat(pt, 2, 2), cvec(kAonV2p), 1, 2, mmat(pt, 2, 2)});
       },
       "v2p", pt));
   I64 ok = {0, 1, 2, 3};
-  EXPECT_TRUE(writes([&] { tr::eager_funnel({cmat(ok, 2, 2), cvec(kV2p), 1, 2, mmat(ok, 2, 2)}); }, ok));
+  EXPECT_TRUE(writes([&] { tr::eager_funnel({cmat(ok, 2, 2), cvec(kAonV2p), 1, 2, mmat(ok, 2, 2)}); }, ok));
 }
 
 // ---- checked stores ---------------------------------------------------------------------------
@@ -239,7 +239,7 @@ TEST(CheckedStore, WrongPageCountInARouteIsOutOfRangeNotAHeapWrite) {
   const I32 before = kv;
   mut::tl_state.active = {mut::unit_of(Route::flashmla_block_table), 0, mut::Site::bound, 0, mut::Op::bound_plus1};
   auto call = [&] {
-    tr::flashmla_block_table({r2t(), cvec(kRowsGood), cvec(lens), {}, cvec(kV2p), 1, 2, view});
+    tr::flashmla_block_table({r2t(), cvec(kRowsGood), cvec(lens), {}, cvec(kAonV2p), 1, 2, view});
   };
   const auto r = throws_naming<OutOfRange>(call, "kv_indices");
   mut::tl_state.active = {};

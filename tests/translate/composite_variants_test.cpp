@@ -101,12 +101,12 @@ TEST(CompositeAcceptance, SubsetsOfTheDecodeCompositeAreSmallestFirst) {
 // ---- grid-bounded spill ------------------------------------------------------------------------------
 // ps = 2, M = 1; v2p over pages 0..4 = {0, -1, 3, 1, 4}. req_to_token 2 x 4: row 0 = 2 3 4 5
 // (pages 1, 2), row 1 = 6 7 8 9 (pages 3, 4). Row 0 (len 4) needs 2 pages; row 1 (len 2) one.
-const I64 kV2p = {0, -1, 3, 1, 4, -1};
-const I32 kR2t = {2, 3, 4, 5, 6, 7, 8, 9};
+const I64 kCompositeV2p = {0, -1, 3, 1, 4, -1};
+const I32 kCompositeR2t = {2, 3, 4, 5, 6, 7, 8, 9};
 
 CanonicalPageTableArgs spill_args(const I64& lens, I32& out, Mat<std::int32_t> view, Variant v) {
   static const I64 rows = {0, 1};
-  CanonicalPageTableArgs a{cmat(kR2t, 2, 4), cvec(rows), cvec(lens), cvec(kV2p), 2, 1, 1, view, v};
+  CanonicalPageTableArgs a{cmat(kCompositeR2t, 2, 4), cvec(rows), cvec(lens), cvec(kCompositeV2p), 2, 1, 1, view, v};
   (void)out;
   return a;
 }
@@ -170,12 +170,12 @@ TEST(GridSpill, ReadTableSpillsLikeTheCanonicalTable) {
   const I64 rows = {0, 1}, lens = {3, 1};  // delta 1: lens 4 and 2
   I32 out(3, 77);
   ReadTableArgs a;
-  a.req_to_token = cmat(kR2t, 2, 4);
+  a.req_to_token = cmat(kCompositeR2t, 2, 4);
   a.row_ids = cvec(rows);
   a.seq_lens = cvec(lens);
   a.seq_len_delta = 1;
   a.max_pages = 1;
-  a.v2p = cvec(kV2p);
+  a.v2p = cvec(kCompositeV2p);
   a.page_size = 2;
   a.out = {out.data(), 2, 1, 2, 1};
   a.variant = Variant::grid_spill | Variant::era_b_unclamped;
@@ -281,7 +281,7 @@ TEST(Int32Wrap, TableEntryAbove2To31Wraps) {
   const I64 rows = {0}, lens = {4};
   I32 out(2, 9);
   translate::canonical_page_table(
-      {cmat(kR2t, 2, 4), cvec(rows), cvec(lens), cvec(kV2p), 2, std::int64_t{1} << 30, 2, mmat(out, 1, 2),
+      {cmat(kCompositeR2t, 2, 4), cvec(rows), cvec(lens), cvec(kCompositeV2p), 2, std::int64_t{1} << 30, 2, mmat(out, 1, 2),
        Variant::int32_wrap});
   EXPECT_EQ(out, (I32{0, -1073741824}));
 }

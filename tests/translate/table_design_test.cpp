@@ -43,12 +43,12 @@ struct SevenTailReadTable : RouteSpec<Route::read_table> {
 
 // One request of 8 tokens at ps 2: page-start tokens 0, 2, 4, 6 name virtual pages 0..3, whose v2p
 // entries are 0, -1 (a tombstone), 2, 1; M = 3.
-const I32 kR2t = {0, 1, 2, 3, 4, 5, 6, 7};
-const I64 kV2p = {0, -1, 2, 1};
-const I64 kRows = {0};
+const I32 kDesignR2t = {0, 1, 2, 3, 4, 5, 6, 7};
+const I64 kDesignV2p = {0, -1, 2, 1};
+const I64 kDesignRows = {0};
 
 CanonicalPageTableArgs canonical(const I64& lens, I32& out) {
-  return {cmat(kR2t, 1, 8), cvec(kRows), cvec(lens), cvec(kV2p), 2, 3, 4, mmat(out, 1, 4)};
+  return {cmat(kDesignR2t, 1, 8), cvec(kDesignRows), cvec(lens), cvec(kDesignV2p), 2, 3, 4, mmat(out, 1, 4)};
 }
 
 TEST(TableDesign, TheListedRouteIsTheRunnerOverItsSpec) {
@@ -80,7 +80,7 @@ TEST(TableDesign, ATailChangeActsOnTheTailAndThePaddedRowsOnly) {
   // Two output rows, one request of 3 tokens (2 live columns of max_pages 4) and zero_tail.
   const I64 lens = {3};
   auto args = [&](I32& out) {
-    return ReadTableArgs{cmat(kR2t, 1, 8), cvec(kRows), cvec(lens), 0, 4, cvec(kV2p), 2, 3, mmat(out, 2, 4), true};
+    return ReadTableArgs{cmat(kDesignR2t, 1, 8), cvec(kDesignRows), cvec(lens), 0, 4, cvec(kDesignV2p), 2, 3, mmat(out, 2, 4), true};
   };
   I32 lib(8, 99), seven(8, 99);
   translate::read_table(args(lib));

@@ -23,25 +23,25 @@ namespace {
 
 using namespace test;  // expect_error.hpp: I32, I64 and the error assertions
 
-const I64 kV2p = {0, -1, 3, 1, 4, 2, -1};
-const I32 kR2t = {2, 3, 4, 5,  //
+const I64 kZooV2p = {0, -1, 3, 1, 4, 2, -1};
+const I32 kZooR2t = {2, 3, 4, 5,  //
                   6, 7, 8, 9};
 
 CanonicalPageTableArgs canonical(const I64& rows, const I64& lens, std::int64_t mult, I32& out, std::int64_t max_pages,
                                  Variant v) {
-  return {cmat(kR2t, 2, 4), cvec(rows), cvec(lens), cvec(kV2p), 2, mult, max_pages,
+  return {cmat(kZooR2t, 2, 4), cvec(rows), cvec(lens), cvec(kZooV2p), 2, mult, max_pages,
           mmat(out, static_cast<std::int64_t>(rows.size()), max_pages), v};
 }
 
 ReadTableArgs read_args(const I64& rows, const I64& lens, std::int64_t delta, std::int64_t max_pages, I32& out,
                         std::int64_t out_rows, bool zero_tail, Variant v) {
   ReadTableArgs a;
-  a.req_to_token = cmat(kR2t, 2, 4);
+  a.req_to_token = cmat(kZooR2t, 2, 4);
   a.row_ids = cvec(rows);
   a.seq_lens = cvec(lens);
   a.seq_len_delta = delta;
   a.max_pages = max_pages;
-  a.v2p = cvec(kV2p);
+  a.v2p = cvec(kZooV2p);
   a.page_size = 2;
   a.multiplier = 1;
   a.out = mmat(out, out_rows, max_pages);
@@ -70,15 +70,15 @@ TEST(ZooE10, ContiguousRowsHideIt) {
   EXPECT_EQ(prod, bug);  // why upstream's contiguous req_pool_indices never see it
 }
 
-// flashmla_block_table over kR2t and kV2p at ps 2 for one request (rows, lens of size 1): its
+// flashmla_block_table over kZooR2t and kZooV2p at ps 2 for one request (rows, lens of size 1): its
 // two-column block-table row, unwritten columns left at -1.
 I32 flashmla_one_row(const I64& rows, const I64& lens, Variant v) {
   I32 out(2, -1);
   FlashmlaBlockTableArgs a;
-  a.req_to_token = cmat(kR2t, 2, 4);
+  a.req_to_token = cmat(kZooR2t, 2, 4);
   a.req_pool_indices = cvec(rows);
   a.page_kernel_lens = cvec(lens);
-  a.v2p = cvec(kV2p);
+  a.v2p = cvec(kZooV2p);
   a.page_size = 2;
   a.kv_indices = mmat(out, 1, 2);
   a.variant = v;
@@ -126,7 +126,7 @@ TEST(ZooE02, WriteLocTailFilledWithMinusOne) {
   const I64 loc = {7};  // t 7: page 3 -> P1, offset 1 -> 1*2 + 1 = 3
   for (Variant v : {Variant::production, Variant::e02_minus_one_sentinel}) {
     I64 out(3, 77);
-    translate::write_loc({cvec(loc), cvec(kV2p), 2, 1, 1, 0, mvec(out), v});
+    translate::write_loc({cvec(loc), cvec(kZooV2p), 2, 1, 1, 0, mvec(out), v});
     EXPECT_EQ(out, v == Variant::production ? (I64{3, 0, 0}) : (I64{3, -1, -1}));
   }
 }

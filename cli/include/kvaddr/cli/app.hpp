@@ -3,6 +3,7 @@
 // drive every subcommand and read its output and exit status.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <streambuf>
 #include <string_view>
@@ -62,6 +63,24 @@ class FdOutput : public std::streambuf {
 // Entry point of the executable. Returns the process exit status: 0 only when every check
 // passes; 1 when a check fails; 2 on bad arguments or an error (one line on `err`, or with
 // --json one {"schema": "kvaddr.error/1", "ok": false, "error": {...}} object on `out`).
+// Each call registers every subcommand and option anew: CommandLine().run(args, out, err).
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+// The command line registered once and run on many lines (the fuzz target runs 10^5): registering
+// every subcommand and option costs more than parsing one line. Before each line every option value
+// is put back at its default and the last parse's results are cleared, so run() does with a line
+// exactly what cli::run does with it. Not for use from two threads at once.
+class CommandLine {
+ public:
+  CommandLine();
+  ~CommandLine();
+  CommandLine(const CommandLine&) = delete;
+  CommandLine& operator=(const CommandLine&) = delete;
+  int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace kvaddr::cli
