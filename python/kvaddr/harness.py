@@ -278,12 +278,6 @@ def _build(route, recipe):
     return contracts.apply_mode(C.build(route, recipe), recipe.get("contract"))
 
 
-def check_shard(shard):
-    """(i, n) as a tuple of ints with n >= 1 and 0 <= i < n; kvaddr.InvalidArgument (a ValueError) naming `shard`
-    otherwise (kvaddr.check_args.shard)."""
-    return check_args.shard(shard)
-
-
 def shard_indices(shard, cases, start=0):
     """The case indices k of range(start, cases) that shard (i, n) runs: those with k % n == i, ascending, as a
     range (the one partition of a campaign's cases: eager mode, and graph mode's replays from start=1 after the
