@@ -1,5 +1,6 @@
 """The device reference of kvaddr.check on CUDA: kvaddr's own CUDA kernel (kvaddr.gpu.kernel(route, claimed
-variant)) run on device copies of the case's inputs into a device copy of every guarded output allocation
+variant); or, in the batched eager loop under reference="auto", the host reference's outputs staged with the
+case) run on device copies of the case's inputs into a device copy of every guarded output allocation
 (the same sentinels, and for aliased layouts the same input values), then every lane of every allocation
 (guards included) and every input compared on the device (torch: count_nonzero per allocation and one wait for
 all counts; CuPy: kvaddr.gpu.count_differences); an adjacent layout (kvaddr.adjacent) is one allocation,
@@ -24,7 +25,10 @@ class ReferenceDisagreement(AssertionError):
 
 
 def resolve(reference, fam):
-    """'host' or 'cuda' (or 'both') for a run on array family `fam`; ValueError for a choice that cannot run."""
+    """'host' or 'cuda' (or 'both') for a run on array family `fam`; ValueError for a choice that cannot run.
+    "auto" resolves to 'cuda' on a device (compared there); kvaddr.harness's batched eager loop then takes the
+    expected allocations from the host reference (DeviceExpected(expected=)) where an explicit "cuda" launches
+    kvaddr's kernel."""
     if reference not in REFERENCES:
         raise ValueError(f"reference = {reference!r}: must be one of {', '.join(REFERENCES)}")
     on_device = fam.device != "cpu" and fam.name in ("torch", "cupy")
@@ -80,12 +84,23 @@ def _tensor(x):
 
 
 class DeviceExpected:
-    """The expected allocations of one presented case, computed on the device before the kernel runs."""
+    """The expected allocations of one presented case on the device: computed there by kvaddr's CUDA kernel before
+    the kernel under test runs, or (`expected`) staged from the host reference's outputs."""
 
-    def __init__(self, fam, case, presented, variant, stream=None):
-        """`stream`: the reference's stream on the staged path (default torch's current stream)."""
+    def __init__(self, fam, case, presented, variant, stream=None, expected=None):
+        """`stream`: the reference's stream on the staged path (default torch's current stream). `expected`: the
+        host reference's outputs ({name: whole buffer}) that `presented` was staged with (Presented(expected=):
+        its twins already hold every expected allocation); nothing is launched."""
         self.fam, self.case = fam, case
+        self._expected = expected
         twin = presented.twin  # the presented backings' second device copies, when staged with twins (no clones)
+        if expected is not None:
+            self.group = _tensor(twin[("group",)]) if case.adjacent else None
+            self._backing = {name: twin[("out", name)] for name in case.outputs if ("out", name) in twin}
+            # the pristine inputs: the inputs' twins (a strided input's the view of its spread twin, made when read)
+            self._pristine = {name: presented.twin_view(name) if name in case.strided else twin[("in", name)]
+                              for name in presented.in_backing}
+            return
         # twins staged on the device (present.Staged), no adjacent group, no alias: the reference reads them through
         # their pointers (kvaddr.gpu.ArrayView) and the torch views are made only if a comparison needs them
         raw = bool(twin) and not case.adjacent and not case.alias and all(
@@ -160,7 +175,9 @@ class DeviceExpected:
         return self._pristine
 
     def host(self):
-        """{output: the expected buffer (no guards)} as host numpy arrays."""
+        """{output: the expected buffer (no guards)} as host numpy arrays (the host reference's, when staged from it)."""
+        if self._expected is not None:
+            return {name: self._expected[name].copy() for name in self.case.outputs}
         grouped = adjacent.views(None, self.fam.get(self.group), self.case) if self.case.adjacent else {}
         return {name: grouped[name].copy() if name in grouped else
                 self.fam.get(self.backing[name])[C.GUARD:C.GUARD + buf.size].reshape(buf.shape)

@@ -6,7 +6,8 @@
 Per case: draw a seeded case (kvaddr.cases), present its arrays to the kernel in the route's production
 calling convention (kvaddr.conventions; outputs are views into buffers with guard regions before and
 after, prefilled with a sentinel pattern), call ``kernel(**kwargs)``, compute the reference for the same inputs
-(on CUDA: kvaddr's own CUDA kernel on device copies, compared on the device, kvaddr.device_ref; on the CPU or
+(on CUDA: kvaddr's own CUDA kernel on device copies, compared on the device, kvaddr.device_ref; in the batched
+eager loop under reference="auto" the host route's outputs staged on the device, compared there; on the CPU or
 without kvaddr._gpu: the host route), and compare every lane of every output buffer, guards included. The first failing case
 is shrunk, named by the catalogue variants that reproduce it, and written as a replay directory.
 """
@@ -345,7 +346,8 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     t_start = time.perf_counter()
     try:
         _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
-                  case_timeout, shard, overflow, graph, huge, shrink, a["shrink_seconds"], replay_dir, name, t_start)
+                  case_timeout, shard, overflow, graph, huge, shrink, a["shrink_seconds"], replay_dir, name, t_start,
+                  host_expected=reference == "auto")
     except (KeyboardInterrupt, SystemExit) as e:
         rep.seconds = time.perf_counter() - t_start
         rep.interrupted = f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
@@ -359,15 +361,17 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
 
 
 def _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
-              case_timeout, shard, overflow, graph, huge, shrink, shrink_seconds, replay_dir, name, t_start):
+              case_timeout, shard, overflow, graph, huge, shrink, shrink_seconds, replay_dir, name, t_start,
+              host_expected=False):
     """The cases, the huge case and the explanation of the first failure, recorded in `rep`. `run` is the kernel
-    as called (kvaddr.isolate.Isolated when isolated); the huge case calls `kernel` in process."""
+    as called (kvaddr.isolate.Isolated when isolated); the huge case calls `kernel` in process. `host_expected`
+    (reference="auto"): the batched eager loop stages the host reference's outputs as the expected allocations."""
     if graph:
         failing = _above("graph")(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget,
                                    case_timeout, t_start, graph if isinstance(graph, str) else "auto", shard)
     else:
         failing = _run_eager_cases(rep, fam, run, route, cases, seed, variant, params, lanes, time_budget,
-                                   lanes_budget, case_timeout, t_start, shard, overflow)
+                                   lanes_budget, case_timeout, t_start, shard, overflow, host_expected)
     if failing is None and not graph:
         failing = _above("huge")(rep, fam, kernel, route, seed, variant, huge, cases=int(cases))
     rep.seconds = time.perf_counter() - t_start
@@ -385,11 +389,11 @@ def _campaign(rep, fam, run, kernel, route, cases, seed, variant, params, lanes,
 
 
 def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes, time_budget, lanes_budget,
-                     case_timeout, t0, shard=(0, 1), overflow="observe"):
+                     case_timeout, t0, shard=(0, 1), overflow="observe", host_expected=False):
     """The eager campaign: case by case (run_recipe), or batched (_EagerBatch) where it applies; the same cases,
     counts and first failure either way."""
-    batch = _EagerBatch(rep, fam, kernel, variant, overflow) if _EagerBatch.applies(rep, fam, kernel,
-                                                                                     case_timeout) else None
+    batch = (_EagerBatch(rep, fam, kernel, variant, overflow, host_expected)
+             if _EagerBatch.applies(rep, fam, kernel, case_timeout) else None)
     first = True
     try:
         for i in shard_indices(shard, cases):
@@ -412,9 +416,12 @@ def _run_eager_cases(rep, fam, kernel, route, cases, seed, variant, params, lane
 
 
 class _EagerBatch:
-    """The batched eager loop (reference="cuda", torch on CUDA, the kernel in process, no case_timeout): per case
-    the draw, the build, the host reference (the verdict), the presentation and its twins staged in the arena,
-    kvaddr's CUDA reference and the kernel's call, as run_case; then, instead of a wait and the comparison, one
+    """The batched eager loop (the reference resolved to "cuda", torch on CUDA, the kernel in process, no
+    case_timeout): per case
+    the draw, the build, the host reference (the verdict), the presentation and its twins staged in the arena
+    (under reference="auto", `host_expected`, the output twins staged holding the host reference's outputs, with no
+    launch; under "cuda", kvaddr's CUDA reference writes them), the kernel's call, as run_case; then, instead of a
+    wait and the comparison, one
     device kernel (device_ref.Counts) adds the case's differing elements of every allocation to its slot. One wait
     per BATCH cases reads the counts; in case order a nonzero one goes through _judge on its kept buffers, and the
     first failing case ends the campaign, as case by case. A case the filter cannot take (a returned array, a
@@ -426,8 +433,9 @@ class _EagerBatch:
         return (rep.reference == "cuda" and fam.name == "torch" and fam.device != "cpu" and case_timeout is None
                 and not isinstance(kernel, iso.Isolated) and Counts.available())
 
-    def __init__(self, rep, fam, kernel, variant, overflow):
+    def __init__(self, rep, fam, kernel, variant, overflow, host_expected=False):
         self.rep, self.fam, self.kernel, self.variant, self.overflow = rep, fam, kernel, variant, overflow
+        self.host_expected = host_expected  # stage the host reference's outputs as the expectation (no launch)
         self.counts = Counts(getattr(fam, "torch", None), fam.device)
         self.arena = Arena(fam) if fam.name == "torch" and fam.device != "cpu" else None  # the cases' staging memory
         # pending: in case order ("case", index, recipe, case, presented, dev, result, expected) or ("rejected",
@@ -450,9 +458,10 @@ class _EagerBatch:
         except _core.Error as e:
             self.pending.append(("rejected", e))
             return None
-        p = Presented(fam, case, twins=True, arena=self.arena)
+        staged = expected if self.host_expected else None
+        p = Presented(fam, case, twins=True, arena=self.arena, expected=staged)
         result = _fresh_result(case)
-        dev = DeviceExpected(fam, case, p, variant, self.counts.stream)
+        dev = DeviceExpected(fam, case, p, variant, self.counts.stream, expected=staged)
         ret, done = _call(fam, self.kernel, case, p, result, wait=False)
         pairs = None if done or ret is not None else dev.batch_pairs(p)
         if pairs is None:  # settled on the per-case path, after the pending cases before it

@@ -37,9 +37,12 @@ class Presented:
     twins=True (the batched eager loop, kvaddr.harness): every backing is put on the device twice, in one staged
     host-to-device copy (put_all): `twin` maps ("out", name), ("in", name) and ("group",) to the second copy (a
     Staged on CUDA, an array otherwise), which kvaddr.device_ref.DeviceExpected takes as its expected / pristine
-    allocations instead of cloning."""
+    allocations instead of cloning. With `expected` (the host reference's outputs, {name: whole buffer}) as well,
+    the output twins and the adjacent group's twin hold the expected allocations instead (guarded like the
+    backings; the inputs' twins stay their pristine copies), carried by the same copy: DeviceExpected(expected=)
+    then launches nothing."""
 
-    def __init__(self, fam, case, twins=False, arena=None):
+    def __init__(self, fam, case, twins=False, arena=None, expected=None):
         self.fam, self.case = fam, case
         self.out_backing, self.outs, self.in_backing, self.ins, self.twin = _Backings(), {}, _Backings(), {}, {}
         hosts = {}  # key -> the host array of every backing, put on the device together below
@@ -63,7 +66,8 @@ class Presented:
         self.nbytes = sum(int(h.nbytes) for h in hosts.values())  # of the backings (each twin as much again)
         self.staged = {}  # key -> Staged: where each backing lies in stage()'s device buffer (torch on CUDA)
         if twins:
-            devs = stage(fam, [hosts[k] for k in keys], twins=True, arena=arena)
+            devs = stage(fam, [hosts[k] for k in keys], twins=True if expected is None else
+                         [_expected_host(case, k, hosts[k], expected) for k in keys], arena=arena)
             self.twin = dict(zip(keys, devs[len(keys):]))
             if devs and isinstance(devs[0], Staged):  # the backings stay Staged until read (_Backings)
                 self.staged = dict(zip(keys, devs[:len(keys)]))
@@ -110,7 +114,10 @@ class Presented:
     def twin_view(self, name):
         """A callable giving strided input `name`'s view of its twin backing (made when called), the shape of
         self.ins[name]."""
-        return lambda: strided_view(self.twin[("in", name)].tensor(), self.case.inputs[name])
+        def view():
+            t = self.twin[("in", name)]
+            return strided_view(t.tensor() if type(t) is Staged else t, self.case.inputs[name])
+        return view
 
     def _out_view(self, name):
         buf = self.case.outputs[name]
@@ -150,6 +157,16 @@ class Presented:
 
     def kwargs(self):
         return kernel_kwargs(self.case, self.ins, self.outs)
+
+
+def _expected_host(case, key, host, expected):
+    """The expected host allocation of backing `key` (whose presented host array is `host`): an output's guarded
+    expected buffer, the adjacent group laid out with the expected outputs, an input itself (its pristine copy)."""
+    if key[0] == "out":
+        return guarded(expected[key[1]])
+    if key[0] == "group":
+        return adjacent.host_backing(case, outputs=expected)
+    return host
 
 
 class _Backings(dict):
@@ -266,13 +283,23 @@ class Arena:
 
 
 def stage(fam, arrays, twins=False, arena=None):
-    """Fresh device copies of host arrays `arrays` (a list), in order, then (`twins`) a second copy of each. For
-    torch on CUDA: one pinned host buffer holding them all (each at a 256-byte aligned offset, the twins a copy of
-    the first half; part of `arena` when given, else a fresh one that torch's pinned-memory cache keeps until the
-    copy has run), one asynchronous host-to-device copy, every copy a Staged of it (no view made; one typed view of
-    the device buffer per dtype); otherwise one fam.put per array and twin."""
+    """Fresh device copies of host arrays `arrays` (a list), in order, then (`twins`) a second copy of each: of the
+    same arrays (twins=True), or of the host arrays in list `twins` (each of its array's dtype and size: the
+    batched eager loop's expected allocations). For torch on CUDA: one pinned host buffer holding them all (each at
+    a 256-byte aligned offset, the twins in the second half; part of `arena` when given, else a fresh one that
+    torch's pinned-memory cache keeps until the copy has run), one asynchronous host-to-device copy (twins=True:
+    the second half a device copy of the first), every copy a Staged of it (no view made; one typed view of the
+    device buffer per dtype); otherwise one fam.put per array and twin."""
+    given = twins if isinstance(twins, (list, tuple)) else None
+    if given is not None:
+        if len(given) != len(arrays):
+            raise ValueError(f"twins: {len(given)} arrays for {len(arrays)}")
+        for a, t in zip(arrays, given):
+            if t.dtype != a.dtype or t.size != a.size:
+                raise ValueError(f"twins: a {t.dtype}[{t.size}] twin of a {a.dtype}[{a.size}] array")
     if fam.name != "torch" or fam.device == "cpu":
-        return [fam.put(a) for a in arrays] + ([fam.put(a) for a in arrays] if twins else [])
+        return [fam.put(a) for a in arrays] + ([fam.put(a) for a in (arrays if given is None else given)]
+                                               if twins is not False else [])
     torch = fam.torch
     arrays = [np.ascontiguousarray(a) for a in arrays]
     offsets, half = [], 0
@@ -290,10 +317,15 @@ def stage(fam, arrays, twins=False, arena=None):
         flat, start, wholes = host.numpy(), 0, {}
     for a, o in zip(arrays, offsets):
         flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
-    if arena is not None:  # the twins as a device-to-device copy of the first half
-        gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, half, arena.stream, 2 if twins else 1)
+    if given is not None:  # the given twins in the second half, carried by the same copy
+        for t, o in zip(given, offsets):
+            flat[half + o:half + o + t.nbytes] = np.ascontiguousarray(t).reshape(-1).view(np.uint8)
+    if arena is not None:  # twins=True: the twins as a device-to-device copy of the first half
+        same = twins is True
+        gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, half if same else total, arena.stream,
+                                2 if same else 1)
     else:
-        if twins:
+        if twins is True:
             flat[half:2 * half] = flat[:half]
         dev = host.to(fam.device, non_blocking=True)
         dev_ptr = int(dev.data_ptr())

@@ -224,3 +224,103 @@ def test_copy_to_device_checks_its_arguments_before_any_copy():
     with pytest.raises(_core.InvalidArgument) as e:  # (2**63 - 1) // 16 bytes 16 times fits int64: the next rule
         gpu_ext.copy_to_device(0, 8, (2**63 - 1) // 16, 0, 16)
     assert e.value.argument == "dst"
+
+
+def counting_reference(monkeypatch):
+    """Patch kvaddr's CUDA reference (kvaddr.gpu.kernel, the host route here) with one that counts its launches;
+    returns the list of launches (one entry per call, the route)."""
+    launches = []
+
+    def make(route, variant="production"):
+        inner = host_kernel(route, variant)
+
+        def launch(**kw):
+            launches.append(route)
+            return inner(**kw)
+
+        return launch
+
+    monkeypatch.setattr(D.gpu, "kernel", make)
+    D._KERNELS.clear()  # built once per (kvaddr.gpu.kernel, route, variant): the new factory's launches
+    return launches
+
+
+@pytest.mark.parametrize("route,kernel", [("read_table", K.read_table_no_bound),
+                                          ("decode_metadata", K.decode_metadata_batch_rows),
+                                          ("write_loc", K.write_loc_stale_tail)])
+def test_under_auto_the_batched_loop_launches_no_device_reference_and_flags_a_wrong_kernel(device, monkeypatch,
+                                                                                        tmp_path, route, kernel):
+    # reference="auto": every case's expected allocations are the host reference's outputs, staged as the twins;
+    # kvaddr's CUDA kernel is never launched, and the failure is the per-case loop's (which does launch it)
+    launches = counting_reference(monkeypatch)
+    kw = {"isolate": False, "huge": False, "cases": 2 * B + 40, "seed": 1, "lanes": 256, "shrink": False}
+    with monkeypatch.context() as m:
+        m.setattr(H._EagerBatch, "applies", staticmethod(lambda *a: True))
+        batched = H.check(route, kernel, replay_dir=str(tmp_path / "b"), **kw)
+        assert launches == []
+        batched_ok = H.check(route, PASSING[route], **kw)
+        assert launches == []
+    assert not batched.ok and batched.reference == "cuda" and batched_ok.ok, str(batched)
+    with monkeypatch.context() as m:
+        m.setattr(H._EagerBatch, "applies", staticmethod(lambda *a: False))
+        per_case = H.check(route, kernel, replay_dir=str(tmp_path / "p"), **kw)
+    assert len(launches) == per_case.cases  # the per-case loop's device reference: once per case run
+    same_report(batched, per_case)
+
+
+@pytest.mark.parametrize("route", ["read_table", "token_translate"])
+def test_under_cuda_the_batched_loop_launches_kvaddrs_kernel_per_case(device, monkeypatch, route):
+    # reference="cuda" keeps kvaddr's CUDA kernel as the reference: one launch per case run, batched or not
+    launches = counting_reference(monkeypatch)
+    batched, _, per_case = both(monkeypatch, route, lambda: PASSING[route], cases=B + 40, seed=1, lanes=256,
+                                reference="cuda")
+    assert batched.ok and batched.cases > B, str(batched)
+    assert len(launches) == batched.cases + per_case.cases
+    same_report(batched, per_case)
+
+
+@pytest.mark.parametrize("route,kernel", [("read_table", K.read_table_no_bound),
+                                          ("decode_metadata", K.decode_metadata_batch_rows)])
+def test_under_cuda_a_planted_kernel_fails_on_the_same_case_with_the_same_report(device, monkeypatch, tmp_path,
+                                                                                route, kernel):
+    batched, reads, per_case = both(monkeypatch, route, lambda: kernel, cases=2 * B + 40, seed=1, lanes=256,
+                                    replay_dir=str(tmp_path / "r"), reference="cuda")
+    assert not batched.ok and reads >= 1, str(batched)
+    same_report(batched, per_case)
+
+
+def test_stage_with_given_twins_checks_them_and_puts_them_second():
+    from kvaddr import arrays, present
+
+    fam = arrays.family("cpu")
+    host = [np.arange(6, dtype=np.int32), np.arange(4, dtype=np.int64)]
+    twins = [np.full(6, 7, np.int32), np.full(4, -1, np.int64)]
+    out = present.stage(fam, host, twins=twins)
+    assert [o.tolist() for o in out] == [list(range(6)), list(range(4)), [7] * 6, [-1] * 4]
+    assert [o.tolist() for o in present.stage(fam, host, twins=True)[2:]] == [list(range(6)), list(range(4))]
+    for bad, why in [(twins[:1], "twins: 1 arrays for 2"), ([twins[0], np.full(4, -1, np.int32)],
+                                                             "twins: a int32\\[4\\] twin of a int64\\[4\\] array"),
+                     ([twins[0], np.full(5, -1, np.int64)], "twins: a int64\\[5\\] twin of a int64\\[4\\] array")]:
+        with pytest.raises(ValueError, match=why):
+            present.stage(fam, host, twins=bad)
+
+
+def test_presented_twins_hold_the_expected_allocations_when_given():
+    from kvaddr import arrays, cases, conventions, present
+
+    fam = arrays.family("cpu")
+    for route in ("read_table", "decode_metadata", "token_translate"):
+        for i in range(30):
+            case = H._build(route, cases.draw_recipe(route, cases.rng_for(5, i), 128, None))
+            try:
+                exp = conventions.reference(case, table_guards=True)
+            except H._core.Error:
+                continue
+            p = present.Presented(fam, case, twins=True, expected=exp)
+            for name in p.out_backing:
+                assert np.array_equal(p.twin[("out", name)], present.guarded(exp[name]))
+                assert np.array_equal(p.out_backing[name], present.guarded(case.outputs[name]))
+            for name in p.in_backing:
+                assert np.array_equal(p.twin[("in", name)], p.in_backing[name])
+            if case.adjacent:
+                assert np.array_equal(p.twin[("group",)], H.adjacent.host_backing(case, outputs=exp))

@@ -213,3 +213,58 @@ def test_the_arena_stages_cases_and_reuses_its_memory_after_release():
     again = present.stage(fam, [np.full(5, 3, np.int64)], arena=arena)
     assert again[0].ptr == first[0].ptr and np.array_equal(again[0].tensor().cpu().numpy(), [3] * 5)
     arena.close()
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_under_auto_no_device_reference_is_launched_and_a_mutant_is_caught(monkeypatch, tmp_path, route):
+    # reference="auto": the expected allocations are the host reference's, staged with the case (no launch of
+    # kvaddr's CUDA kernel in the batched loop); the report is the per-case loop's, which launches it per case
+    launches = []
+    real = device_ref._reference_kernel
+
+    def counting(r, v):
+        k = real(r, v)
+
+        def launch(**kw):
+            launches.append(r)
+            return k(**kw)
+
+        launch.on_own_memory = lambda **kw: (launches.append(r), k.on_own_memory(**kw))[1]
+        return launch
+
+    monkeypatch.setattr(device_ref, "_reference_kernel", counting)
+    kernel = G.kernel(route, MUTANTS[route])
+    with monkeypatch.context() as m:
+        m.setattr(harness.DeviceExpected, "compare", lambda *a: pytest.fail("no flagged case expected"))
+        ok = kvaddr.check(route, G.kernel(route), device="cuda", isolate=False, huge=False, cases=300, seed=3)
+    assert ok.ok and ok.reference == "cuda" and launches == [], str(ok)
+    batched, _, per_case = _both(monkeypatch, route, kernel, cases=2000, seed=1, lanes=4096, shrink=False,
+                                 replay_dir=str(tmp_path / "a"))
+    assert not batched.ok, str(batched)
+    assert len(launches) == per_case.cases  # the per-case loop's, one per case; the batched loop launched none
+    same_report(batched, per_case)
+
+
+@pytest.mark.parametrize("route", ("read_table", "decode_metadata"))
+def test_under_cuda_kvaddrs_kernel_stays_the_reference(monkeypatch, tmp_path, route):
+    batched, _, per_case = _both(monkeypatch, route, G.kernel(route, MUTANTS[route]), cases=2000, seed=1,
+                                 lanes=4096, shrink=False, replay_dir=str(tmp_path / "c"), reference="cuda")
+    assert not batched.ok, str(batched)
+    same_report(batched, per_case)
+
+
+def test_stage_puts_given_twins_in_the_second_half_with_and_without_an_arena():
+    import numpy as np
+
+    from kvaddr import arrays, present
+
+    fam = arrays.family("cuda", "torch")
+    host = [np.arange(40, dtype=np.int64) - 7, np.arange(12, dtype=np.int32).reshape(3, 4)]
+    twins = [np.full(40, 5, np.int64), np.full((3, 4), -2, np.int32)]
+    arena = present.Arena(fam)
+    for out in (present.stage(fam, host, twins=twins), present.stage(fam, host, twins=twins, arena=arena)):
+        assert len(out) == 4
+        for a, s in zip(host + twins, out):
+            assert isinstance(s, present.Staged) and s.ptr % 256 == 0
+            assert np.array_equal(s.tensor().cpu().numpy(), a)
+    arena.close()
