@@ -67,7 +67,7 @@ class Presented:
         self.staged = {}  # key -> Staged: where each backing lies in stage()'s device buffer (torch on CUDA)
         if twins:
             devs = stage(fam, [hosts[k] for k in keys], twins=True if expected is None else
-                         [_expected_host(case, k, hosts[k], expected) for k in keys], arena=arena)
+                         [_expected_host(case, k, expected) for k in keys], arena=arena)
             self.twin = dict(zip(keys, devs[len(keys):]))
             if devs and isinstance(devs[0], Staged):  # the backings stay Staged until read (_Backings)
                 self.staged = dict(zip(keys, devs[:len(keys)]))
@@ -159,14 +159,14 @@ class Presented:
         return kernel_kwargs(self.case, self.ins, self.outs)
 
 
-def _expected_host(case, key, host, expected):
-    """The expected host allocation of backing `key` (whose presented host array is `host`): an output's guarded
-    expected buffer, the adjacent group laid out with the expected outputs, an input itself (its pristine copy)."""
+def _expected_host(case, key, expected):
+    """The expected host allocation of backing `key`: an output's guarded expected buffer, the adjacent group laid
+    out with the expected outputs; None for an input (its twin is its pristine copy)."""
     if key[0] == "out":
         return guarded(expected[key[1]])
     if key[0] == "group":
         return adjacent.host_backing(case, outputs=expected)
-    return host
+    return None
 
 
 class _Backings(dict):
@@ -284,58 +284,76 @@ class Arena:
 
 def stage(fam, arrays, twins=False, arena=None):
     """Fresh device copies of host arrays `arrays` (a list), in order, then (`twins`) a second copy of each: of the
-    same arrays (twins=True), or of the host arrays in list `twins` (each of its array's dtype and size: the
-    batched eager loop's expected allocations). For torch on CUDA: one pinned host buffer holding them all (each at
-    a 256-byte aligned offset, the twins in the second half; part of `arena` when given, else a fresh one that
-    torch's pinned-memory cache keeps until the copy has run), one asynchronous host-to-device copy (twins=True:
-    the second half a device copy of the first), every copy a Staged of it (no view made; one typed view of the
-    device buffer per dtype); otherwise one fam.put per array and twin."""
-    given = twins if isinstance(twins, (list, tuple)) else None
-    if given is not None:
-        if len(given) != len(arrays):
-            raise ValueError(f"twins: {len(given)} arrays for {len(arrays)}")
+    same arrays (twins=True), or as list `twins` gives them: a host array of its array's dtype and size (the
+    batched eager loop's expected allocations), or None for a copy of the array itself. For torch on CUDA: one
+    pinned host buffer holding them all (each at a 256-byte aligned offset; part of `arena` when given, else a
+    fresh one that torch's pinned-memory cache keeps until the copy has run), laid out as the arrays whose twin is
+    a copy, their twins, the others, their given twins; the first part travels in one asynchronous host-to-device
+    copy and is copied again on the device into the second (with an arena), the other two parts in one more
+    host-to-device copy; every copy a Staged of it (no view made; one typed view of the device buffer per dtype);
+    otherwise one fam.put per array and twin."""
+    n = len(arrays)
+    if twins is True or twins is False:
+        given = [None] * n if twins else None
+    else:
+        given = list(twins)
+        if len(given) != n:
+            raise ValueError(f"twins: {len(given)} arrays for {n}")
         for a, t in zip(arrays, given):
-            if t.dtype != a.dtype or t.size != a.size:
+            if t is not None and (t.dtype != a.dtype or t.size != a.size):
                 raise ValueError(f"twins: a {t.dtype}[{t.size}] twin of a {a.dtype}[{a.size}] array")
     if fam.name != "torch" or fam.device == "cpu":
-        return [fam.put(a) for a in arrays] + ([fam.put(a) for a in (arrays if given is None else given)]
-                                               if twins is not False else [])
+        return [fam.put(a) for a in arrays] + ([fam.put(a if t is None else t) for a, t in zip(arrays, given)]
+                                               if given is not None else [])
     torch = fam.torch
     arrays = [np.ascontiguousarray(a) for a in arrays]
-    offsets, half = [], 0
-    for a in arrays:
+    # where each array and its twin lie: the arrays whose twin is a copy (S) then those twins (S'), the others (D)
+    # then their given twins (D')
+    at, twin_at, s = [0] * n, [0] * n, 0
+    for k, a in enumerate(arrays):
         if a.dtype not in _TORCH_DTYPES:
             _TORCH_DTYPES[a.dtype] = torch.from_numpy(np.empty(0, a.dtype)).dtype
-        offsets.append(half)
-        half += -(-a.nbytes // 256) * 256
-    total = max(2 * half if twins else half, 256)  # a whole number of 8-byte elements
+        if given is None or given[k] is None:
+            at[k] = s
+            s += -(-a.nbytes // 256) * 256
+    d = 0
+    diff = [] if given is None else [k for k in range(n) if given[k] is not None]
+    for k in diff:
+        at[k] = d
+        d += -(-arrays[k].nbytes // 256) * 256
+    for k in range(n):
+        if given is not None and given[k] is not None:
+            at[k], twin_at[k] = 2 * s + at[k], 2 * s + d + at[k]
+        else:
+            twin_at[k] = s + at[k]
+    total = max(2 * (s + d) if given is not None else s, 256)  # a whole number of 8-byte elements
     if arena is not None:
         (flat, host_ptr, dev, dev_ptr, wholes, _), start = arena.take(total)
         flat = flat[start:start + total]
     else:
         host = torch.empty(total, dtype=torch.uint8, pin_memory=True)
         flat, start, wholes = host.numpy(), 0, {}
-    for a, o in zip(arrays, offsets):
+    for a, o in zip(arrays, at):
         flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
-    if given is not None:  # the given twins in the second half, carried by the same copy
-        for t, o in zip(given, offsets):
-            flat[half + o:half + o + t.nbytes] = np.ascontiguousarray(t).reshape(-1).view(np.uint8)
-    if arena is not None:  # twins=True: the twins as a device-to-device copy of the first half
-        same = twins is True
-        gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, half if same else total, arena.stream,
-                                2 if same else 1)
+    for k in diff:
+        t = given[k]
+        flat[twin_at[k]:twin_at[k] + t.nbytes] = np.ascontiguousarray(t).reshape(-1).view(np.uint8)
+    if arena is not None:  # S' a device-to-device copy of S
+        if s:
+            gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, s, arena.stream, 2 if given is not None else 1)
+        if d:
+            gpu._gpu.copy_to_device(dev_ptr + start + 2 * s, host_ptr + start + 2 * s, 2 * d, arena.stream, 1)
     else:
-        if twins is True:
-            flat[half:2 * half] = flat[:half]
+        if given is not None:
+            flat[s:2 * s] = flat[:s]
         dev = host.to(fam.device, non_blocking=True)
         dev_ptr = int(dev.data_ptr())
     out = []
-    for copy in range(2 if twins else 1):
-        for a, o in zip(arrays, offsets):
+    for places in ((at, twin_at) if given is not None else (at,)):
+        for a, o in zip(arrays, places):
             if a.dtype not in wholes:
                 wholes[a.dtype] = dev.view(_TORCH_DTYPES[a.dtype])
-            at = start + o + copy * half
-            out.append(Staged(wholes[a.dtype], dev_ptr + at, at // a.dtype.itemsize, a))
+            out.append(Staged(wholes[a.dtype], dev_ptr + start + o, (start + o) // a.dtype.itemsize, a))
     return out
 
 

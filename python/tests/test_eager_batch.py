@@ -298,6 +298,7 @@ def test_stage_with_given_twins_checks_them_and_puts_them_second():
     out = present.stage(fam, host, twins=twins)
     assert [o.tolist() for o in out] == [list(range(6)), list(range(4)), [7] * 6, [-1] * 4]
     assert [o.tolist() for o in present.stage(fam, host, twins=True)[2:]] == [list(range(6)), list(range(4))]
+    assert [o.tolist() for o in present.stage(fam, host, twins=[None, twins[1]])[2:]] == [list(range(6)), [-1] * 4]
     for bad, why in [(twins[:1], "twins: 1 arrays for 2"), ([twins[0], np.full(4, -1, np.int32)],
                                                              "twins: a int32\\[4\\] twin of a int64\\[4\\] array"),
                      ([twins[0], np.full(5, -1, np.int64)], "twins: a int64\\[5\\] twin of a int64\\[4\\] array")]:
@@ -320,7 +321,7 @@ def test_presented_twins_hold_the_expected_allocations_when_given():
             for name in p.out_backing:
                 assert np.array_equal(p.twin[("out", name)], present.guarded(exp[name]))
                 assert np.array_equal(p.out_backing[name], present.guarded(case.outputs[name]))
-            for name in p.in_backing:
+            for name in p.in_backing:  # an input's twin: its pristine copy
                 assert np.array_equal(p.twin[("in", name)], p.in_backing[name])
             if case.adjacent:
                 assert np.array_equal(p.twin[("group",)], H.adjacent.host_backing(case, outputs=exp))

@@ -259,12 +259,16 @@ def test_stage_puts_given_twins_in_the_second_half_with_and_without_an_arena():
     from kvaddr import arrays, present
 
     fam = arrays.family("cuda", "torch")
-    host = [np.arange(40, dtype=np.int64) - 7, np.arange(12, dtype=np.int32).reshape(3, 4)]
-    twins = [np.full(40, 5, np.int64), np.full((3, 4), -2, np.int32)]
+    # a twin given (an expected allocation) or None (a copy of its array, made on the device with an arena)
+    host = [np.arange(40, dtype=np.int64) - 7, np.arange(12, dtype=np.int32).reshape(3, 4), np.arange(300) * 3,
+            np.arange(5, dtype=np.int32)]
+    twins = [np.full(40, 5, np.int64), None, np.full(300, -2, np.int64), None]
+    want = host + [t if t is not None else a for a, t in zip(host, twins)]
     arena = present.Arena(fam)
-    for out in (present.stage(fam, host, twins=twins), present.stage(fam, host, twins=twins, arena=arena)):
-        assert len(out) == 4
-        for a, s in zip(host + twins, out):
+    for out in (present.stage(fam, host, twins=twins), present.stage(fam, host, twins=twins, arena=arena),
+                present.stage(fam, host, twins=twins, arena=arena)):
+        assert len(out) == 8 and len({s.ptr for s in out}) == 8
+        for a, s in zip(want, out):
             assert isinstance(s, present.Staged) and s.ptr % 256 == 0
             assert np.array_equal(s.tensor().cpu().numpy(), a)
     arena.close()
