@@ -6,8 +6,9 @@ device); --graph (with --device cuda) measures graph mode's harness overhead per
 
     PYTHONPATH=build/python/package python3 python/bench/harness_speed.py [--lanes 1048576] [--seconds 5]
         [--routes token_translate,read_table] [--seed 1] [--json] [--device cuda [--graph] [--reference host]]
-        [--profile DIR]
+        [--profile DIR] [--timers]
 
+--timers (eager mode on CUDA) times the functions of TIMERS by wall-clock wrappers (no profiler, real figures).
 --profile DIR (eager mode) runs each route once more under cProfile and prints where the harness's time goes per
 case, by stage (STAGES: the function whose cumulative time is the stage), writing DIR/<route>.pstats.
 
@@ -97,6 +98,59 @@ def profile(route, lanes, seconds, seed, out_dir):
     return rep.cases, rows
 
 
+# --timers: functions timed by a wrapper (inclusive wall time, no profiler: the figures are real, each call costing
+# the wrapper's own fraction of a microsecond); "module:attribute path"
+TIMERS = (("draw recipe", "kvaddr.cases:draw_recipe"),
+          ("build case", "kvaddr.harness:_build"),
+          ("host reference", "kvaddr.harness:reference"),
+          ("present", "kvaddr.present:Presented.__init__"),
+          ("  stage (pinned writes + copy)", "kvaddr.present:stage"),
+          ("  guarded backings", "kvaddr.present:guarded"),
+          ("  adjacent backings", "kvaddr.adjacent:host_backing"),
+          ("  output views", "kvaddr.present:Presented._out_view"),
+          ("device expected", "kvaddr.device_ref:DeviceExpected.__init__"),
+          ("device pairs", "kvaddr.device_ref:DeviceExpected.batch_pairs"),
+          ("device count", "kvaddr.device_ref:Counts.add"),
+          ("kernel call (its own time included)", "kvaddr.harness:_call"),
+          ("batch wait + settle", "kvaddr.harness:_EagerBatch.flush"),
+          ("batched case, all of it", "kvaddr.harness:_EagerBatch.add"))
+
+
+def timers(route, lanes, seconds, seed):
+    """Eager mode's time per case in the TIMERS functions, each wrapped by a wall-clock accumulator for one run:
+    (cases, harness us/case, [(label, us/case)])."""
+    import importlib
+
+    acc, undo = {}, []
+
+    def wrap(label, fn):
+        def timed(*a, **k):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                acc[label] += time.perf_counter() - t
+        return timed
+
+    for label, target in TIMERS:
+        mod, path = target.split(":")
+        owner = importlib.import_module(mod)
+        *outer, attr = path.split(".")
+        for name in outer:
+            owner = getattr(owner, name)
+        fn = owner.__dict__[attr] if isinstance(owner, type) else getattr(owner, attr)
+        acc[label] = 0.0
+        setattr(owner, attr, wrap(label, fn))
+        undo.append((owner, attr, fn))
+    try:
+        r = measure(route, lanes, seconds, seed, "cuda")
+    finally:
+        for owner, attr, fn in reversed(undo):
+            setattr(owner, attr, fn)
+    n = max(r["cases"], 1)
+    return r["cases"], r["us_per_case"], [(label, 1e6 * acc[label] / n) for label, _ in TIMERS]
+
+
 def graph_columns(r):
     """The --graph columns of row r: all-in microseconds per case and the loop that ran."""
     return f" {r['us_per_case_all']:>14.1f}  {r['graph_loop']}"
@@ -115,6 +169,8 @@ def main(argv=None):
     p.add_argument("--graph-loop", default="auto", choices=("auto", "fast", "slow"),
                    help="graph mode's loop (kvaddr.check graph=True / 'fast' / 'slow')")
     p.add_argument("--profile", metavar="DIR", help="eager mode's time per case by stage (cProfile), stats in DIR")
+    p.add_argument("--timers", action="store_true", help="eager mode on CUDA: us/case in TIMERS' functions "
+                   "(wall-clock wrappers, no profiler)")
     a = p.parse_args(argv)
     if a.graph and a.device != "cuda":
         p.error("--graph needs --device cuda")
@@ -124,6 +180,13 @@ def main(argv=None):
             print(f"{r}: {cases} cases under cProfile, us/case by stage (cumulative)")
             for stage, us in rows:
                 print(f"  {stage:26} {us:9.1f}")
+        return 0
+    if a.timers:
+        for r in a.routes.split(","):
+            cases, us, rows = timers(r, a.lanes, a.seconds, a.seed)
+            print(f"{r}: {cases} cases, harness {us:.1f} us/case (timed); us/case inclusive")
+            for label, t in rows:
+                print(f"  {label:38} {t:9.1f}")
         return 0
     rows = [measure(r, a.lanes, a.seconds, a.seed, a.device, a.graph, a.reference, a.graph_loop)
             for r in a.routes.split(",") if r]
