@@ -288,10 +288,9 @@ def stage(fam, arrays, twins=False, arena=None):
     batched eager loop's expected allocations), or None for a copy of the array itself. For torch on CUDA: one
     pinned host buffer holding them all (each at a 256-byte aligned offset; part of `arena` when given, else a
     fresh one that torch's pinned-memory cache keeps until the copy has run), laid out as the arrays whose twin is
-    a copy, their twins, the others, their given twins; the first part travels in one asynchronous host-to-device
-    copy and is copied again on the device into the second (with an arena), the other two parts in one more
-    host-to-device copy; every copy a Staged of it (no view made; one typed view of the device buffer per dtype);
-    otherwise one fam.put per array and twin."""
+    a copy (S), the others (D), their given twins (D'), then the copies' twins (S'); S, D and D' travel in one
+    asynchronous host-to-device copy, S' (with an arena) is S copied again on the device; every copy a Staged of
+    it (no view made; one typed view of the device buffer per dtype); otherwise one fam.put per array and twin."""
     n = len(arrays)
     if twins is True or twins is False:
         given = [None] * n if twins else None
@@ -307,8 +306,7 @@ def stage(fam, arrays, twins=False, arena=None):
                                                if given is not None else [])
     torch = fam.torch
     arrays = [np.ascontiguousarray(a) for a in arrays]
-    # where each array and its twin lie: the arrays whose twin is a copy (S) then those twins (S'), the others (D)
-    # then their given twins (D')
+    # where each array and its twin lie: S, D, D', S' (above)
     at, twin_at, s = [0] * n, [0] * n, 0
     for k, a in enumerate(arrays):
         if a.dtype not in _TORCH_DTYPES:
@@ -323,9 +321,9 @@ def stage(fam, arrays, twins=False, arena=None):
         d += -(-arrays[k].nbytes // 256) * 256
     for k in range(n):
         if given is not None and given[k] is not None:
-            at[k], twin_at[k] = 2 * s + at[k], 2 * s + d + at[k]
+            at[k], twin_at[k] = s + at[k], s + d + at[k]
         else:
-            twin_at[k] = s + at[k]
+            twin_at[k] = s + 2 * d + at[k]
     total = max(2 * (s + d) if given is not None else s, 256)  # a whole number of 8-byte elements
     if arena is not None:
         (flat, host_ptr, dev, dev_ptr, wholes, _), start = arena.take(total)
@@ -339,13 +337,11 @@ def stage(fam, arrays, twins=False, arena=None):
         t = given[k]
         flat[twin_at[k]:twin_at[k] + t.nbytes] = np.ascontiguousarray(t).reshape(-1).view(np.uint8)
     if arena is not None:  # S' a device-to-device copy of S
-        if s:
-            gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, s, arena.stream, 2 if given is not None else 1)
-        if d:
-            gpu._gpu.copy_to_device(dev_ptr + start + 2 * s, host_ptr + start + 2 * s, 2 * d, arena.stream, 1)
+        gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, s + 2 * d, arena.stream, 1,
+                                s if given is not None else 0)
     else:
         if given is not None:
-            flat[s:2 * s] = flat[:s]
+            flat[s + 2 * d:2 * (s + d)] = flat[:s]
         dev = host.to(fam.device, non_blocking=True)
         dev_ptr = int(dev.data_ptr())
     out = []

@@ -156,11 +156,16 @@ py::tuple count_differences(std::uintptr_t a, std::uintptr_t b, int64_t n, int b
 // An asynchronous host-to-device copy of `bytes` bytes on `stream` (the batched eager loop's staging: `src` is
 // page-locked host memory the caller keeps until the stream has run it), then `copies` - 1 device-to-device copies
 // of them right after it (dst + k * bytes). Checked before anything is enqueued.
-void copy_to_device(std::uintptr_t dst, std::uintptr_t src, int64_t bytes, std::uintptr_t stream, int64_t copies) {
+void copy_to_device(std::uintptr_t dst, std::uintptr_t src, int64_t bytes, std::uintptr_t stream, int64_t copies,
+                    int64_t head) {
   if (bytes < 0) throw InvalidArgument("bytes", std::to_string(bytes), "must be >= 0");
   if (copies < 1 || copies > 16) throw InvalidArgument("copies", std::to_string(copies), "must be 1 to 16");
   if (bytes > std::numeric_limits<int64_t>::max() / copies)
     throw InvalidArgument("bytes", std::to_string(bytes), "times copies = " + std::to_string(copies) + " overflows int64");
+  if (head < 0 || head > bytes)
+    throw InvalidArgument("head", std::to_string(head), "must be 0 to bytes = " + std::to_string(bytes));
+  if (head > std::numeric_limits<int64_t>::max() - bytes * copies)
+    throw InvalidArgument("head", std::to_string(head), "plus bytes times copies overflows int64");
   if (bytes == 0) return;
   if (dst == 0) throw InvalidArgument("dst", "0", "a null device address");
   if (src == 0) throw InvalidArgument("src", "0", "a null host address");
@@ -170,6 +175,10 @@ void copy_to_device(std::uintptr_t dst, std::uintptr_t src, int64_t bytes, std::
                                     as_stream(stream));
   for (int64_t k = 1; k < copies && err == cudaSuccess; ++k) {
     err = cudaMemcpyAsync(static_cast<char*>(to) + k * bytes, to, n, cudaMemcpyDeviceToDevice, as_stream(stream));
+  }
+  if (head > 0 && err == cudaSuccess) {
+    err = cudaMemcpyAsync(static_cast<char*>(to) + copies * bytes, to, static_cast<std::size_t>(head),
+                          cudaMemcpyDeviceToDevice, as_stream(stream));
   }
   if (err != cudaSuccess) {
     cudaGetLastError();
@@ -279,9 +288,10 @@ PYBIND11_MODULE(_gpu, m) {
         py::arg("stream"), "(count, first index) of the elements where two device buffers differ; waits.");
   m.def("synchronize", &g::synchronize, py::arg("stream"));
   m.def("copy_to_device", &g::copy_to_device, py::arg("dst"), py::arg("src"), py::arg("bytes"), py::arg("stream"),
-        py::arg("copies") = 1,
+        py::arg("copies") = 1, py::arg("head") = 0,
         "cudaMemcpyAsync of `bytes` host bytes at src to device address dst on `stream`, then copies - 1 device "
-        "copies of them at dst + k * bytes (no wait).");
+        "copies of them at dst + k * bytes, then a device copy of their first `head` bytes at dst + copies * bytes "
+        "(no wait).");
   m.def("graph_draw", &g::graph_draw, py::arg("draws"), py::arg("seed"), py::arg("counter"), py::arg("stream"),
         "Graph mode's fast loop: draw case *counter's values into each target (one kernel, no sync).");
   m.def("graph_copy", &g::graph_copy, py::arg("copies"), py::arg("stream"),

@@ -224,6 +224,18 @@ def test_copy_to_device_checks_its_arguments_before_any_copy():
     with pytest.raises(_core.InvalidArgument) as e:  # (2**63 - 1) // 16 bytes 16 times fits int64: the next rule
         gpu_ext.copy_to_device(0, 8, (2**63 - 1) // 16, 0, 16)
     assert e.value.argument == "dst"
+    # head (the first bytes copied once more after the copies): 0 to bytes, and the end must fit int64
+    big = (2**63 - 1) // 16  # 16 * big = 2**63 - 16
+    for args, value in [((8, 8, 4, 0, 1, -1), "-1"), ((8, 8, 4, 0, 1, 5), "5"), ((8, 8, 0, 0, 1, 1), "1"),
+                        ((8, 8, big, 0, 16, 16), "16")]:
+        with pytest.raises(_core.InvalidArgument) as e:
+            gpu_ext.copy_to_device(*args)
+        assert (e.value.argument, e.value.value) == ("head", value)
+    assert gpu_ext.copy_to_device(0, 0, 0, 0, 1, 0) is None
+    for args in [(0, 8, 4, 0, 1, 4), (0, 8, 4, 0, 1, 0), (0, 8, big, 0, 16, 15)]:  # head accepted: the next rule
+        with pytest.raises(_core.InvalidArgument) as e:
+            gpu_ext.copy_to_device(*args)
+        assert e.value.argument == "dst"
 
 
 def counting_reference(monkeypatch):
@@ -325,3 +337,61 @@ def test_presented_twins_hold_the_expected_allocations_when_given():
                 assert np.array_equal(p.twin[("in", name)], p.in_backing[name])
             if case.adjacent:
                 assert np.array_equal(p.twin[("group",)], H.adjacent.host_backing(case, outputs=exp))
+
+
+def test_stage_layout_on_a_fake_device():
+    # present.stage's staging path (torch on CUDA) over numpy stand-ins: pinned host and device memory are numpy
+    # buffers, kvaddr._gpu.copy_to_device is emulated with its documented semantics (the host-to-device copy of
+    # `bytes`, copies - 1 repeats, then the first `head` bytes once more after them); every Staged's address must
+    # then hold its array, or its twin (given, or a copy of the array)
+    import ctypes
+    import types
+
+    from kvaddr import present
+
+    def copy_to_device(dst, src, nbytes, stream, copies=1, head=0):
+        assert 0 <= head <= nbytes and 1 <= copies <= 16
+        ctypes.memmove(dst, src, nbytes)
+        for k in range(1, copies):
+            ctypes.memmove(dst + k * nbytes, dst, nbytes)
+        if head:
+            ctypes.memmove(dst + copies * nbytes, dst, head)
+
+    def aligned(buf):  # 1 << 16 bytes of `buf` from a 256-byte aligned address (as torch's allocations)
+        at = -buf.ctypes.data % 256
+        return buf[at:at + (1 << 16)]
+
+    class FakeArena:
+        stream = 0
+
+        def __init__(self):
+            self.host, self.dev = aligned(np.zeros(1 << 17, np.uint8)), aligned(np.full(1 << 17, 0xAB, np.uint8))
+            self.used = 0
+
+        def take(self, nbytes):
+            at, self.used = self.used, self.used + nbytes
+            return (self.host, self.host.ctypes.data, self.dev, self.dev.ctypes.data, {}, None), at
+
+    fake_torch = types.SimpleNamespace(from_numpy=lambda a: a)
+    fam = types.SimpleNamespace(name="torch", device="cuda", torch=fake_torch)
+    host = [np.arange(40, dtype=np.int64) - 7, np.arange(12, dtype=np.int32).reshape(3, 4), np.arange(300) * 3,
+            np.arange(5, dtype=np.int32), np.zeros(0, np.int32)]
+    given = [np.full(40, 5, np.int64), None, np.full(300, -2, np.int64), None, None]
+    arena = FakeArena()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(present.gpu, "_gpu", types.SimpleNamespace(copy_to_device=copy_to_device))
+        for twins, want in [(given, host + [t if t is not None else a for a, t in zip(host, given)]),
+                            (True, host + host), (False, host), ([None] * 5, host + host),
+                            ([np.full(a.shape, 9, a.dtype) for a in host], host + [np.full(a.shape, 9, a.dtype)
+                                                                                  for a in host])]:
+            out = present.stage(fam, host, twins=twins, arena=arena)
+            assert len(out) == len(want)
+            ends = []
+            for a, s in zip(want, out):
+                assert s.ptr % 256 == 0 and s.shape == a.shape and s.dtype == a.dtype
+                off = s.ptr - arena.dev.ctypes.data
+                got = arena.dev[off:off + a.nbytes].view(a.dtype).reshape(a.shape)
+                assert np.array_equal(got, a), (twins is True, twins is False, off)
+                ends.append((off, off + a.nbytes))
+            spans = sorted(e for e in ends if e[1] > e[0])
+            assert all(x[1] <= y[0] for x, y in zip(spans, spans[1:]))  # no two copies overlap
