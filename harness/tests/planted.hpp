@@ -27,6 +27,18 @@ struct Failure {
   std::int64_t col = -1;
 };
 
+// How many of cases [0, cases) of `seed` for route r the check presents in a layout validation rejects (an input
+// partially overlapping its output, or a partially overlapping adjacent layout: kvaddr.check's case of the same
+// seed and index, detail::drawn_case). The check counts them as rejected, not run.
+inline std::int64_t rejected_layouts(Route r, std::uint64_t seed, std::int64_t cases, std::int64_t lanes = 4096) {
+  std::int64_t n = 0;
+  for (std::int64_t i = 0; i < cases; ++i) {
+    const harness::detail::DrawnCase d = harness::detail::drawn_case(r, seed, i, lanes);
+    n += d.presented.alias_offset > 0 || d.presented.shared > 0 ? 1 : 0;
+  }
+  return n;
+}
+
 // Whether the report names variant v among those the kernel behaves like.
 inline bool names(const harness::Report& r, const std::string& v) {
   return std::find(r.behaves_like.begin(), r.behaves_like.end(), v) != r.behaves_like.end();
