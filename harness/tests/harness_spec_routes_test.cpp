@@ -23,25 +23,8 @@ using std::int32_t;
 using std::int64_t;
 using harness_test::names;
 
-// "key=N" and "key=[a, b, ...]" of a minimal case's text.
-int64_t scalar_in(const std::string& text, const std::string& key) {
-  const auto at = text.find(key + "=");
-  if (at == std::string::npos) throw std::runtime_error("no " + key + " in: " + text);
-  return std::stoll(text.substr(at + key.size() + 1));
-}
-std::vector<int64_t> list_in(const std::string& text, const std::string& key) {
-  const auto at = text.find(key + "=[");
-  if (at == std::string::npos) throw std::runtime_error("no " + key + " list in: " + text);
-  std::vector<int64_t> v;
-  std::size_t i = at + key.size() + 2;
-  while (text[i] != ']') {
-    std::size_t used = 0;
-    v.push_back(std::stoll(text.substr(i), &used));
-    i += used;
-    if (text[i] == ',') i += 2;
-  }
-  return v;
-}
+using harness_test::list_in;
+using harness_test::scalar_in;
 
 // token_translate's lane over a table (spec §4.1): padding -> 0, else max(table[t / ps] * ps * m + t % ps, 0).
 int64_t kernel_id(const int64_t* table, int64_t ps, int64_t m, int64_t t) {
