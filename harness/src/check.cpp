@@ -304,6 +304,12 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
                        : (kind == "raised" ? name_raises(ops, cc, claimed) : std::vector<std::string>{});
   };
   const std::vector<std::string> names0 = names_of(c, o.actual);
+  // a store that landed in an adjacent argument keeps landing in one (kvaddr.check's rule: the minimal case shows
+  // the layout)
+  const auto into_neighbour = [](const Outcome& x) {
+    return std::any_of(x.first.begin(), x.first.end(), [](const Lane& l) { return l.region.rfind("neighbour_", 0) == 0; });
+  };
+  const bool neighbour0 = into_neighbour(o);
   auto keeps_a_name = [&](const Case& cand, const Bufs& actual) {
     if (names0.empty()) return true;  // keep the catalogue name the original case had
     for (const std::string& n : names_of(cand, actual))
@@ -320,7 +326,7 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
         return false;
       }
       Outcome oc = run_case(ops, claimed, cc, e, mem, call);
-      if (oc.kind != kind || !keeps_a_name(cc, oc.actual)) return false;
+      if (oc.kind != kind || (neighbour0 && !into_neighbour(oc)) || !keeps_a_name(cc, oc.actual)) return false;
       c = std::move(cc);
       o = std::move(oc);
       return true;
