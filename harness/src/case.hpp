@@ -148,7 +148,13 @@ struct Compared2 {
   std::string neighbours;      // the detail of stores landing in an adjacent input ("" none)
   std::string input_changed;   // the first input the kernel wrote into ("" none)
   std::vector<Lane> input_lanes;  // its first lanes (adjacent inputs; region "input")
+  std::vector<std::int32_t> group_after;  // the adjacent allocation as the kernel left it (empty: none)
 };
 Compared2 compare_presented(detail::Arena& m, const Case& c, const Presented& p, const Bufs& exp);
+
+// The adjacent layout of case `c` (nullopt: none; InvalidArgument when it cannot be laid out) and its allocation's
+// contents with outputs `outs` (without guards), as present() lays them out.
+std::optional<AdjacentLayoutOf> adjacent_of(const Case& c);
+std::vector<std::int32_t> adjacent_image(const Case& c, const Bufs& outs);
 
 }  // namespace kvaddr::harness::cases

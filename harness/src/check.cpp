@@ -113,6 +113,7 @@ struct Outcome {
   Bufs actual;
   std::vector<Lane> first;
   int64_t differing = 0;
+  std::vector<int32_t> group_after;  // the adjacent allocation after the call (recorded for replay)
 };
 
 // Runs `call` on case `c` presented in `m` (into the buffers of `fixed` in graph mode) and compares with `exp`, the
@@ -138,6 +139,7 @@ Outcome run_case(const RouteOps& ops, Variant v, const Case& c, const Bufs& exp,
   o.actual = std::move(cmp.actual);
   o.first = std::move(cmp.first);
   o.differing = cmp.differing;
+  o.group_after = std::move(cmp.group_after);
   const bool outside = cmp.outside;
   // an output the racing rows can leave, guards intact (not a store that left an adjacent output)
   if (o.differing > 0 && !cmp.grouped_outside && race_allows(ops, c, o.actual, v)) {
@@ -345,7 +347,7 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
       after.clear();
       for (const Output& out : c.outs) after.push_back(guarded(out.before));
     }
-    r.replay_dir = write_replay(ops, c, after, claimed, opt, f.index, r);
+    r.replay_dir = write_replay(ops, c, after, o.group_after, claimed, opt, f.index, r);
     const bool i32_form = (ops.route == Route::token_translate || ops.route == Route::swa_translate) && c.outs[0].i32;
     std::ostringstream t;
     t << "TEST(KvaddrRegression, " << r.route << "_seed" << opt.seed << "_case" << f.index << ") {\n"
@@ -355,7 +357,7 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
       << "  EXPECT_TRUE(r.ok) << r.to_text();\n}\n";
     r.snippet = t.str();
   }
-  if (output_kind && r.behaves_like.empty()) infer_names(ops, c, o.actual, claimed, opt, f.index, r);
+  if (output_kind && r.behaves_like.empty()) infer_names(ops, c, o.actual, o.group_after, claimed, opt, f.index, r);
 }
 
 // The eager cases: each drawn, presented afresh, called, compared.

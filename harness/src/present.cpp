@@ -215,6 +215,13 @@ void choose_adjacent(Route route, const gen::Recipe& r, Case& c) {
   c.layout.shared = got->shared;
 }
 
+std::optional<AdjacentLayoutOf> adjacent_of(const Case& c) {
+  if (c.layout.adjacent.empty()) return std::nullopt;
+  return layout_of(c);
+}
+
+std::vector<int32_t> adjacent_image(const Case& c, const Bufs& outs) { return group_image(c, layout_of(c), outs); }
+
 Presented present(detail::Arena& m, const Case& c, const Bufs* befores) {
   const Bufs own = befores == nullptr ? befores_of(c) : Bufs{};
   Plan plan = plan_of(c, befores == nullptr ? own : *befores);
@@ -313,6 +320,7 @@ Compared2 compare_presented(detail::Arena& m, const Case& c, const Presented& p,
     r.differing += at.differing;
     r.outside = r.outside || at.out_of_bounds;
     if (!at.inputs_changed.empty()) r.input_changed = at.inputs_changed.front();
+    r.group_after = have;
   }
   for (Lane& lane : own) r.first.push_back(std::move(lane));
   if (r.first.size() > 8) r.first.resize(8);

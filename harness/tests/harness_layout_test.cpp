@@ -5,12 +5,16 @@
 // layout kind and sees each of them.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "kvaddr/harness/check.hpp"
+#include "kvaddr/replay/replay.hpp"
 #include "kvaddr/translate/routes.hpp"
 #include "planted.hpp"
 
@@ -33,10 +37,15 @@ void write_loc_planted(const WriteLocArgs& a, bool planted, bool before) {
 
 // The planted store of write_loc_planted on seed `seed`: caught as out_of_bounds, its one lane named by the element of
 // loc it landed in (loc[0] past out, loc[N - 1] before it), expected = what loc held there, actual = 4242.
+// The failure is recorded with the shared allocation: `kvaddr replay` sees the one differing lane, and from_replay
+// presents the same layout again (the planted kernel fails there alike, the honest one passes).
 void expect_store_into_loc(std::uint64_t seed, bool before) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("kvaddr_layout_" + std::to_string(::getpid()) + "_" + std::to_string(seed));
+  std::filesystem::remove_all(root);
   harness_test::check_good_and_planted(
       harness::check_write_loc, [before](const WriteLocArgs& a, bool planted) { write_loc_planted(a, planted, before); },
-      {.cases = 300, .seed = seed}, {.cases = 300, .seed = seed},
+      {.cases = 300, .seed = seed}, {.cases = 300, .seed = seed, .replay_dir = root.string()},
       {.kind = "out_of_bounds", .lanes = 1, .output = "out", .col = before ? -1 : 0},
       [before](const Report&, const Report& r) {
         const harness::Lane& l = r.first[0];
@@ -50,7 +59,20 @@ void expect_store_into_loc(std::uint64_t seed, bool before) {
                             "wrote into loc there)");
         const std::string layout = before ? "loc | out" : "out | loc";
         EXPECT_NE(r.minimal_case.find("adjacent slices of one allocation: " + layout), std::string::npos) << r.minimal_case;
+        const replay::ReplayReport rep = replay::replay_dir(r.replay_dir);
+        ASSERT_EQ(rep.calls.size(), 1U) << replay::to_text(rep);
+        EXPECT_EQ(rep.calls[0].status, replay::CallStatus::differs) << replay::to_text(rep);
+        EXPECT_EQ(rep.calls[0].lanes_differing, 1) << replay::to_text(rep);
+        const Report again = harness::check_write_loc([before](const WriteLocArgs& a) { write_loc_planted(a, true, before); },
+                                                      {.from_replay = r.replay_dir});
+        ASSERT_EQ(again.first.size(), 1U) << again.to_text();
+        EXPECT_EQ(again.first[0].region, l.region);
+        EXPECT_EQ(again.first[0].neighbour, l.neighbour);
+        const Report honest = harness::check_write_loc([before](const WriteLocArgs& a) { write_loc_planted(a, false, before); },
+                                                       {.from_replay = r.replay_dir});
+        EXPECT_TRUE(honest.ok) << honest.to_text();
       });
+  std::filesystem::remove_all(root);
 }
 
 TEST(HarnessLayout, AStorePastOutIntoTheAdjacentInputIsCaughtAndNamed) { expect_store_into_loc(21, false); }
