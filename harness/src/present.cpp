@@ -208,7 +208,8 @@ void choose_adjacent(Route route, const gen::Recipe& r, Case& c) {
       key_of[name] = k;
     }
   }
-  const auto got = adjacent_choose(candidates, r.ints.at("adjacent_pick"), arrays, kGuard);
+  const int64_t pick = r.ints.count("adjacent_pick") ? r.ints.at("adjacent_pick") : 0;
+  const auto got = adjacent_choose(candidates, pick, arrays, kGuard);
   if (!got) return;
   for (const std::string& n : got->names) c.layout.adjacent.push_back(key_of.at(n));
   c.layout.adjacent_names = got->names;
