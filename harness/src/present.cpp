@@ -231,7 +231,9 @@ Presented present(detail::Arena& m, const Case& c, const Bufs* befores) {
     a.base = m.alloc(a.image.size() * sizeof(int32_t));
     if (!a.image.empty()) m.put(a.base, a.image.data(), a.image.size() * sizeof(int32_t));
   }
-  const auto at = [&](const Place& x) { return static_cast<int32_t*>(plan.allocs[static_cast<std::size_t>(x.alloc)].base) + x.lane; };
+  const auto at = [&](const Place& x) {
+    return static_cast<int32_t*>(plan.allocs[static_cast<std::size_t>(x.alloc)].base) + x.lane;
+  };
   for (const auto& [k, x] : plan.in) {
     if (k == "req_to_token") p.r2t = at(x);
     else if (c.arr.count(k)) p.arr[k] = reinterpret_cast<const int64_t*>(at(x));
@@ -253,7 +255,8 @@ void reload(detail::Arena& m, const Case& c, Presented& p) {
   for (std::size_t i = 0; i < plan.allocs.size(); ++i) {
     std::vector<int32_t>& img = plan.allocs[i].image;
     if (img.size() != p.allocs[i].image.size())
-      throw InvalidArgument("case", "allocation " + std::to_string(i), "a graph replay's case must keep the capture's shapes");
+      throw InvalidArgument("case", "allocation " + std::to_string(i),
+                            "a graph replay's case must keep the capture's shapes");
     if (!img.empty()) m.put(p.allocs[i].base, img.data(), img.size() * sizeof(int32_t));
     p.allocs[i].image = std::move(img);  // the contents the call's result is compared against
   }
@@ -287,7 +290,8 @@ Compared2 compare_presented(detail::Arena& m, const Case& c, const Presented& p,
       for (Lane& lane : cmp.first) own.push_back(std::move(lane));
     } else {  // in the adjacent backing: its lanes between the expected guards (the backing is compared below)
       I64s a = exp[j];
-      const auto off = static_cast<int32_t*>(p.outs[j]) - static_cast<int32_t*>(p.allocs[static_cast<std::size_t>(p.group)].base);
+      const int32_t* base = static_cast<int32_t*>(p.allocs[static_cast<std::size_t>(p.group)].base);
+      const auto off = static_cast<int32_t*>(p.outs[j]) - base;
       const I64s mine = values_of(got[static_cast<std::size_t>(p.group)].data() + off, o.lanes(), o.i32);
       std::copy(mine.begin(), mine.end(), a.begin() + kGuard);
       r.actual.push_back(std::move(a));
