@@ -12,7 +12,8 @@
 // With Memory::device the struct's pointers are device pointers (cudaMalloc'ed by the harness) and the
 // harness synchronises the device after the call; Memory::host gives host pointers. Device memory
 // needs a build with CUDA (otherwise InvalidArgument "memory"). Case i of a seed is built from gen/'s recipe
-// of (seed, i) (gen/recipe.hpp), the case kvaddr.check draws with params big_entries and long_rows False.
+// of (seed, i) (gen/recipe.hpp), the case kvaddr.check draws with params big_entries and long_rows False, and
+// presented in kvaddr.check's layout where the struct expresses it (docs/harness.md "Layouts (C++)").
 //
 // Launch on stream() (a cudaStream_t): it is the harness's capture stream in graph mode and nullptr (the
 // legacy default stream) otherwise, so one launcher serves both modes:
@@ -58,8 +59,8 @@ struct Options {
   OverflowPolicy overflow = OverflowPolicy::observe;
   // The share of cases drawn past an int32 precondition on the routes with an int32_wrap variant, in [0, 1].
   double overflow_fraction = 0.1;
-  // Memory::device only: the kernel is called eagerly once on case 0 (the capture case: no overflow, no
-  // alias), then captured once into a CUDA graph (stream capture on the harness's stream(), which the kernel
+  // Memory::device only: the kernel is called eagerly once on case 0 (the capture case: no overflow, no alias, no
+  // adjacent layout), then captured once into a CUDA graph (stream capture on the harness's stream(), which the kernel
   // must launch on); every later case writes new values at case 0's shapes and scalars into the same device
   // buffers, replays the graph and compares every lane. Not shrunk. Needs CUDA (InvalidArgument "graph").
   bool graph = false;
