@@ -72,6 +72,27 @@ TEST(HarnessGpu, ForcedStaleTailIsNamedOnTheDevice) {
                     "b06_stale_tail");
 }
 
+// An adjacent layout in device memory (one cudaMalloc'ed allocation, compared whole): the launcher plus one store
+// (a cudaMemcpy) past out where loc is the argument right after it is caught and named by loc's element.
+TEST(HarnessGpu, AStorePastOutIntoTheAdjacentInputIsNamedOnTheDevice) {
+  KVADDR_REQUIRE_GPU();
+  const auto r = harness::check_write_loc(
+      [](const WriteLocArgs& a) {
+        gpu::launch_write_loc(a, nullptr);
+        const std::int64_t v = 4242;
+        if (a.out.data + a.out.size == a.loc.data) {
+          ASSERT_EQ(cudaMemcpy(a.out.data + a.out.size, &v, sizeof v, cudaMemcpyHostToDevice), cudaSuccess);
+        }
+      },
+      {.cases = 300, .seed = 21, .memory = harness::Memory::device});
+  ASSERT_FALSE(r.ok);
+  EXPECT_EQ(r.kind, "out_of_bounds");
+  ASSERT_EQ(r.first.size(), 1U) << r.to_text();
+  EXPECT_EQ(r.first[0].region, "neighbour_after");
+  EXPECT_EQ(r.first[0].neighbour, "loc[0]");
+  EXPECT_EQ(r.first[0].actual, 4242);
+}
+
 TEST(HarnessGpu, ReadTablePassesInDeviceMemory) {
   KVADDR_REQUIRE_GPU();
   const auto r = harness::check_read_table([](const ReadTableArgs& a) { gpu::launch_read_table(a, nullptr); },

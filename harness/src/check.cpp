@@ -30,23 +30,20 @@
 #include "kvaddr/translate/routes.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "kvaddr/translate/variant.hpp"
+#include "case.hpp"
 #include "memory.hpp"
 
 namespace kvaddr::harness {
 namespace {
 
+using namespace cases;
 using std::int32_t;
 using std::int64_t;
-using I64s = std::vector<int64_t>;
-
-constexpr int64_t kGuard = 64;
-constexpr int64_t kSentinelBase = -0x2A2A0000;
-int64_t sentinel(int64_t lane) { return kSentinelBase - lane % 65521; }
 
 // ---- the draws of a case: gen/'s recipes (gen/recipe.hpp), keyed by (seed, case index) ------------------
 // Every route's case is built from gen::draw_recipe, the recipe kvaddr.check draws for the same (seed, index,
-// lanes): the same arrays and scalars on both front ends (this harness presents them without the Python
-// harness's strided inputs, partial overlaps, rank-2 ids and adjacent layouts).
+// lanes): the same arrays and scalars on both front ends, presented in the same layouts where the Args structs
+// express them (case.hpp Layout; present.cpp): strided 1-D inputs and rank-2 ids are presented packed.
 using Rng = gen::SplitMix64;
 Rng case_rng(std::uint64_t seed, std::uint64_t index) { return gen::recipe_rng(seed, index); }
 
@@ -60,35 +57,6 @@ gen::Recipe recipe_of(Route route, Rng& rng, int64_t max_lanes) {
 const I64s& rv(const gen::Recipe& r, const char* k) { return r.arrays.at(k).values; }
 int64_t ri(const gen::Recipe& r, const char* k) { return r.ints.at(k); }
 
-// ---- a case: named int64 / int32 arrays, req_to_token, scalars, one or more output buffers ------
-struct Output {
-  std::string name;
-  bool i32 = false;
-  int64_t rows = 1, stride = 0, width = 0;  // stride 0: a 1-D buffer of `width` lanes; else [rows, stride]
-  int64_t salt = 0;                         // sentinel offset of this buffer's lanes
-  I64s before;
-  int64_t lanes() const { return stride > 0 ? rows * stride : width; }
-  void refill() {  // the sentinel prefill for the current shape
-    before.resize(static_cast<std::size_t>(lanes()));
-    for (std::size_t i = 0; i < before.size(); ++i) before[i] = sentinel(salt + static_cast<int64_t>(i));
-  }
-};
-
-// A 2-D int64 input whose elements lie in Case::arr under the same name (row-major, row stride >= cols).
-struct MatIn {
-  int64_t rows = 0, cols = 0, stride = 0;
-};
-
-struct Case {
-  std::map<std::string, I64s> arr;
-  std::map<std::string, MatIn> mats;
-  std::map<std::string, std::vector<int32_t>> arr32;
-  std::vector<int32_t> r2t;
-  int64_t r2t_rows = 0, r2t_cols = 0;
-  std::map<std::string, int64_t> s;
-  std::vector<Output> outs;
-};
-
 Output make_output(std::string name, bool i32, int64_t rows, int64_t stride, int64_t width, int64_t salt = 0) {
   Output o{std::move(name), i32, rows, stride, width, salt, {}};
   o.refill();
@@ -99,95 +67,40 @@ int64_t at(const Case& c, const char* k) { return c.s.at(k); }
 const I64s& a(const Case& c, const char* k) { return c.arr.at(k); }
 int64_t size_of(const Case& c, const char* k) { return static_cast<int64_t>(c.arr.at(k).size()); }
 
-using Bufs = std::vector<I64s>;  // one buffer per output, without guards
-
 struct RouteOps {
   Route route;
   gen::Recipe (*recipe)(Rng&, int64_t);  // the recipe of a case (gen/recipe.hpp) from its stream and lane bound
   Case (*build)(const gen::Recipe&);     // the case of a recipe (graph mode: of gen::redraw_recipe's too)
-  void (*reference)(const Case&, Variant, Bufs& outs);  // outs start as the befores; may throw
+  // The host route under a variant on the case as presented (in host memory; 2-D outputs span their whole row
+  // stride, so a spill past the width lands in the padding as on a GPU); may throw kvaddr::Error.
+  void (*host)(const Case&, const Presented&, Variant);
   std::vector<FieldInfo> (*fields)();  // the route's arguments (the form the kernel receives)
   // Makes a drawn recipe one past an int32 precondition (nullptr: the route has no int32_wrap variant).
   void (*overflow)(gen::Recipe&, Rng&);
 };
 
-// Presented arrays: arena copies of every input and the guarded outputs.
-struct Presented {
-  std::map<std::string, const int64_t*> arr;
-  std::map<std::string, const int32_t*> arr32;
-  const int32_t* r2t = nullptr;
-  std::vector<void*> out_flat;  // guard | buffer | guard, per output
-  template <class T>
-  T* out(std::size_t k) const { return static_cast<T*>(out_flat[k]) + kGuard; }
-};
-
-template <class T>
-T* upload(detail::Arena& m, const std::vector<T>& v) {
-  auto* p = static_cast<T*>(m.alloc(v.size() * sizeof(T)));
-  if (!v.empty()) m.put(p, v.data(), v.size() * sizeof(T));
-  return p;
+// The case of a recipe with the adjacent layout the recipe draws (present.cpp choose_adjacent).
+Case build_case(const RouteOps& ops, const gen::Recipe& r) {
+  Case c = ops.build(r);
+  choose_adjacent(ops.route, r, c);
+  return c;
 }
 
-I64s guarded(const I64s& buf) {
-  I64s flat(static_cast<std::size_t>(kGuard), 0);
-  for (int64_t i = 0; i < kGuard; ++i) flat[static_cast<std::size_t>(i)] = sentinel(40000 + i);
-  flat.insert(flat.end(), buf.begin(), buf.end());
-  for (int64_t i = 0; i < kGuard; ++i) flat.push_back(sentinel(50000 + i));
-  return flat;
-}
-
-template <class T>
-std::vector<T> narrow(const I64s& v) {
-  return std::vector<T>(v.begin(), v.end());
-}
-
-Presented present(detail::Arena& m, const Case& c) {
-  Presented p;
-  for (const auto& [k, v] : c.arr) p.arr[k] = upload(m, v);
-  for (const auto& [k, v] : c.arr32) p.arr32[k] = upload(m, v);
-  if (!c.r2t.empty()) p.r2t = upload(m, c.r2t);
-  for (const Output& o : c.outs) {
-    const I64s flat = guarded(o.before);
-    p.out_flat.push_back(o.i32 ? static_cast<void*>(upload(m, narrow<int32_t>(flat)))
-                               : static_cast<void*>(upload(m, flat)));
-  }
-  return p;
-}
-
-// Graph mode: the arrays of `c` (the shapes of the case `p` was presented for) written into p's buffers.
-void reload(detail::Arena& m, const Case& c, const Presented& p) {
-  for (const auto& [k, v] : c.arr)
-    if (!v.empty()) m.put(const_cast<int64_t*>(p.arr.at(k)), v.data(), v.size() * sizeof(int64_t));
-  for (const auto& [k, v] : c.arr32)
-    if (!v.empty()) m.put(const_cast<int32_t*>(p.arr32.at(k)), v.data(), v.size() * sizeof(int32_t));
-  if (!c.r2t.empty()) m.put(const_cast<int32_t*>(p.r2t), c.r2t.data(), c.r2t.size() * sizeof(int32_t));
-  for (std::size_t j = 0; j < c.outs.size(); ++j) {
-    const I64s flat = guarded(c.outs[j].before);
-    if (c.outs[j].i32) {
-      const auto v = narrow<int32_t>(flat);
-      m.put(p.out_flat[j], v.data(), v.size() * sizeof(int32_t));
-    } else {
-      m.put(p.out_flat[j], flat.data(), flat.size() * sizeof(int64_t));
-    }
-  }
-}
-
-I64s download(detail::Arena& m, const void* flat, std::size_t n, bool i32) {
-  if (i32) {
-    std::vector<int32_t> v(n);
-    m.get(v.data(), flat, n * sizeof(int32_t));
-    return I64s(v.begin(), v.end());
-  }
-  I64s v(n);
-  m.get(v.data(), flat, n * sizeof(int64_t));
-  return v;
+// The host route's outputs on case `c` under `v`, from the buffers `outs` (the befores, or others of the same
+// layout): the case presented in host memory exactly as the kernel gets it (strides, aliasing, one allocation for
+// an adjacent layout), so that validation sees what the kernel's call would.
+void reference(const RouteOps& ops, const Case& c, Variant v, Bufs& outs) {
+  const std::unique_ptr<detail::Arena> m = detail::host_arena();
+  const Presented p = present(*m, c, &outs);
+  ops.host(c, p, v);
+  for (std::size_t j = 0; j < outs.size(); ++j) outs[j] = read_output(*m, c, p, j);
 }
 
 // The expected guarded buffers under `v` (throws kvaddr::Error if the contract rejects the case).
 Bufs expected(const RouteOps& ops, const Case& c, Variant v) {
   Bufs bufs;
   for (const Output& o : c.outs) bufs.push_back(o.before);
-  ops.reference(c, v, bufs);
+  reference(ops, c, v, bufs);
   for (auto& b : bufs) b = guarded(b);
   return bufs;
 }
@@ -200,13 +113,14 @@ struct Outcome {
   Bufs actual;
   std::vector<Lane> first;
   int64_t differing = 0;
+  std::vector<int32_t> group_after;  // the adjacent allocation after the call (recorded for replay)
 };
 
 // Runs `call` on case `c` presented in `m` (into the buffers of `fixed` in graph mode) and compares with `exp`, the
 // host reference under `v`: a mismatch that the racing rows of `v` can leave passes (race_allows).
 template <class Call>
 Outcome run_case(const RouteOps& ops, Variant v, const Case& c, const Bufs& exp, detail::Arena& m, const Call& call,
-                 const Presented* fixed = nullptr) {
+                 Presented* fixed = nullptr) {
   Outcome o;
   Presented fresh;
   if (fixed != nullptr) reload(m, c, *fixed);
@@ -220,23 +134,26 @@ Outcome run_case(const RouteOps& ops, Variant v, const Case& c, const Bufs& exp,
     o.detail = e.what();
     return o;
   }
-  bool outside = false;
-  for (std::size_t j = 0; j < c.outs.size(); ++j) {  // kvaddr/harness/compare.hpp: kvaddr.check's comparison too
-    const Output& out = c.outs[j];
-    o.actual.push_back(download(m, p.out_flat[j], exp[j].size(), out.i32));
-    const GuardedLayout layout{kGuard, out.lanes(), out.rows, out.stride, out.width};
-    Compared cmp = compare_guarded(out.name, exp[j].data(), o.actual.back().data(),
-                                   static_cast<int64_t>(exp[j].size()), layout);
-    o.differing += cmp.differing;
-    outside = outside || cmp.outside;
-    for (Lane& lane : cmp.first)
-      if (o.first.size() < 8) o.first.push_back(std::move(lane));
-  }
-  if (o.differing > 0 && race_allows(ops, c, o.actual, v)) {  // an output the racing rows can leave, guards intact
+  // kvaddr/harness/compare.hpp per output, adjacent.hpp over one allocation: kvaddr.check's comparison too
+  Compared2 cmp = compare_presented(m, c, p, exp);
+  o.actual = std::move(cmp.actual);
+  o.first = std::move(cmp.first);
+  o.differing = cmp.differing;
+  o.group_after = std::move(cmp.group_after);
+  const bool outside = cmp.outside;
+  // an output the racing rows can leave, guards intact (not a store that left an adjacent output)
+  if (o.differing > 0 && !cmp.grouped_outside && race_allows(ops, c, o.actual, v)) {
     o.first.clear();
     o.differing = 0;
   }
-  if (o.differing > 0) o.kind = outside ? "out_of_bounds" : "mismatch";
+  if (o.differing > 0) {
+    o.kind = outside ? "out_of_bounds" : "mismatch";
+    o.detail = cmp.neighbours;
+  } else if (!cmp.input_changed.empty()) {
+    o.kind = "input_modified";
+    o.detail = "the kernel wrote into its input " + field_of(ops.route, cmp.input_changed);
+    o.first = std::move(cmp.input_lanes);
+  }
   return o;
 }
 
@@ -389,6 +306,12 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
                        : (kind == "raised" ? name_raises(ops, cc, claimed) : std::vector<std::string>{});
   };
   const std::vector<std::string> names0 = names_of(c, o.actual);
+  // a store that landed in an adjacent argument keeps landing in one (kvaddr.check's rule: the minimal case shows
+  // the layout)
+  const auto into_neighbour = [](const Outcome& x) {
+    return std::any_of(x.first.begin(), x.first.end(), [](const Lane& l) { return l.region.rfind("neighbour_", 0) == 0; });
+  };
+  const bool neighbour0 = into_neighbour(o);
   auto keeps_a_name = [&](const Case& cand, const Bufs& actual) {
     if (names0.empty()) return true;  // keep the catalogue name the original case had
     for (const std::string& n : names_of(cand, actual))
@@ -397,7 +320,7 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
   };
   if (shrink && f.recipe) {  // gen/shrink.hpp over the case's recipe: the same kind, a catalogue name kept
     const gen::Shrunk s = gen::shrink_recipe(std::string(to_string(ops.route)), *f.recipe, [&](const gen::Recipe& cand) {
-      Case cc = ops.build(cand);
+      Case cc = build_case(ops, cand);
       Bufs e;
       try {
         e = expected(ops, cc, claimed);
@@ -405,7 +328,7 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
         return false;
       }
       Outcome oc = run_case(ops, claimed, cc, e, mem, call);
-      if (oc.kind != kind || !keeps_a_name(cc, oc.actual)) return false;
+      if (oc.kind != kind || (neighbour0 && !into_neighbour(oc)) || !keeps_a_name(cc, oc.actual)) return false;
       c = std::move(cc);
       o = std::move(oc);
       return true;
@@ -424,7 +347,7 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
       after.clear();
       for (const Output& out : c.outs) after.push_back(guarded(out.before));
     }
-    r.replay_dir = write_replay(ops, c, after, claimed, opt, f.index, r);
+    r.replay_dir = write_replay(ops, c, after, o.group_after, claimed, opt, f.index, r);
     const bool i32_form = (ops.route == Route::token_translate || ops.route == Route::swa_translate) && c.outs[0].i32;
     std::ostringstream t;
     t << "TEST(KvaddrRegression, " << r.route << "_seed" << opt.seed << "_case" << f.index << ") {\n"
@@ -434,7 +357,7 @@ void explain(Report& r, const RouteOps& ops, const Options& opt, detail::Arena& 
       << "  EXPECT_TRUE(r.ok) << r.to_text();\n}\n";
     r.snippet = t.str();
   }
-  if (output_kind && r.behaves_like.empty()) infer_names(ops, c, o.actual, claimed, opt, f.index, r);
+  if (output_kind && r.behaves_like.empty()) infer_names(ops, c, o.actual, o.group_after, claimed, opt, f.index, r);
 }
 
 // The eager cases: each drawn, presented afresh, called, compared.
@@ -443,7 +366,7 @@ std::optional<Failure> eager_cases(Report& r, const RouteOps& ops, const Options
                                    const Call& call) {
   for (int64_t i = 0; i < opt.cases; ++i) {
     gen::Recipe recipe = draw_case(ops, opt, i);
-    Case c = ops.build(recipe);
+    Case c = build_case(ops, recipe);
     Bufs exp;
     try {
       exp = expected(ops, c, opt.variant);
@@ -491,9 +414,11 @@ std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options
     if (r0.ints.count("width") && r0.ints.at("width") < 4) continue;
     if (r0.bools.count("alias")) r0.bools["alias"] = false;
     if (r0.ints.count("overlap")) r0.ints["overlap"] = 0;
+    if (r0.bools.count("overlap")) r0.bools["overlap"] = false;
+    r0.ints["adjacent_pool"] = 0;  // separate allocations, as kvaddr.graph captures
     if (r0.arrays.count("lens"))
       for (auto& l : r0.arrays.at("lens").values) l /= 2;
-    c0 = ops.build(r0);
+    c0 = build_case(ops, r0);
     try {
       exp0 = expected(ops, c0, opt.variant);
       found = true;
@@ -504,7 +429,7 @@ std::optional<Failure> graph_cases(Report& r, const RouteOps& ops, const Options
     throw InvalidArgument("seed", std::to_string(opt.seed),
                           "graph mode found no capture case inside the contract in 64 draws; pick another seed");
   }
-  const Presented p = present(mem, c0);
+  Presented p = present(mem, c0);
   const StreamGuard guard(mem.stream());
   Outcome o0 = run_case(ops, opt.variant, c0, exp0, mem, call, &p);  // the warm-up call
   ++r.cases;

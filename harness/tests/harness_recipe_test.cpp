@@ -3,6 +3,7 @@
 // python/tests/test_recipes.py checks the Python side byte for byte), for every route the harness draws.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "kvaddr/gen/recipe.hpp"
@@ -72,6 +73,54 @@ TEST(HarnessRecipe, EveryDrawnCaseHoldsTheRecipeOfItsSeedAndIndex) {
     }
   }
   EXPECT_GT(compared, 100);
+}
+
+// The layout each drawn case is presented in follows its recipe's presentation fields, both ways: req_to_token rows
+// 3 wider exactly when r2t_strided; the strided 1-D inputs listed as packed exactly when strided (token_translate's
+// rank-2 ids excepted: kvaddr.check presents those unstrided); an adjacent layout only from adjacent_pool 1 (touching)
+// or 2 (sharing lanes), never beside an alias or overlap; an alias exactly when the recipe aliases or overlaps
+// (offset 0 for an alias).
+TEST(HarnessRecipe, EveryDrawnCaseIsPresentedAsItsRecipeSays) {
+  const gen::RecipeParams params{{"big_entries", 0}, {"long_rows", 0}};
+  std::map<std::string, int> seen;
+  for (Route r : gen::recipe_routes()) {
+    for (std::int64_t index = 0; index < 120; ++index) {
+      const gen::Recipe rec = gen::draw_recipe(r, 3, static_cast<std::uint64_t>(index), 512, params);
+      const auto p = harness::detail::drawn_case(r, 3, index, 512).presented;
+      const std::string at = std::string(to_string(r)) + " case " + std::to_string(index);
+      const auto flag = [&](const char* k) {
+        return (rec.bools.count(k) && rec.bools.at(k)) || (rec.ints.count(k) && rec.ints.at(k) != 0);
+      };
+      if (rec.arrays.count("req_to_token")) {
+        const std::int64_t cols = rec.arrays.at("req_to_token").shape[1];
+        EXPECT_EQ(p.req_to_token_stride, flag("r2t_strided") ? cols + 3 : cols) << at;
+        seen["r2t strided"] += flag("r2t_strided");
+      } else {
+        EXPECT_EQ(p.req_to_token_stride, 0) << at;
+      }
+      const bool rank2 = flag("rank2") && !rec.arrays.at("ids").values.empty();
+      const bool packed = flag("strided") && !rank2 && std::string(to_string(r)) != "eager_funnel";
+      EXPECT_EQ(!p.packed.empty(), packed) << at;
+      seen["packed"] += packed;
+      const std::int64_t pool = rec.ints.at("adjacent_pool");
+      if (!p.adjacent.empty()) {
+        EXPECT_TRUE(pool == 1 || pool == 2) << at;
+        EXPECT_EQ(p.shared > 0, pool == 2) << at;
+        EXPECT_FALSE(flag("alias") || flag("overlap")) << at;
+        ++seen[pool == 1 ? "adjacent" : "adjacent overlap"];
+      }
+      if (pool == 0 || flag("alias") || flag("overlap")) {
+        EXPECT_TRUE(p.adjacent.empty()) << at;
+      }
+      if (!p.alias.empty()) {
+        EXPECT_TRUE(flag("alias") || flag("overlap")) << at;
+        EXPECT_EQ(p.alias_offset == 0, flag("alias")) << at;
+        ++seen[p.alias_offset == 0 ? "alias" : "alias overlap"];
+      }
+    }
+  }
+  for (const char* kind : {"r2t strided", "packed", "adjacent", "adjacent overlap", "alias", "alias overlap"})
+    EXPECT_GE(seen[kind], 5) << kind;
 }
 
 TEST(HarnessRecipe, DrawnCaseValidatesItsArguments) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,38 @@ struct Failure {
   std::int64_t row = -1;
   std::int64_t col = -1;
 };
+
+// How many of cases [0, cases) of `seed` for route r the check presents in a layout validation rejects (an input
+// partially overlapping its output, or a partially overlapping adjacent layout: kvaddr.check's case of the same
+// seed and index, detail::drawn_case). The check counts them as rejected, not run.
+inline std::int64_t rejected_layouts(Route r, std::uint64_t seed, std::int64_t cases, std::int64_t lanes = 4096) {
+  std::int64_t n = 0;
+  for (std::int64_t i = 0; i < cases; ++i) {
+    const harness::detail::DrawnCase d = harness::detail::drawn_case(r, seed, i, lanes);
+    n += d.presented.alias_offset > 0 || d.presented.shared > 0 ? 1 : 0;
+  }
+  return n;
+}
+
+// "key=N" and "key=[a, b, ...]" of a minimal case's text (std::runtime_error when absent).
+inline std::int64_t scalar_in(const std::string& text, const std::string& key) {
+  const auto at = text.find(key + "=");
+  if (at == std::string::npos) throw std::runtime_error("no " + key + " in: " + text);
+  return std::stoll(text.substr(at + key.size() + 1));
+}
+inline std::vector<std::int64_t> list_in(const std::string& text, const std::string& key) {
+  const auto at = text.find(key + "=[");
+  if (at == std::string::npos) throw std::runtime_error("no " + key + " list in: " + text);
+  std::vector<std::int64_t> v;
+  std::size_t i = at + key.size() + 2;
+  while (text[i] != ']') {
+    std::size_t used = 0;
+    v.push_back(std::stoll(text.substr(i), &used));
+    i += used;
+    if (text[i] == ',') i += 2;
+  }
+  return v;
+}
 
 // Whether the report names variant v among those the kernel behaves like.
 inline bool names(const harness::Report& r, const std::string& v) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kvaddr/gen/recipe.hpp"
+#include "kvaddr/harness/check.hpp"
 #include "kvaddr/model/errors.hpp"
 #include "kvaddr/translate/validate.hpp"
 #include "arrays.hpp"
@@ -172,6 +173,29 @@ inline void bind_recipes(py::module_& m) {
      py::arg("id_shape") = py::none(),
      "Case `index` of `seed` for `route` as a recipe dict (gen/recipe.hpp): the case the C++ harness draws for the "
      "same arguments. id_shape: a per-id route's shape given by hand (a route the list does not hold).");
+  m.def("harness_drawn_case", [](const std::string& route, py::handle seed, py::handle index, py::handle lanes) {
+    const std::int64_t i = int64_arg(index, "index"), n = int64_arg(lanes, "lanes");
+    const harness::detail::DrawnCase c = harness::detail::drawn_case(parse_route(route), key_arg(seed, "seed"), i, n);
+    py::dict arrays, befores, presented;
+    for (const auto& [k, v] : c.arrays) arrays[py::str(k)] = to_numpy<std::int64_t>(v, {static_cast<std::int64_t>(v.size())});
+    for (const auto& [k, v] : c.befores) befores[py::str(k)] = to_numpy<std::int64_t>(v, {static_cast<std::int64_t>(v.size())});
+    const auto& p = c.presented;
+    presented["adjacent"] = py::cast(p.adjacent);
+    presented["shared"] = p.shared;
+    presented["req_to_token_stride"] = p.req_to_token_stride;
+    presented["alias"] = p.alias.empty() ? py::object(py::none()) : py::object(py::str(p.alias));
+    presented["alias_offset"] = p.alias_offset;
+    presented["packed"] = py::cast(p.packed);
+    py::dict d;
+    d["arrays"] = arrays;
+    d["befores"] = befores;
+    d["scalars"] = py::cast(c.scalars);
+    d["presented"] = presented;
+    return d;
+  }, py::arg("route"), py::arg("seed"), py::arg("index"), py::arg("lanes") = 4096,
+     "Case `index` of `seed` as the C++ harness draws and presents it (kvaddr::harness::detail::drawn_case): "
+     "{'arrays', 'befores' (flat int64), 'scalars', 'presented': {'adjacent' (argument names in backing order), 'shared', "
+     "'req_to_token_stride' (0: none), 'alias' (or None), 'alias_offset', 'packed' (1-D inputs presented packed)}}.");
   m.def("redraw_recipe", [](const std::string& route, py::handle recipe, gen::SplitMix64& rng) {
     return recipe_dict(gen::redraw_recipe(parse_route(route), recipe_arg(recipe), rng));
   }, py::arg("route"), py::arg("recipe"), py::arg("rng"),

@@ -1,6 +1,7 @@
 """One drawing of a case (gen/recipe.hpp through kvaddr._core): the recipe C++ draws for (route, seed, index,
 lanes) is the case kvaddr.cases.draw builds, byte for byte; the stream and the pieces graph mode and the huge
 cases draw from; the binding's argument checks; no numpy random generator anywhere in the package."""
+import collections
 import pathlib
 import re
 
@@ -10,6 +11,7 @@ import pytest
 import kvaddr
 from kvaddr import _core
 from kvaddr import cases as C
+from kvaddr import present
 
 PACKAGE = pathlib.Path(C.__file__).parent
 _TABLE = {"req_to_token": "req_to_token", "rows": "req_pool_indices", "lens": "seq_lens", "v2p": "v2p",
@@ -195,3 +197,61 @@ def test_graph_redraw_checks_its_recipe():
                             C.rng_for(0, 0))
     with pytest.raises(kvaddr.InvalidArgument, match=r"^recipe = page_size: missing integer"):
         _core.redraw_recipe("write_loc", {"multiplier": 1}, C.rng_for(0, 0))
+
+
+# ---- the C++ harness's case and its presentation (kvaddr::harness::detail::drawn_case) ----------------------------
+_CXX_PARAMS = {"big_entries": False, "long_rows": False}  # the C++ harness's recipe parameters (its own overflow cases)
+
+
+def _presented(case):
+    """kvaddr.check's presentation of `case` in the terms of the C++ harness's drawn_case: the adjacent layout (members,
+    shared), req_to_token's row stride, the aliased input and its offset in the output, the strided 1-D inputs (which
+    the C++ harness presents packed: a Vec has no stride)."""
+    r2t = case.inputs.get("req_to_token")
+    return {"adjacent": list(case.adjacent[0]) if case.adjacent else [],
+            "shared": int(case.adjacent[1]) if case.adjacent else 0,
+            "req_to_token_stride": 0 if r2t is None else r2t.shape[1] + (present.STRIDE_PAD if "req_to_token" in
+                                                                          case.strided else 0),
+            "alias": case.alias[1] if case.alias else None,
+            "alias_offset": int(case.alias[2]) if len(case.alias) > 2 else 0,
+            "packed": [n for n in case.strided if case.inputs[n].ndim == 1]}
+
+
+def test_the_cpp_harness_presents_each_case_as_kvaddr_check_does():
+    """Case i of seed s from the C++ harness and from kvaddr.cases: the same layout (adjacent members in the same
+    order with the same shared lanes, the strided req_to_token's stride, the alias and its offset, the strided 1-D
+    inputs) and the same output buffers before the call, byte for byte, for 150 (seed, index) per route."""
+    seen = collections.Counter()
+    for route in C.ROUTES:
+        for seed in (0, 5, 2**40 + 3):
+            for index in range(50):
+                lanes = (4096, 64, 512)[index % 3]
+                cxx = _core.harness_drawn_case(route, seed, index, lanes)
+                case = C.draw(route, seed, index, lanes, _CXX_PARAMS)
+                got, want = cxx["presented"], _presented(case)
+                assert got == want, (route, seed, index, got, want)
+                assert sorted(cxx["befores"]) == sorted(case.outputs), (route, seed, index)
+                for name, before in case.outputs.items():
+                    assert cxx["befores"][name].tolist() == before.ravel().astype(np.int64).tolist(), (route, name)
+                r2t = case.inputs.get("req_to_token")
+                if r2t is not None:
+                    assert cxx["arrays"]["req_to_token"].tolist() == r2t.ravel().tolist(), (route, seed, index)
+                seen["adjacent" if want["adjacent"] and not want["shared"] else "none"] += 1
+                seen["adjacent overlap"] += bool(want["shared"])
+                seen["req_to_token strided"] += want["req_to_token_stride"] > (0 if r2t is None else r2t.shape[1])
+                seen["alias"] += want["alias"] is not None and want["alias_offset"] == 0
+                seen["alias overlap"] += want["alias_offset"] > 0
+                seen["packed"] += bool(want["packed"])
+    for kind in ("adjacent", "adjacent overlap", "req_to_token strided", "alias", "alias overlap", "packed"):
+        assert seen[kind] >= 10, (kind, seen)
+
+
+def test_harness_drawn_case_checks_its_arguments():
+    d = _core.harness_drawn_case("write_loc", 0, 0, 1)
+    assert set(d) == {"arrays", "befores", "scalars", "presented"} and d["arrays"]["loc"].size == 1
+    with pytest.raises(kvaddr.InvalidArgument, match="^index = -1"):
+        _core.harness_drawn_case("write_loc", 0, -1, 64)
+    with pytest.raises(kvaddr.InvalidArgument, match="^lanes = 0"):
+        _core.harness_drawn_case("write_loc", 0, 0, 0)
+    with pytest.raises(kvaddr.InvalidArgument, match="^route = "):
+        _core.harness_drawn_case("no_route", 0, 0, 64)

@@ -12,7 +12,8 @@
 // With Memory::device the struct's pointers are device pointers (cudaMalloc'ed by the harness) and the
 // harness synchronises the device after the call; Memory::host gives host pointers. Device memory
 // needs a build with CUDA (otherwise InvalidArgument "memory"). Case i of a seed is built from gen/'s recipe
-// of (seed, i) (gen/recipe.hpp), the case kvaddr.check draws with params big_entries and long_rows False.
+// of (seed, i) (gen/recipe.hpp), the case kvaddr.check draws with params big_entries and long_rows False, and
+// presented in kvaddr.check's layout where the struct expresses it (docs/harness.md "Layouts (C++)").
 //
 // Launch on stream() (a cudaStream_t): it is the harness's capture stream in graph mode and nullptr (the
 // legacy default stream) otherwise, so one launcher serves both modes:
@@ -58,8 +59,8 @@ struct Options {
   OverflowPolicy overflow = OverflowPolicy::observe;
   // The share of cases drawn past an int32 precondition on the routes with an int32_wrap variant, in [0, 1].
   double overflow_fraction = 0.1;
-  // Memory::device only: the kernel is called eagerly once on case 0 (the capture case: no overflow, no
-  // alias), then captured once into a CUDA graph (stream capture on the harness's stream(), which the kernel
+  // Memory::device only: the kernel is called eagerly once on case 0 (the capture case: no overflow, no alias, no
+  // adjacent layout), then captured once into a CUDA graph (stream capture on the harness's stream(), which the kernel
   // must launch on); every later case writes new values at case 0's shapes and scalars into the same device
   // buffers, replays the graph and compares every lane. Not shrunk. Needs CUDA (InvalidArgument "graph").
   bool graph = false;
@@ -80,13 +81,19 @@ struct OverflowSummary {
 };
 
 struct Lane {
-  std::string output;  // the output buffer's name (out, kv_indices, cache_seqlens, cu_seqlens_k, page_table)
-  std::string region;  // "out", "past_width", "guard_before", "guard_after"
+  // the output buffer's name (out, kv_indices, cache_seqlens, cu_seqlens_k, page_table); region "input": the input
+  std::string output;
+  // "out", "past_width", "guard_before", "guard_after"; in an adjacent layout (one allocation, docs/harness.md) also
+  // "neighbour_before" / "neighbour_after" (a lane of the input next to the output; col as for the guards) and
+  // "input" (a written lane of an input away from every output)
+  std::string region;
   std::int64_t row = 0;
   std::int64_t col = 0;  // the element index for 1-D outputs (guards: offset from the buffer's edge)
   std::int64_t expected = 0;
   std::int64_t actual = 0;
   bool matrix = false;  // a lane of a 2-D output (row, col); else col alone is the index
+  // neighbour_*: the input's element the lane is ("page_kernel_lens[0]"); out: the other output it is next to
+  std::string neighbour = "";
 };
 
 struct Report {
@@ -95,7 +102,7 @@ struct Report {
   std::int64_t cases = 0;
   std::int64_t rejected = 0;  // drawn cases the contract rejects under the claimed variant
   std::int64_t lanes = 0;     // checked lanes (buffers and guards)
-  std::string kind;           // "mismatch", "out_of_bounds", "raised" (empty when ok)
+  std::string kind;           // "mismatch", "out_of_bounds", "raised", "input_modified" (empty when ok)
   std::string detail;
   std::int64_t case_index = -1;
   std::int64_t differing = 0;
@@ -184,9 +191,21 @@ Report check_route(Route r, const void* kernel, const Options& options);
 // arrays by name (req_to_token included), its outputs' contents before the call, its scalars. It is built from
 // gen::draw_recipe(r, seed, index, max_lanes, {big_entries 0, long_rows 0}), kvaddr.check's case of the same
 // arguments (tests compare them). InvalidArgument for a route outside the enum or index < 0.
+// `presented` says how the kernel gets it (the layouts of kvaddr.check's case of the same arguments that the Args
+// structs express; python/tests/test_recipes.py compares them): "adjacent" (the members, route argument names in
+// backing order, and "shared"), "req_to_token_stride", "alias" (input, offset in the output), "packed" (1-D inputs
+// kvaddr.check presents strided, here packed: a Vec has no stride).
 struct DrawnCase {
   std::map<std::string, std::vector<std::int64_t>> arrays, befores;
   std::map<std::string, std::int64_t> scalars;
+  struct Presented {
+    std::vector<std::string> adjacent;  // empty: none
+    std::int64_t shared = 0;
+    std::int64_t req_to_token_stride = 0;  // 0: no req_to_token
+    std::string alias;                     // "" none
+    std::int64_t alias_offset = 0;
+    std::vector<std::string> packed;
+  } presented;
 };
 DrawnCase drawn_case(Route r, std::uint64_t seed, std::int64_t index, std::int64_t max_lanes);
 }  // namespace detail

@@ -35,7 +35,7 @@ Compared compare_guarded(const std::string& output, const E* exp, const G* got, 
     const auto e = static_cast<std::int64_t>(exp[k]), a = static_cast<std::int64_t>(got[k]);
     if (e == a) continue;
     ++c.differing;
-    Lane lane{output, "out", 0, k - l.guard, e, a, false};
+    Lane lane{output, "out", 0, k - l.guard, e, a, false, ""};
     if (k < l.guard) {
       lane.region = "guard_before";
     } else if (k >= l.guard + n) {
