@@ -213,9 +213,9 @@ void validate_options(const RouteOps& ops, const Options& opt) {
   }
   if (opt.graph) {
     const bool emulated = opt.memory == Memory::host && detail::graph_emulated_on_host();  // the host test hook
-#ifndef KVADDR_HARNESS_WITH_CUDA
-    if (!emulated) throw InvalidArgument("graph", "true", "kvaddr was built without CUDA: graph mode needs CUDA graphs");
-#endif
+    if (!emulated && !detail::built_with_cuda()) {
+      throw InvalidArgument("graph", "true", "kvaddr was built without CUDA: graph mode needs CUDA graphs");
+    }
     if (opt.memory != Memory::device && !emulated) {
       throw InvalidArgument("graph", "true", "graph mode needs Memory::device");
     }

@@ -88,4 +88,6 @@ class DeviceArena final : public Arena {
 
 std::unique_ptr<Arena> device_arena() { return std::make_unique<DeviceArena>(); }
 
+bool built_with_cuda() { return true; }
+
 }  // namespace kvaddr::harness::detail

@@ -1,7 +1,7 @@
 #pragma once
 // Where the harness puts a case's arrays: host memory, or device memory (device_memory.cpp, built with
-// CUDA; a stub that throws otherwise). The device arena also owns the stream of graph mode and the graph
-// captured on it.
+// CUDA; no_device.cpp, a stub that throws, otherwise). The device arena also owns the stream of graph mode
+// and the graph captured on it.
 #include <cstddef>
 #include <memory>
 
@@ -31,5 +31,6 @@ std::unique_ptr<Arena> host_arena();
 void emulate_graph_on_host(bool on);
 bool graph_emulated_on_host();
 std::unique_ptr<Arena> device_arena();  // throws InvalidArgument("memory", "device", ...) without CUDA
+bool built_with_cuda();  // device_memory.cpp: true; no_device.cpp (the stub arena): false
 
 }  // namespace kvaddr::harness::detail
