@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "kvaddr/model/errors.hpp"
+#include "kvaddr/translate/fast_div.hpp"
 #include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/validate.hpp"
@@ -32,6 +33,24 @@ i64 sat_mul(i64 a, i64 b) {
 }
 // numpy's integers(lo, hi): [lo, hi), one draw; an empty range gives lo.
 i64 below(SplitMix64& rng, i64 lo, i64 hi) { return rng.between(lo, hi - 1); }
+
+// below(rng, 0, hi) for a bound fixed over a loop of draws: the same value from the same one draw, the remainder
+// taken with a FastDivisor made once (a multiply-high, no 64-bit division per element).
+class Below {
+ public:
+  explicit Below(i64 hi) : empty_(hi <= 1), d_(FastDivisor::of(empty_ ? 1 : hi)) {}
+  i64 operator()(SplitMix64& rng) const {
+    const u64 z = rng.next();
+    if (empty_) return 0;
+    return static_cast<i64>(z - d_.udiv(z) * static_cast<u64>(d_.d));
+  }
+
+ private:
+  bool empty_;
+  FastDivisor d_;
+};
+// x % mod for x >= 0 (mod >= 1), skipping the division where x < mod (the common case of the pool tables).
+i64 reduce(i64 x, i64 mod) { return x < mod ? x : x % mod; }
 
 // ---- parameters ------------------------------------------------------------------------------------------
 struct ParamRule {
@@ -144,8 +163,9 @@ Recipe write_loc_recipe(SplitMix64& rng, i64 lanes, const RecipeParams& p) {
   const bool big = rng.chance(0.15);
   std::vector<i64> v2p = draw_v2p(rng, num_pages, big, sat_mul(ps, m));
   std::vector<i64> loc(uz(n));
+  const Below loc_draw((num_pages + 1) * ps * dcp);
   for (auto& x : loc) {
-    x = below(rng, 0, (num_pages + 1) * ps * dcp);
+    x = loc_draw(rng);
     if (rng.chance(0.1)) x = 0;  // padded rows write the sink
   }
   r.ints = {{"page_size", ps}, {"multiplier", m}, {"dcp_size", dcp}, {"dcp_rank", rank}};
@@ -178,7 +198,7 @@ Recipe kv_indices_recipe(SplitMix64& rng, i64 lanes, const RecipeParams& p) {
   std::vector<i64> v2p = draw_v2p(rng, num_pages);
   const i64 mod = std::max<i64>(1, (kTwo31 - 1) / sat_mul(ps, m) - 1);  // kernel ids fit int32
   for (auto& x : v2p)
-    if (x >= 0) x %= mod;
+    if (x >= 0) x = reduce(x, mod);
   r.ints = {{"page_size", ps}, {"multiplier", m}};
   r.arrays["v2p"] = vec(std::move(v2p));
   r.arrays["ids"] = vec(draw_ids(rng, n, num_pages, ps));
@@ -208,8 +228,9 @@ Recipe eager_recipe(SplitMix64& rng, i64 lanes, const RecipeParams& p) {
   constexpr double kPadding[] = {0.0, 0.05, 0.3};
   const double padding = rng.pick(kPadding);
   std::vector<i64> table(uz(rows * cols));
+  const Below page_draw(num_pages + 1);
   for (auto& t : table) {
-    t = below(rng, 0, num_pages + 1) * ps;
+    t = page_draw(rng) * ps;
     if (rng.chance(0.05)) t += below(rng, 0, ps);  // a token inside its page
     if (rng.chance(padding)) t = -1;
   }
@@ -221,6 +242,57 @@ Recipe eager_recipe(SplitMix64& rng, i64 lanes, const RecipeParams& p) {
   r.arrays["v2p"] = vec(std::move(v2p));
   r.arrays["page_table"] = mat(std::move(table), rows, cols, false);
   return r;
+}
+
+// ---- req_to_token -----------------------------------------------------------------------------------------
+// out[k] = first + k for k < n, four stores an iteration (the tokens of one page).
+template <class T>
+void ramp(T* out, i64 first, i64 n) {
+  i64 k = 0;
+  for (; k + 4 <= n; k += 4) {
+    out[k] = static_cast<T>(first + k);
+    out[k + 1] = static_cast<T>(first + k + 1);
+    out[k + 2] = static_cast<T>(first + k + 2);
+    out[k + 3] = static_cast<T>(first + k + 3);
+  }
+  for (; k < n; ++k) out[k] = static_cast<T>(first + k);
+}
+
+// page_major_rows (recipe.hpp) into an array of T: the int32 tokens, widened for T = i64 (the recipe's storage).
+template <class T>
+std::vector<T> page_major_fill(SplitMix64& rng, i64 rows, i64 cols, i64 ps, i64 num_pages, double padding) {
+  if (rows < 0 || cols < 0 || (cols > 0 && rows > kTwo31 / cols))
+    throw InvalidArgument("rows", std::to_string(rows) + " x " + std::to_string(cols),
+                          "rows and cols must be >= 0 with rows * cols <= 2^31");
+  if (ps < 1 || ps > (i64{1} << 20)) throw InvalidArgument("page_size", std::to_string(ps), "must be in [1, 2^20]");
+  if (num_pages < 0 || num_pages > kMaxPoolPages)
+    throw InvalidArgument("num_pages", std::to_string(num_pages), "must be in [0, 2^24]");
+  if (!(padding >= 0 && padding <= 1)) throw InvalidArgument("padding", std::to_string(padding), "must be in [0, 1]");
+  std::vector<T> r2t(uz(rows * cols));
+  const Below page_draw(num_pages + 1);
+  const bool padded = padding > 0;
+  SplitMix64 g = rng;  // a local stream: the stores below cannot alias its state, so it stays in registers
+  // Page by page: one page draw (and one padding draw) per run of ps columns; this loop is most of a table
+  // case's drawing time.
+  for (i64 row = 0; row < rows; ++row) {
+    T* out = r2t.data() + row * cols;
+    for (i64 c0 = 0; c0 < cols; c0 += ps) {
+      const i64 first = page_draw(g) * ps;
+      const bool pad_start = padded && g.chance(padding);  // the page-start tokens are the ones the routes read
+      const i64 n = std::min(ps, cols - c0);
+      // the int32 store of page * ps + offset (num_pages * ps < 2^31 for every table the drawers make)
+      if (n == 1) {  // page size 1 (and a last column)
+        out[c0] = static_cast<T>(static_cast<i32>(first));
+      } else if (first + n <= kTwo31) {
+        ramp(out + c0, first, n);
+      } else {
+        for (i64 k = 0; k < n; ++k) out[c0 + k] = static_cast<T>(static_cast<i32>(first + k));
+      }
+      if (pad_start) out[c0] = -1;
+    }
+  }
+  rng = g;
+  return r2t;
 }
 
 // ---- the batch tables -------------------------------------------------------------------------------------
@@ -247,8 +319,9 @@ Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams&
   const i64 pages_per_row = std::max<i64>(1, std::min<i64>(lanes / b, (8 * lanes) / (b * ps)));
   const i64 max_np = below(rng, 1, std::max<i64>(2, std::min<i64>(pages_per_row, 600)));
   std::vector<i64> lens(uz(b));
+  const Below len_draw(max_np * ps + 1);
   for (auto& l : lens) {
-    l = rng.between(0, max_np * ps);
+    l = len_draw(rng);
     if (rng.chance(0.1)) l = 0;
   }
   constexpr i64 kDeltas[] = {0, 0, 1, 3};
@@ -272,10 +345,11 @@ Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams&
   const i64 cols = std::max<i64>(1, std::max(width, need) * ps + rng.between(0, ps) + start_max);
   const i64 num_pages = below(rng, 1, std::max<i64>(2, std::min<i64>(num_rows * (cols / ps + 1), i64{1} << 22)));
   std::vector<i64> v2p = draw_v2p(rng, num_pages);
+  const i64 v2p_mod = std::max<i64>(1, (kTwo31 - 1) / m);
   for (auto& x : v2p)  // int32 entries: v2p[p] * M stays inside int32 (the overflow edge below excepted)
-    if (x >= 0) x %= std::max<i64>(1, (kTwo31 - 1) / m);
+    if (x >= 0) x = reduce(x, v2p_mod);
   constexpr double kPadding[] = {0.0, 0.01, 0.05};
-  const std::vector<i32> r2t = page_major_rows(rng, num_rows, cols, ps, num_pages, rng.pick(kPadding));
+  std::vector<i64> r2t = page_major_fill<i64>(rng, num_rows, cols, ps, num_pages, rng.pick(kPadding));
   std::vector<i64> rows(uz(num_rows));
   std::iota(rows.begin(), rows.end(), i64{0});
   if (rng.chance(0.8)) shuffle(rng, rows.begin(), num_rows);
@@ -309,7 +383,7 @@ Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams&
             {"extra_rows", rng.between(0, 2)}, {"seq_len_delta", delta}};
   r.bools["zero_tail"] = flag(p, "zero_tail", rng.chance(0.3));
   r.arrays["v2p"] = vec(std::move(v2p));
-  r.arrays["req_to_token"] = mat(std::vector<i64>(r2t.begin(), r2t.end()), num_rows, cols, true);
+  r.arrays["req_to_token"] = mat(std::move(r2t), num_rows, cols, true);
   r.arrays["rows"] = vec(std::move(rows));
   r.arrays["lens"] = vec(std::move(lens));
   return r;
@@ -432,7 +506,7 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
   std::vector<i64> v2p = draw_v2p(rng, num_pages);
   const auto keep_mod = [&](i64 mod) {
     for (auto& x : v2p)
-      if (x >= 0) x %= std::max<i64>(1, mod);
+      if (x >= 0) x = reduce(x, std::max<i64>(1, mod));
   };
   if (per_id(route)) {
     std::vector<i64> ids = draw_ids(rng, static_cast<i64>(arr("ids").values.size()), num_pages, ps);
@@ -443,20 +517,20 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
     keep_mod((kTwo31 - 1) / sat_mul(ps, m) - 1);
   } else if (route == Route::eager_funnel) {
     arr("page_table");
-    for (auto& t : r.arrays["page_table"].values) t = below(rng, 0, num_pages + 1) * ps;
+    const Below page_draw(num_pages + 1);
+    for (auto& t : r.arrays["page_table"].values) t = page_draw(rng) * ps;
   } else if (route == Route::write_loc) {
     arr("loc");
-    const i64 dcp = num("dcp_size");
+    const Below loc_draw((num_pages + 1) * ps * num("dcp_size"));
     for (auto& x : r.arrays["loc"].values) {
-      x = below(rng, 0, (num_pages + 1) * ps * dcp);
+      x = loc_draw(rng);
       if (rng.chance(0.1)) x = 0;
     }
   } else {
     const RecipeArray& t = arr("req_to_token");
     if (t.shape.size() != 2) throw InvalidArgument("recipe", "req_to_token", "must be 2-D");
     keep_mod((kTwo31 - 1) / m);
-    const std::vector<i32> r2t = page_major_rows(rng, t.shape[0], t.shape[1], ps, num_pages, 0.01);
-    r.arrays["req_to_token"].values.assign(r2t.begin(), r2t.end());
+    r.arrays["req_to_token"].values = page_major_fill<i64>(rng, t.shape[0], t.shape[1], ps, num_pages, 0.01);
     arr("lens");
     const i64 b = static_cast<i64>(arr("rows").values.size());
     std::vector<i64> rows(uz(t.shape[0]));
@@ -469,7 +543,8 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
       const auto& st = capture.arrays.at("kv_start_idx").values;
       hi = std::max<i64>(0, std::min(hi, t.shape[1] - (st.empty() ? 0 : *std::max_element(st.begin(), st.end()))));
     }
-    for (auto& l : r.arrays["lens"].values) l = rng.between(0, hi);
+    const Below len_draw(hi + 1);
+    for (auto& l : r.arrays["lens"].values) l = len_draw(rng);
   }
   r.arrays["v2p"].values = std::move(v2p);
   return r;
@@ -502,8 +577,9 @@ std::vector<i64> draw_ids(SplitMix64& rng, i64 n, i64 num_pages, i64 ps, double 
   if (ps < 1 || ps > (i64{1} << 20)) throw InvalidArgument("page_size", std::to_string(ps), "must be in [1, 2^20]");
   if (!(pad >= 0 && pad <= 1)) throw InvalidArgument("pad", std::to_string(pad), "must be in [0, 1]");
   std::vector<i64> ids(uz(n));
+  const Below id_draw((num_pages + 1) * ps);
   for (auto& t : ids) {
-    t = below(rng, 0, (num_pages + 1) * ps);
+    t = id_draw(rng);
     if (rng.chance(pad)) t = -1;
     if (rng.chance(pad / 5)) t = -ps - 1;
   }
@@ -511,27 +587,7 @@ std::vector<i64> draw_ids(SplitMix64& rng, i64 n, i64 num_pages, i64 ps, double 
 }
 
 std::vector<i32> page_major_rows(SplitMix64& rng, i64 rows, i64 cols, i64 ps, i64 num_pages, double padding) {
-  if (rows < 0 || cols < 0 || (cols > 0 && rows > kTwo31 / cols))
-    throw InvalidArgument("rows", std::to_string(rows) + " x " + std::to_string(cols),
-                          "rows and cols must be >= 0 with rows * cols <= 2^31");
-  if (ps < 1 || ps > (i64{1} << 20)) throw InvalidArgument("page_size", std::to_string(ps), "must be in [1, 2^20]");
-  if (num_pages < 0 || num_pages > kMaxPoolPages)
-    throw InvalidArgument("num_pages", std::to_string(num_pages), "must be in [0, 2^24]");
-  if (!(padding >= 0 && padding <= 1)) throw InvalidArgument("padding", std::to_string(padding), "must be in [0, 1]");
-  std::vector<i32> r2t(uz(rows * cols));
-  // Page by page (no division per element: this loop is most of a table case's drawing time).
-  for (i64 row = 0; row < rows; ++row) {
-    i32* out = r2t.data() + row * cols;
-    for (i64 c0 = 0; c0 < cols; c0 += ps) {
-      const i64 vp = rng.between(0, num_pages);
-      const bool pad_start = padding > 0 && rng.chance(padding);  // the page-start tokens are the ones the routes read
-      const i64 n = std::min(ps, cols - c0);
-      // the int32 store of page * ps + offset (num_pages * ps < 2^31 for every table the drawers make)
-      for (i64 k = 0; k < n; ++k) out[c0 + k] = static_cast<i32>(vp * ps + k);
-      if (pad_start) out[c0] = -1;
-    }
-  }
-  return r2t;
+  return page_major_fill<i32>(rng, rows, cols, ps, num_pages, padding);
 }
 
 void fit_token_values(const std::string& route, std::vector<i64>& ids, std::vector<i64>& v2p, i64 dcp_size) {
