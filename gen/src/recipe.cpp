@@ -307,7 +307,7 @@ bool wraps(Route route) {  // the table routes with an int32_wrap variant
 // for a third of the live pages in 10% of the wrap routes' cases (production rejects the store: overflow
 // cases, docs/harness.md); decode rows of length near 2^31 (cu_seqlens_k overflows) in 8% (a quarter
 // of them one row within a page of 2^31 beside empty rows: the int32 page count wraps there).
-Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& p) {
+Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& p, bool packed) {
   Recipe r;
   const bool decode = route == Route::decode_metadata, flashmla = route == Route::flashmla_block_table;
   const i64 ps = param(p, "page_size", decode ? rng.pick(kPow2PageSizes) : rng.pick(kOddPageSizes));
@@ -349,7 +349,10 @@ Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams&
   for (auto& x : v2p)  // int32 entries: v2p[p] * M stays inside int32 (the overflow edge below excepted)
     if (x >= 0) x = reduce(x, v2p_mod);
   constexpr double kPadding[] = {0.0, 0.01, 0.05};
-  std::vector<i64> r2t = page_major_fill<i64>(rng, num_rows, cols, ps, num_pages, rng.pick(kPadding));
+  const double padding = rng.pick(kPadding);
+  if (packed) r.packed["req_to_token"] = page_major_fill<i32>(rng, num_rows, cols, ps, num_pages, padding);
+  RecipeArray r2t = mat(packed ? std::vector<i64>{} : page_major_fill<i64>(rng, num_rows, cols, ps, num_pages, padding),
+                        num_rows, cols, true);
   std::vector<i64> rows(uz(num_rows));
   std::iota(rows.begin(), rows.end(), i64{0});
   if (rng.chance(0.8)) shuffle(rng, rows.begin(), num_rows);
@@ -383,7 +386,7 @@ Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams&
             {"extra_rows", rng.between(0, 2)}, {"seq_len_delta", delta}};
   r.bools["zero_tail"] = flag(p, "zero_tail", rng.chance(0.3));
   r.arrays["v2p"] = vec(std::move(v2p));
-  r.arrays["req_to_token"] = mat(std::move(r2t), num_rows, cols, true);
+  r.arrays["req_to_token"] = std::move(r2t);
   r.arrays["rows"] = vec(std::move(rows));
   r.arrays["lens"] = vec(std::move(lens));
   return r;
@@ -466,7 +469,8 @@ Recipe draw_id_recipe(const IdShape& shape, SplitMix64& rng, i64 lanes, const Re
   return r;
 }
 
-Recipe draw_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params) {
+namespace {
+Recipe draw_any(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params, bool packed) {
   if (!has_drawer(route))
     throw InvalidArgument("route", std::string(to_string(route)), "the harness has no drawer for this route");
   if (per_id(route)) return draw_id_recipe(id_shape(route), rng, lanes, params);
@@ -476,9 +480,17 @@ Recipe draw_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& 
   if (route == Route::write_loc) r = write_loc_recipe(rng, lanes, params);
   else if (route == Route::kv_indices_inplace) r = kv_indices_recipe(rng, lanes, params);
   else if (route == Route::eager_funnel) r = eager_recipe(rng, lanes, params);
-  else r = table_recipe(route, rng, lanes, params);
+  else r = table_recipe(route, rng, lanes, params, packed);
   adjacent_draw(rng, r);
   return r;
+}
+}  // namespace
+
+Recipe draw_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params) {
+  return draw_any(route, rng, lanes, params, false);
+}
+Recipe draw_recipe_packed(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params) {
+  return draw_any(route, rng, lanes, params, true);
 }
 
 Recipe draw_recipe(Route route, u64 seed, u64 index, i64 lanes, const RecipeParams& params) {

@@ -82,3 +82,31 @@ TEST(RecipePins, RedrawsAndPiecesKeepEveryValue) {
 }
 
 }  // namespace
+
+namespace {
+// draw_recipe_packed (the Python binding's form) is draw_recipe with the int32 arrays' elements in Recipe::packed.
+TEST(RecipePins, PackedIsTheSameRecipeWithItsInt32ArraysPacked) {
+  for (Route route : recipe_routes())
+    for (u64 i = 0; i < 6; ++i) {
+      SplitMix64 plain_rng = recipe_rng(3, i), rng = recipe_rng(3, i);
+      const Recipe plain = draw_recipe(route, plain_rng, 2048);
+      Recipe packed = draw_recipe_packed(route, rng, 2048);
+      EXPECT_TRUE(plain.packed.empty());
+      for (auto& [k, a] : packed.arrays) {
+        const RecipeArray& want = plain.arrays.at(k);
+        ASSERT_EQ(a.shape, want.shape) << to_string(route) << " " << k;
+        EXPECT_EQ(a.int32, want.int32) << to_string(route) << " " << k;
+        if (!a.int32) {
+          EXPECT_EQ(packed.packed.count(k), 0u) << to_string(route) << " " << k;
+          continue;
+        }
+        ASSERT_EQ(packed.packed.count(k), 1u) << to_string(route) << " " << k;
+        EXPECT_TRUE(a.values.empty());
+        a.values.assign(packed.packed.at(k).begin(), packed.packed.at(k).end());
+      }
+      packed.packed.clear();
+      EXPECT_EQ(packed, plain) << to_string(route) << " " << i;
+      EXPECT_EQ(rng.state(), plain_rng.state()) << to_string(route);  // the same draws
+    }
+}
+}  // namespace

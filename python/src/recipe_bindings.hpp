@@ -107,17 +107,19 @@ py::array to_numpy(const V& values, const std::vector<std::int64_t>& shape) {
   return a;
 }
 
-// An int64 vector as a numpy array without a copy: the array's memory is the vector's, freed with the array.
-inline py::array moved_to_numpy(std::vector<std::int64_t>&& values, const std::vector<std::int64_t>& shape) {
-  auto owned = std::make_unique<std::vector<std::int64_t>>(std::move(values));
-  std::int64_t* data = owned->data();
-  py::capsule free_it(owned.get(), [](void* p) { delete static_cast<std::vector<std::int64_t>*>(p); });
+// A vector as a numpy array without a copy: the array's memory is the vector's, freed with the array.
+template <class T>
+py::array moved_to_numpy(std::vector<T>&& values, const std::vector<std::int64_t>& shape) {
+  auto owned = std::make_unique<std::vector<T>>(std::move(values));
+  T* data = owned->data();
+  py::capsule free_it(owned.get(), [](void* p) { delete static_cast<std::vector<T>*>(p); });
   owned.release();  // the capsule owns it now
-  return py::array_t<std::int64_t>(std::vector<py::ssize_t>(shape.begin(), shape.end()), data, free_it);
+  return py::array_t<T>(std::vector<py::ssize_t>(shape.begin(), shape.end()), data, free_it);
 }
 
-// The recipe as kvaddr.cases takes it: ints, bools, numpy arrays (int64 ones moved out of `r` when it is an
-// rvalue, int32 ones narrowed into a new array), None for an absent optional array.
+// The recipe as kvaddr.cases takes it: ints, bools, numpy arrays (moved out of `r` when it is an rvalue: the int64
+// ones and the packed int32 ones; an int32 array in `values` is narrowed into a new array), None for an absent
+// optional array.
 template <class R>
 py::dict recipe_dict(R&& r) {
   constexpr bool moved = !std::is_lvalue_reference_v<R>;
@@ -125,7 +127,14 @@ py::dict recipe_dict(R&& r) {
   for (const auto& [k, v] : r.ints) d[py::str(k)] = py::int_(v);
   for (const auto& [k, v] : r.bools) d[py::str(k)] = py::bool_(v);
   for (auto& [k, a] : r.arrays) {
-    if (a.int32) d[py::str(k)] = to_numpy<std::int32_t>(a.values, a.shape);
+    const auto packed = r.packed.find(k);
+    if constexpr (moved)
+      if (packed != r.packed.end()) {
+        d[py::str(k)] = moved_to_numpy(std::move(packed->second), a.shape);
+        continue;
+      }
+    if (packed != r.packed.end()) d[py::str(k)] = to_numpy<std::int32_t>(packed->second, a.shape);
+    else if (a.int32) d[py::str(k)] = to_numpy<std::int32_t>(a.values, a.shape);
     else if constexpr (moved) d[py::str(k)] = moved_to_numpy(std::move(a.values), a.shape);
     else d[py::str(k)] = to_numpy<std::int64_t>(a.values, a.shape);
   }
@@ -162,7 +171,7 @@ inline py::dict draw_recipe_py(gen::SplitMix64& rng, const std::string& route, p
   const std::int64_t n = int64_arg(lanes, "lanes");
   const gen::RecipeParams p = params_arg(params);
   if (!id_shape.is_none()) return recipe_dict(gen::draw_id_recipe(id_shape_arg(id_shape), rng, n, p));
-  return recipe_dict(gen::draw_recipe(parse_route(route), rng, n, p));
+  return recipe_dict(gen::draw_recipe_packed(parse_route(route), rng, n, p));
 }
 
 inline constexpr std::int64_t kMaxDrawn = std::int64_t{1} << 28;  // elements of one integers / random / permutation
