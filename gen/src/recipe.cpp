@@ -576,15 +576,17 @@ std::vector<i64> draw_v2p(SplitMix64& rng, i64 num_pages, bool big, i64 scale) {
   const i64 total = std::max<i64>(2 * num_pages, 1);
   std::vector<i64> phys(uz(total));
   std::iota(phys.begin(), phys.end(), i64{0});
-  shuffle(rng, phys.begin(), total);
+  SplitMix64 g = rng;  // a local stream: the stores below cannot alias its state
+  shuffle(g, phys.begin(), total);
   phys.resize(uz(num_pages));
   if (big) {  // page * scale passes 2^31
-    const i64 add = kTwo31 / scale + below(rng, 0, i64{1} << 20);
+    const i64 add = kTwo31 / scale + below(g, 0, i64{1} << 20);
     for (auto& x : phys) x += add;
   }
-  const double tomb = rng.pick(kTombstoneRates);
+  const double tomb = g.pick(kTombstoneRates);
   for (auto& x : phys)
-    if (rng.chance(tomb)) x = -1;
+    if (g.chance(tomb)) x = -1;
+  rng = g;
   phys.push_back(-1);
   return phys;
 }
@@ -597,11 +599,13 @@ std::vector<i64> draw_ids(SplitMix64& rng, i64 n, i64 num_pages, i64 ps, double 
   if (!(pad >= 0 && pad <= 1)) throw InvalidArgument("pad", std::to_string(pad), "must be in [0, 1]");
   std::vector<i64> ids(uz(n));
   const Below id_draw((num_pages + 1) * ps);
+  SplitMix64 g = rng;  // a local stream: the stores below cannot alias its state
   for (auto& t : ids) {
-    t = id_draw(rng);
-    if (rng.chance(pad)) t = -1;
-    if (rng.chance(pad / 5)) t = -ps - 1;
+    t = id_draw(g);
+    if (g.chance(pad)) t = -1;
+    if (g.chance(pad / 5)) t = -ps - 1;
   }
+  rng = g;
   return ids;
 }
 
