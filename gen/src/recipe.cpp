@@ -13,7 +13,6 @@
 #include <type_traits>
 
 #include "kvaddr/model/errors.hpp"
-#include "kvaddr/translate/fast_div.hpp"
 #include "kvaddr/translate/fill_args.hpp"
 #include "kvaddr/translate/route_list.hpp"
 #include "kvaddr/translate/validate.hpp"
@@ -35,21 +34,6 @@ i64 sat_mul(i64 a, i64 b) {
 // numpy's integers(lo, hi): [lo, hi), one draw; an empty range gives lo.
 i64 below(SplitMix64& rng, i64 lo, i64 hi) { return rng.between(lo, hi - 1); }
 
-// below(rng, 0, hi) for a bound fixed over a loop of draws: the same value from the same one draw, the remainder
-// taken with a FastDivisor made once (a multiply-high, no 64-bit division per element).
-class Below {
- public:
-  explicit Below(i64 hi) : empty_(hi <= 1), d_(FastDivisor::of(empty_ ? 1 : hi)) {}
-  i64 operator()(SplitMix64& rng) const {
-    const u64 z = rng.next();
-    if (empty_) return 0;
-    return static_cast<i64>(z - d_.udiv(z) * static_cast<u64>(d_.d));
-  }
-
- private:
-  bool empty_;
-  FastDivisor d_;
-};
 // x % mod for x >= 0 (mod >= 1), skipping the division where x < mod (the common case of the pool tables).
 i64 reduce(i64 x, i64 mod) { return x < mod ? x : x % mod; }
 
@@ -164,9 +148,8 @@ Recipe write_loc_recipe(SplitMix64& rng, i64 lanes, const RecipeParams& p) {
   const bool big = rng.chance(0.15);
   std::vector<i64> v2p = draw_v2p(rng, num_pages, big, sat_mul(ps, m));
   std::vector<i64> loc(uz(n));
-  const Below loc_draw((num_pages + 1) * ps * dcp);
   for (auto& x : loc) {
-    x = loc_draw(rng);
+    x = below(rng, 0, (num_pages + 1) * ps * dcp);
     if (rng.chance(0.1)) x = 0;  // padded rows write the sink
   }
   r.ints = {{"page_size", ps}, {"multiplier", m}, {"dcp_size", dcp}, {"dcp_rank", rank}};
@@ -229,9 +212,8 @@ Recipe eager_recipe(SplitMix64& rng, i64 lanes, const RecipeParams& p) {
   constexpr double kPadding[] = {0.0, 0.05, 0.3};
   const double padding = rng.pick(kPadding);
   std::vector<i64> table(uz(rows * cols));
-  const Below page_draw(num_pages + 1);
   for (auto& t : table) {
-    t = page_draw(rng) * ps;
+    t = below(rng, 0, num_pages + 1) * ps;
     if (rng.chance(0.05)) t += below(rng, 0, ps);  // a token inside its page
     if (rng.chance(padding)) t = -1;
   }
@@ -276,7 +258,6 @@ std::vector<T> page_major_fill(SplitMix64& rng, i64 rows, i64 cols, i64 ps, i64 
     throw InvalidArgument("num_pages", std::to_string(num_pages), "must be in [0, 2^24]");
   if (!(padding >= 0 && padding <= 1)) throw InvalidArgument("padding", std::to_string(padding), "must be in [0, 1]");
   std::vector<T> r2t(uz(rows * cols));
-  const Below page_draw(num_pages + 1);
   const bool padded = padding > 0;
   SplitMix64 g = rng;  // a local stream: the stores below cannot alias its state, so it stays in registers
   // Page by page: one page draw (and one padding draw) per run of ps columns; this loop is most of a table
@@ -284,7 +265,7 @@ std::vector<T> page_major_fill(SplitMix64& rng, i64 rows, i64 cols, i64 ps, i64 
   for (i64 row = 0; row < rows; ++row) {
     T* out = r2t.data() + row * cols;
     for (i64 c0 = 0; c0 < cols; c0 += ps) {
-      const i64 first = page_draw(g) * ps;
+      const i64 first = g.between(0, num_pages) * ps;
       const bool pad_start = padded && g.chance(padding);  // the page-start tokens are the ones the routes read
       const i64 n = std::min(ps, cols - c0);
       // the int32 store of page * ps + offset (num_pages * ps < 2^31 for every table the drawers make)
@@ -326,9 +307,8 @@ Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams&
   const i64 pages_per_row = std::max<i64>(1, std::min<i64>(lanes / b, (8 * lanes) / (b * ps)));
   const i64 max_np = below(rng, 1, std::max<i64>(2, std::min<i64>(pages_per_row, 600)));
   std::vector<i64> lens(uz(b));
-  const Below len_draw(max_np * ps + 1);
   for (auto& l : lens) {
-    l = len_draw(rng);
+    l = rng.between(0, max_np * ps);
     if (rng.chance(0.1)) l = 0;
   }
   constexpr i64 kDeltas[] = {0, 0, 1, 3};
@@ -536,13 +516,12 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
     keep_mod((kTwo31 - 1) / sat_mul(ps, m) - 1);
   } else if (route == Route::eager_funnel) {
     arr("page_table");
-    const Below page_draw(num_pages + 1);
-    for (auto& t : r.arrays["page_table"].values) t = page_draw(rng) * ps;
+    for (auto& t : r.arrays["page_table"].values) t = below(rng, 0, num_pages + 1) * ps;
   } else if (route == Route::write_loc) {
     arr("loc");
-    const Below loc_draw((num_pages + 1) * ps * num("dcp_size"));
+    const i64 dcp = num("dcp_size");
     for (auto& x : r.arrays["loc"].values) {
-      x = loc_draw(rng);
+      x = below(rng, 0, (num_pages + 1) * ps * dcp);
       if (rng.chance(0.1)) x = 0;
     }
   } else {
@@ -562,8 +541,7 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
       const auto& st = capture.arrays.at("kv_start_idx").values;
       hi = std::max<i64>(0, std::min(hi, t.shape[1] - (st.empty() ? 0 : *std::max_element(st.begin(), st.end()))));
     }
-    const Below len_draw(hi + 1);
-    for (auto& l : r.arrays["lens"].values) l = len_draw(rng);
+    for (auto& l : r.arrays["lens"].values) l = rng.between(0, hi);
   }
   r.arrays["v2p"].values = std::move(v2p);
   return r;
@@ -598,10 +576,9 @@ std::vector<i64> draw_ids(SplitMix64& rng, i64 n, i64 num_pages, i64 ps, double 
   if (ps < 1 || ps > (i64{1} << 20)) throw InvalidArgument("page_size", std::to_string(ps), "must be in [1, 2^20]");
   if (!(pad >= 0 && pad <= 1)) throw InvalidArgument("pad", std::to_string(pad), "must be in [0, 1]");
   std::vector<i64> ids(uz(n));
-  const Below id_draw((num_pages + 1) * ps);
   SplitMix64 g = rng;  // a local stream: the stores below cannot alias its state
   for (auto& t : ids) {
-    t = id_draw(g);
+    t = below(g, 0, (num_pages + 1) * ps);
     if (g.chance(pad)) t = -1;
     if (g.chance(pad / 5)) t = -ps - 1;
   }
