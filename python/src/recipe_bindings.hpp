@@ -97,7 +97,7 @@ py::array to_numpy(const V& values, const std::vector<std::int64_t>& shape) {
   T* out = a.mutable_data();
   const std::size_t n = values.size();
   std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {  // four an iteration (an int32 req_to_token is most of a table recipe's elements)
+  for (; i + 4 <= n; i += 4) {  // four an iteration (graph mode's redraws narrow their req_to_token here)
     out[i] = static_cast<T>(values[i]);
     out[i + 1] = static_cast<T>(values[i + 1]);
     out[i + 2] = static_cast<T>(values[i + 2]);
