@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string_view>
@@ -32,6 +33,9 @@ i64 sat_mul(i64 a, i64 b) {
 }
 // numpy's integers(lo, hi): [lo, hi), one draw; an empty range gives lo.
 i64 below(SplitMix64& rng, i64 lo, i64 hi) { return rng.between(lo, hi - 1); }
+
+// x % mod for x >= 0 (mod >= 1), skipping the division where x < mod (the common case of the pool tables).
+i64 reduce(i64 x, i64 mod) { return x < mod ? x : x % mod; }
 
 // ---- parameters ------------------------------------------------------------------------------------------
 struct ParamRule {
@@ -178,7 +182,7 @@ Recipe kv_indices_recipe(SplitMix64& rng, i64 lanes, const RecipeParams& p) {
   std::vector<i64> v2p = draw_v2p(rng, num_pages);
   const i64 mod = std::max<i64>(1, (kTwo31 - 1) / sat_mul(ps, m) - 1);  // kernel ids fit int32
   for (auto& x : v2p)
-    if (x >= 0) x %= mod;
+    if (x >= 0) x = reduce(x, mod);
   r.ints = {{"page_size", ps}, {"multiplier", m}};
   r.arrays["v2p"] = vec(std::move(v2p));
   r.arrays["ids"] = vec(draw_ids(rng, n, num_pages, ps));
@@ -223,6 +227,62 @@ Recipe eager_recipe(SplitMix64& rng, i64 lanes, const RecipeParams& p) {
   return r;
 }
 
+// ---- req_to_token -----------------------------------------------------------------------------------------
+// out[k] = first + k for k < n (first + n <= 2^31): the tokens of one page, a 16-byte vector of them a store
+// (GCC / Clang vector extension), each the previous one plus its lane count.
+template <class T>
+void ramp(T* out, i64 first, i64 n) {
+  constexpr i64 kLanes = 16 / sizeof(T);
+  typedef T Vec __attribute__((vector_size(16)));
+  Vec v{}, step{};
+  for (i64 j = 0; j < kLanes; ++j) {
+    v[j] = static_cast<T>(first + j);
+    step[j] = static_cast<T>(kLanes);
+  }
+  i64 k = 0;
+  for (; k + kLanes <= n; k += kLanes) {
+    std::memcpy(out + k, &v, sizeof v);
+    v += step;
+  }
+  for (; k < n; ++k) out[k] = static_cast<T>(first + k);
+}
+
+// page_major_rows (recipe.hpp) into an array of T: the int32 tokens, widened for T = i64 (the recipe's storage).
+template <class T>
+std::vector<T> page_major_fill(SplitMix64& rng, i64 rows, i64 cols, i64 ps, i64 num_pages, double padding) {
+  if (rows < 0 || cols < 0 || (cols > 0 && rows > kTwo31 / cols))
+    throw InvalidArgument("rows", std::to_string(rows) + " x " + std::to_string(cols),
+                          "rows and cols must be >= 0 with rows * cols <= 2^31");
+  if (ps < 1 || ps > (i64{1} << 20)) throw InvalidArgument("page_size", std::to_string(ps), "must be in [1, 2^20]");
+  if (num_pages < 0 || num_pages > kMaxPoolPages)
+    throw InvalidArgument("num_pages", std::to_string(num_pages), "must be in [0, 2^24]");
+  if (!(padding >= 0 && padding <= 1)) throw InvalidArgument("padding", std::to_string(padding), "must be in [0, 1]");
+  std::vector<T> r2t(uz(rows * cols));
+  const bool padded = padding > 0;
+  SplitMix64 g = rng;  // a local stream: the stores below cannot alias its state, so it stays in registers
+  // Page by page: one page draw (and one padding draw) per run of ps columns; this loop is most of a table
+  // case's drawing time.
+  for (i64 row = 0; row < rows; ++row) {
+    T* out = r2t.data() + row * cols;
+    for (i64 c0 = 0; c0 < cols; c0 += ps) {
+      const i64 first = g.between(0, num_pages) * ps;
+      const bool pad_start = padded && g.chance(padding);  // the page-start tokens are the ones the routes read
+      const i64 n = std::min(ps, cols - c0);
+      // the int32 store of page * ps + offset (num_pages * ps < 2^31 for every table the drawers make)
+      if (n == 1) {  // page size 1 (and a last column)
+        out[c0] = static_cast<T>(static_cast<i32>(first));
+      } else if (first + n <= kTwo31) {
+        ramp(out + c0, first, n);
+      } else {
+        for (i64 k = 0; k < n; ++k) out[c0 + k] = static_cast<T>(static_cast<i32>(first + k));
+      }
+      if (pad_start) out[c0] = -1;
+    }
+  }
+  rng = g;
+  return r2t;
+}
+
 // ---- the batch tables -------------------------------------------------------------------------------------
 bool wraps(Route route) {  // the table routes with an int32_wrap variant
   return route == Route::canonical_page_table || route == Route::read_table || route == Route::flashmla_block_table ||
@@ -235,7 +295,7 @@ bool wraps(Route route) {  // the table routes with an int32_wrap variant
 // for a third of the live pages in 10% of the wrap routes' cases (production rejects the store: overflow
 // cases, docs/harness.md); decode rows of length near 2^31 (cu_seqlens_k overflows) in 8% (a quarter
 // of them one row within a page of 2^31 beside empty rows: the int32 page count wraps there).
-Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& p) {
+Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& p, bool packed) {
   Recipe r;
   const bool decode = route == Route::decode_metadata, flashmla = route == Route::flashmla_block_table;
   const i64 ps = param(p, "page_size", decode ? rng.pick(kPow2PageSizes) : rng.pick(kOddPageSizes));
@@ -272,10 +332,14 @@ Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams&
   const i64 cols = std::max<i64>(1, std::max(width, need) * ps + rng.between(0, ps) + start_max);
   const i64 num_pages = below(rng, 1, std::max<i64>(2, std::min<i64>(num_rows * (cols / ps + 1), i64{1} << 22)));
   std::vector<i64> v2p = draw_v2p(rng, num_pages);
+  const i64 v2p_mod = std::max<i64>(1, (kTwo31 - 1) / m);
   for (auto& x : v2p)  // int32 entries: v2p[p] * M stays inside int32 (the overflow edge below excepted)
-    if (x >= 0) x %= std::max<i64>(1, (kTwo31 - 1) / m);
+    if (x >= 0) x = reduce(x, v2p_mod);
   constexpr double kPadding[] = {0.0, 0.01, 0.05};
-  const std::vector<i32> r2t = page_major_rows(rng, num_rows, cols, ps, num_pages, rng.pick(kPadding));
+  const double padding = rng.pick(kPadding);
+  if (packed) r.packed["req_to_token"] = page_major_fill<i32>(rng, num_rows, cols, ps, num_pages, padding);
+  RecipeArray r2t = mat(packed ? std::vector<i64>{} : page_major_fill<i64>(rng, num_rows, cols, ps, num_pages, padding),
+                        num_rows, cols, true);
   std::vector<i64> rows(uz(num_rows));
   std::iota(rows.begin(), rows.end(), i64{0});
   if (rng.chance(0.8)) shuffle(rng, rows.begin(), num_rows);
@@ -309,7 +373,7 @@ Recipe table_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams&
             {"extra_rows", rng.between(0, 2)}, {"seq_len_delta", delta}};
   r.bools["zero_tail"] = flag(p, "zero_tail", rng.chance(0.3));
   r.arrays["v2p"] = vec(std::move(v2p));
-  r.arrays["req_to_token"] = mat(std::vector<i64>(r2t.begin(), r2t.end()), num_rows, cols, true);
+  r.arrays["req_to_token"] = std::move(r2t);
   r.arrays["rows"] = vec(std::move(rows));
   r.arrays["lens"] = vec(std::move(lens));
   return r;
@@ -392,7 +456,8 @@ Recipe draw_id_recipe(const IdShape& shape, SplitMix64& rng, i64 lanes, const Re
   return r;
 }
 
-Recipe draw_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params) {
+namespace {
+Recipe draw_any(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params, bool packed) {
   if (!has_drawer(route))
     throw InvalidArgument("route", std::string(to_string(route)), "the harness has no drawer for this route");
   if (per_id(route)) return draw_id_recipe(id_shape(route), rng, lanes, params);
@@ -402,9 +467,17 @@ Recipe draw_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& 
   if (route == Route::write_loc) r = write_loc_recipe(rng, lanes, params);
   else if (route == Route::kv_indices_inplace) r = kv_indices_recipe(rng, lanes, params);
   else if (route == Route::eager_funnel) r = eager_recipe(rng, lanes, params);
-  else r = table_recipe(route, rng, lanes, params);
+  else r = table_recipe(route, rng, lanes, params, packed);
   adjacent_draw(rng, r);
   return r;
+}
+}  // namespace
+
+Recipe draw_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params) {
+  return draw_any(route, rng, lanes, params, false);
+}
+Recipe draw_recipe_packed(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params) {
+  return draw_any(route, rng, lanes, params, true);
 }
 
 Recipe draw_recipe(Route route, u64 seed, u64 index, i64 lanes, const RecipeParams& params) {
@@ -432,7 +505,7 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
   std::vector<i64> v2p = draw_v2p(rng, num_pages);
   const auto keep_mod = [&](i64 mod) {
     for (auto& x : v2p)
-      if (x >= 0) x %= std::max<i64>(1, mod);
+      if (x >= 0) x = reduce(x, std::max<i64>(1, mod));
   };
   if (per_id(route)) {
     std::vector<i64> ids = draw_ids(rng, static_cast<i64>(arr("ids").values.size()), num_pages, ps);
@@ -455,8 +528,7 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
     const RecipeArray& t = arr("req_to_token");
     if (t.shape.size() != 2) throw InvalidArgument("recipe", "req_to_token", "must be 2-D");
     keep_mod((kTwo31 - 1) / m);
-    const std::vector<i32> r2t = page_major_rows(rng, t.shape[0], t.shape[1], ps, num_pages, 0.01);
-    r.arrays["req_to_token"].values.assign(r2t.begin(), r2t.end());
+    r.arrays["req_to_token"].values = page_major_fill<i64>(rng, t.shape[0], t.shape[1], ps, num_pages, 0.01);
     arr("lens");
     const i64 b = static_cast<i64>(arr("rows").values.size());
     std::vector<i64> rows(uz(t.shape[0]));
@@ -482,15 +554,17 @@ std::vector<i64> draw_v2p(SplitMix64& rng, i64 num_pages, bool big, i64 scale) {
   const i64 total = std::max<i64>(2 * num_pages, 1);
   std::vector<i64> phys(uz(total));
   std::iota(phys.begin(), phys.end(), i64{0});
-  shuffle(rng, phys.begin(), total);
+  SplitMix64 g = rng;  // a local stream: the stores below cannot alias its state
+  shuffle(g, phys.begin(), total);
   phys.resize(uz(num_pages));
   if (big) {  // page * scale passes 2^31
-    const i64 add = kTwo31 / scale + below(rng, 0, i64{1} << 20);
+    const i64 add = kTwo31 / scale + below(g, 0, i64{1} << 20);
     for (auto& x : phys) x += add;
   }
-  const double tomb = rng.pick(kTombstoneRates);
+  const double tomb = g.pick(kTombstoneRates);
   for (auto& x : phys)
-    if (rng.chance(tomb)) x = -1;
+    if (g.chance(tomb)) x = -1;
+  rng = g;
   phys.push_back(-1);
   return phys;
 }
@@ -502,36 +576,18 @@ std::vector<i64> draw_ids(SplitMix64& rng, i64 n, i64 num_pages, i64 ps, double 
   if (ps < 1 || ps > (i64{1} << 20)) throw InvalidArgument("page_size", std::to_string(ps), "must be in [1, 2^20]");
   if (!(pad >= 0 && pad <= 1)) throw InvalidArgument("pad", std::to_string(pad), "must be in [0, 1]");
   std::vector<i64> ids(uz(n));
+  SplitMix64 g = rng;  // a local stream: the stores below cannot alias its state
   for (auto& t : ids) {
-    t = below(rng, 0, (num_pages + 1) * ps);
-    if (rng.chance(pad)) t = -1;
-    if (rng.chance(pad / 5)) t = -ps - 1;
+    t = below(g, 0, (num_pages + 1) * ps);
+    if (g.chance(pad)) t = -1;
+    if (g.chance(pad / 5)) t = -ps - 1;
   }
+  rng = g;
   return ids;
 }
 
 std::vector<i32> page_major_rows(SplitMix64& rng, i64 rows, i64 cols, i64 ps, i64 num_pages, double padding) {
-  if (rows < 0 || cols < 0 || (cols > 0 && rows > kTwo31 / cols))
-    throw InvalidArgument("rows", std::to_string(rows) + " x " + std::to_string(cols),
-                          "rows and cols must be >= 0 with rows * cols <= 2^31");
-  if (ps < 1 || ps > (i64{1} << 20)) throw InvalidArgument("page_size", std::to_string(ps), "must be in [1, 2^20]");
-  if (num_pages < 0 || num_pages > kMaxPoolPages)
-    throw InvalidArgument("num_pages", std::to_string(num_pages), "must be in [0, 2^24]");
-  if (!(padding >= 0 && padding <= 1)) throw InvalidArgument("padding", std::to_string(padding), "must be in [0, 1]");
-  std::vector<i32> r2t(uz(rows * cols));
-  // Page by page (no division per element: this loop is most of a table case's drawing time).
-  for (i64 row = 0; row < rows; ++row) {
-    i32* out = r2t.data() + row * cols;
-    for (i64 c0 = 0; c0 < cols; c0 += ps) {
-      const i64 vp = rng.between(0, num_pages);
-      const bool pad_start = padding > 0 && rng.chance(padding);  // the page-start tokens are the ones the routes read
-      const i64 n = std::min(ps, cols - c0);
-      // the int32 store of page * ps + offset (num_pages * ps < 2^31 for every table the drawers make)
-      for (i64 k = 0; k < n; ++k) out[c0 + k] = static_cast<i32>(vp * ps + k);
-      if (pad_start) out[c0] = -1;
-    }
-  }
-  return r2t;
+  return page_major_fill<i32>(rng, rows, cols, ps, num_pages, padding);
 }
 
 void fit_token_values(const std::string& route, std::vector<i64>& ids, std::vector<i64>& v2p, i64 dcp_size) {

@@ -8,8 +8,8 @@ device); --graph (with --device cuda) measures graph mode's harness overhead per
         [--routes token_translate,read_table] [--seed 1] [--json] [--device cuda [--graph] [--reference host]]
         [--profile DIR] [--timers]
 
---timers (eager mode on CUDA) times the functions of TIMERS by wall-clock wrappers (no profiler, real figures).
---profile DIR (eager mode) runs each route once more under cProfile and prints where the harness's time goes per
+--timers (eager mode, --device cuda or cpu) times the functions of TIMERS by wall-clock wrappers (no profiler, real figures).
+--profile DIR (eager mode, --device cuda or cpu) runs each route once more under cProfile and prints where the harness's time goes per
 case, by stage (STAGES: the function whose cumulative time is the stage), writing DIR/<route>.pstats.
 
 The kernel under test is kvaddr.conventions.host_kernel (kvaddr.gpu.kernel on the GPU): it runs the host route on contiguous copies of its arguments
@@ -69,7 +69,7 @@ STAGES = (("draw recipe", "kvaddr/cases.py", "draw_recipe"),
           ("batched: batch wait + settle", "kvaddr/harness.py", "flush"))
 
 
-def profile(route, lanes, seconds, seed, out_dir):
+def profile(route, lanes, seconds, seed, out_dir, device="cuda"):
     """Eager mode's time per case by stage (cProfile cumulative seconds / cases; the profiler's own overhead
     inflates the Python-heavy stages), the user's kernel wrapped as user_kernel so that its calls stand apart
     from the device reference's launches of the same kvaddr.gpu kernel."""
@@ -78,7 +78,7 @@ def profile(route, lanes, seconds, seed, out_dir):
     import pstats
 
     variant = "era_b_unclamped" if route == "flashmla_block_table" else "production"
-    inner = kvaddr.gpu.kernel(route, variant)
+    inner = kvaddr.gpu.kernel(route, variant) if device != "cpu" else kvaddr.conventions.host_kernel(route, variant)
 
     def user_kernel(**kw):
         return inner(**kw)
@@ -86,7 +86,7 @@ def profile(route, lanes, seconds, seed, out_dir):
     prof = cProfile.Profile()
     prof.enable()
     rep = kvaddr.check(route, user_kernel, cases=10**9, seed=seed, lanes=lanes, time_budget=seconds, variant=variant,
-                       device="cuda", overflow="skip", huge=False, isolate=False)
+                       device=device, overflow="skip", huge=False, isolate=False)
     prof.disable()
     os.makedirs(out_dir, exist_ok=True)
     prof.dump_stats(os.path.join(out_dir, f"{route}.pstats"))
@@ -116,7 +116,7 @@ TIMERS = (("draw recipe", "kvaddr.cases:draw_recipe"),
           ("batched case, all of it", "kvaddr.harness:_EagerBatch.add"))
 
 
-def timers(route, lanes, seconds, seed):
+def timers(route, lanes, seconds, seed, device="cuda"):
     """Eager mode's time per case in the TIMERS functions, each wrapped by a wall-clock accumulator for one run:
     (cases, harness us/case, [(label, us/case)])."""
     import importlib
@@ -143,7 +143,7 @@ def timers(route, lanes, seconds, seed):
         setattr(owner, attr, wrap(label, fn))
         undo.append((owner, attr, fn))
     try:
-        r = measure(route, lanes, seconds, seed, "cuda")
+        r = measure(route, lanes, seconds, seed, device)
     finally:
         for owner, attr, fn in reversed(undo):
             setattr(owner, attr, fn)
@@ -169,21 +169,21 @@ def main(argv=None):
     p.add_argument("--graph-loop", default="auto", choices=("auto", "fast", "slow"),
                    help="graph mode's loop (kvaddr.check graph=True / 'fast' / 'slow')")
     p.add_argument("--profile", metavar="DIR", help="eager mode's time per case by stage (cProfile), stats in DIR")
-    p.add_argument("--timers", action="store_true", help="eager mode on CUDA: us/case in TIMERS' functions "
+    p.add_argument("--timers", action="store_true", help="eager mode: us/case in TIMERS' functions "
                    "(wall-clock wrappers, no profiler)")
     a = p.parse_args(argv)
     if a.graph and a.device != "cuda":
         p.error("--graph needs --device cuda")
     if a.profile:
         for r in a.routes.split(","):
-            cases, rows = profile(r, a.lanes, a.seconds, a.seed, a.profile)
+            cases, rows = profile(r, a.lanes, a.seconds, a.seed, a.profile, a.device)
             print(f"{r}: {cases} cases under cProfile, us/case by stage (cumulative)")
             for stage, us in rows:
                 print(f"  {stage:26} {us:9.1f}")
         return 0
     if a.timers:
         for r in a.routes.split(","):
-            cases, us, rows = timers(r, a.lanes, a.seconds, a.seed)
+            cases, us, rows = timers(r, a.lanes, a.seconds, a.seed, a.device)
             print(f"{r}: {cases} cases, harness {us:.1f} us/case (timed); us/case inclusive")
             for label, t in rows:
                 print(f"  {label:38} {t:9.1f}")

@@ -10,7 +10,10 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kvaddr/gen/recipe.hpp"
@@ -93,16 +96,49 @@ py::array to_numpy(const V& values, const std::vector<std::int64_t>& shape) {
   std::vector<py::ssize_t> dims(shape.begin(), shape.end());
   py::array_t<T> a(dims);
   T* out = a.mutable_data();
-  for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<T>(values[i]);
+  const std::size_t n = values.size();
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {  // four an iteration (graph mode's redraws narrow their req_to_token here)
+    out[i] = static_cast<T>(values[i]);
+    out[i + 1] = static_cast<T>(values[i + 1]);
+    out[i + 2] = static_cast<T>(values[i + 2]);
+    out[i + 3] = static_cast<T>(values[i + 3]);
+  }
+  for (; i < n; ++i) out[i] = static_cast<T>(values[i]);
   return a;
 }
 
-inline py::dict recipe_dict(const gen::Recipe& r) {
+// A vector as a numpy array without a copy: the array's memory is the vector's, freed with the array.
+template <class T>
+py::array moved_to_numpy(std::vector<T>&& values, const std::vector<std::int64_t>& shape) {
+  auto owned = std::make_unique<std::vector<T>>(std::move(values));
+  T* data = owned->data();
+  py::capsule free_it(owned.get(), [](void* p) { delete static_cast<std::vector<T>*>(p); });
+  owned.release();  // the capsule owns it now
+  return py::array_t<T>(std::vector<py::ssize_t>(shape.begin(), shape.end()), data, free_it);
+}
+
+// The recipe as kvaddr.cases takes it: ints, bools, numpy arrays (moved out of `r` when it is an rvalue: the int64
+// ones and the packed int32 ones; an int32 array in `values` is narrowed into a new array), None for an absent
+// optional array.
+template <class R>
+py::dict recipe_dict(R&& r) {
+  constexpr bool moved = !std::is_lvalue_reference_v<R>;
   py::dict d;
   for (const auto& [k, v] : r.ints) d[py::str(k)] = py::int_(v);
   for (const auto& [k, v] : r.bools) d[py::str(k)] = py::bool_(v);
-  for (const auto& [k, a] : r.arrays)
-    d[py::str(k)] = a.int32 ? to_numpy<std::int32_t>(a.values, a.shape) : to_numpy<std::int64_t>(a.values, a.shape);
+  for (auto& [k, a] : r.arrays) {
+    const auto packed = r.packed.find(k);
+    if constexpr (moved)
+      if (packed != r.packed.end()) {
+        d[py::str(k)] = moved_to_numpy(std::move(packed->second), a.shape);
+        continue;
+      }
+    if (packed != r.packed.end()) d[py::str(k)] = to_numpy<std::int32_t>(packed->second, a.shape);
+    else if (a.int32) d[py::str(k)] = to_numpy<std::int32_t>(a.values, a.shape);
+    else if constexpr (moved) d[py::str(k)] = moved_to_numpy(std::move(a.values), a.shape);
+    else d[py::str(k)] = to_numpy<std::int64_t>(a.values, a.shape);
+  }
   for (const auto& k : r.absent) d[py::str(k)] = py::none();
   return d;
 }
@@ -136,7 +172,7 @@ inline py::dict draw_recipe_py(gen::SplitMix64& rng, const std::string& route, p
   const std::int64_t n = int64_arg(lanes, "lanes");
   const gen::RecipeParams p = params_arg(params);
   if (!id_shape.is_none()) return recipe_dict(gen::draw_id_recipe(id_shape_arg(id_shape), rng, n, p));
-  return recipe_dict(gen::draw_recipe(parse_route(route), rng, n, p));
+  return recipe_dict(gen::draw_recipe_packed(parse_route(route), rng, n, p));
 }
 
 inline constexpr std::int64_t kMaxDrawn = std::int64_t{1} << 28;  // elements of one integers / random / permutation

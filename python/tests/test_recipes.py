@@ -2,6 +2,7 @@
 lanes) is the case kvaddr.cases.draw builds, byte for byte; the stream and the pieces graph mode and the huge
 cases draw from; the binding's argument checks; no numpy random generator anywhere in the package."""
 import collections
+import hashlib
 import pathlib
 import re
 
@@ -255,3 +256,33 @@ def test_harness_drawn_case_checks_its_arguments():
         _core.harness_drawn_case("write_loc", 0, 0, 0)
     with pytest.raises(kvaddr.InvalidArgument, match="^route = "):
         _core.harness_drawn_case("no_route", 0, 0, 64)
+
+
+def recipes_digest(route, params):
+    """sha256 of every field (name, type, dtype, shape, bytes) of the recipes of cases 0..29 of seed 11 at 64 and 4096
+    lanes, as kvaddr.cases.draw_recipe returns them (the C++ draw, its conversion, the adjacent pick)."""
+    h = hashlib.sha256()
+    for lanes in (64, 4096):
+        for i in range(30):
+            r = C.draw_recipe(route, C.rng_for(11, i), lanes, params)
+            for k in sorted(r):
+                v = r[k]
+                h.update(f"{k}:{type(v).__name__}:".encode())
+                if isinstance(v, np.ndarray):
+                    h.update(f"{v.dtype.str}{v.shape}".encode() + np.ascontiguousarray(v).tobytes())
+                else:
+                    h.update(repr(v).encode())
+    return h.hexdigest()[:16]
+
+
+# The recipes are the project's fixed ground truth (replay recordings, the kill matrix): a speed-up of the drawing or
+# of its conversion must keep every value (gen/tests/recipe_pins_test.cpp pins the C++ side).
+@pytest.mark.parametrize("route, params, digest", [
+    ("read_table", None, "c307ce302bfbd756"),
+    ("decode_metadata", {"adjacent": "always"}, "8da0c5993285a564"),
+    ("flashmla_block_table", {"kv_start_idx": 1}, "1244a762331f4b01"),
+    ("token_translate", {"adjacent": "always"}, "cba571a1a1115f6b"),
+    ("write_loc", None, "e4111365137a4516"),
+])
+def test_drawn_recipes_keep_every_value(route, params, digest):
+    assert recipes_digest(route, params) == digest

@@ -41,6 +41,9 @@ struct Recipe {
   std::map<std::string, bool> bools;
   std::map<std::string, RecipeArray> arrays;
   std::vector<std::string> absent;  // optional arrays the case leaves out (kv_start_idx)
+  // draw_recipe_packed only: the elements of the int32 arrays as int32, by name (their entry in `arrays` keeps
+  // the shape and the int32 flag, with `values` empty); empty everywhere else.
+  std::map<std::string, std::vector<i32>> packed;
   bool operator==(const Recipe&) const = default;
 };
 
@@ -72,6 +75,9 @@ std::vector<Route> recipe_routes();
 Recipe draw_recipe(Route route, u64 seed, u64 index, i64 lanes, const RecipeParams& params = {});
 // The same from a stream already positioned (draw_recipe above uses recipe_rng(seed, index)).
 Recipe draw_recipe(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params = {});
+// The same recipe with its int32 arrays (req_to_token) in Recipe::packed instead of their values (the Python
+// binding's form, which hands them to numpy as they are: the table is most of a 4096-lane case's elements).
+Recipe draw_recipe_packed(Route route, SplitMix64& rng, i64 lanes, const RecipeParams& params = {});
 // A per-id route's recipe from its shape (a route the list does not hold yet, e.g. in a test).
 Recipe draw_id_recipe(const IdShape& shape, SplitMix64& rng, i64 lanes, const RecipeParams& params = {});
 
