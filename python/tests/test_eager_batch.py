@@ -380,6 +380,7 @@ def test_stage_layout_on_a_fake_device():
     arena = FakeArena()
     with pytest.MonkeyPatch.context() as m:
         m.setattr(present.gpu, "_gpu", types.SimpleNamespace(copy_to_device=copy_to_device))
+        m.setattr(present, "_TORCH_DTYPES", {})  # the cache of numpy -> torch dtypes: a real torch's, after other tests
         for twins, want in [(given, host + [t if t is not None else a for a, t in zip(host, given)]),
                             (True, host + host), (False, host), ([None] * 5, host + host),
                             ([np.full(a.shape, 9, a.dtype) for a in host], host + [np.full(a.shape, 9, a.dtype)
