@@ -6,15 +6,16 @@
 #                           dir, run the whole test suite (ctest) and the packaging checks, then the
 #                           sanitizer leg (see `sanitize`)
 #   scripts/run.sh sanitize the host libraries and host tests built with ASan + UBSan
-#                           (-fno-sanitize-recover) in a second build dir, no CUDA, no Python; runs
-#                           their tests and the fuzz targets (ctest label fuzz)
+#                           (-fno-sanitize-recover) in a second build dir, no CUDA, no Python, no
+#                           proofs/ or props/; runs their tests and the fuzz targets (label fuzz)
 #   scripts/run.sh build    install what is missing and build only
 # Build dirs: `verify` and `build` configure BUILD_DIR (default build) with the production route list;
 # `test` configures TEST_BUILD_DIR (default build-test) with the test route, so running both never
 # reconfigures one dir back and forth (the Route enum differs, so each switch would rebuild nearly all).
 # Environment: BUILD_DIR, TEST_BUILD_DIR, ASAN_BUILD_DIR (default build-asan), JOBS (default nproc),
 # KVADDR_NO_INSTALL=1 skips apt-get, KVADDR_NO_SANITIZE=1 skips the sanitizer leg of `test`,
-# KVADDR_SANITIZE_FULL=1 runs the zoo and slurm labels in the sanitizer leg too (see below).
+# KVADDR_SANITIZE_FULL=1 builds proofs/ and props/ in the sanitizer leg and runs its proofs, zoo and
+# slurm labels too (see below).
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
