@@ -62,9 +62,8 @@ endfunction()
 # Used for the cli, replay, props, proofs and zoo libraries (docs/ci.md has their figures) and the test
 # executables of several sources (model, translate, gen, cli, route_list, proofs): those test targets built in
 # 288 CPU s without it, 231 with it (GCC 12, -O2 -g, ccache off), 274 and 197 with Clang 14 and the sanitizer
-# leg's flags. File-local names must be unique across each such target (a clash is a compile error).
-# replay's tests are not batched: seven of them keep local helpers under shared names (fresh_dir, copies of
-# test_support's slurp, has).
+# leg's flags; replay's tests since the fourth round. File-local names must be unique across each such
+# target (a clash is a compile error): shared helpers go in the target's one test-support header.
 option(KVADDR_UNITY "Compile the sources of several libraries and test executables in batches (unity build)" ON)
 set(KVADDR_UNITY_BATCH 4 CACHE STRING "Sources per translation unit of a unity build (KVADDR_UNITY)")
 function(kvaddr_unity target)

@@ -307,7 +307,11 @@ PageLane page_lane(Route r) {
     case Route::swa_translate:
     case Route::mamba_translate:
     case Route::dcp_read_translate:
-    case Route::transfer_ids: break;
+    case Route::transfer_ids:
+#if defined(KVADDR_TEST_ROUTE)
+    case Route::test_route:  // per-id: proved through its spec lane
+#endif
+      break;
   }
   throw kvaddr::InvalidArgument("route", std::string(route_name(r)), "not a page-table route (page_lane)");
 }
@@ -325,7 +329,11 @@ TokenLane token_lane(Route r) {
     case Route::decode_metadata:
     case Route::eager_funnel:
     case Route::mamba_translate:
-    case Route::full_prefill_table: break;
+    case Route::full_prefill_table:
+#if defined(KVADDR_TEST_ROUTE)
+    case Route::test_route:  // per-id: proved through its spec lane
+#endif
+      break;
   }
   throw kvaddr::InvalidArgument("route", std::string(route_name(r)), "no token lane among the route obligations (token_lane)");
 }

@@ -25,14 +25,15 @@
 namespace kvaddr::replay {
 namespace {
 
+using test_support::fresh_dir;
+using test_support::has;
+
 using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 using test_support::replay_calls;
 
 constexpr std::int64_t kHuge = std::int64_t{1} << 62;
 
-std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_bounds_test_", name); }
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // ---- zero-sized shapes ---------------------------------------------------------------------------
 // A read_table call (Era D zero tail) on one request of length 0 whose table has 2^62 rows of 0 columns.
@@ -278,7 +279,7 @@ TEST(ReplayBounds, ReadDirInputIsTheLoadersView) {
   EXPECT_EQ(read_dir_input(d, R"({"file": "parent.npy", "offset": 3, "size": 1})").values, (I64{10}));
   EXPECT_EQ(read_dir_input(d, R"("parent.npy")").values, (I64{7, 8, 9, 10}));
   EXPECT_THROW((void)read_dir_input(d, R"("../parent.npy")"), IoError);
-  EXPECT_NO_THROW((void)read_dir_input(d, R"("../kvaddr_bounds_test_read_input/parent.npy")", {.allow_outside = true, .search = {}}));
+  EXPECT_NO_THROW((void)read_dir_input(d, "\"../" + d.filename().string() + "/parent.npy\"", {.allow_outside = true, .search = {}}));
   EXPECT_THROW((void)read_dir_input(d, R"({"file": "parent.npy", "shape": [5], "strides": [1]})"), InvalidArgument);
   EXPECT_THROW((void)read_dir_input(d, R"({"file": "parent.npy", "colour": 1})"), InvalidArgument);
   EXPECT_THROW((void)read_dir_input(d, "not json"), FormatError);

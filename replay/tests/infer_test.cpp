@@ -17,17 +17,16 @@
 namespace kvaddr::replay {
 namespace {
 
+using test_support::fresh_dir;
+using test_support::contains;
+using test_support::kTwo31;
+
 using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 using test_support::replay_calls;
 
-constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
 
-std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_infer_test_", name); }
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 // ---- spills past every guard --------------------------------------------------------------------------
 // canonical_page_table at ps = 1, max_pages 1, v2p = 10 + t, req_to_token [2, 5] = {0..4 | 3..7}, a

@@ -18,14 +18,15 @@
 namespace kvaddr::replay {
 namespace {
 
+using test_support::has;
+using test_support::kTwo31;
+
 using detail::infer_lane_offsets;
 using detail::LaneSet;
 using json = nlohmann::json;
 
-constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
 constexpr std::int64_t kTwo32 = std::int64_t{1} << 32;
 
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(LaneOffsetsInference, LanesFrom2To31UnwrittenAreInferredWithTheirRange) {
   const auto r = infer_lane_offsets(kTwo31 + 10, {{kTwo31, kTwo31 + 10}}, {});

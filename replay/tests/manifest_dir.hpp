@@ -3,6 +3,7 @@
 // written into it, and the check of one reported lane difference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,35 @@ inline std::filesystem::path fresh_dir(const std::string& prefix, const std::str
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
+}
+
+// <temp>/kvaddr_<suite>_<test>_<name> for the running test ('/' of parameterised names as '_'), emptied and
+// created afresh: one folder per test and name, so tests that ctest runs in parallel never share one.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+  std::string prefix = "kvaddr_";
+  if (const auto* t = ::testing::UnitTest::GetInstance()->current_test_info()) {
+    prefix += std::string(t->test_suite_name()) + "_" + t->name() + "_";
+    for (char& c : prefix)
+      if (c == '/') c = '_';
+  }
+  return fresh_dir(prefix, name);
+}
+
+// Whether `text` contains `part`; whether `v` holds `s`.
+inline bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+inline bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+inline constexpr std::int64_t kTwo31 = std::int64_t{1} << 31;
+
+// A version-1.0 .npy image around a hand-written header dictionary and raw data.
+inline std::string npy_image(const std::string& dict, const std::string& data = "") {
+  const std::string h = dict + "\n";
+  std::string out = std::string("\x93NUMPY\x01\x00", 8);
+  out.push_back(static_cast<char>(h.size() & 0xff));
+  out.push_back(static_cast<char>(h.size() >> 8));
+  return out + h + data;
 }
 
 // A file's bytes.

@@ -19,16 +19,17 @@
 namespace kvaddr::replay {
 namespace {
 
+using test_support::fresh_dir;
+
 using json = nlohmann::json;
 using test_support::lane_diff_is;
 const std::filesystem::path kModes = std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "modes";
 
 using test_support::slurp;
 
-std::filesystem::path fresh(const std::string& name) { return test_support::fresh_dir("kvaddr_modes_test_", name); }
 
 TEST(ReplayModes, CommittedRecordingsAreReproducible) {
-  const auto d = fresh("regen");
+  const auto d = fresh_dir("regen");
   write_modes_example(d);
   test_support::expect_same_files(kModes, d);
   std::filesystem::remove_all(d);
@@ -93,7 +94,7 @@ TEST(ReplayModes, StaticTableWithAWrongLaneListsIt) {
 // A copy of the committed recordings with call `k` of its manifest edited by `edit`, replayed alone.
 template <class Edit>
 CallReport edited(const std::string& name, std::size_t k, Edit edit) {
-  const auto d = fresh(name);
+  const auto d = fresh_dir(name);
   for (const auto& e : std::filesystem::directory_iterator(kModes)) std::filesystem::copy(e.path(), d / e.path().filename());
   json m = json::parse(slurp(kModes / "manifest.json"));
   json call = m["calls"][k];

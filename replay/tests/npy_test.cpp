@@ -10,16 +10,16 @@
 #include <string>
 
 #include "kvaddr/replay/npy.hpp"
+#include "manifest_dir.hpp"
 
 namespace kvaddr::replay {
 namespace {
 
+using test_support::slurp;
+using test_support::npy_image;
+
 const std::filesystem::path kDir = std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "npy";
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 template <class F>
 std::string error_of(F&& f) {
@@ -122,14 +122,6 @@ TEST(Npy, MalformedImagesAreErrorsNotCrashes) {
   EXPECT_NE(error_of([&] { parse_npy(huge); }).find("truncated .npy header"), std::string::npos);
 }
 
-// Build a version-1.0 image around a hand-written header dictionary and raw data.
-std::string image(const std::string& dict, const std::string& data = "") {
-  std::string h = dict + "\n";
-  std::string out = std::string("\x93NUMPY\x01\x00", 8);
-  out.push_back(static_cast<char>(h.size() & 0xff));
-  out.push_back(static_cast<char>(h.size() >> 8));
-  return out + h + data;
-}
 
 // A malformed header dictionary and the part of the error that names the problem.
 struct MalformedHeader {
@@ -158,7 +150,7 @@ class NpyMalformedHeader : public ::testing::TestWithParam<MalformedHeader> {};
 
 TEST_P(NpyMalformedHeader, IsAnErrorNamingTheProblem) {
   const MalformedHeader& m = GetParam();
-  const std::string error = error_of([&] { parse_npy(image(m.dict)); });
+  const std::string error = error_of([&] { parse_npy(npy_image(m.dict)); });
   EXPECT_NE(error.find(m.message), std::string::npos) << m.dict << ": " << error;
 }
 
@@ -169,7 +161,7 @@ TEST(Npy, HandWrittenHeaderWithDoubleQuotesParses) {
   // Well-formed hand-written header (double quotes, no trailing comma).
   std::string data(8, '\0');
   data[0] = 42;
-  const NpyArray a = parse_npy(image("{\"descr\": \"<i8\", \"fortran_order\": False, \"shape\": (1,)}", data));
+  const NpyArray a = parse_npy(npy_image("{\"descr\": \"<i8\", \"fortran_order\": False, \"shape\": (1,)}", data));
   EXPECT_EQ(a.values, (std::vector<std::int64_t>{42}));
 }
 

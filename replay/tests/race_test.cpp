@@ -18,6 +18,9 @@
 namespace kvaddr::replay {
 namespace {
 
+using test_support::fresh_dir;
+using test_support::contains;
+
 using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 using Writes = std::vector<RaceWrite>;
@@ -25,11 +28,7 @@ using Writes = std::vector<RaceWrite>;
 using test_support::lane_diff_is;
 using test_support::replay_calls;
 
-std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_race_test_", name); }
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 // v2p = {10, 11, ..., 17} at page size 1: token t has the entry 10 + t.
 const I64 kV2p = {10, 11, 12, 13, 14, 15, 16, 17};

@@ -16,22 +16,16 @@
 namespace kvaddr::replay {
 namespace {
 
+using test_support::fresh_dir;
+using test_support::contains;
+
 using json = nlohmann::json;
 using test_support::lane_diff_is;
 const std::filesystem::path kExample = std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "example";
 
 using test_support::slurp;
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / ("kvaddr_replay_test_" + name);
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
-}
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
 
 const CallReport& by_route(const ReplayReport& r, const std::string& route, std::size_t nth = 0) {
   for (const auto& c : r.calls) {

@@ -13,30 +13,25 @@
 #include "kvaddr/replay/example.hpp"
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/replay/replay.hpp"
+#include "manifest_dir.hpp"
 
 namespace kvaddr::replay {
 namespace {
 
+using test_support::fresh_dir;
+using test_support::slurp;
+using test_support::has;
+using test_support::npy_image;
+
 using json = nlohmann::json;
 const std::filesystem::path kNpy = std::filesystem::path(KVADDR_REPLAY_DATA_DIR) / "npy";
 
-std::filesystem::path fresh_dir(const std::string& name) {
-  const auto d = std::filesystem::temp_directory_path() / ("kvaddr_robust_" + name);
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
-}
 
-std::string slurp(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 void spit(const std::filesystem::path& p, const std::string& bytes) {
   std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
 // The example's manifest with call 0's input `ids` renamed to `name`.
 std::string manifest_with_ids(const std::filesystem::path& dir, const std::string& name) {
@@ -199,13 +194,6 @@ TEST(ReplayRobust, ReadsStayInsideDirUnlessAllowed) {
 }
 
 // ---- .npy reader: header first, strict dictionary, allow-listed descr ------------------------
-std::string image(const std::string& dict, const std::string& data = "") {
-  const std::string h = dict + "\n";
-  std::string out = std::string("\x93NUMPY\x01\x00", 8);
-  out.push_back(static_cast<char>(h.size() & 0xff));
-  out.push_back(static_cast<char>(h.size() >> 8));
-  return out + h + data;
-}
 
 std::string npy_error(const std::string& bytes) {
   try {
@@ -220,12 +208,12 @@ std::string npy_error(const std::string& bytes) {
 TEST(NpyStrict, DescrAllowList) {
   const std::string eight(8, '\0');
   for (const char* d : {"|i8", "<i08", "<i8 ", "=i8", "<i", "<c16", "<U4", "|O", "<i16", "<i1", "|i4", "<b1"}) {
-    const std::string e = npy_error(image(std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (1,)}", eight));
+    const std::string e = npy_error(npy_image(std::string("{'descr': '") + d + "', 'fortran_order': False, 'shape': (1,)}", eight));
     EXPECT_TRUE(has(e, "unsupported descr")) << d << ": " << e;
   }
   for (std::string_view d : kNpyDescrs) {
     const std::size_t item = static_cast<std::size_t>(d[2] - '0');
-    EXPECT_NO_THROW(parse_npy(image("{'descr': '" + std::string(d) + "', 'fortran_order': False, 'shape': (2,)}",
+    EXPECT_NO_THROW(parse_npy(npy_image("{'descr': '" + std::string(d) + "', 'fortran_order': False, 'shape': (2,)}",
                                     std::string(2 * item, '\0'))))
         << d;
   }
@@ -233,14 +221,14 @@ TEST(NpyStrict, DescrAllowList) {
 
 TEST(NpyStrict, EachKeyExactlyOnce) {
   const std::string eight(8, '\0');
-  EXPECT_TRUE(has(npy_error(image("{'descr': '<i8', 'descr': '<i8', 'fortran_order': False, 'shape': (1,)}", eight)),
+  EXPECT_TRUE(has(npy_error(npy_image("{'descr': '<i8', 'descr': '<i8', 'fortran_order': False, 'shape': (1,)}", eight)),
                   "key 'descr' appears twice"));
-  EXPECT_TRUE(has(npy_error(image("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), 'shape': (1,)}", eight)),
+  EXPECT_TRUE(has(npy_error(npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), 'shape': (1,)}", eight)),
                   "key 'shape' appears twice"));
-  EXPECT_TRUE(has(npy_error(image("{'descr': '<i8', 'fortran_order': False}", eight)), "needs 'descr'"));
-  EXPECT_TRUE(has(npy_error(image("{'descr': '<i8', 'fortran_order': False, 'shape': (01,)}", eight)), "leading zero"));
-  EXPECT_NO_THROW(parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (0,)}")));
-  EXPECT_NO_THROW(parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (10,)}", std::string(80, '\0'))));
+  EXPECT_TRUE(has(npy_error(npy_image("{'descr': '<i8', 'fortran_order': False}", eight)), "needs 'descr'"));
+  EXPECT_TRUE(has(npy_error(npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (01,)}", eight)), "leading zero"));
+  EXPECT_NO_THROW(parse_npy(npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (0,)}")));
+  EXPECT_NO_THROW(parse_npy(npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (10,)}", std::string(80, '\0'))));
 }
 
 TEST(NpyStrict, RankAndSizeBounds) {
@@ -248,18 +236,18 @@ TEST(NpyStrict, RankAndSizeBounds) {
   for (int i = 0; i < 64; ++i) dims64 += "1,";
   dims65 = dims64 + "1,";
   const std::string eight(8, '\0');
-  EXPECT_NO_THROW(parse_npy(image("{'descr': '<i8', 'fortran_order': False, 'shape': (" + dims64 + ")}", eight)));
-  EXPECT_TRUE(has(npy_error(image("{'descr': '<i8', 'fortran_order': False, 'shape': (" + dims65 + ")}", eight)),
+  EXPECT_NO_THROW(parse_npy(npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (" + dims64 + ")}", eight)));
+  EXPECT_TRUE(has(npy_error(npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (" + dims65 + ")}", eight)),
                   "more than 64 dimensions"));
   // int64 bounds: 2^63 - 1 elements of one byte fit the product, their 8-byte size does not.
-  EXPECT_TRUE(has(npy_error(image("{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775807,)}")),
+  EXPECT_TRUE(has(npy_error(npy_image("{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775807,)}")),
                   "data truncated"));
-  EXPECT_TRUE(has(npy_error(image("{'descr': '<i8', 'fortran_order': False, 'shape': (9223372036854775807,)}")),
+  EXPECT_TRUE(has(npy_error(npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (9223372036854775807,)}")),
                   "shape (9223372036854775807,): its byte size overflows int64"));
-  EXPECT_TRUE(has(npy_error(image("{'descr': '<i8', 'fortran_order': False, 'shape': (9223372036854775808,)}")),
+  EXPECT_TRUE(has(npy_error(npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (9223372036854775808,)}")),
                   "does not fit int64"));
   // Version and header length bounds.
-  std::string v1 = image("{'descr': '<i8', 'fortran_order': False, 'shape': (1,)}", eight);
+  std::string v1 = npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (1,)}", eight);
   v1[7] = 1;
   EXPECT_TRUE(has(npy_error(v1), "version 1.1"));
 }
@@ -268,7 +256,7 @@ TEST(NpyStrict, HeaderIsCheckedBeforeTheData) {
   // A sparse 3 GiB file whose header declares one element: rejected from the sizes alone.
   const auto d = fresh_dir("sparse");
   const auto big = d / "big.npy";
-  spit(big, image("{'descr': '<i8', 'fortran_order': False, 'shape': (1,)}", std::string(8, '\0')));
+  spit(big, npy_image("{'descr': '<i8', 'fortran_order': False, 'shape': (1,)}", std::string(8, '\0')));
   std::filesystem::resize_file(big, std::uint64_t{3} << 30);
   try {
     read_npy(big);

@@ -16,13 +16,14 @@
 namespace kvaddr::replay {
 namespace {
 
+using test_support::fresh_dir;
+
 using json = nlohmann::json;
 using I64 = std::vector<std::int64_t>;
 
 using test_support::lane_diff_is;
 using test_support::replay_calls;
 
-std::filesystem::path fresh_dir(const std::string& name) { return test_support::fresh_dir("kvaddr_slice_test_", name); }
 
 // Parent allocation {100, 200 | 0, 5, 7, -1}: the v2p view starts at offset 2, so v2p[-1] = 200
 // and v2p[-2] = 100.

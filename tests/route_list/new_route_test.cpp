@@ -199,7 +199,7 @@ TEST_F(NewRouteReplay, AsksForItsFieldsByName) {
 }
 #else
 TEST(NewRoute, TestRouteBuildOnly) {
-  GTEST_SKIP() << "the test-only route is built with -DKVADDR_TEST_ROUTE=ON (scripts/run.sh sanitize)";
+  GTEST_SKIP() << "the test-only route is built with -DKVADDR_TEST_ROUTE=ON (scripts/run.sh test)";
 }
 #endif
 

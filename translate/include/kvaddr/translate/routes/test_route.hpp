@@ -1,6 +1,6 @@
 #pragma once
 // Route spec of test_route: a test-only route, compiled only with the CMake option
-// KVADDR_TEST_ROUTE (off by default; the sanitizer leg of scripts/run.sh turns it on). It proves
+// KVADDR_TEST_ROUTE (off by default; `scripts/run.sh test` and its sanitizer leg turn it on). It proves
 // that a route is three files (docs/adding-a-route.md): this header, its enumerator in
 // variant.hpp and its line in route_list.hpp. Every consumer (host route and validation, CUDA
 // kernel and differential case, CLI, replay, zoo grid and mutation unit, properties, proofs'
