@@ -23,14 +23,10 @@ using std::int32_t;
 using std::int64_t;
 using harness_test::names;
 
+using harness_test::kernel_id;
 using harness_test::list_in;
 using harness_test::scalar_in;
 
-// token_translate's lane over a table (spec §4.1): padding -> 0, else max(table[t / ps] * ps * m + t % ps, 0).
-int64_t kernel_id(const int64_t* table, int64_t ps, int64_t m, int64_t t) {
-  if (t < 0) return 0;
-  return std::max<int64_t>(table[t / ps] * ps * m + t % ps, 0);
-}
 
 // ---- swa_translate -----------------------------------------------------------------------------------
 void my_swa(const SwaTranslateArgs<int64_t>& a, bool clamp) {

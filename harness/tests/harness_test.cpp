@@ -14,11 +14,7 @@ namespace {
 using namespace kvaddr;
 using harness::Options;
 using std::int64_t;
-
-int64_t kernel_id(const int64_t* v2p, int64_t ps, int64_t m, int64_t t) {
-  if (t < 0) return 0;
-  return std::max<int64_t>(v2p[t / ps] * ps * m + t % ps, 0);
-}
+using harness_test::kernel_id;
 
 void my_translate(const TokenTranslateArgs<int64_t>& a) {
   for (int64_t i = 0; i < a.ids.size; ++i)

@@ -15,6 +15,13 @@
 
 namespace kvaddr::harness_test {
 
+// token_translate's lane over a table (spec §4.1), as a test kernel computes it: padding -> 0, else
+// max(table[t / ps] * ps * m + t % ps, 0).
+inline std::int64_t kernel_id(const std::int64_t* table, std::int64_t ps, std::int64_t m, std::int64_t t) {
+  if (t < 0) return 0;
+  return std::max<std::int64_t>(table[t / ps] * ps * m + t % ps, 0);
+}
+
 // How the planted kernel's check fails: its kind ("" for any), the variants the report names as behaving
 // like the kernel (all of `named`; with `only`, exactly those), how many first differing lanes it lists (-1 for
 // any), and the output buffer ("" for any), row and column (-1 for any) of the first.
