@@ -27,7 +27,14 @@ int main() {
     b.multiplier = 1;
     kvaddr::translate::token_translate<std::int64_t>(b);
   }, {.cases = 20, .seed = 3});
-  const bool ok = out == want && svg.find("<svg") != std::string::npos && good.ok && good.cases == 20 && !bad.ok;
+  // The cases drawn with ids inside a longer out (a partial overlap, as kvaddr.check presents it) are rejected by
+  // the route's validation and not run: 4 of these 20.
+  std::int64_t overlaps = 0;
+  for (std::int64_t i = 0; i < 20; ++i) {
+    overlaps += h::detail::drawn_case(kvaddr::Route::token_translate, 3, i, 4096).presented.alias_offset > 0 ? 1 : 0;
+  }
+  const bool ok = out == want && svg.find("<svg") != std::string::npos && good.ok && overlaps == 4 &&
+                  good.rejected == overlaps && good.cases == 20 - overlaps && !bad.ok;
   std::cout << (ok ? "consumer: kvaddr package works\n" : "consumer: WRONG result\n");
   return ok ? 0 : 1;
 }
