@@ -169,4 +169,20 @@ TEST(HarnessLayout, ACorrectKernelPassesOnEveryLayoutKindAndSeesEach) {
   EXPECT_EQ(runs + w.rejected, 300);
 }
 
+// Presented::partially_overlaps on both sides of each of its two rules: an alias at offset 0 (out == input) and a
+// touching adjacent layout (shared 0) are not partial overlaps; offset 1 or one shared lane is.
+TEST(HarnessLayout, PartiallyOverlapsOnBothSidesOfEachRule) {
+  harness::detail::DrawnCase::Presented p;
+  EXPECT_FALSE(p.partially_overlaps());
+  p.alias = "ids";
+  EXPECT_FALSE(p.partially_overlaps());
+  p.alias_offset = 1;
+  EXPECT_TRUE(p.partially_overlaps());
+  p = {};
+  p.adjacent = {"out", "loc"};
+  EXPECT_FALSE(p.partially_overlaps());
+  p.shared = 1;
+  EXPECT_TRUE(p.partially_overlaps());
+}
+
 }  // namespace

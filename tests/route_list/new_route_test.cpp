@@ -142,7 +142,7 @@ TEST(NewRoute, IsCheckedByTheHarness) {
   // rejected by the contract and not run; every other case runs.
   std::int64_t overlaps = 0;
   for (std::int64_t i = 0; i < 50; ++i) {
-    overlaps += harness::detail::drawn_case(Route::test_route, 7, i, 4096).presented.alias_offset > 0 ? 1 : 0;
+    overlaps += harness::detail::drawn_case(Route::test_route, 7, i, 4096).presented.partially_overlaps() ? 1 : 0;
   }
   EXPECT_EQ(overlaps, 4);
   EXPECT_EQ(host.rejected, overlaps);

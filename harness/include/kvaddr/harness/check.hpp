@@ -205,6 +205,9 @@ struct DrawnCase {
     std::string alias;                     // "" none
     std::int64_t alias_offset = 0;
     std::vector<std::string> packed;
+    // A partial overlap: an input inside a longer output (alias_offset > 0) or an adjacent layout whose members
+    // share lanes. Every route's validation rejects such a call, so the check counts the case as rejected.
+    bool partially_overlaps() const { return alias_offset > 0 || shared > 0; }
   } presented;
 };
 DrawnCase drawn_case(Route r, std::uint64_t seed, std::int64_t index, std::int64_t max_lanes);
