@@ -101,10 +101,44 @@ def host_copy(x):
     return np.asarray(x).copy()
 
 
+def _cuda_index(device):
+    """The GPU index of a CUDA device string ('cuda' -> 0, 'cuda:N' -> N); ValueError naming `device` for any other
+    value (a str 'cuda:' followed by anything but a decimal index, or not a str at all)."""
+    if device == "cuda":
+        return 0
+    if isinstance(device, str) and device.startswith("cuda:"):
+        n = device[len("cuda:"):]
+        if n.isascii() and n.isdecimal() and len(n) <= 4:
+            return int(n)
+    raise ValueError(f"device = {device!r}: must be 'cpu', 'cuda' or 'cuda:N'")
+
+
+def _require_gpu(device, array):
+    """ValueError naming `device` unless `array`'s library ('torch' or 'cupy') imports, sees a GPU and has the one
+    `device` names: the check fails on its argument instead of inside the first array it makes."""
+    index = _cuda_index(device)
+    try:
+        if array == "torch":
+            import torch
+
+            count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        else:
+            import cupy
+
+            count = cupy.cuda.runtime.getDeviceCount()
+    except ImportError as e:
+        raise ValueError(f"device = {device!r}: needs torch built with CUDA or CuPy ({e})") from None
+    except Exception as e:  # the library is there, the driver or the runtime is not (cupy raises its own types)
+        raise ValueError(f"device = {device!r}: {array} sees no CUDA device ({type(e).__name__}: {e})") from None
+    if index >= count:
+        raise ValueError(f"device = {device!r}: {array} sees {count} CUDA device(s)")
+
+
 def family(device="cpu", array=None):
-    """The array family for `device` ('cpu' or 'cuda'); `array` picks 'numpy', 'torch' or 'cupy'."""
-    if device not in ("cpu", "cuda") and not str(device).startswith("cuda:"):
-        raise ValueError(f"device = {device!r}: must be 'cpu' or 'cuda'")
+    """The array family for `device` ('cpu', 'cuda' or 'cuda:N'); `array` picks 'numpy', 'torch' or 'cupy'. A CUDA
+    device that the array library cannot reach (not importable, no GPU, no GPU N) is a ValueError naming device."""
+    if device != "cpu":
+        _cuda_index(device)
     if array is None:
         if device == "cpu":
             return Family()
@@ -114,6 +148,8 @@ def family(device="cpu", array=None):
             array = "torch"
         except ImportError:
             array = "cupy"
+    if array in ("torch", "cupy") and device != "cpu":
+        _require_gpu(device, array)
     if array == "numpy":
         if device != "cpu":
             raise ValueError("array = 'numpy': numpy arrays live on the CPU (device='cpu')")

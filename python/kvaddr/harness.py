@@ -606,9 +606,12 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
 def _claimable(route, variant):
     """InvalidArgument naming `variant` unless the route accepts it (any '+'-joined set of behaviours, the inferred
     ones and their parameters included: grid_spill@G, era_d_read_table@G)."""
+    if not isinstance(variant, str):
+        raise check_args.invalid("variant", repr(variant), f"must be a str naming a behaviour of {route} "
+                                 f"({', '.join(_core.variants(route))}) or a '+'-joined set of them")
     try:
         _core.require_variant(route, variant)
-    except (_core.Error, TypeError) as e:
+    except _core.Error as e:
         raise check_args.invalid("variant", repr(variant), f"{e}; {route} accepts {', '.join(_core.variants(route))} "
                                  "and '+'-joined sets of them") from None
 

@@ -45,7 +45,9 @@ def test_good_cases_are_accepted(cases):
     ("graph", 1), ("graph", "fastest"),
     ("isolate", "yes"), ("isolate", 1), ("isolate", None),
     ("overflow", "wrapped"), ("reference", "gpu"), ("device", "tpu"), ("array", "jax"),
-    ("variant", "b99_unknown"),
+    ("device", "cuda:"), ("device", "cuda:x"), ("device", "cuda:-1"), ("device", "cuda:0:1"), ("device", "CUDA"),
+    ("device", "cuda:\u0661"), ("device", None), ("device", 0),
+    ("variant", "b99_unknown"), ("variant", None), ("variant", 3), ("variant", b"production"),
 ])
 def test_every_bad_argument_is_named(name, value):
     args = {"cases": 2, "seed": 1, name: value}
@@ -114,3 +116,29 @@ def test_bad_generator_parameters_are_named(route, params, where):
 def test_good_generator_parameters_are_accepted(route, params):
     rep = kvaddr.check(route, kvaddr.conventions.host_kernel(route), cases=3, seed=1, lanes=128, params=params)
     assert rep.failure is None
+
+
+def _visible_gpus():
+    """CUDA devices torch (else CuPy) sees here; 0 when neither imports or sees one."""
+    try:
+        import torch
+
+        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+    except ImportError:
+        pass
+    try:
+        import cupy
+
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        return 0
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", "cuda:1", "cuda:9999"])
+def test_a_cuda_device_the_machine_lacks_is_named_before_any_kernel_runs(device):
+    index = 0 if device == "cuda" else int(device.split(":")[1])
+    if index < _visible_gpus():
+        pytest.skip(f"this machine has CUDA device {index}: {device} is valid here")
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.check("token_translate", calls_nothing, cases=2, seed=1, device=device)
+    assert e.value.argument == "device" and e.value.value == repr(device)
