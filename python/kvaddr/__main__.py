@@ -5,7 +5,10 @@
     python3 -m kvaddr --version [--json]
 
 `--json` prints one JSON document with a "schema" field, as the `kvaddr` command does
-(docs/cli-json.md): "kvaddr.check/1" (the report, Report.to_dict) and "kvaddr.version/1".
+(docs/cli-json.md): "kvaddr.check/1" (the report, Report.to_dict), "kvaddr.version/1", and for every error
+(exit 2) "kvaddr.error/1" on stdout: kind "usage" (argparse's errors), else the error's kind
+("invalid_argument" for an unknown route, a kernel that cannot be imported, a bad option value), with the
+argument and value it names.
 
 Exit status: 0 when the kernel passed, 1 when kvaddr.check found a failure, 2 for a usage error (an
 unknown route, a kernel that cannot be imported, a bad option value).
@@ -20,17 +23,18 @@ import pathlib
 import sys
 
 from . import __version__, check
+from .check_args import invalid
 
 
 def load_kernel(spec):
     """MODULE:FUNC (an importable module, or a path to a .py file) -> the callable FUNC (dotted names allowed)."""
     if ":" not in spec:
-        raise ValueError(f"kernel = {spec!r}: expected MODULE:FUNC or FILE.py:FUNC")
+        raise invalid("kernel", repr(spec), "expected MODULE:FUNC or FILE.py:FUNC")
     mod_name, func = spec.rsplit(":", 1)
     if mod_name.endswith(".py"):
         path = pathlib.Path(mod_name)
         if not path.is_file():
-            raise ValueError(f"kernel = {spec!r}: no file {mod_name}")
+            raise invalid("kernel", repr(spec), f"no file {mod_name}")
         sys.path.insert(0, str(path.resolve().parent))
         loader = importlib.util.spec_from_file_location(path.stem, path)
         mod = importlib.util.module_from_spec(loader)
@@ -39,19 +43,40 @@ def load_kernel(spec):
         try:
             mod = importlib.import_module(mod_name)
         except ImportError as e:
-            raise ValueError(f"kernel = {spec!r}: cannot import {mod_name} ({e})") from None
+            raise invalid("kernel", repr(spec), f"cannot import {mod_name} ({e})") from None
     obj = mod
     for part in func.split("."):
         if not hasattr(obj, part):
-            raise ValueError(f"kernel = {spec!r}: {mod_name} has no attribute {func}")
+            raise invalid("kernel", repr(spec), f"{mod_name} has no attribute {func}")
         obj = getattr(obj, part)
     if not callable(obj):
-        raise ValueError(f"kernel = {spec!r}: {func} is not callable")
+        raise invalid("kernel", repr(spec), f"{func} is not callable")
     return obj
 
 
+def error_document(kind, message, argument=None, value=None):
+    """The kvaddr.error/1 document of docs/cli-json.md (the kvaddr command's shape: keys sorted, one line)."""
+    err = {"kind": kind, "message": message}
+    if argument is not None:
+        err.update(argument=argument, value=value)
+    return json.dumps({"schema": "kvaddr.error/1", "ok": False, "error": err}, sort_keys=True)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse whose usage errors, when the command line asks for --json, are a kvaddr.error/1 document of kind
+    "usage" on stdout (exit 2) instead of the usage text on stderr."""
+
+    json_errors = False
+
+    def error(self, message):
+        if _Parser.json_errors:
+            print(error_document("usage", f"{self.prog}: {message}"))
+            sys.exit(2)
+        super().error(message)
+
+
 def parser():
-    p = argparse.ArgumentParser(prog="python3 -m kvaddr", description="kvaddr's differential harness")
+    p = _Parser(prog="python3 -m kvaddr", description="kvaddr's differential harness")
     p.add_argument("--version", action="store_true", help="print the version (with --json: a kvaddr.version/1 document)")
     sub = p.add_subparsers(dest="command")
     c = sub.add_parser("check", help="kvaddr.check ROUTE on a kernel given as MODULE:FUNC and print the report")
@@ -82,7 +107,12 @@ def main(argv=None):
             print(f"kvaddr {__version__}")
         return 0
     p = parser()
-    args = p.parse_args(argv)
+    as_json = "--json" in argv or "--merge-json" in argv
+    _Parser.json_errors = as_json
+    try:
+        args = p.parse_args(argv)
+    finally:
+        _Parser.json_errors = False
     if args.command is None:
         p.error("a command is required (check), or --version")
     try:
@@ -90,13 +120,17 @@ def main(argv=None):
         try:
             shard = (int(i), int(n))
         except ValueError:
-            raise ValueError(f"shard = {args.shard!r}: must be I/N") from None
+            raise invalid("shard", repr(args.shard), "must be I/N") from None
         kernel = load_kernel(args.kernel)
         rep = check(args.route, kernel, cases=args.cases, seed=args.seed, device=args.device, array=args.array,
                     variant=args.variant, lanes=args.lanes, overflow=args.overflow, graph=args.graph,
                     replay_dir=args.replay_dir, shard=shard)
-    except ValueError as e:
-        print(f"python3 -m kvaddr check: {e}", file=sys.stderr)
+    except ValueError as e:  # kvaddr.InvalidArgument (a ValueError) and any other error of an argument's value
+        if as_json:
+            print(error_document(getattr(e, "kind", "invalid_argument"), str(e), getattr(e, "argument", None),
+                                 getattr(e, "value", None)))
+        else:
+            print(f"python3 -m kvaddr check: {e}", file=sys.stderr)
         return 2
     if args.merge_json:
         print(json.dumps(rep.to_json(), indent=2))

@@ -77,3 +77,35 @@ def test_check_json_carries_its_schema():
 def test_no_command_is_a_usage_error():
     p = run()
     assert p.returncode == 2 and "a command is required (check), or --version" in p.stderr
+
+
+def _error(p):
+    """The one kvaddr.error/1 document of a failed --json run (exit 2, nothing on stderr)."""
+    assert (p.returncode, p.stderr) == (2, ""), p.stderr
+    assert p.stdout.count("\n") == 1
+    d = json.loads(p.stdout)
+    assert d["schema"] == "kvaddr.error/1" and d["ok"] is False
+    return d["error"]
+
+
+def test_every_error_under_json_is_an_error_document():
+    e = _error(run("check", "--route", "nope", "np_kernels:translate_v2p", "--json"))
+    assert (e["kind"], e["argument"], e["value"]) == ("invalid_argument", "route", "'nope'")
+    assert e["message"].startswith("route = 'nope': the harness supports ")
+    e = _error(run("check", "--route", "token_translate", "no_such_module:f", "--json"))
+    assert (e["kind"], e["argument"], e["value"]) == ("invalid_argument", "kernel", "'no_such_module:f'")
+    assert "cannot import no_such_module" in e["message"]
+    e = _error(run("check", "--route", "token_translate", "np_kernels:translate_v2p", "--cases", "0", "--json"))
+    assert (e["kind"], e["argument"], e["value"]) == ("invalid_argument", "cases", "0")
+    e = _error(run("check", "--route", "token_translate", "np_kernels:translate_v2p", "--shard", "1of2", "--json"))
+    assert (e["argument"], e["value"]) == ("shard", "'1of2'")
+    e = _error(run("check", "--route", "token_translate", "np_kernels:translate_v2p", "--device", "tpu",
+                   "--merge-json"))
+    assert (e["argument"], e["value"]) == ("device", "'tpu'")
+    e = _error(run("check", "np_kernels:translate_v2p", "--json"))  # --route missing: argparse's usage error
+    assert e["kind"] == "usage" and "--route" in e["message"] and "argument" not in e
+    e = _error(run("check", "--route", "token_translate", "np_kernels:translate_v2p", "--no-such-option", "--json"))
+    assert e["kind"] == "usage" and "--no-such-option" in e["message"]
+    # Without --json the same errors stay text on stderr.
+    p = run("check", "--route", "nope", "np_kernels:translate_v2p")
+    assert (p.returncode, p.stdout) == (2, "") and p.stderr.startswith("python3 -m kvaddr check: route = 'nope'")
