@@ -71,12 +71,14 @@ def _check_return(ret, p, result):
     for name, val in items.items():
         if name not in p.outs:
             return f"returned an unknown output {name!r}"
-        if val is None or p.fam.same_buffer(p.outs[name], val):
+        if val is None:
             continue
-        try:
+        try:  # both may convert `val` (np.shares_memory calls its __array__), which may raise
+            if p.fam.same_buffer(p.outs[name], val):
+                continue
             host = host_copy(val)
         except Exception as e:  # noqa: BLE001 - a non-array return is reported, not raised
-            return f"returned {type(val).__name__} for {name}: not an array ({e})"
+            return f"returned {type(val).__name__} for {name}: not an array ({type(e).__name__}: {e})"
         want = tuple(p.outs[name].shape)
         if host.dtype != dtypes[name] or tuple(host.shape) != want:
             return f"returned {name} as {host.dtype}{list(host.shape)}, expected {dtypes[name]}{list(want)}"

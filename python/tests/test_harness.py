@@ -92,6 +92,25 @@ def test_wrong_dtype_return_is_reported():
     assert n == 1 and f.detail == "returned out as int32[1], expected int64[1]"
 
 
+class _NoArray:
+    """A return value whose array conversion raises (a wrapper handing back its own handle type)."""
+
+    def __array__(self, *args, **kwargs):
+        raise RuntimeError("handle is not host-readable")
+
+
+@pytest.mark.parametrize("isolate", [False, True])
+def test_a_return_whose_array_conversion_raises_is_bad_return_not_a_crash(isolate):
+    def kernel(**kw):
+        K.translate_v2p(**kw)
+        return _NoArray()
+
+    rep = kvaddr.check("token_translate", kernel, cases=5, seed=1, isolate=isolate)
+    f = rep.failure
+    assert f.kind == "bad_return" and f.case_index == 0
+    assert f.detail == "returned _NoArray for out: not an array (RuntimeError: handle is not host-readable)"
+
+
 def test_kernel_returning_a_fresh_output_and_leaving_out_untouched_is_not_written():
     def returns_fresh(virt, v2p, page_size, page_stride, out):
         res = np.empty(np.asarray(virt).shape, np.int64)
