@@ -58,14 +58,17 @@ def _check_return(ret, p, result):
     if ret is None:
         return None
     names = list(p.case.outputs)
-    if isinstance(ret, dict):
-        items = dict(ret)
-    elif isinstance(ret, (tuple, list)):
-        items = dict(zip(names, ret))
-        if len(ret) != len(names):
-            return f"returned {len(ret)} values, the route has {len(names)} outputs ({', '.join(names)})"
-    else:
-        items = {names[0]: ret}
+    try:  # a dict / tuple / list subclass of the kernel's may raise from its own methods
+        if isinstance(ret, dict):
+            items = dict(ret)
+        elif isinstance(ret, (tuple, list)):
+            items = dict(zip(names, ret))
+            if len(ret) != len(names):
+                return f"returned {len(ret)} values, the route has {len(names)} outputs ({', '.join(names)})"
+        else:
+            items = {names[0]: ret}
+    except Exception as e:  # noqa: BLE001 - a return that cannot be unpacked is reported, not raised
+        return f"returned a {type(ret).__name__} that cannot be unpacked ({type(e).__name__}: {e})"
     copies = {}
     dtypes = output_dtypes(p.case.route)
     for name, val in items.items():

@@ -111,6 +111,21 @@ def test_a_return_whose_array_conversion_raises_is_bad_return_not_a_crash(isolat
     assert f.detail == "returned _NoArray for out: not an array (RuntimeError: handle is not host-readable)"
 
 
+class _NoLen(list):
+    def __len__(self):
+        raise RuntimeError("no length")
+
+
+def test_a_return_that_cannot_be_unpacked_is_bad_return_not_a_crash():
+    def kernel(**kw):
+        K.translate_v2p(**kw)
+        return _NoLen([kw["out"]])
+
+    f = kvaddr.check("token_translate", kernel, cases=5, seed=1, isolate=False).failure
+    assert f.kind == "bad_return" and f.case_index == 0
+    assert f.detail == "returned a _NoLen that cannot be unpacked (RuntimeError: no length)"
+
+
 def test_kernel_returning_a_fresh_output_and_leaving_out_untouched_is_not_written():
     def returns_fresh(virt, v2p, page_size, page_stride, out):
         res = np.empty(np.asarray(virt).shape, np.int64)
