@@ -22,6 +22,7 @@ error texts, which never quote a file's contents.
 from __future__ import annotations
 
 import json
+import os
 import pathlib
 
 import numpy as np
@@ -33,6 +34,7 @@ from . import harness
 from . import route_tables
 from .adjacent import describe as layout
 from .cases import Case
+from .check_args import invalid
 from .harness import check_case
 from .present import STRIDE_PAD, guarded, spread
 
@@ -132,7 +134,13 @@ def _spread_like(entry, values):
 def load_case(directory, *, allow_outside=False):
     """The Case of a directory written by write_case (or any one-call replay directory). Returns (case, variant).
     Every file is read inside `directory` (symbolic links resolved) unless allow_outside=True."""
-    d = str(directory)
+    if isinstance(directory, bytes) or not isinstance(directory, (str, os.PathLike)):
+        raise invalid("directory", repr(directory), "must be a path (str or os.PathLike)")
+    d = os.fspath(directory)
+    if d == "":
+        raise invalid("directory", repr(directory), "must name a replay directory")
+    if not isinstance(allow_outside, bool):
+        raise invalid("allow_outside", repr(allow_outside), "must be True or False")
     manifest = _core.replay_read_manifest(d, allow_outside=allow_outside)
     call = manifest["calls"][0]
 

@@ -257,3 +257,22 @@ if __name__ == "__main__":
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
     for n, d in write_all(sys.argv[1]).items():
         print(n, d)
+
+
+# ---- kvaddr.record.load_case / assert_replay: their arguments ------------------------------------------------
+@pytest.mark.parametrize("directory", [5, None, b"rec", "", 1.5])
+def test_a_directory_that_is_not_a_path_is_named(directory):
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.assert_replay(lambda **kw: None, directory)
+    assert (e.value.argument, e.value.value) == ("directory", repr(directory))
+
+
+def test_allow_outside_must_be_a_bool(tmp_path):
+    _write(tmp_path / "rec")
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.record.load_case(tmp_path / "rec", allow_outside="yes")
+    assert (e.value.argument, e.value.value) == ("allow_outside", "'yes'")
+    for d in (tmp_path / "rec", str(tmp_path / "rec")):  # a str and an os.PathLike both load
+        case, variant = kvaddr.record.load_case(d, allow_outside=False)
+        assert case.route == "token_translate" and variant == "production"
+        assert case.inputs["ids"].tolist() == [0, 1] and case.outputs["out"].tolist() == [-1, -1]
