@@ -205,6 +205,11 @@ void graph_draw(py::list draws, uint64_t seed, std::uintptr_t counter, std::uint
     const auto p = py::cast<std::vector<int64_t>>(t[2]);
     if (p.size() > 4) throw InvalidArgument("params", std::to_string(p.size()), "at most 4 parameters");
     for (std::size_t i = 0; i < p.size(); ++i) d.job.p[i] = p[i];
+    if (const char* why = kvaddr::graph_draw::job_error(d.job)) {
+      std::string shown = "[";
+      for (std::size_t i = 0; i < p.size(); ++i) shown += (i ? ", " : "") + std::to_string(p[i]);
+      throw InvalidArgument("params", shown + "]", why);
+    }
     d.dst = {reinterpret_cast<void*>(py::cast<std::uintptr_t>(t[3])), py::cast<int64_t>(t[4]), py::cast<int64_t>(t[5]),
              py::cast<int64_t>(t[6]), py::cast<int64_t>(t[7]), py::cast<int32_t>(t[8])};
     jobs.push_back(d);

@@ -298,3 +298,17 @@ def test_fast_loop_reports_a_slow_replay_as_a_timeout():
                        case_timeout=0.02)
     assert not rep.ok and rep.graph_loop == "fast" and rep.failure.kind == "timeout", str(rep)
     assert rep.failure.case_index == 1, str(rep)
+
+
+def test_device_draw_refuses_a_job_the_host_refuses():
+    """kvaddr._gpu.graph_draw checks every job with the host's rule (graph_draw::job_error) before launching."""
+    from kvaddr import graph_fast as F
+
+    target = torch.zeros(4, dtype=torch.int64, device="cuda")
+    counter = torch.zeros(1, dtype=torch.int64, device="cuda")
+    with pytest.raises(kvaddr.InvalidArgument) as e:  # page size 0: the draw would divide by it
+        G._gpu.graph_draw([(F.R2T, 3, [5, 0, 10], target.data_ptr(), 1, 4, 0, 1, 64)], 99, counter.data_ptr(),
+                          _stream())
+    assert (e.value.argument, e.value.value) == ("params", "[5, 0, 10]")
+    torch.cuda.synchronize()
+    assert target.tolist() == [0, 0, 0, 0]  # nothing drawn

@@ -204,3 +204,44 @@ def test_captured_recipe_has_separate_allocations_unless_asked(route):
     assert seen_dropped > 0  # the eager draw of the same seeds does give adjacent layouts
     forced = [graph.captured_recipe(route, s, 1 << 10, {"adjacent": "always"}) for s in range(8)]
     assert any(r.get("adjacent") for r in forced)
+
+
+# ---- _core.graph_draw's arguments: each range on both sides (graph_draw::job_error; no draw divides by zero or
+# overflows: a page size of 0 was a SIGFPE) -----------------------------------------------------------------------
+EDGES = [  # (kind, params index, lowest valid, highest valid, the other params)
+    (F.V2P, 0, 0, 1 << 31, [5, 0, 0]), (F.V2P, 1, 0, 2, [5, 0, 0]), (F.V2P, 2, 0, 1 << 31, [5, 2, 3]),
+    (F.IDS, 0, 0, 1 << 31, [5, 4, 0, 1]), (F.IDS, 1, 1, 1 << 20, [5, 4, 0, 1]), (F.IDS, 2, 0, 2, [5, 4, 0, 1]),
+    (F.IDS, 3, 0, 1 << 10, [5, 4, 2, 1]),
+    (F.LOC, 0, 0, 1 << 31, [5, 4, 1]), (F.LOC, 1, 0, 1 << 20, [5, 4, 1]), (F.LOC, 2, 0, 1 << 10, [5, 4, 1]),
+    (F.PAGE_TABLE, 0, 0, 1 << 31, [5, 4]), (F.PAGE_TABLE, 1, 0, 1 << 20, [5, 4]),
+    (F.R2T, 0, 0, 1 << 31, [5, 4, 10]), (F.R2T, 1, 1, 1 << 20, [5, 4, 10]), (F.R2T, 2, 0, 10 ** 6, [5, 4, 10]),
+    (F.ROWS, 0, 0, 1 << 31, [5]), (F.LENS, 0, 0, 1 << 62, [5]),
+]
+
+
+@pytest.mark.parametrize("kind,i,lo,hi,params", EDGES)
+def test_graph_draw_params_on_both_sides_of_each_range(kind, i, lo, hi, params):
+    for v, ok in ((lo, True), (hi, True), (lo - 1, False), (hi + 1, False)):
+        p = list(params)
+        p[i] = v
+        if ok:
+            got = _core.graph_draw(kind, 1, p, 7, 0, 2, 8)
+            assert got.shape == (2, 8) and got.dtype == np.int64
+        else:
+            with pytest.raises(kvaddr.InvalidArgument) as e:
+                _core.graph_draw(kind, 1, p, 7, 0, 2, 8)
+            assert e.value.argument == "params" and e.value.value == "[" + ", ".join(map(str, p)) + "]"
+
+
+def test_graph_draw_kind_and_size_on_both_sides():
+    for kind in (0, 8):
+        with pytest.raises(kvaddr.InvalidArgument) as e:
+            _core.graph_draw(kind, 1, [5], 7, 0, 1, 4)
+        assert e.value.argument == "kind"
+    assert _core.graph_draw(F.LENS, 1, [5], 7, 0, 0, 0).shape == (0, 0)
+    for rows, cols, name in ((-1, 4, "rows"), (1, -1, "cols"), ((1 << 31) + 1, 0, "rows"), (0, (1 << 31) + 1, "cols"),
+                             (1 << 16, (1 << 15) + 1, "cols")):
+        with pytest.raises(kvaddr.InvalidArgument) as e:
+            _core.graph_draw(F.LENS, 1, [5], 7, 0, rows, cols)
+        assert e.value.argument == name
+    assert _core.graph_draw(F.LENS, 1, [5], 7, 0, 1 << 31, 0).shape == (1 << 31, 0)

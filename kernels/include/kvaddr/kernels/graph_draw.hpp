@@ -40,6 +40,46 @@ struct Job {
 
 using gen::mix_step;
 
+// Why job j cannot be drawn (its kind or a parameter outside the range every draw below stays defined in: no
+// division by zero, no signed overflow), or nullptr when it can. The bindings (kvaddr._core.graph_draw,
+// kvaddr._gpu.graph_draw) refuse such a job with InvalidArgument before drawing anything. The ranges hold every
+// job kvaddr.graph_fast plans: num_pages and num_rows <= 2^31, page size <= 2^20 (the generator's bound),
+// dcp <= 2^10, ppm <= 10^6, lens' hi <= 2^62.
+inline const char* job_error(const Job& j) {
+  constexpr std::int64_t kPages = std::int64_t{1} << 31, kPs = std::int64_t{1} << 20, kDcp = std::int64_t{1} << 10;
+  const auto in = [](std::int64_t v, std::int64_t lo, std::int64_t hi) { return v >= lo && v <= hi; };
+  switch (j.kind) {
+    case kV2p:
+      if (!in(j.p[0], 0, kPages)) return "v2p: num_pages (params[0]) must be in [0, 2^31]";
+      if (!in(j.p[1], 0, 2)) return "v2p: mode (params[1]) must be 0, 1 or 2";
+      if (!in(j.p[2], 0, kPages)) return "v2p: mod (params[2]) must be in [0, 2^31]";
+      return nullptr;
+    case kIds:
+      if (!in(j.p[0], 0, kPages)) return "ids: num_pages (params[0]) must be in [0, 2^31]";
+      if (!in(j.p[1], 1, kPs)) return "ids: page size (params[1]) must be in [1, 2^20]";
+      if (!in(j.p[2], 0, 2)) return "ids: mode (params[2]) must be 0, 1 or 2";
+      if (!in(j.p[3], 0, kDcp)) return "ids: dcp (params[3]) must be in [0, 2^10]";
+      return nullptr;
+    case kLoc:
+      if (!in(j.p[0], 0, kPages)) return "loc: num_pages (params[0]) must be in [0, 2^31]";
+      if (!in(j.p[1], 0, kPs)) return "loc: page size (params[1]) must be in [0, 2^20]";
+      if (!in(j.p[2], 0, kDcp)) return "loc: dcp (params[2]) must be in [0, 2^10]";
+      return nullptr;
+    case kPageTable:
+      if (!in(j.p[0], 0, kPages)) return "page_table: num_pages (params[0]) must be in [0, 2^31]";
+      if (!in(j.p[1], 0, kPs)) return "page_table: page size (params[1]) must be in [0, 2^20]";
+      return nullptr;
+    case kR2t:
+      if (!in(j.p[0], 0, kPages)) return "r2t: num_pages (params[0]) must be in [0, 2^31]";
+      if (!in(j.p[1], 1, kPs)) return "r2t: page size (params[1]) must be in [1, 2^20]";
+      if (!in(j.p[2], 0, 1000000)) return "r2t: padding ppm (params[2]) must be in [0, 10^6]";
+      return nullptr;
+    case kRows: return in(j.p[0], 0, kPages) ? nullptr : "rows: num_rows (params[0]) must be in [0, 2^31]";
+    case kLens: return in(j.p[0], 0, std::int64_t{1} << 62) ? nullptr : "lens: hi (params[0]) must be in [0, 2^62]";
+    default: return "kind must be a graph_draw kind (1..7)";
+  }
+}
+
 // The key of one array of case k.
 KVADDR_GRAPH_HD std::uint64_t case_key(std::uint64_t seed, std::int64_t k, std::int32_t tag) {
   return mix_step(mix_step(mix_step(seed) ^ static_cast<std::uint64_t>(k)) ^ static_cast<std::uint64_t>(tag));
