@@ -142,3 +142,34 @@ def test_a_cuda_device_the_machine_lacks_is_named_before_any_kernel_runs(device)
     with pytest.raises(kvaddr.InvalidArgument) as e:
         kvaddr.check("token_translate", calls_nothing, cases=2, seed=1, device=device)
     assert e.value.argument == "device" and e.value.value == repr(device)
+
+
+# ---- kvaddr.check_case / kvaddr.behaves_like: a case that is not a Case, a kernel that is not callable -----------
+def _a_case():
+    return kvaddr.check("token_translate", K.translate_v2p_doc_formula, cases=20, seed=1).failure.case
+
+
+@pytest.mark.parametrize("case,shown", [(None, "a NoneType"), (5, "a int"), ({"route": "token_translate"}, "a dict")])
+def test_check_case_and_behaves_like_name_a_case_that_is_not_a_case(case, shown):
+    for call in (lambda: kvaddr.check_case(calls_nothing, case), lambda: kvaddr.behaves_like(case, {}, "production")):
+        with pytest.raises(kvaddr.InvalidArgument) as e:
+            call()
+        assert (e.value.argument, e.value.value) == ("case", shown)
+
+
+def test_check_case_checks_its_case_kernel_and_variant():
+    import dataclasses
+
+    case = _a_case()
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.check_case(calls_nothing, dataclasses.replace(case, route="nope"))
+    assert (e.value.argument, e.value.value) == ("case", "a Case of route 'nope'")
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.check_case("np_kernels:translate_v2p", case)
+    assert e.value.argument == "kernel"
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        kvaddr.check_case(calls_nothing, case, variant="b99_unknown")
+    assert e.value.argument == "variant"
+    assert kvaddr.check_case(K.translate_v2p, case, isolate=False).kind == "ok"  # the good side of each
+    assert kvaddr.check_case(K.translate_v2p_doc_formula, case, isolate=False).kind == "mismatch"
+    assert kvaddr.check_case(K.translate_v2p_doc_formula, case, variant="b17_doc_formula", isolate=False).kind == "ok"
