@@ -9,6 +9,7 @@ import math
 import numbers
 import os
 
+from . import _core
 from . import route_tables as _routes
 from .gpu import invalid
 
@@ -149,3 +150,17 @@ def params(route, value, mode=None):
     if "dcp_rank" in value and "dcp_size" in value and int(value["dcp_rank"]) >= int(value["dcp_size"]):
         raise invalid("params['dcp_rank']", repr(value["dcp_rank"]), f"must be < dcp_size = {value['dcp_size']}")
     return value
+
+
+def variant(route, value):
+    """InvalidArgument naming `variant` unless `route` accepts `value` (a str: any '+'-joined set of behaviours, the
+    inferred ones and their parameters included: grid_spill@G, era_d_read_table@G)."""
+    if not isinstance(value, str):
+        raise invalid("variant", repr(value), f"must be a str naming a behaviour of {route} "
+                      f"({', '.join(_core.variants(route))}) or a '+'-joined set of them")
+    try:
+        _core.require_variant(route, value)
+    except _core.Error as e:
+        raise invalid("variant", repr(value), f"{e}; {route} accepts {', '.join(_core.variants(route))} "
+                      "and '+'-joined sets of them") from None
+

@@ -326,7 +326,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     if route not in C.ROUTES:
         raise check_args.invalid("route", repr(route), f"the harness supports {', '.join(C.ROUTES)}")
     if has_variant(route):
-        _claimable(route, variant)
+        check_args.variant(route, variant)
     check_args.params(route, params, mode)
     if params is not None and "contract" in params:
         raise check_args.invalid("params", repr(params), "the wrapper's contract is the argument contract=")
@@ -618,19 +618,6 @@ def _explain(fam, kernel, route, variant, index, recipe, result, shrink, shrink_
                    named, out_dir, snippet, broken_preconditions(case), replay_error, behaviour, inferred, not_explained)
 
 
-def _claimable(route, variant):
-    """InvalidArgument naming `variant` unless the route accepts it (any '+'-joined set of behaviours, the inferred
-    ones and their parameters included: grid_spill@G, era_d_read_table@G)."""
-    if not isinstance(variant, str):
-        raise check_args.invalid("variant", repr(variant), f"must be a str naming a behaviour of {route} "
-                                 f"({', '.join(_core.variants(route))}) or a '+'-joined set of them")
-    try:
-        _core.require_variant(route, variant)
-    except _core.Error as e:
-        raise check_args.invalid("variant", repr(variant), f"{e}; {route} accepts {', '.join(_core.variants(route))} "
-                                 "and '+'-joined sets of them") from None
-
-
 def _inferred(case, result, variant, seed, index, graph, out_dir):
     """What kvaddr's replay makes of a failing case no catalogue variant names here (issue 33): the case is
     recorded (in out_dir, else a temporary directory) with its guarded backings and replayed through
@@ -703,7 +690,7 @@ def check_case(kernel, case, *, device="cpu", array=None, variant="production", 
     if not callable(kernel):
         raise check_args.invalid("kernel", repr(kernel), "must be callable (called as kernel(**kwargs))")
     if has_variant(case.route):
-        _claimable(case.route, variant)
+        check_args.variant(case.route, variant)
     case_timeout = check_args.seconds("case_timeout", case_timeout)
     fam = check_args.typed(family, device, array)
     try:

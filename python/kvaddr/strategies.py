@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from . import _core
 from . import adjacent
+from . import check_args
 from . import cases as C
 from . import route_tables as _routes
 from .conventions import reference
@@ -229,12 +230,13 @@ def _with_layout(draw, route, recipe, mode):
 def recipes(route, lanes=512, params=None):
     """Recipes (kvaddr.cases) for `route` or an upstream kernel name; lanes bounds the case size as in
     kvaddr.check, params fixes values as kvaddr.check's params do (page_size, multiplier, dcp_size, ...)."""
-    route = C.ALIASES.get(route, route)
+    route = C.ALIASES.get(route, route) if isinstance(route, str) else route
     if route not in C.ROUTES:
-        raise ValueError(f"route = {route!r}: the harness supports {', '.join(C.ROUTES)}")
-    params = dict(params or {})
-    mode = adjacent.check_mode(params.get("adjacent", True))
-    return _family(route)(route, int(lanes), params).flatmap(lambda r: _with_layout(route, r, mode))
+        raise check_args.invalid("route", repr(route), f"the harness supports {', '.join(C.ROUTES)}")
+    lanes = check_args.integer("lanes", lanes, 1, check_args.MAX_LANES)
+    params = dict(check_args.params(route, params) or {})
+    mode = check_args.typed(adjacent.check_mode, params.get("adjacent", True))
+    return _family(route)(route, lanes, params).flatmap(lambda r: _with_layout(route, r, mode))
 
 
 def cases(route, lanes=512, params=None, variant="production", admitted=True):
@@ -243,8 +245,12 @@ def cases(route, lanes=512, params=None, variant="production", admitted=True):
     With `admitted` (the default) only cases the route's contract admits under `variant` are drawn (the
     strategies also draw rejected aliasing layouts and overflow cases, for which check_case returns kind
     "rejected"); admitted=False draws them all."""
-    route = C.ALIASES.get(route, route)
+    route = C.ALIASES.get(route, route) if isinstance(route, str) else route
     s = recipes(route, lanes, params).map(lambda r: C.build(route, r))
+    if _routes.has_variant(route):
+        check_args.variant(route, variant)
+    if not isinstance(admitted, bool):
+        raise check_args.invalid("admitted", repr(admitted), "must be True or False")
     return s.filter(lambda c: _admits(c, variant)) if admitted else s
 
 

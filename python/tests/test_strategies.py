@@ -53,3 +53,23 @@ def test_planted_bug_is_found_by_hypothesis():
 def test_unknown_route():
     with pytest.raises(ValueError, match="route = 'nope'"):
         ks.cases("nope")
+
+
+@pytest.mark.parametrize("kw,name", [
+    (dict(route="nope"), "route"), (dict(route=None), "route"), (dict(lanes=0), "lanes"), (dict(lanes="64"), "lanes"),
+    (dict(lanes=True), "lanes"), (dict(params={"page_size": 0}), "params['page_size']"),
+    (dict(params={"nope": 1}), "params['nope']"), (dict(params=[("page_size", 4)]), "params"),
+    (dict(params={"adjacent": "sometimes"}), "params['adjacent']"), (dict(variant="b99_unknown"), "variant"),
+    (dict(variant=None), "variant"), (dict(admitted="yes"), "admitted"),
+])
+def test_a_bad_strategy_argument_is_named_when_the_strategy_is_made(kw, name):
+    args = {"route": "token_translate", **kw}
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        ks.cases(args.pop("route"), **args)
+    assert e.value.argument == name
+
+
+@settings(max_examples=5, **CI)
+@given(ks.cases("translate_v2p", lanes=1, params={"page_size": 1 << 20}, variant="b17_doc_formula", admitted=False))
+def test_the_good_side_of_each_strategy_argument(case):
+    assert case.route == "token_translate" and case.scalars["page_size"] == 1 << 20 and case.inputs["ids"].size <= 1
