@@ -320,3 +320,14 @@ def test_static_failure_of_every_table_route_replays_with_the_same_lanes(tmp_pat
     assert _lanes_of_replay(r) == _lanes_of_report(f) == [(out_name, (0, 0), f.first[0].expected,
                                                            f.first[0].expected + 1)]
     kvaddr.assert_replay(host, f.replay_dir)
+
+
+def test_a_fortran_order_npy_reads_as_the_same_array(tmp_path):
+    """numpy.save writes a Fortran-contiguous array in Fortran order; replay reads the same array (C order)."""
+    from kvaddr import _core
+
+    a = np.asfortranarray(np.arange(24, dtype=np.int32).reshape(2, 3, 4))
+    np.save(tmp_path / "t.npy", a)
+    assert b"'fortran_order': True" in (tmp_path / "t.npy").read_bytes()[:128]
+    got = _core.replay_read_npy(tmp_path, "t.npy")
+    assert got.dtype == np.int32 and got.shape == (2, 3, 4) and np.array_equal(got, a)

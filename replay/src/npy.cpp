@@ -306,6 +306,31 @@ NpyArray parse_npy(std::string_view b) {
   return std::move(h.array);
 }
 
+void to_c_order(NpyArray& a) {
+  if (!a.fortran_order) return;
+  a.fortran_order = false;
+  const std::size_t n = a.shape.size();
+  if (n <= 1 || a.values.empty()) return;
+  // The file holds element (i_0, ..., i_{n-1}) at F position sum i_k * prod_{j<k} shape_j; walk the F positions in
+  // order with the multi-index (i_0 fastest) and its C position sum i_k * prod_{j>k} shape_j kept incrementally.
+  std::vector<std::int64_t> c_stride(n, 1);
+  for (std::size_t k = n - 1; k-- > 0;) c_stride[k] = c_stride[k + 1] * a.shape[k + 1];
+  std::vector<std::int64_t> idx(n, 0), out(a.values.size());
+  std::int64_t c = 0;
+  for (const std::int64_t v : a.values) {
+    out[static_cast<std::size_t>(c)] = v;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (++idx[k] < a.shape[k]) {
+        c += c_stride[k];
+        break;
+      }
+      c -= (idx[k] - 1) * c_stride[k];
+      idx[k] = 0;
+    }
+  }
+  a.values = std::move(out);
+}
+
 NpyArray read_npy(const std::filesystem::path& path) {
   const detail::InputFile f(path);
   const std::uint64_t size = f.size();

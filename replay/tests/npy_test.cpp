@@ -79,6 +79,34 @@ TEST(Npy, KeepsOtherDtypesAndFortranOrderForTheCaller) {
   EXPECT_EQ(fo.values, (std::vector<std::int64_t>{0, 3, 1, 4, 2, 5}));
 }
 
+TEST(Npy, ToCOrderReordersFortranOrderAndLeavesTheRest) {
+  NpyArray fo = read_npy(kDir / "i4_fortran.npy");
+  to_c_order(fo);
+  EXPECT_FALSE(fo.fortran_order);
+  EXPECT_EQ(fo.values, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(fo.shape, (std::vector<std::int64_t>{2, 3}));
+  // Rank 3: element (i, j, k) = 6i + 2j + k of shape (2, 3, 2), stored with i fastest.
+  NpyArray r3;
+  r3.dtype = NpyDtype::int64;
+  r3.fortran_order = true;
+  r3.shape = {2, 3, 2};
+  r3.values = {0, 6, 2, 8, 4, 10, 1, 7, 3, 9, 5, 11};
+  to_c_order(r3);
+  EXPECT_EQ(r3.values, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}));
+  // Rank 1 in Fortran order and a C-order array keep their values; an empty one stays empty.
+  NpyArray r1{.descr = "<i8", .dtype = NpyDtype::int64, .fortran_order = true, .shape = {3}, .values = {5, 6, 7}};
+  to_c_order(r1);
+  EXPECT_EQ(r1.values, (std::vector<std::int64_t>{5, 6, 7}));
+  EXPECT_FALSE(r1.fortran_order);
+  NpyArray c = read_npy(kDir / "i4_2d.npy");
+  const auto before = c.values;
+  to_c_order(c);
+  EXPECT_EQ(c.values, before);
+  NpyArray e{.descr = "<i8", .dtype = NpyDtype::int64, .fortran_order = true, .shape = {0, 4}, .values = {}};
+  to_c_order(e);
+  EXPECT_TRUE(e.values.empty());
+}
+
 TEST(Npy, WriterReproducesNumpyBytes) {
   for (const char* name : {"i8_1d.npy", "i4_2d.npy", "i8_scalar.npy", "i4_empty.npy"}) {
     const std::string bytes = slurp(kDir / name);
