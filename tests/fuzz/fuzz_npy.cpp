@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -47,6 +48,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // C-order int arrays written back by format_npy parse to the same values.
       const NpyArray b = parse_npy(format_npy(a.dtype, a.shape, a.values));
       if (b.values != a.values || b.shape != a.shape) broken("format_npy round trip");
+      // to_c_order keeps the multiset of values and the shape, and is the identity on C order.
+      NpyArray c = a;
+      to_c_order(c);
+      if (c.fortran_order || c.shape != a.shape || c.values.size() != a.values.size()) broken("to_c_order shape");
+      if (!a.fortran_order && c.values != a.values) broken("to_c_order changed a C-order array");
+      auto x = a.values, y = c.values;
+      std::sort(x.begin(), x.end());
+      std::sort(y.begin(), y.end());
+      if (x != y) broken("to_c_order lost or invented a value");
     }
   } catch (const kvaddr::Error& e) {
     from_memory = std::string("error ") + std::string(to_string(e.kind()));
