@@ -513,7 +513,6 @@ PYBIND11_MODULE(_core, m) {
   m.def("replay_read_npy", [](const std::filesystem::path& dir, const std::string& name, bool allow_outside) {
           replay::NpyArray a = replay::read_dir_npy(dir, name, {.allow_outside = allow_outside, .search = {}});
           if (a.dtype == replay::NpyDtype::other) throw FormatError(name, a.descr, "not an int32 or int64 array");
-          replay::to_c_order(a);  // as kvaddr replay reads it
           return npy_to_python(a);
         }, py::arg("dir"), py::arg("name"), py::kw_only(), py::arg("allow_outside") = false,
         "The int32 / int64 .npy file NAME of a replay directory, read as kvaddr replay reads it.");

@@ -294,7 +294,6 @@ class Call {
     } catch (const kvaddr::Error& e) {
       bad(label + ": " + e.what(), e.kind());
     }
-    to_c_order(npy);  // a Fortran-order file holds the same array
     const bool ok_dtype = (want == Want::i32 && npy.dtype == NpyDtype::int32) ||
                           (want == Want::i64 && npy.dtype == NpyDtype::int64) ||
                           ((want == Want::widen || want == Want::i32_or_i64) && npy.dtype != NpyDtype::other);

@@ -292,25 +292,11 @@ void decode_in_place(std::vector<std::int64_t>& values, const DescrInfo& info) {
   }
 }
 
-}  // namespace
-
-NpyArray parse_npy(std::string_view b) {
-  const std::size_t prefix = prefix_length(b);
-  if (b.size() < prefix) fail("truncated .npy header");
-  const std::size_t hlen = header_length(b.substr(0, prefix), b.size() - prefix);
-  Header h = parse_header(b.substr(prefix, hlen), prefix + hlen, b.size() - prefix - hlen);
-  if (h.array.dtype == NpyDtype::other) return h.array;  // other dtypes: descr and shape are reported, data is not read
-  h.array.values.resize(h.data_bytes / h.info.item);
-  if (h.data_bytes > 0) std::memcpy(h.array.values.data(), b.data() + h.data_at, h.data_bytes);
-  decode_in_place(h.array.values, h.info);
-  return std::move(h.array);
-}
-
+// A Fortran-order array's values (the first index fastest) reordered into C order; a C-order array, one of rank
+// <= 1 or without values is left as it is.
 void to_c_order(NpyArray& a) {
-  if (!a.fortran_order) return;
-  a.fortran_order = false;
   const std::size_t n = a.shape.size();
-  if (n <= 1 || a.values.empty()) return;
+  if (!a.fortran_order || n <= 1 || a.values.empty()) return;
   // The file holds element (i_0, ..., i_{n-1}) at F position sum i_k * prod_{j<k} shape_j; walk the F positions in
   // order with the multi-index (i_0 fastest) and its C position sum i_k * prod_{j>k} shape_j kept incrementally.
   std::vector<std::int64_t> c_stride(n, 1);
@@ -331,6 +317,21 @@ void to_c_order(NpyArray& a) {
   a.values = std::move(out);
 }
 
+}  // namespace
+
+NpyArray parse_npy(std::string_view b) {
+  const std::size_t prefix = prefix_length(b);
+  if (b.size() < prefix) fail("truncated .npy header");
+  const std::size_t hlen = header_length(b.substr(0, prefix), b.size() - prefix);
+  Header h = parse_header(b.substr(prefix, hlen), prefix + hlen, b.size() - prefix - hlen);
+  if (h.array.dtype == NpyDtype::other) return h.array;  // other dtypes: descr and shape are reported, data is not read
+  h.array.values.resize(h.data_bytes / h.info.item);
+  if (h.data_bytes > 0) std::memcpy(h.array.values.data(), b.data() + h.data_at, h.data_bytes);
+  decode_in_place(h.array.values, h.info);
+  to_c_order(h.array);
+  return std::move(h.array);
+}
+
 NpyArray read_npy(const std::filesystem::path& path) {
   const detail::InputFile f(path);
   const std::uint64_t size = f.size();
@@ -349,6 +350,7 @@ NpyArray read_npy(const std::filesystem::path& path) {
     h.array.values.resize(h.data_bytes / h.info.item);
     f.read_at(h.array.values.data(), static_cast<std::size_t>(h.data_bytes), h.data_at);
     decode_in_place(h.array.values, h.info);
+    to_c_order(h.array);
     return std::move(h.array);
   } catch (const NpyError& e) {
     throw NpyError(detail::valid_utf8(path.filename().string()), e.reason());

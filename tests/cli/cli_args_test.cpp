@@ -274,6 +274,16 @@ TEST(CliArrays, NpyFilesFeedTableRoutes) {
   EXPECT_TRUE(has(r.err, "rank 2, 1 expected")) << r.err;
   std::filesystem::remove_all(dir);
 }
+
+// A req_to_token numpy saved in Fortran order ([[0, 1, 2], [3, 4, 5]] column by column, numpy's bytes) is the same
+// table as its C-order copy (it was read in file order before: row 0 = [0, 3, 1], a silently wrong table).
+TEST(CliArrays, AFortranOrderNpyIsTheSameTable) {
+  const auto fortran = std::filesystem::path(KVADDR_TEST_DATA_DIR) / "replay" / "npy" / "i4_fortran.npy";
+  auto r = run({"translate", "--route", "read_table", "--page-size", "1", "--v2p", "10,11,12,13,14,15,-1",
+                "--req-to-token", fortran.string(), "--seq-lens", "2,3"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "out (2, 3):\n  10 11 -1\n  13 14 15\n");
+}
 #endif
 
 // ---- translate: every route, route-specific options, the user's id in errors -------------------------

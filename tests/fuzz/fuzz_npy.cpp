@@ -48,15 +48,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // C-order int arrays written back by format_npy parse to the same values.
       const NpyArray b = parse_npy(format_npy(a.dtype, a.shape, a.values));
       if (b.values != a.values || b.shape != a.shape) broken("format_npy round trip");
-      // to_c_order keeps the multiset of values and the shape, and is the identity on C order.
-      NpyArray c = a;
-      to_c_order(c);
-      if (c.fortran_order || c.shape != a.shape || c.values.size() != a.values.size()) broken("to_c_order shape");
-      if (!a.fortran_order && c.values != a.values) broken("to_c_order changed a C-order array");
-      auto x = a.values, y = c.values;
-      std::sort(x.begin(), x.end());
-      std::sort(y.begin(), y.end());
-      if (x != y) broken("to_c_order lost or invented a value");
+      // A Fortran-order image holds the same values as its C-order reading (reordered, none lost or invented).
+      if (a.fortran_order) {
+        std::string c_image(bytes);
+        const auto at = c_image.find("True");
+        if (at != std::string::npos && c_image.find("fortran_order") < at) {
+          c_image.replace(at, 4, "False");
+          c_image.erase(c_image.find('\n') - 1, 1);  // keep the header length (numpy pads with spaces)
+          try {
+            auto x = a.values, y = parse_npy(c_image).values;
+            std::sort(x.begin(), x.end());
+            std::sort(y.begin(), y.end());
+            if (x != y) broken("Fortran-order values are not those of the same data read in C order");
+          } catch (const kvaddr::Error&) {  // the edit broke the header (no padding space to take): nothing to compare
+          }
+        }
+      }
     }
   } catch (const kvaddr::Error& e) {
     from_memory = std::string("error ") + std::string(to_string(e.kind()));

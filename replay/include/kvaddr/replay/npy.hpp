@@ -1,6 +1,6 @@
 #pragma once
 // A small, bounds-checked reader and writer for NumPy's .npy format (versions 1.0, 2.0 and 3.0),
-// limited to what replay needs: integer arrays, any rank (Fortran-order files reordered by to_c_order). Every malformed image is
+// limited to what replay needs: integer arrays, any rank, C or Fortran order (values always in C order). Every malformed image is
 // reported as an NpyError (a kvaddr::FormatError) naming the problem, every file that cannot be
 // opened or read as a kvaddr::IoError; no input leads to undefined behaviour.
 //
@@ -41,9 +41,12 @@ std::string_view to_string(NpyDtype d) noexcept;  // "int32", "int64", "other"
 struct NpyArray {
   std::string descr;                 // as written in the header, e.g. "<i8"
   NpyDtype dtype = NpyDtype::other;  // int32 / int64 when descr is a 4- or 8-byte signed integer
+  // How the file stores the array. numpy.save writes a Fortran-contiguous array (a transposed table, a column-major
+  // tensor's view) in Fortran order; the reader reorders such values into C order (a second buffer of the array's
+  // size), so that `values` means the same array either way.
   bool fortran_order = false;
   std::vector<std::int64_t> shape;   // () for a scalar
-  std::vector<std::int64_t> values;  // element values in file order (int32 / int64 only)
+  std::vector<std::int64_t> values;  // element values in C order (the last index fastest; int32 / int64 only)
 
   std::int64_t size() const noexcept;  // product of shape (1 for a scalar)
   std::int64_t ndim() const noexcept { return static_cast<std::int64_t>(shape.size()); }
@@ -55,11 +58,6 @@ struct NpyArray {
 // in kNpyDescrs, negative or overflowing shape, data size that disagrees with the shape and dtype
 // (truncated or trailing bytes).
 NpyArray parse_npy(std::string_view bytes);
-// A Fortran-order array's values reordered into C order (the first index varies slowest), fortran_order cleared;
-// arrays in C order, of rank <= 1 or of another dtype (no values) are left as they are. numpy.save writes a
-// Fortran-contiguous array (a transposed table, a column-major tensor's numpy view) in Fortran order; its values
-// are the same array's. Uses a second buffer of the array's size.
-void to_c_order(NpyArray& a);
 // Read and parse a file: the header first, then the data into the result. kvaddr::IoError for a
 // missing file, a path that is not a regular file (directory, FIFO, device) or a read error;
 // NpyError (naming the file) for a malformed image.
