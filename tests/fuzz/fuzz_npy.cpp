@@ -51,10 +51,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       // A Fortran-order image holds the same values as its C-order reading (reordered, none lost or invented).
       if (a.fortran_order) {
         std::string c_image(bytes);
+        // The header dictionary ends at `end` (version 1: a 2-byte length at 8, from 10; 2 and 3: 4 bytes, from 12).
+        const auto u8 = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(c_image[i])); };
+        const bool v1 = u8(6) == 1;
+        const std::size_t end = v1 ? 10 + (u8(8) | u8(9) << 8) : 12 + (u8(8) | u8(9) << 8 | u8(10) << 16 | u8(11) << 24);
         const auto at = c_image.find("True");
-        if (at != std::string::npos && c_image.find("fortran_order") < at) {
+        const auto key = c_image.find("fortran_order");
+        // "True" -> "False" and the padding space before the header's final '\n' dropped: same header length.
+        if (at != std::string::npos && key < at && at + 4 < end && end <= c_image.size() && c_image[end - 1] == '\n' &&
+            c_image[end - 2] == ' ') {
           c_image.replace(at, 4, "False");
-          c_image.erase(c_image.find('\n') - 1, 1);  // keep the header length (numpy pads with spaces)
+          c_image.erase(end - 1, 1);  // the space that was at end - 2, one byte later after the replacement
           try {
             auto x = a.values, y = parse_npy(c_image).values;
             std::sort(x.begin(), x.end());
