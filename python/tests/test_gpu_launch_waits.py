@@ -4,16 +4,22 @@ copy's reuse by that stream), so the call returns without synchronising; a launc
 the copy before and after, as before. The batched eager loop (kvaddr.harness) calls kvaddr's kernel as the kernel
 under test in python/bench/harness_speed.py: a wait there would charge the harness's queued device work (the
 case's staging copy) to the kernel's time."""
+import sys
+import types
+
 import numpy as np
 import pytest
 
+import kvaddr.gpu as G
 import np_kernels as K
 
-torch = pytest.importorskip("torch")
-import kvaddr.gpu as G  # noqa: E402
+try:
+    import torch
+except ImportError:
+    torch = None
 
-pytestmark = pytest.mark.skipif(not (torch.cuda.is_available() and G.available()),
-                                reason="needs a CUDA device with kvaddr._gpu and torch")
+on_gpu = pytest.mark.skipif(torch is None or not torch.cuda.is_available() or not G.available(),
+                            reason="needs a CUDA device with kvaddr._gpu and torch")
 
 
 class Waits:
@@ -45,6 +51,7 @@ def _strided_case():
     return dev, expected
 
 
+@on_gpu
 @pytest.mark.parametrize("own_stream", [False, True])
 def test_a_strided_input_waits_only_for_a_launch_on_another_stream(monkeypatch, own_stream):
     waits = Waits(G._gpu)
@@ -64,6 +71,7 @@ def test_a_strided_input_waits_only_for_a_launch_on_another_stream(monkeypatch, 
     np.testing.assert_array_equal(kw["out"].cpu().numpy(), expected)
 
 
+@on_gpu
 def test_a_contiguous_call_never_waits(monkeypatch):
     waits = Waits(G._gpu)
     monkeypatch.setattr(G, "_gpu", waits)
@@ -74,3 +82,56 @@ def test_a_contiguous_call_never_waits(monkeypatch):
     assert waits.n == 0
     torch.cuda.synchronize()
     np.testing.assert_array_equal(kw["out"].cpu().numpy(), expected)
+
+
+class _Log:
+    """kvaddr._gpu stand-in: logs synchronize(stream) and launch(route, fields, stream)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def synchronize(self, stream):
+        self.calls.append(("sync", stream))
+
+    def launch(self, route, fields, stream):
+        self.calls.append(("launch", stream))
+
+
+@pytest.mark.parametrize("temps,stream,want", [
+    ([], None, [("launch", 5)]),  # nothing copied: no wait
+    (["torch"], None, [("launch", 5)]),  # a torch copy, launched on the current stream (5): no wait
+    (["torch"], 5, [("launch", 5)]),  # the same stream given by number
+    (["torch"], 9, [("sync", 5), ("launch", 9), ("sync", 9)]),  # another stream: before and after
+    (["torch", "cupy"], None, [("sync", 5), ("launch", 5), ("sync", 5)]),  # a CuPy copy: its pool, not torch's
+    (["cupy"], None, [("sync", 5), ("launch", 5), ("sync", 5)]),
+])
+def test_the_launch_waits_for_its_copies_only_off_the_current_stream_or_without_torch(monkeypatch, temps, stream,
+                                                                                       want):
+    # kvaddr.gpu.kernel's launch with the device calls replaced: the current stream is 5, marshal returns the
+    # temporaries (the contiguous / widened copies it made) as given
+    class Tensor:
+        pass
+
+    fake_torch = types.SimpleNamespace(Tensor=Tensor)
+    log = _Log()
+    made = {"torch": Tensor, "cupy": object}
+    monkeypatch.setitem(sys.modules, "torch", fake_torch)
+    monkeypatch.setattr(G, "_gpu", log)
+    monkeypatch.setattr(G, "_require", lambda: None)
+    monkeypatch.setattr(G, "default_stream", lambda: 5)
+    monkeypatch.setattr(G, "_capturing", lambda: False)
+    monkeypatch.setattr(G, "marshal", lambda route, kwargs, check: ({}, [made[t]() for t in temps]))
+    k = G.kernel("token_translate")
+    assert k(**({} if stream is None else {"stream": stream})) is None
+    assert log.calls == want
+
+
+def test_no_wait_while_capturing(monkeypatch):
+    log = _Log()
+    monkeypatch.setattr(G, "_gpu", log)
+    monkeypatch.setattr(G, "_require", lambda: None)
+    monkeypatch.setattr(G, "default_stream", lambda: 5)
+    monkeypatch.setattr(G, "_capturing", lambda: True)
+    monkeypatch.setattr(G, "marshal", lambda route, kwargs, check: ({}, [object()]))
+    G.kernel("token_translate")(stream=9)
+    assert log.calls == [("launch", 9)]
