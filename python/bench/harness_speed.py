@@ -24,10 +24,11 @@ queued on the stream) and kvaddr.gpu.kernel's launch on the current stream does 
 is in it; the kernel's device work overlaps the harness's next case. Eager mode on the device adds: "all-in us" and
 "all-in c/s" (report.seconds per case, cases per report.second: harness and kernel), "kernel us" (kernel_seconds
 per case: what the host spent in the kernel's calls, harness = all-in - this) and "kernel GPU us"
-(report.kernel_device_seconds per case: the kernel's device time, CUDA events around each batched call on the
-batch's stream, read at the batch's wait; overlapped with the harness, so not subtracted from anything). In graph mode's fast loop, kernel_seconds is the GPU time of the user's graph
-replays alone (CUDA events around each replay, read at the batch syncs): the host's cost of launching that
-replay, and the pre / post graphs around it, count as harness time. With --graph the "all-in us/case"
+(report.kernel_device_seconds per case: the kernel's device time, CUDA events around each batched call on
+torch's current stream, read at the batch's wait; overlapped with the harness, so not subtracted from anything).
+In graph mode's fast loop, kernel_seconds is the GPU time of the user's graph replays alone (CUDA events around
+each replay, read at the batch syncs): the host's cost of launching that replay, and the pre / post graphs around
+it, count as harness time. With --graph the "all-in us/case"
 column counts the user's replay as harness time too (report.seconds / cases).
 """
 from __future__ import annotations

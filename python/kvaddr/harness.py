@@ -420,7 +420,8 @@ class _EagerBatch:
     case_timeout): per case
     the draw, the build, the host reference (the verdict), the presentation and its twins staged in the arena
     (under reference="auto", `host_expected`, the output twins staged holding the host reference's outputs, with no
-    launch; under "cuda", kvaddr's CUDA reference writes them), the kernel's call, as run_case; then, instead of a
+    launch; under "cuda", kvaddr's CUDA reference writes them), the kernel's call, as run_case, between two CUDA
+    events (CallTimes: its device time, read at the wait, rep.kernel_device_seconds); then, instead of a
     wait and the comparison, one
     device kernel (device_ref.Counts) adds the case's differing elements of every allocation to its slot. One wait
     per BATCH cases reads the counts; in case order a nonzero one goes through _judge on its kept buffers, and the

@@ -98,7 +98,7 @@ class Report:
     seconds: float = 0.0
     kernel_seconds: float = 0.0
     # the batched eager loop: the device time of the kernel's calls of the cases it settled (CUDA events around
-    # each call on the batch's stream); kernel_seconds is the host time of those calls
+    # each call on torch's current stream); kernel_seconds is the host time of those calls
     kernel_device_seconds: float = 0.0
     failure: Failure | None = None
     rejections: dict = dataclasses.field(default_factory=dict)  # reason (error class and argument) -> cases
