@@ -18,9 +18,17 @@ Cases past an int32 precondition are skipped (overflow="skip"). Prints one row p
 lanes, harness seconds, lanes/s.
 
 Harness time is report.seconds - report.kernel_seconds over the whole call (case 0's warm-up, the captures and
-every batch sync included). In graph mode's fast loop, kernel_seconds is the GPU time of the user's graph
-replays alone (CUDA events around each replay, read at the batch syncs): the host's cost of launching that
-replay, and the pre / post graphs around it, count as harness time. With --graph the "all-in us/case"
+every batch sync included). In eager mode kernel_seconds is the host time spent inside the kernel's calls: the
+batched eager loop waits for nothing before a call (the case's staging copy and the earlier cases' device work stay
+queued on the stream) and kvaddr.gpu.kernel's launch on the current stream does not synchronise, so no harness work
+is in it; the kernel's device work overlaps the harness's next case. Eager mode on the device adds: "all-in us" and
+"all-in c/s" (report.seconds per case, cases per report.second: harness and kernel), "kernel us" (kernel_seconds
+per case: what the host spent in the kernel's calls, harness = all-in - this) and "kernel GPU us"
+(report.kernel_device_seconds per case: the kernel's device time, CUDA events around each batched call on
+torch's current stream, read at the batch's wait; overlapped with the harness, so not subtracted from anything).
+In graph mode's fast loop, kernel_seconds is the GPU time of the user's graph replays alone (CUDA events around
+each replay, read at the batch syncs): the host's cost of launching that replay, and the pre / post graphs around
+it, count as harness time. With --graph the "all-in us/case"
 column counts the user's replay as harness time too (report.seconds / cases).
 """
 from __future__ import annotations
@@ -53,7 +61,9 @@ def measure(route, lanes, seconds, seed, device="cpu", graph=False, reference="a
             "lanes_per_second": rep.lanes / harness_s if harness_s > 0 else float("inf"),
             "us_per_case": 1e6 * harness_s / max(rep.cases, 1),
             "us_per_case_all": 1e6 * rep.seconds / max(rep.cases, 1), "reference": rep.reference, "graph": bool(graph),
-            "graph_loop": rep.graph_loop}
+            "graph_loop": rep.graph_loop, "cases_per_second_all": rep.cases / rep.seconds if rep.seconds > 0 else 0.0,
+            "kernel_call_us": 1e6 * rep.kernel_seconds / max(rep.cases, 1),
+            "kernel_device_us": 1e6 * getattr(rep, "kernel_device_seconds", 0.0) / max(rep.cases, 1)}
 
 
 # eager mode's stages: (stage, module file suffix, function name); cumulative time under cProfile
@@ -156,6 +166,13 @@ def graph_columns(r):
     return f" {r['us_per_case_all']:>14.1f}  {r['graph_loop']}"
 
 
+def eager_columns(r):
+    """The eager columns of row r (--device cuda): all-in us/case and cases/s, then the kernel's own time per case,
+    host (inside its calls) and device (CUDA events around the batched calls)."""
+    return (f" {r['us_per_case_all']:>10.1f} {r['cases_per_second_all']:>11.0f} {r['kernel_call_us']:>10.1f} "
+            f"{r['kernel_device_us']:>10.1f}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--lanes", type=int, default=1 << 20, help="kvaddr.check lanes (upper bound of a case's size)")
@@ -195,11 +212,14 @@ def main(argv=None):
         return 0
     print(f"lanes = {a.lanes}, {a.seconds} s per route, seed {a.seed}, device {a.device}"
           f"{' (graph)' if a.graph else ''} (harness time: kernel excluded)")
+    eager = a.device == "cuda" and not a.graph
     print(f"{'route':22} {'reference':>9} {'cases':>7} {'checked lanes':>14} {'harness s':>10} {'lanes/s':>10} "
-          f"{'us/case':>9}{' all-in us/case  loop' if a.graph else ''}")
+          f"{'us/case':>9}{' all-in us/case  loop' if a.graph else ''}"
+          f"{' all-in us  all-in c/s  kernel us  kernel GPU us' if eager else ''}")
     for r in rows:
         print(f"{r['route']:22} {r['reference']:>9} {r['cases']:>7} {r['lanes']:>14,} {r['harness_seconds']:>10.2f} "
-              f"{r['lanes_per_second']:>10.2e} {r['us_per_case']:>9.1f}{graph_columns(r) if a.graph else ''}")
+              f"{r['lanes_per_second']:>10.2e} {r['us_per_case']:>9.1f}{graph_columns(r) if a.graph else ''}"
+              f"{eager_columns(r) if eager else ''}")
     return 0
 
 

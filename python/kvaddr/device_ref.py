@@ -270,6 +270,27 @@ class Counts:
         return out
 
 
+class CallTimes:
+    """The device time of the kernel under test's call in each slot of a batch: two CUDA events on torch's current
+    stream (the batch's), recorded just before and just after the call, read after the batch's wait. Graph mode's
+    fast loop times each user replay so; the batched eager loop each user call. What the stream ran before the
+    first event (the case's staging copy, earlier cases' work) is not in it."""
+
+    def __init__(self, torch, slots=BATCH):
+        event = torch.cuda.Event
+        self.events = [(event(enable_timing=True), event(enable_timing=True)) for _ in range(slots)]
+
+    def start(self, j):
+        self.events[j][0].record()
+
+    def stop(self, j):
+        self.events[j][1].record()
+
+    def seconds(self, n):
+        """Slots 0..n-1's times in seconds (after a wait for the device)."""
+        return [a.elapsed_time(b) / 1e3 for a, b in self.events[:n]]
+
+
 def _counts(fam, pairs):
     """The number of differing elements of each (expected, actual) pair of equal-shape device arrays: for torch
     one count_nonzero per pair and a single wait for all of them; otherwise kvaddr.gpu.count_differences per

@@ -451,6 +451,12 @@ def default_stream():
     return int(torch.cuda.current_stream().cuda_stream)
 
 
+def _is_torch(obj):
+    """Whether `obj` is a torch tensor (torch imported)."""
+    torch = _torch()
+    return torch is not None and isinstance(obj, torch.Tensor)
+
+
 def _capturing():
     torch = _cuda_torch()
     return torch is not None and torch.cuda.is_current_stream_capturing()
@@ -475,11 +481,16 @@ def kernel(route, variant="production"):
         fields, temps = marshal(route if route in _upstream.FORMS else name, kwargs, check_pointers)
         if _routes.has_variant(name):
             fields["variant"] = variant
-        s = default_stream() if stream is None else _int("stream", stream)
-        if temps and not _capturing():
-            _gpu.synchronize(default_stream())  # the copies were made on the current stream
+        current = default_stream()
+        s = current if stream is None else _int("stream", stream)
+        # the temporaries (contiguous / widened copies) are made on the current stream and freed when this call
+        # returns: a launch on that stream of torch copies needs no wait (torch's caching allocator reuses freed
+        # memory in the order of the stream it was allocated on); another stream, or CuPy's pool, waits for them
+        wait = bool(temps) and not (s == current and all(_is_torch(t) for t in temps)) and not _capturing()
+        if wait:
+            _gpu.synchronize(current)  # the copies were made on the current stream
         _gpu.launch(name, fields, s)
-        if temps and not _capturing():
+        if wait:
             _gpu.synchronize(s)  # the contiguous copies are released when this call returns
         return None
 

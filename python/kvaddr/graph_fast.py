@@ -32,7 +32,7 @@ from . import _core
 from . import cases as C
 from . import gpu
 from .conventions import kernel_kwargs
-from .device_ref import BATCH, Counts, _reference_kernel  # noqa: F401 - BATCH: the fast loop's batch
+from .device_ref import BATCH, CallTimes, Counts, _reference_kernel  # noqa: F401 - BATCH: the fast loop's batch
 from .present import Presented, strided_view
 
 # graph_draw.hpp's kinds
@@ -253,7 +253,7 @@ class FastLoop:
         self.counter.fill_(indices.start)
         if self.slot is not self.counter:
             self.slot.zero_()
-        ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(BATCH)]
+        ev = CallTimes(torch)
         o = 0  # ordinal in `indices` of the batch's first case
         while o < len(indices):
             if time_budget is not None and time.perf_counter() - t0 > time_budget:
@@ -261,13 +261,13 @@ class FastLoop:
             nb = min(BATCH, len(indices) - o)
             for j in range(nb):
                 self.pre.replay()
-                ev[j][0].record()
+                ev.start(j)
                 user_graph.replay()
-                ev[j][1].record()
+                ev.stop(j)
                 self.post.replay()
             counts = self.batch.read()
             # the user's replay of each case, timed on the GPU between two events (its kernel_seconds)
-            times = [a.elapsed_time(b) / 1e3 for a, b in ev[:nb]]
+            times = ev.seconds(nb)
             for j in range(nb):
                 kk = indices[o + j]
                 slot = (kk if self.slot is self.counter else o + j) % BATCH

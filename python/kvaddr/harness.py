@@ -26,7 +26,7 @@ from . import adjacent
 from . import check_args
 from . import contract as contracts
 from . import isolate as iso
-from .device_ref import BATCH, Counts, DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
+from .device_ref import BATCH, CallTimes, Counts, DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
 from .arrays import family, host_copy
 from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, guarded_inputs, output_dtypes, reference, wrap_variant
@@ -435,7 +435,8 @@ class _EagerBatch:
     case_timeout): per case
     the draw, the build, the host reference (the verdict), the presentation and its twins staged in the arena
     (under reference="auto", `host_expected`, the output twins staged holding the host reference's outputs, with no
-    launch; under "cuda", kvaddr's CUDA reference writes them), the kernel's call, as run_case; then, instead of a
+    launch; under "cuda", kvaddr's CUDA reference writes them), the kernel's call, as run_case, between two CUDA
+    events (CallTimes: its device time, read at the wait, rep.kernel_device_seconds); then, instead of a
     wait and the comparison, one
     device kernel (device_ref.Counts) adds the case's differing elements of every allocation to its slot. One wait
     per BATCH cases reads the counts; in case order a nonzero one goes through _judge on its kept buffers, and the
@@ -452,6 +453,7 @@ class _EagerBatch:
         self.rep, self.fam, self.kernel, self.variant, self.overflow = rep, fam, kernel, variant, overflow
         self.host_expected = host_expected  # stage the host reference's outputs as the expectation (no launch)
         self.counts = Counts(getattr(fam, "torch", None), fam.device)
+        self.times = CallTimes(getattr(fam, "torch", None))  # the device time of each batched case's kernel call
         self.arena = Arena(fam) if fam.name == "torch" and fam.device != "cpu" else None  # the cases' staging memory
         # pending: in case order ("case", index, recipe, case, presented, dev, result, expected) or ("rejected",
         # error); slots: its cases (slots of self.counts); lanes: theirs (the lanes budget counts them as passing);
@@ -477,7 +479,9 @@ class _EagerBatch:
         p = Presented(fam, case, twins=True, arena=self.arena, expected=staged)
         result = _fresh_result(case)
         dev = DeviceExpected(fam, case, p, variant, self.counts.stream, expected=staged)
+        self.times.start(self.slots)
         ret, done = _call(fam, self.kernel, case, p, result, wait=False)
+        self.times.stop(self.slots)
         pairs = None if done or ret is not None else dev.batch_pairs(p)
         if pairs is None:  # settled on the per-case path, after the pending cases before it
             failed = self.flush()
@@ -504,6 +508,7 @@ class _EagerBatch:
             counts = self.counts.read() if slots else []
             if slots and self.arena is not None:
                 self.arena.release()  # the wait above: the device has run every staged copy and every kernel
+            times = self.times.seconds(slots)
         except Exception as e:  # noqa: BLE001 - an asynchronous device error of a kernel call surfaced at the wait
             counts, error = None, e
             err_text = traceback.format_exc()
@@ -519,8 +524,10 @@ class _EagerBatch:
                                  f"a batch of {slots} calls, this case's the first; rerun with isolate=True to "
                                  "attribute it)")
                 result.traceback = err_text
-            elif counts[j]:
-                result = _judge(self.fam, case, p, expected, result, None, dev, self.variant)
+            else:
+                self.rep.kernel_device_seconds += times[j]
+                if counts[j]:
+                    result = _judge(self.fam, case, p, expected, result, None, dev, self.variant)
             j += 1
             failed = _tally(self.rep, index, recipe, result)
             if failed is not None:

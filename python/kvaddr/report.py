@@ -97,6 +97,9 @@ class Report:
     lanes: int = 0
     seconds: float = 0.0
     kernel_seconds: float = 0.0
+    # the batched eager loop: the device time of the kernel's calls of the cases it settled (CUDA events around
+    # each call on torch's current stream); kernel_seconds is the host time of those calls
+    kernel_device_seconds: float = 0.0
     failure: Failure | None = None
     rejections: dict = dataclasses.field(default_factory=dict)  # reason (error class and argument) -> cases
     overflow: dict = dataclasses.field(default_factory=dict)  # cases past an int32 precondition (kvaddr.overflow)

@@ -36,6 +36,25 @@ class FakeCounts:
         return out
 
 
+class FakeCallTimes:
+    """device_ref.CallTimes without a device: start / stop are logged (LOG), slot j's call took TICK * (j + 1)."""
+
+    TICK = 2.0 ** -10  # exact in binary: the sums below compare exactly
+    LOG = []
+
+    def __init__(self, torch):
+        pass
+
+    def start(self, j):
+        FakeCallTimes.LOG.append(("start", j))
+
+    def stop(self, j):
+        FakeCallTimes.LOG.append(("stop", j))
+
+    def seconds(self, n):
+        return [FakeCallTimes.TICK * (j + 1) for j in range(n)]
+
+
 def _pairs(dev, p):
     """DeviceExpected.batch_pairs for numpy arrays: every output backing and the adjacent group against the
     expectation, every input backing against its pristine copy (a strided input's whole backing against its twin)."""
@@ -56,6 +75,8 @@ def device(monkeypatch):
     monkeypatch.setattr(D.gpu, "count_differences", count)
     monkeypatch.setattr(H, "resolve_reference", lambda ref, fam: "cuda" if ref == "auto" else ref)
     monkeypatch.setattr(H, "Counts", FakeCounts)
+    monkeypatch.setattr(H, "CallTimes", FakeCallTimes)
+    FakeCallTimes.LOG = []
     monkeypatch.setattr(D.DeviceExpected, "batch_pairs", _pairs)
     FakeCounts.reads = 0
 
@@ -179,6 +200,31 @@ def test_the_lanes_budget_stops_at_the_same_case(device, monkeypatch):
                                 lanes=256, lanes_budget=50_000)
     assert batched.ok and batched.lanes >= 50_000
     same_report(batched, per_case)
+
+
+def test_each_batched_call_is_timed_between_two_events_and_its_device_time_reported(device, monkeypatch):
+    def kernel(**kw):
+        FakeCallTimes.LOG.append(("call",))
+        return K.write_loc(**kw)
+
+    n = 2 * B + 40
+    with monkeypatch.context() as m:
+        m.setattr(H._EagerBatch, "applies", staticmethod(lambda *a: True))
+        rep = H.check("write_loc", kernel, cases=n, seed=2, lanes=256, isolate=False, huge=False, overflow="skip")
+    assert rep.ok and rep.cases == 518 and rep.rejected == n - 518, str(rep)  # the rejected cases call nothing
+    # every call between the events of its slot: run case k of a batch in slot k, the slots from 0 again per batch
+    slots = [k % B for k in range(rep.cases)]
+    assert FakeCallTimes.LOG == [e for j in slots for e in (("start", j), ("call",), ("stop", j))]
+    # the device time is the events' (two full batches and one of 6), apart from the host time of the calls
+    per_batch = [sum(FakeCallTimes.TICK * (j + 1) for j in range(b)) for b in (B, B, 6)]
+    assert rep.kernel_device_seconds == sum(per_batch)
+    assert rep.kernel_seconds != rep.kernel_device_seconds
+    with monkeypatch.context() as m:  # case by case: no events, no device time
+        m.setattr(H._EagerBatch, "applies", staticmethod(lambda *a: False))
+        FakeCallTimes.LOG = []
+        per_case = H.check("write_loc", kernel, cases=n, seed=2, lanes=256, isolate=False, huge=False,
+                           overflow="skip")
+    assert per_case.ok and per_case.kernel_device_seconds == 0.0 and FakeCallTimes.LOG == [("call",)] * 518
 
 
 @pytest.mark.parametrize("cap", [1, 10**12])
