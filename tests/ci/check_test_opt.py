@@ -56,7 +56,10 @@ def main():
         for c in libraries:
             if last_opt(c["command"]) != "-O2":
                 failures.append(f"KVADDR_TEST_OPT='{opt}': library source {c['file']} compiles at {last_opt(c['command'])}, want -O2")
-        print(f"KVADDR_TEST_OPT='{opt}': {len(tests)} test sources at {test_level}, {len(libraries)} library sources at -O2")
+        at_level = sum(last_opt(c["command"]) == test_level for c in tests)
+        at_o2 = sum(last_opt(c["command"]) == "-O2" for c in libraries)
+        print(f"KVADDR_TEST_OPT='{opt}': {at_level} of {len(tests)} test sources at {test_level}, "
+              f"{at_o2} of {len(libraries)} library sources at -O2")
     for f in failures[:20]:
         print("FAIL", f)
     return 1 if failures else 0
