@@ -72,3 +72,30 @@ function(kvaddr_unity target)
                                                UNITY_BUILD_BATCH_SIZE ${KVADDR_UNITY_BATCH})
   endif()
 endfunction()
+
+# kvaddr_test_optimization(<dir>): compiles the C++ sources of every test executable (an executable
+# target named *_tests) defined in <dir> or below it with KVADDR_TEST_OPT, which comes after the build
+# type's flags on the command line, so its -O level wins. Empty (the default): the build type's level.
+# scripts/run.sh passes -O0 to both CI legs: the test sources are a third to a half of each build's
+# compile time and -O0 halves it, while the libraries and tools they check (and the fuzz targets, not
+# named *_tests) keep -O2, so every test still runs optimised product code (docs/ci.md, fifth round).
+set(KVADDR_TEST_OPT "" CACHE STRING "Optimisation flag of the test executables' own sources (-O0 ... -O3, -Og, -Os; empty: the build type's)")
+if(NOT KVADDR_TEST_OPT STREQUAL "" AND NOT KVADDR_TEST_OPT MATCHES "^-O[0123gs]$")
+  message(FATAL_ERROR "kvaddr: KVADDR_TEST_OPT='${KVADDR_TEST_OPT}' is not one of -O0, -O1, -O2, -O3, -Og, -Os or empty")
+endif()
+function(kvaddr_test_optimization dir)
+  if(KVADDR_TEST_OPT STREQUAL "")
+    return()
+  endif()
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(t IN LISTS targets)
+    get_target_property(type ${t} TYPE)
+    if(type STREQUAL "EXECUTABLE" AND t MATCHES "_tests$")
+      target_compile_options(${t} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${KVADDR_TEST_OPT}>)
+    endif()
+  endforeach()
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  foreach(sub IN LISTS subdirs)
+    kvaddr_test_optimization(${sub})
+  endforeach()
+endfunction()
