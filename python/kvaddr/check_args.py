@@ -100,6 +100,8 @@ def check_arguments(*, cases, seed, lanes, time_budget, lanes_budget, case_timeo
            "shrink_seconds": seconds("shrink_seconds", shrink_seconds, zero=True, optional=False)}
     if replay_dir is not None and not isinstance(replay_dir, (str, os.PathLike)):
         raise invalid("replay_dir", repr(replay_dir), "must be a path (str or os.PathLike) or None")
+    if replay_dir is not None and os.fspath(replay_dir) == "":  # '' was the working directory, written unasked
+        raise invalid("replay_dir", repr(replay_dir), "must name a directory (None: no replay directory)")
     if name is not None and not isinstance(name, str):
         raise invalid("name", repr(name), "must be a str or None")
     if huge not in (None, True, False) or isinstance(huge, int) and not isinstance(huge, bool):

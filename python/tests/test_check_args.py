@@ -41,7 +41,7 @@ def test_good_cases_are_accepted(cases):
     ("shrink_seconds", -1), ("shrink_seconds", None), ("shrink_seconds", float("inf")), ("shrink_seconds", "5"),
     ("shrink", 1), ("shrink", "yes"), ("shrink", None),
     ("huge", 1), ("huge", 0), ("huge", "yes"),
-    ("replay_dir", 3), ("name", 5), ("params", [("page_size", 4)]),
+    ("replay_dir", 3), ("replay_dir", ""), ("name", 5), ("params", [("page_size", 4)]),
     ("graph", 1), ("graph", "fastest"),
     ("isolate", "yes"), ("isolate", 1), ("isolate", None),
     ("overflow", "wrapped"), ("reference", "gpu"), ("device", "tpu"), ("array", "jax"),
