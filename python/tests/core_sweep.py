@@ -2,7 +2,7 @@
 process so that a crash is a finding, not the end of the test run).
 
 Each call gets values of the types its signature names (pybind11's first docstring line): small and boundary
-integers, the routes' and variants' names, int64 / int32 arrays of small shapes (sometimes strided, transposed,
+integers (sizes that allocate: small or past their bound), the routes' and variants' names, int64 / int32 arrays of small shapes (sometimes strided, transposed,
 read-only, another dtype, or an array passed twice). A call must return or raise kvaddr.Error / TypeError; a call
 that raises must leave every array it was given unchanged. Anything else (another exception, MemoryError, a
 signal) is a finding; the line of the call is printed to stderr before the call, so a crash names it.
@@ -19,6 +19,9 @@ import numpy as np
 from kvaddr import _core
 
 # Functions that write files or read a path's whole tree: not for random strings.
+# Arguments that size an array the call allocates and fills (graph_draw's rows x cols may be 2^31 elements, 16 GiB):
+# drawn small or past their bound, so that the sweep checks the bound without allocating gigabytes.
+SIZES = {"rows", "cols"}
 SKIP = {"write_recording", "replay", "read_stream", "replay_text", "replay_read_manifest", "replay_read_npy",
         "replay_read_input"}
 
@@ -70,10 +73,12 @@ class Draw:
             a.setflags(write=False)
         return a
 
-    def value(self, typ, arrays):
+    def value(self, typ, arrays, name=""):
         r = self.rng
         if r.random() < 0.05:
             return None
+        if name in SIZES:  # a size the call may allocate in full: small, or past its bound (never 2^31 in range)
+            return r.choice([-1, 0, 1, 2, 5, 64, 2**31 + 1, 2**62])
         if "handle" in typ or "array" in typ:
             if arrays and r.random() < 0.1:
                 return r.choice(arrays)  # the same array as another argument
@@ -110,7 +115,7 @@ def main(seed, calls):
             if has_default and draw.rng.random() < 0.5:
                 keyword = True  # a later argument can only be passed by name
                 continue
-            v = draw.value(typ, arrays)
+            v = draw.value(typ, arrays, pname)
             if isinstance(v, np.ndarray):
                 arrays.append(v)
             if keyword or kw or draw.rng.random() < 0.3:
