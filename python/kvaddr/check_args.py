@@ -10,6 +10,7 @@ import numbers
 import os
 
 from . import _core
+from . import cases as C
 from . import route_tables as _routes
 from .gpu import invalid
 
@@ -166,3 +167,20 @@ def variant(route, value):
         raise invalid("variant", repr(value), f"{e}; {route} accepts {', '.join(_core.variants(route))} "
                       "and '+'-joined sets of them") from None
 
+
+def route(value):
+    """The harness route `value` names (a route of the list, or an upstream kernel name of kvaddr.cases.ALIASES);
+    InvalidArgument naming `route` for anything else."""
+    name = C.ALIASES.get(value, value) if isinstance(value, str) else value
+    if name not in C.ROUTES:
+        raise invalid("route", repr(value), f"the harness supports {', '.join(C.ROUTES)}")
+    return name
+
+
+def case(value):
+    """InvalidArgument naming `case` unless `value` is a kvaddr.cases.Case of a harness route."""
+    if not isinstance(value, C.Case):
+        raise invalid("case", f"a {type(value).__name__}", "must be a kvaddr.cases.Case (kvaddr.load_case reads one "
+                      "from a replay directory; Report.failure.case holds a failing one)")
+    if value.route not in C.ROUTES:
+        raise invalid("case", f"a Case of route {value.route!r}", f"the harness supports {', '.join(C.ROUTES)}")

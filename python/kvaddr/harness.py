@@ -248,19 +248,10 @@ def behaves_like(case, actual, claimed, result=None):
     outputs, exactly or as one its racing rows can leave: kvaddr._core.name_case, the C++ harness's naming engine,
     which decides the forms itself (nothing where `actual` is the claimed variant's and the guards are intact; the
     buffers grown by their after-guard rows where `result` holds the guarded backings)."""
-    _require_case(case)
+    check_args.case(case)
     if not has_variant(case.route):
         return []
     return _core.name_case(case.route, claimed, **_engine_case(case, actual, result))
-
-
-def _require_case(case):
-    """InvalidArgument naming `case` unless it is a kvaddr.cases.Case of a harness route."""
-    if not isinstance(case, C.Case):
-        raise check_args.invalid("case", f"a {type(case).__name__}", "must be a kvaddr.cases.Case (kvaddr.load_case "
-                                 "reads one from a replay directory; Report.failure.case holds a failing one)")
-    if case.route not in C.ROUTES:
-        raise check_args.invalid("case", f"a Case of route {case.route!r}", f"the harness supports {', '.join(C.ROUTES)}")
 
 
 def _engine_case(case, actual, result=None):
@@ -322,9 +313,7 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     cases, seed, lanes, shard = a["cases"], a["seed"], a["lanes"], a["shard"]
     time_budget, lanes_budget, case_timeout = a["time_budget"], a["lanes_budget"], a["case_timeout"]
     check_args.typed(check_overflow_mode, overflow)
-    route = C.ALIASES.get(route, route) if isinstance(route, str) else route
-    if route not in C.ROUTES:
-        raise check_args.invalid("route", repr(route), f"the harness supports {', '.join(C.ROUTES)}")
+    route = check_args.route(route)
     if has_variant(route):
         check_args.variant(route, variant)
     check_args.params(route, params, mode)
@@ -693,7 +682,7 @@ def check_case(kernel, case, *, device="cpu", array=None, variant="production", 
     """Run `kernel` on one given Case (e.g. loaded from a replay directory) and compare; returns a CaseResult
     (kind "rejected", with the reason in detail and the kernel not called, when the contract rejects the case).
     isolate as for kvaddr.check (one worker for this call)."""
-    _require_case(case)
+    check_args.case(case)
     if not callable(kernel):
         raise check_args.invalid("kernel", repr(kernel), "must be callable (called as kernel(**kwargs))")
     if has_variant(case.route):

@@ -230,9 +230,7 @@ def _with_layout(draw, route, recipe, mode):
 def recipes(route, lanes=512, params=None):
     """Recipes (kvaddr.cases) for `route` or an upstream kernel name; lanes bounds the case size as in
     kvaddr.check, params fixes values as kvaddr.check's params do (page_size, multiplier, dcp_size, ...)."""
-    route = C.ALIASES.get(route, route) if isinstance(route, str) else route
-    if route not in C.ROUTES:
-        raise check_args.invalid("route", repr(route), f"the harness supports {', '.join(C.ROUTES)}")
+    route = check_args.route(route)
     lanes = check_args.integer("lanes", lanes, 1, check_args.MAX_LANES)
     params = dict(check_args.params(route, params) or {})
     mode = check_args.typed(adjacent.check_mode, params.get("adjacent", True))
@@ -245,7 +243,7 @@ def cases(route, lanes=512, params=None, variant="production", admitted=True):
     With `admitted` (the default) only cases the route's contract admits under `variant` are drawn (the
     strategies also draw rejected aliasing layouts and overflow cases, for which check_case returns kind
     "rejected"); admitted=False draws them all."""
-    route = C.ALIASES.get(route, route) if isinstance(route, str) else route
+    route = check_args.route(route)
     s = recipes(route, lanes, params).map(lambda r: C.build(route, r))
     if _routes.has_variant(route):
         check_args.variant(route, variant)
