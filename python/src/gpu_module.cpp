@@ -23,6 +23,7 @@
 
 #include "device_compare.hpp"  // kernels/src: detail::count_differences
 #include "errors.hpp"
+#include "graph_job.hpp"
 #include "graph_fast.hpp"
 #include "kvaddr/kernels/launch.hpp"
 #include "kvaddr/model/errors.hpp"
@@ -200,16 +201,7 @@ void graph_draw(py::list draws, uint64_t seed, std::uintptr_t counter, std::uint
     auto t = py::reinterpret_borrow<py::tuple>(h);
     if (t.size() != 9) throw InvalidArgument("draws", std::to_string(t.size()), "each draw is a 9-tuple");
     graph_fast::DrawJob d;
-    d.job.kind = py::cast<int32_t>(t[0]);
-    d.job.tag = py::cast<int32_t>(t[1]);
-    const auto p = py::cast<std::vector<int64_t>>(t[2]);
-    if (p.size() > 4) throw InvalidArgument("params", std::to_string(p.size()), "at most 4 parameters");
-    for (std::size_t i = 0; i < p.size(); ++i) d.job.p[i] = p[i];
-    if (const char* why = kvaddr::graph_draw::job_error(d.job)) {
-      std::string shown = "[";
-      for (std::size_t i = 0; i < p.size(); ++i) shown += (i ? ", " : "") + std::to_string(p[i]);
-      throw InvalidArgument("params", shown + "]", why);
-    }
+    d.job = graph_job(py::cast<int32_t>(t[0]), py::cast<int32_t>(t[1]), py::cast<std::vector<int64_t>>(t[2]));
     d.dst = {reinterpret_cast<void*>(py::cast<std::uintptr_t>(t[3])), py::cast<int64_t>(t[4]), py::cast<int64_t>(t[5]),
              py::cast<int64_t>(t[6]), py::cast<int64_t>(t[7]), py::cast<int32_t>(t[8])};
     jobs.push_back(d);

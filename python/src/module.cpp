@@ -45,6 +45,7 @@
 #include "arrays.hpp"
 #include "adjacent_bindings.hpp"
 #include "errors.hpp"
+#include "graph_job.hpp"
 #include "recipe_bindings.hpp"
 #include "shrink_bindings.hpp"
 #include "route_bindings.hpp"
@@ -150,21 +151,11 @@ std::vector<std::string> broken_preconditions_of(const std::string& route_name, 
 // the [rows, cols] int64 values of one job of case k.
 py::array_t<int64_t> graph_draw_host(int kind, int tag, const std::vector<int64_t>& params, uint64_t seed, int64_t k,
                                      int64_t rows, int64_t cols) {
-  require(kind >= graph_draw::kV2p && kind <= graph_draw::kLens, "kind", kind, "must be a graph_draw kind (1..7)");
-  require(params.size() <= 4, "params", static_cast<int64_t>(params.size()), "at most 4 parameters");
+  const graph_draw::Job j = graph_job(kind, tag, params);
   require(rows >= 0 && rows <= (int64_t{1} << 31), "rows", rows, "must be in [0, 2^31]");
   require(cols >= 0 && cols <= (int64_t{1} << 31), "cols", cols, "must be in [0, 2^31]");
   require(rows * cols <= (int64_t{1} << 31), "cols", cols, "rows * cols must be <= 2^31");
   require(k >= 0, "k", k, "a case index must be >= 0");
-  graph_draw::Job j;
-  j.kind = kind;
-  j.tag = tag;
-  for (std::size_t i = 0; i < params.size(); ++i) j.p[i] = params[i];
-  if (const char* why = graph_draw::job_error(j)) {
-    std::string shown = "[";
-    for (std::size_t i = 0; i < params.size(); ++i) shown += (i ? ", " : "") + std::to_string(params[i]);
-    throw InvalidArgument("params", shown + "]", why);
-  }
   py::array_t<int64_t> a({static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(cols)});
   auto v = a.mutable_unchecked<2>();
   for (int64_t r = 0; r < rows; ++r)
