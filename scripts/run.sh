@@ -62,8 +62,12 @@ build() {
   # -O2 without -g (KVADDR_DEBUG_INFO=OFF): the same test speed, a fifth less build CPU (docs/ci.md).
   # The test executables' own sources at -O0 (KVADDR_TEST_OPT, cmake/areas.cmake): they are a third of
   # this build and compile in half the time, while the code they check stays -O2 (docs/ci.md, fifth round).
+  # No GPU here (CI): the CUDA kernels are compiled to be checked, never run: their device code unoptimised
+  # (KVADDR_CUDA_CHECK_ONLY, CMakeLists.txt; docs/ci.md sixth round). With a GPU they are built to run.
+  local cuda_check=OFF
+  nvidia-smi -L 2>/dev/null | grep -q GPU || cuda_check=ON
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVADDR_DEBUG_INFO=OFF -DKVADDR_TEST_OPT=-O0 \
-    "$route" $(launcher_flags)
+    -DKVADDR_CUDA_CHECK_ONLY="$cuda_check" "$route" $(launcher_flags)
   local targets=()
   for t in "$@"; do targets+=(--target "$t"); done
   cmake --build "$dir" -j "$JOBS" "${targets[@]}"
