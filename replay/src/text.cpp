@@ -37,17 +37,19 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
 std::string valid_utf8(std::string_view s) {
   std::string out;
   out.reserve(s.size());
+  std::size_t run = 0;  // the first byte of the valid run not yet copied: copied whole at each invalid byte
   std::size_t i = 0;
   while (i < s.size()) {
     const std::size_t n = utf8_length(s, i);
     if (n == 0) {
+      out.append(s.substr(run, i - run));
       out += "\xEF\xBF\xBD";
-      ++i;
+      run = ++i;
     } else {
-      out.append(s.substr(i, n));
       i += n;
     }
   }
+  out.append(s.substr(run));
   return out;
 }
 

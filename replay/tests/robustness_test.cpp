@@ -14,6 +14,7 @@
 #include "kvaddr/replay/npy.hpp"
 #include "kvaddr/replay/replay.hpp"
 #include "manifest_dir.hpp"
+#include "text.hpp"
 
 namespace kvaddr::replay {
 namespace {
@@ -292,3 +293,21 @@ TEST(NpyStrict, ErrorsAreKvaddrErrors) {
 
 }  // namespace
 }  // namespace kvaddr::replay
+
+// detail::valid_utf8 (every text read from a recording goes through it): valid runs copied as they are, each byte
+// that does not start a valid sequence replaced by U+FFFD on its own (hand-computed).
+TEST(ValidUtf8, CopiesValidRunsAndReplacesEachInvalidByte) {
+  using kvaddr::replay::detail::valid_utf8;
+  const std::string r = "\xEF\xBF\xBD";  // U+FFFD
+  EXPECT_EQ(valid_utf8(""), "");
+  EXPECT_EQ(valid_utf8("abc"), "abc");
+  EXPECT_EQ(valid_utf8("a\xC3\xA9" "b\xE2\x82\xAC\xF0\x9F\x98\x80"), "a\xC3\xA9" "b\xE2\x82\xAC\xF0\x9F\x98\x80");
+  EXPECT_EQ(valid_utf8("\xFF" "ab"), r + "ab");                        // first byte
+  EXPECT_EQ(valid_utf8("ab\xFF"), "ab" + r);                           // last byte
+  EXPECT_EQ(valid_utf8("a\xC0\x80" "b"), "a" + r + r + "b");          // overlong lead, then a lone continuation
+  EXPECT_EQ(valid_utf8("x\xE2\x82"), "x" + r + r);                    // a sequence cut at the end
+  EXPECT_EQ(valid_utf8("\xED\xA0\x80"), r + r + r);                  // a surrogate (U+D800)
+  EXPECT_EQ(valid_utf8("\xF4\x90\x80\x80"), r + r + r + r);         // past U+10FFFF
+  EXPECT_EQ(valid_utf8("\xC3\xA9\xFF\xC3\xA9"), "\xC3\xA9" + r + "\xC3\xA9");  // runs on both sides
+  EXPECT_EQ(valid_utf8(std::string_view("a\0b", 3)), std::string("a\0b", 3));  // NUL is valid UTF-8
+}
