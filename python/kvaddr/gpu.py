@@ -451,8 +451,8 @@ def default_stream():
     return int(torch.cuda.current_stream().cuda_stream)
 
 
-def _is_torch(obj):
-    """Whether `obj` is a torch tensor (torch imported)."""
+def is_torch(obj):
+    """Whether `obj` is a torch tensor (False without importing torch when torch is not loaded)."""
     torch = _torch()
     return torch is not None and isinstance(obj, torch.Tensor)
 
@@ -486,7 +486,7 @@ def kernel(route, variant="production"):
         # the temporaries (contiguous / widened copies) are made on the current stream and freed when this call
         # returns: a launch on that stream of torch copies needs no wait (torch's caching allocator reuses freed
         # memory in the order of the stream it was allocated on); another stream, or CuPy's pool, waits for them
-        wait = bool(temps) and not (s == current and all(_is_torch(t) for t in temps)) and not _capturing()
+        wait = bool(temps) and not (s == current and all(is_torch(t) for t in temps)) and not _capturing()
         if wait:
             _gpu.synchronize(current)  # the copies were made on the current stream
         _gpu.launch(name, fields, s)

@@ -33,7 +33,7 @@ import numpy as np
 from . import guards
 from .arrays import host_copy
 from .cases import GUARD
-from .gpu import invalid
+from .gpu import invalid, is_torch
 
 MODES = ("auto", True, False)
 
@@ -82,10 +82,6 @@ def _np_root(v):
     if not root.flags.c_contiguous:
         return None, 0
     return root, v.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-
-
-def _is_torch(v):
-    return type(v).__module__.split(".")[0] == "torch" and hasattr(v, "untyped_storage")
 
 
 class Isolated:
@@ -195,7 +191,7 @@ class Isolated:
                                   "bytes": src.reshape(-1).view(np.uint8).copy(), "itemsize": src.itemsize,
                                   "dtype": src.dtype.str, "shape": src.shape})
                 args[k] = ("np", index[key], v.dtype.str, v.shape, v.strides if root is not None else None, off)
-            elif _is_torch(v):
+            elif is_torch(v):
                 import torch
 
                 st = v.untyped_storage()
@@ -414,7 +410,7 @@ def _encode(ret, kw):
         return ("seq", [_encode(x, kw) for x in ret], tuple if isinstance(ret, tuple) else list)
     if isinstance(ret, dict):
         return ("dict", {k: _encode(v, kw) for k, v in ret.items()})
-    if isinstance(ret, np.ndarray) or _is_torch(ret):
+    if isinstance(ret, np.ndarray) or is_torch(ret):
         for k, v in kw.items():  # a view of an argument's own buffer with its shape: that argument
             if type(v) is type(ret) and tuple(v.shape) == tuple(ret.shape) and _same_data(v, ret):
                 return ("arg", k)
