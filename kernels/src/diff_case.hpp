@@ -312,18 +312,6 @@ inline void spill_lens(Ctx& c, Batch& b, i64 max_pages, i64 extra_cols, i64 ps, 
     if (c.rng.chance(0.35)) l = std::max<i64>(0, max_pages * ps + c.rng.uniform(1, extra_cols * ps) - delta);
 }
 
-// Model check of the lanes a table route must leave alone: row r's columns [written(r), cols)
-// (rows past the batch: written(r) = 0) keep their initial contents.
-template <class T, class Written>
-void untouched_model(Ctx& c, const char* name, const std::vector<T>& out, const std::vector<T>& initial, i64 rows,
-                     i64 cols, Written&& written) {
-  for (i64 r = 0; r < rows && !c.res.mismatch; ++r)
-    for (i64 col = written(r); col < cols && !c.res.mismatch; ++col) {
-      const i64 i = r * cols + col;
-      c.model_lane(name, i, out[sz(i)], [&] { return static_cast<i64>(initial[sz(i)]); });
-    }
-}
-
 
 // ---- edge classes of the page-table cases (gen/edges.hpp), from the case's edge stream ----------
 // An unforced production case of a route with grid_spill takes it (a random column block) in 20%.

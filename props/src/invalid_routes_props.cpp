@@ -42,15 +42,6 @@ namespace tr = kvaddr::translate;
 namespace m = kvaddr::model;
 
 // ---- token-like routes (§4.9, §4.12, §4.13) -------------------------------------------------------
-// Shared layout: ids, v2p, out. `exact_ok`: out may alias ids exactly.
-struct TokenCase {
-  Vec<const i64> ids;
-  Vec<const i64> v2p;
-  i64 ps = 1;
-  i64 mult = 1;
-  i64 dcp = 1;
-};
-
 enum class TokenRoute { swa, dcp_read, transfer };
 
 template <class Out>

@@ -184,36 +184,6 @@ Report run_props(const Options& options) {
   return rep;
 }
 
-std::vector<KillResult> run_kill_matrix(const Options& options) {
-  std::vector<KillResult> out;
-  for (const auto& info : list_properties()) {
-    if (!options.only.empty()) {
-      bool keep = false;
-      for (const auto& n : options.only) keep = keep || n == info.name;
-      if (!keep) continue;
-    }
-    for (Variant v : info.kills) {
-      if (!info.can_run(v)) continue;  // planted in lanes only; the host routes reject it
-      Options o = options;
-      o.progress = nullptr;
-      const auto r = run_property(info.name, o, v);
-      KillResult k;
-      k.property = info.name;
-      k.variant = v;
-      k.killed = !r.passed && !r.reproduce.empty() && r.failure.find(detail::kVariantRejected) == std::string::npos;
-      k.cases = r.cases;
-      k.detail = r.failure;
-      if (options.progress) {
-        *options.progress << "[kill] " << info.name << " @ " << to_string(v) << ": "
-                          << (k.killed ? "killed after " + std::to_string(r.cases) + " cases" : std::string("SURVIVED"))
-                          << std::endl;
-      }
-      out.push_back(std::move(k));
-    }
-  }
-  return out;
-}
-
 std::string to_json(const Report& report) {
   auto esc = [](const std::string& s) {
     std::string o;

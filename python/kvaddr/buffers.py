@@ -47,14 +47,19 @@ def _pattern(lanes, dtype):
 
 def guarded_table(table):
     """(parent, view): `table` in the middle of a parent with TABLE_GUARD guard pages on each side."""
+    parent = np.concatenate(table_pieces(table))
+    return parent, parent[TABLE_GUARD:TABLE_GUARD + table.size]
+
+
+def table_pieces(table):
+    """guarded_table(table)'s parent as its three pieces (the guard pages before, the table flat, those after)."""
     guards = _TABLE_GUARDS.get(table.dtype)
     if guards is None:
         g = np.arange(TABLE_GUARD, 0, -1, dtype=table.dtype) + TABLE_GUARD_PAGE
         guards = _TABLE_GUARDS[table.dtype] = (g, g[::-1].copy())
         for a in guards:
             a.flags.writeable = False
-    parent = np.concatenate([guards[0], table.ravel(), guards[1]])
-    return parent, parent[TABLE_GUARD:TABLE_GUARD + table.size]
+    return guards[0], table.ravel(), guards[1]
 
 
 @dataclasses.dataclass

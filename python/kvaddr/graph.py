@@ -127,9 +127,6 @@ def _capture_recipe(route, seed, lanes, params, variant="production"):
     return capture_choice(route, seed, lanes, params, variant).raw
 
 
-GRAPH_LOOPS = ("auto", "fast", "slow")
-
-
 def captured_recipe(route, seed, lanes, params, variant="production"):
     """The recipe graph mode captures on (capture_choice): without aliasing and with its lengths halved."""
     return capture_choice(route, seed, lanes, params, variant).recipe

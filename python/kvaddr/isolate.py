@@ -194,7 +194,7 @@ class Isolated:
             elif is_torch(v):
                 import torch
 
-                st = v.untyped_storage()
+                st = _untyped_storage(v)
                 key = ("torch", st.data_ptr())
                 if key not in index:
                     index[key] = len(roots)
@@ -345,9 +345,16 @@ def _present(payload, args, open_pages):
                 base, start = bufs[i][1], bufs[i][2]
             else:
                 base, start = torch.from_numpy(bufs[i][1].data), 0
-            kw[k] = torch.empty(0, dtype=dtype, device=base.device).set_(base.untyped_storage(), (start + off) // size,
+            kw[k] = torch.empty(0, dtype=dtype, device=base.device).set_(_untyped_storage(base), (start + off) // size,
                                                                         shape, strides)
     return bufs, kw
+
+
+def _untyped_storage(t):
+    """The byte storage under torch tensor `t`: Tensor.untyped_storage() (torch 2), else storage().untyped()
+    (torch 1.13, Debian 12's python3-torch, which has no untyped_storage)."""
+    get = getattr(t, "untyped_storage", None)
+    return get() if get is not None else t.storage().untyped()
 
 
 def _one_call(conn, kernel, bufs, kw):

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import _core
 from . import adjacent
 from . import cases as C
 from . import gpu
+from .buffers import table_pieces
 from .conventions import alias_view, kernel_kwargs
 
 
@@ -16,10 +18,15 @@ _GUARDS = {}  # dtype -> (the guard before, the guard after): the same sentinels
 
 def guarded(buf):
     """The flat host backing of an output: guard, buffer, guard."""
-    if buf.dtype not in _GUARDS:
-        _GUARDS[buf.dtype] = (C.sentinel(C.GUARD, buf.dtype, 40000), C.sentinel(C.GUARD, buf.dtype, 50000))
-    g0, g1 = _GUARDS[buf.dtype]
-    return np.concatenate([g0, buf.ravel(), g1])
+    return np.concatenate(guarded_pieces(buf))
+
+
+def guarded_pieces(buf):
+    """guarded(buf) as its three pieces (the guard before, the buffer flat, the guard after), not joined."""
+    guards = _GUARDS.get(buf.dtype)
+    if guards is None:
+        guards = _GUARDS[buf.dtype] = (C.sentinel(C.GUARD, buf.dtype, 40000), C.sentinel(C.GUARD, buf.dtype, 50000))
+    return guards[0], buf.ravel(), guards[1]
 
 
 def window(a, start, size, shape):
@@ -45,12 +52,12 @@ class Presented:
     def __init__(self, fam, case, twins=False, arena=None, expected=None):
         self.fam, self.case = fam, case
         self.out_backing, self.outs, self.in_backing, self.ins, self.twin = _Backings(), {}, _Backings(), {}, {}
-        hosts = {}  # key -> the host array of every backing, put on the device together below
+        hosts = {}  # key -> the host array (or pieces, stage()) of every backing, put on the device together below
         if case.adjacent:  # an adjacent layout: one backing for its members (outputs and inputs), views by name
             hosts[("group",)] = adjacent.host_backing(case)
         for name, buf in case.outputs.items():
             if name not in adjacent.members(case):
-                hosts[("out", name)] = guarded(buf)
+                hosts[("out", name)] = guarded_pieces(buf)
         for name, arr in case.inputs.items():
             if arr is None or name in adjacent.members(case) or (case.alias and case.alias[1] == name):
                 continue
@@ -59,11 +66,11 @@ class Presented:
             if name in case.strided:
                 hosts[("in", name)] = self._spread(arr)
             elif name in C.GUARDED_TABLES and arr.ndim == 1:
-                hosts[("in", name)] = C.guarded_table(arr)[0]
+                hosts[("in", name)] = table_pieces(arr)
             else:
                 hosts[("in", name)] = arr
         keys = list(hosts)
-        self.nbytes = sum(int(h.nbytes) for h in hosts.values())  # of the backings (each twin as much again)
+        self.nbytes = sum([_nbytes(h) for h in hosts.values()])  # of the backings (each twin as much again)
         self.staged = {}  # key -> Staged: where each backing lies in stage()'s device buffer (torch on CUDA)
         if twins:
             devs = stage(fam, [hosts[k] for k in keys], twins=True if expected is None else
@@ -73,7 +80,7 @@ class Presented:
                 self.staged = dict(zip(keys, devs[:len(keys)]))
                 devs = devs[:len(keys)]
         else:
-            devs = [fam.put(hosts[k]) for k in keys]
+            devs = [fam.put(np.concatenate(hosts[k]) if type(hosts[k]) is tuple else hosts[k]) for k in keys]
         dev = dict(zip(keys, devs))
         self.group = dev.get(("group",))
         if isinstance(self.group, Staged):
@@ -163,7 +170,7 @@ def _expected_host(case, key, expected):
     """The expected host allocation of backing `key`: an output's guarded expected buffer, the adjacent group laid
     out with the expected outputs; None for an input (its twin is its pristine copy)."""
     if key[0] == "out":
-        return guarded(expected[key[1]])
+        return guarded_pieces(expected[key[1]])
     if key[0] == "group":
         return adjacent.host_backing(case, outputs=expected)
     return None
@@ -203,10 +210,11 @@ class Staged:
     __slots__ = ("whole", "start", "ptr", "dtype", "shape", "size", "_view")
     STAGED = True  # how kvaddr.device_ref (same layer, no import) tells a Staged from an array
 
-    def __init__(self, whole, ptr, start, array):
-        """`array` staged at element `start` of `whole` (a 1-D torch tensor of its dtype), device address `ptr`."""
+    def __init__(self, whole, ptr, start, dtype, shape, size):
+        """An array of `dtype`, `shape` (`size` elements) staged at element `start` of `whole` (a 1-D torch tensor
+        of that dtype), device address `ptr`."""
         self.whole, self.start, self.ptr = whole, start, ptr
-        self.dtype, self.shape, self.size = array.dtype, tuple(array.shape), int(array.size)
+        self.dtype, self.shape, self.size = dtype, tuple(shape), size
         self._view = None
 
     @property
@@ -283,74 +291,71 @@ class Arena:
 
 
 def stage(fam, arrays, twins=False, arena=None):
-    """Fresh device copies of host arrays `arrays` (a list), in order, then (`twins`) a second copy of each: of the
-    same arrays (twins=True), or as list `twins` gives them: a host array of its array's dtype and size (the
-    batched eager loop's expected allocations), or None for a copy of the array itself. For torch on CUDA: one
-    pinned host buffer holding them all (each at a 256-byte aligned offset; part of `arena` when given, else a
-    fresh one that torch's pinned-memory cache keeps until the copy has run), laid out as the arrays whose twin is
-    a copy (S), the others (D), their given twins (D'), then the copies' twins (S'); S, D and D' travel in one
-    asynchronous host-to-device copy, S' (with an arena) is S copied again on the device; every copy a Staged of
-    it (no view made; one typed view of the device buffer per dtype); otherwise one fam.put per array and twin."""
-    n = len(arrays)
-    if twins is True or twins is False:
-        given = [None] * n if twins else None
-    else:
-        given = list(twins)
-        if len(given) != n:
-            raise ValueError(f"twins: {len(given)} arrays for {n}")
-        for a, t in zip(arrays, given):
-            if t is not None and (t.dtype != a.dtype or t.size != a.size):
-                raise ValueError(f"twins: a {t.dtype}[{t.size}] twin of a {a.dtype}[{a.size}] array")
-    if fam.name != "torch" or fam.device == "cpu":
-        return [fam.put(a) for a in arrays] + ([fam.put(a if t is None else t) for a, t in zip(arrays, given)]
-                                               if given is not None else [])
+    """Fresh device copies of host backings `arrays` (a list: each an array, or a tuple of pieces of one dtype that
+    form one 1-D backing, never joined on the host), in order, then (`twins`) a second copy of each: of the same
+    backings (twins=True), or as list `twins` gives them: a backing of its backing's dtype and size (the batched
+    eager loop's expected allocations), or None for a copy of the backing itself. The layout, its checks and the
+    host copies are kvaddr._core.stage_pack's (one pass of C++; InvalidArgument before anything is written): one host
+    buffer holding them all (each at a 256-byte aligned offset), the backings whose twin is a copy (S), the others
+    (D), their given twins (D'), then the copies' twins (S'). For torch on CUDA the buffer is pinned (part of `arena`
+    when given, else a fresh one that torch's pinned-memory cache keeps until the copy has run); S, D and D' travel
+    in one asynchronous host-to-device copy, S' (with an arena) is S copied again on the device; every copy a Staged
+    of it (no view made; one typed view of the device buffer per dtype). Otherwise one fam.put per slice of the
+    host buffer."""
+    arrays = list(arrays)
+    on_cuda = fam.name == "torch" and fam.device != "cpu"
+    took = []
+
+    def take(total):
+        if not on_cuda:
+            took.append(np.empty(total, np.uint8))
+            return took[0], 0
+        if arena is not None:
+            chunk, start = arena.take(total)
+            took.append((chunk, start))
+            return chunk[0], start
+        host = fam.torch.empty(total, dtype=fam.torch.uint8, pin_memory=True)
+        took.append(host)
+        return host.numpy(), 0
+
+    at, twin_at, s, d, total, sizes = _core.stage_pack(arrays, twins, take)
+    kinds = [(a[0].dtype, (n,), n) if type(a) is tuple else (a.dtype, a.shape, n) for a, n in zip(arrays, sizes)]
+    if twin_at is not None and not (on_cuda and arena is not None):  # S' on the host (else copied on the device)
+        flat = took[0] if not on_cuda else took[0].numpy()
+        flat[s + 2 * d:2 * (s + d)] = flat[:s]
+    if not on_cuda:
+        flat = took[0]
+        return [fam.put(flat[o:o + n * dt.itemsize].view(dt).reshape(shape)) for places in (at, twin_at or ())
+                for o, (dt, shape, n) in zip(places, kinds)]
     torch = fam.torch
-    arrays = [np.ascontiguousarray(a) for a in arrays]
-    # where each array and its twin lie: S, D, D', S' (above)
-    at, twin_at, s = [0] * n, [0] * n, 0
-    for k, a in enumerate(arrays):
-        if a.dtype not in _TORCH_DTYPES:
-            _TORCH_DTYPES[a.dtype] = torch.from_numpy(np.empty(0, a.dtype)).dtype
-        if given is None or given[k] is None:
-            at[k] = s
-            s += -(-a.nbytes // 256) * 256
-    d = 0
-    diff = [] if given is None else [k for k in range(n) if given[k] is not None]
-    for k in diff:
-        at[k] = d
-        d += -(-arrays[k].nbytes // 256) * 256
-    for k in range(n):
-        if given is not None and given[k] is not None:
-            at[k], twin_at[k] = s + at[k], s + d + at[k]
-        else:
-            twin_at[k] = s + 2 * d + at[k]
-    total = max(2 * (s + d) if given is not None else s, 256)  # a whole number of 8-byte elements
     if arena is not None:
-        (flat, host_ptr, dev, dev_ptr, wholes, _), start = arena.take(total)
-        flat = flat[start:start + total]
-    else:
-        host = torch.empty(total, dtype=torch.uint8, pin_memory=True)
-        flat, start, wholes = host.numpy(), 0, {}
-    for a, o in zip(arrays, at):
-        flat[o:o + a.nbytes] = a.reshape(-1).view(np.uint8)
-    for k in diff:
-        t = given[k]
-        flat[twin_at[k]:twin_at[k] + t.nbytes] = np.ascontiguousarray(t).reshape(-1).view(np.uint8)
-    if arena is not None:  # S' a device-to-device copy of S
+        (_, host_ptr, dev, dev_ptr, wholes, _), start = took[0]
         gpu._gpu.copy_to_device(dev_ptr + start, host_ptr + start, s + 2 * d, arena.stream, 1,
-                                s if given is not None else 0)
+                                s if twin_at is not None else 0)
     else:
-        if given is not None:
-            flat[s + 2 * d:2 * (s + d)] = flat[:s]
+        host, start, wholes = took[0], 0, {}
         dev = host.to(fam.device, non_blocking=True)
         dev_ptr = int(dev.data_ptr())
     out = []
-    for places in ((at, twin_at) if given is not None else (at,)):
-        for a, o in zip(arrays, places):
-            if a.dtype not in wholes:
-                wholes[a.dtype] = dev.view(_TORCH_DTYPES[a.dtype])
-            out.append(Staged(wholes[a.dtype], dev_ptr + start + o, (start + o) // a.dtype.itemsize, a))
+    for places in ((at, twin_at) if twin_at is not None else (at,)):
+        for o, (dtype, shape, size) in zip(places, kinds):
+            whole = wholes.get(dtype)
+            if whole is None:
+                if dtype not in _TORCH_DTYPES:
+                    _TORCH_DTYPES[dtype] = torch.from_numpy(np.empty(0, dtype)).dtype
+                whole = wholes[dtype] = dev.view(_TORCH_DTYPES[dtype])
+            out.append(Staged(whole, dev_ptr + start + o, (start + o) // dtype.itemsize, dtype, shape, size))
     return out
+
+
+def _nbytes(backing):
+    """The bytes of a backing: an array, or a tuple of pieces (stage())."""
+    if type(backing) is tuple:
+        n = 0
+        for piece in backing:
+            n += piece.nbytes
+        return n
+    return backing.nbytes
 
 
 def put_all(fam, arrays, twins=False):

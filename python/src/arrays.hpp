@@ -186,8 +186,6 @@ Out<T> output_or_fresh(py::handle obj, const char* name, const std::vector<int64
   return output<T>(as_ndarray(obj, name), name, min_ndim, max_ndim);
 }
 
-inline Variant variant_arg(const std::string& v) { return parse_variant(v); }
-
 // A v2p table for the scalar formulas: an int64 ndarray, or any Python sequence of ints.
 inline std::vector<int64_t> table_arg(py::handle obj, const char* name) {
   if (py::isinstance<py::array>(obj)) {

@@ -48,6 +48,7 @@
 #include "graph_job.hpp"
 #include "recipe_bindings.hpp"
 #include "shrink_bindings.hpp"
+#include "stage_bindings.hpp"
 #include "route_bindings.hpp"
 #include "naming_bindings.hpp"
 
@@ -419,6 +420,7 @@ PYBIND11_MODULE(_core, m) {
   bind_recipes(m);  // the harness's case drawing (gen/recipe.hpp): draw_recipe, Rng
   bind_shrink(m);   // the harness's shrinking (gen/shrink.hpp): shrink_recipe, shrink_candidates
   bind_adjacent(m);  // adjacent slices of one allocation (kvaddr/harness/adjacent.hpp)
+  bind_stage(m);     // the batched eager loop's staging buffer (kvaddr.present.stage)
   m.def("graph_draw", &graph_draw_host, py::arg("kind"), py::arg("tag"), py::arg("params"), py::arg("seed"), py::arg("k"),
         py::arg("rows"), py::arg("cols"),
         "Graph mode's fast-loop draw of one array of case k on the host (int64 [rows, cols]; the device draws the same).");

@@ -357,9 +357,21 @@ def test_stage_with_given_twins_checks_them_and_puts_them_second():
     assert [o.tolist() for o in out] == [list(range(6)), list(range(4)), [7] * 6, [-1] * 4]
     assert [o.tolist() for o in present.stage(fam, host, twins=True)[2:]] == [list(range(6)), list(range(4))]
     assert [o.tolist() for o in present.stage(fam, host, twins=[None, twins[1]])[2:]] == [list(range(6)), [-1] * 4]
-    for bad, why in [(twins[:1], "twins: 1 arrays for 2"), ([twins[0], np.full(4, -1, np.int32)],
-                                                             "twins: a int32\\[4\\] twin of a int64\\[4\\] array"),
-                     ([twins[0], np.full(5, -1, np.int64)], "twins: a int64\\[5\\] twin of a int64\\[4\\] array")]:
+    pieces = [(np.arange(2, dtype=np.int32), np.arange(4, dtype=np.int32) + 2), np.arange(4, dtype=np.int64)]
+    assert [o.tolist() for o in present.stage(fam, pieces, twins=[None, (twins[1][:1], twins[1][1:])])] == \
+        [list(range(6)), list(range(4)), list(range(6)), [-1] * 4]  # a backing's pieces back to back, a twin's too
+    for bad, why in [(twins[:1], "twins = 1 arrays: one per array: 2"),
+                     ([twins[0], np.full(4, -1, np.int32)],
+                      "twins\\[1\\] = int32\\[4\\]: a twin has its array's dtype and size: int64\\[4\\]"),
+                     ([twins[0], np.full(5, -1, np.int64)],
+                      "twins\\[1\\] = int64\\[5\\]: a twin has its array's dtype and size: int64\\[4\\]"),
+                     ([twins[0], np.full(3, -1, np.int64)],
+                      "twins\\[1\\] = int64\\[3\\]: a twin has its array's dtype and size: int64\\[4\\]"),
+                     ([twins[0], (np.zeros(2, np.int64), np.zeros(2, np.int32))],
+                      "twins\\[1\\]\\[1\\] = int32: every piece of a backing has its first piece's dtype int64"),
+                     ([twins[0], ()], "twins\\[1\\] = \\(\\): a backing has at least one piece"),
+                     ([twins[0], [1, 2]], "twins\\[1\\]\\[0\\] = int: a numpy array"),
+                     ("all", "twins = 'all': must be None, a bool or a list")]:
         with pytest.raises(ValueError, match=why):
             present.stage(fam, host, twins=bad)
 
@@ -442,3 +454,36 @@ def test_stage_layout_on_a_fake_device():
                 ends.append((off, off + a.nbytes))
             spans = sorted(e for e in ends if e[1] > e[0])
             assert all(x[1] <= y[0] for x, y in zip(spans, spans[1:]))  # no two copies overlap
+
+
+def test_stage_pack_checks_the_buffer_take_returns_and_writes_nothing_into_a_bad_one():
+    from kvaddr import _core
+
+    arrays = [np.arange(6, dtype=np.int32), (np.arange(2, dtype=np.int64), np.arange(3, dtype=np.int64))]
+    # S: arrays[1] (40 bytes, slot 256) after arrays[0] (24 bytes, slot 256); D = 0; S' after S: 1024 bytes in all
+    buf = np.full(1024 + 16, 0x5A, np.uint8)
+    at, twin_at, s, d, total, sizes = _core.stage_pack(arrays, True, lambda n: (buf, 16))
+    assert (at, twin_at, s, d, total, sizes) == ([0, 256], [512, 768], 512, 0, 1024, [6, 5])
+    assert buf[16:40].view(np.int32).tolist() == list(range(6))
+    assert buf[16 + 256:16 + 296].view(np.int64).tolist() == [0, 1, 0, 1, 2]
+    assert (buf[:16] == 0x5A).all() and (buf[16 + 296:] == 0x5A).all()  # nothing past the pieces (S' is the device's)
+    assert _core.stage_pack([np.zeros(1, np.int8)], False, lambda n: (np.zeros(n, np.uint8), 0))[4] == 256  # at least
+    for take, why in [(lambda n: (np.zeros(n - 1, np.uint8), 0), "must leave room for 1024"),
+                      (lambda n: (np.zeros(n + 8, np.uint8), 9), "must leave room for 1024"),
+                      (lambda n: (np.zeros(n, np.uint8), -1), "must leave room for 1024"),
+                      (lambda n: (np.zeros(n, np.int8), 0), "a writable contiguous 1-D uint8 array"),
+                      (lambda n: (np.zeros((n, 2), np.uint8)[:, 0], 0), "a writable contiguous 1-D uint8 array"),
+                      (lambda n: (np.zeros(n, np.uint8),), "must return \\(buffer, start\\)")]:
+        with pytest.raises(_core.InvalidArgument, match=why):
+            _core.stage_pack(arrays, True, take)
+    frozen = np.full(1024, 3, np.uint8)
+    frozen.flags.writeable = False
+    with pytest.raises(_core.InvalidArgument, match="writable"):
+        _core.stage_pack(arrays, True, lambda n: (frozen, 0))
+    exact = np.full(1024, 3, np.uint8)
+    _core.stage_pack(arrays, True, lambda n: (exact, 0))  # room for exactly `total` is enough
+    called = []
+    with pytest.raises(_core.InvalidArgument, match="arrays\\[1\\]\\[1\\] = int32"):  # checked before take is called
+        _core.stage_pack([arrays[0], (np.zeros(2, np.int64), np.zeros(2, np.int32))], True,
+                         lambda n: called.append(n) or (np.zeros(n, np.uint8), 0))
+    assert called == []

@@ -39,7 +39,7 @@ struct Options {
 struct PropertyInfo {
   std::string name;
   std::string summary;
-  std::vector<Variant> kills;  // bug variants this property must catch (see run_kill_matrix)
+  std::vector<Variant> kills;  // bug variants this property must catch (props_gate_test's KillMatrix)
   std::vector<Route> routes;   // routes that run the variant; a kill counts only if one accepts it
   // True when some route of `routes` accepts v on the host (route_accepts).
   bool can_run(Variant v) const noexcept;
@@ -78,16 +78,6 @@ PropertyResult run_property(std::string_view name, const Options& options, Varia
 
 // Runs every property (or options.only) and the stateful simulation.
 Report run_props(const Options& options);
-
-// Kill matrix: each (property, variant) of list_properties().kills must FAIL.
-struct KillResult {
-  std::string property;
-  Variant variant = Variant::production;
-  bool killed = false;   // the property failed under the variant, as required
-  int cases = 0;         // cases until the first failure (or the whole budget)
-  std::string detail;    // failure description (shrunk counterexample)
-};
-std::vector<KillResult> run_kill_matrix(const Options& options);
 
 // JSON of a report: {"properties": [{"name", "cases", "passed"}], "stateful_steps", "total_cases", "seconds"}.
 std::string to_json(const Report& report);

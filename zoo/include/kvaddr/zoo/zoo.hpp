@@ -127,7 +127,6 @@ struct UnitScore {
     const int n = mutants - equivalent - never_infected;
     return n ? static_cast<double>(killed) / n : 1.0;
   }
-  double raw_score() const noexcept { return mutants ? static_cast<double>(killed) / mutants : 1.0; }
 };
 
 struct MutationReport {
@@ -143,13 +142,12 @@ struct MutationReport {
   std::vector<std::string> stale_classifications;
   double seconds = 0;
   // killed / (total - equivalent): the mutation score, never-infected mutants counted as survivors;
-  // infected_score leaves them out; raw_score counts equivalents as survivors too.
+  // infected_score leaves them out.
   double score() const noexcept { return total - equivalent ? static_cast<double>(killed) / (total - equivalent) : 1.0; }
   double infected_score() const noexcept {
     const int n = total - equivalent - never_infected;
     return n ? static_cast<double>(killed) / n : 1.0;
   }
-  double raw_score() const noexcept { return total ? static_cast<double>(killed) / total : 1.0; }
 };
 
 // Per-layer sums of a report: "arithmetic" (the route units) and "validation" (units named
