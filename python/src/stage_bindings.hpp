@@ -48,6 +48,10 @@ inline StageBacking stage_backing(py::handle h, const std::string& what) {
     }
     py::array a = py::array::ensure(piece, py::array::c_style);
     if (!a) throw InvalidArgument(name, "an array", "cannot be made C-contiguous");
+    const char kind = a.dtype().kind();
+    if (kind != 'b' && kind != 'i' && kind != 'u' && kind != 'f' && kind != 'c') {
+      throw InvalidArgument(name, stage_dtype(a.dtype()), "must be a numeric (bool, integer, float or complex) array");
+    }
     if (b.pieces.empty()) {
       b.dtype = a.dtype();
     } else if (!a.dtype().is(b.dtype) && !a.dtype().equal(b.dtype)) {
