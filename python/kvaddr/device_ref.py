@@ -279,12 +279,14 @@ class CallTimes:
     def __init__(self, torch, slots=BATCH):
         event = torch.cuda.Event
         self.events = [(event(enable_timing=True), event(enable_timing=True)) for _ in range(slots)]
+        # the batch's stream, taken once: Event.record() without one builds a Stream object per call
+        self.stream = torch.cuda.current_stream()
 
     def start(self, j):
-        self.events[j][0].record()
+        self.events[j][0].record(self.stream)
 
     def stop(self, j):
-        self.events[j][1].record()
+        self.events[j][1].record(self.stream)
 
     def seconds(self, n):
         """Slots 0..n-1's times in seconds (after a wait for the device)."""

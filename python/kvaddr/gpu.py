@@ -140,7 +140,7 @@ def array_view(name, obj, bits, ranks):
     if torch is not None and isinstance(obj, torch.Tensor):
         if not obj.is_cuda:
             raise invalid(name, f"a {obj.device} tensor", "expected a CUDA array (device memory)")
-        current = torch.cuda.current_device()
+        current = current_device(torch)
         if obj.device.index is not None and obj.device.index != current:
             raise invalid(name, f"a {obj.device} tensor", f"kvaddr.gpu launches on the current device cuda:{current}; "
                                                           "move it there or call torch.cuda.set_device")
@@ -447,8 +447,18 @@ def default_stream():
         return 0
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the handle without a Stream object (torch >= 1.x)
     if raw is not None:
-        return int(raw(torch.cuda.current_device()))
+        return int(raw(current_device(torch)))
     return int(torch.cuda.current_stream().cuda_stream)
+
+
+def current_device(torch):
+    """torch.cuda.current_device(), read straight from torch's C binding once CUDA is initialised (the public call
+    re-checks the lazy initialisation and costs microseconds per array on every launch)."""
+    get = getattr(getattr(torch, "_C", None), "_cuda_getDevice", None)
+    ready = getattr(torch.cuda, "is_initialized", None)
+    if get is not None and ready is not None and ready():
+        return int(get())
+    return torch.cuda.current_device()
 
 
 def is_torch(obj):

@@ -55,11 +55,13 @@ class Presented:
         hosts = {}  # key -> the host array (or pieces, stage()) of every backing, put on the device together below
         if case.adjacent:  # an adjacent layout: one backing for its members (outputs and inputs), views by name
             hosts[("group",)] = adjacent.host_backing(case)
+        members = adjacent.members(case)
+        aliased = case.alias[1] if case.alias else None  # the input presented as part of an output
         for name, buf in case.outputs.items():
-            if name not in adjacent.members(case):
+            if name not in members:
                 hosts[("out", name)] = guarded_pieces(buf)
         for name, arr in case.inputs.items():
-            if arr is None or name in adjacent.members(case) or (case.alias and case.alias[1] == name):
+            if arr is None or name in members or name == aliased:
                 continue
             if name in case.dtypes:  # presented in the contract's dtype (kvaddr.contract)
                 arr = arr.astype(case.dtypes[name])
@@ -98,7 +100,7 @@ class Presented:
                 self.ins[name] = None
             elif name in grouped:
                 self.ins[name] = grouped[name]
-            elif case.alias and case.alias[1] == name:
+            elif name == aliased:
                 self.ins[name] = alias_view(self.outs[case.alias[0]], case)
             else:
                 self.in_backing[name] = dev[("in", name)]
@@ -211,10 +213,10 @@ class Staged:
     STAGED = True  # how kvaddr.device_ref (same layer, no import) tells a Staged from an array
 
     def __init__(self, whole, ptr, start, dtype, shape, size):
-        """An array of `dtype`, `shape` (`size` elements) staged at element `start` of `whole` (a 1-D torch tensor
-        of that dtype), device address `ptr`."""
+        """An array of `dtype`, `shape` (a tuple; `size` elements) staged at element `start` of `whole` (a 1-D
+        torch tensor of that dtype), device address `ptr`."""
         self.whole, self.start, self.ptr = whole, start, ptr
-        self.dtype, self.shape, self.size = dtype, tuple(shape), size
+        self.dtype, self.shape, self.size = dtype, shape, size
         self._view = None
 
     @property
@@ -336,15 +338,20 @@ def stage(fam, arrays, twins=False, arena=None):
         host, start, wholes = took[0], 0, {}
         dev = host.to(fam.device, non_blocking=True)
         dev_ptr = int(dev.data_ptr())
-    out = []
-    for places in ((at, twin_at) if twin_at is not None else (at,)):
-        for o, (dtype, shape, size) in zip(places, kinds):
-            whole = wholes.get(dtype)
-            if whole is None:
-                if dtype not in _TORCH_DTYPES:
-                    _TORCH_DTYPES[dtype] = torch.from_numpy(np.empty(0, dtype)).dtype
-                whole = wholes[dtype] = dev.view(_TORCH_DTYPES[dtype])
-            out.append(Staged(whole, dev_ptr + start + o, (start + o) // dtype.itemsize, dtype, shape, size))
+    base = dev_ptr + start
+    typed = []  # per array: (its dtype's view of the device buffer, its item size)
+    for dtype, _, _ in kinds:
+        whole = wholes.get(dtype)
+        if whole is None:
+            if dtype not in _TORCH_DTYPES:
+                _TORCH_DTYPES[dtype] = torch.from_numpy(np.empty(0, dtype)).dtype
+            whole = wholes[dtype] = dev.view(_TORCH_DTYPES[dtype])
+        typed.append((whole, dtype.itemsize))
+    out = [Staged(whole, base + o, (start + o) // item, dtype, shape, size)
+           for o, (whole, item), (dtype, shape, size) in zip(at, typed, kinds)]
+    if twin_at is not None:
+        out += [Staged(whole, base + o, (start + o) // item, dtype, shape, size)
+                for o, (whole, item), (dtype, shape, size) in zip(twin_at, typed, kinds)]
     return out
 
 

@@ -248,7 +248,7 @@ class _Torch:
             def __init__(self, enable_timing):
                 pass
 
-            def record(self):
+            def record(self, stream=None):  # torch's signature: the stream to record on (current by default)
                 pass
 
             def elapsed_time(self, other):
