@@ -128,11 +128,12 @@ def _torch():
     return sys.modules.get("torch")
 
 
-def array_view(name, obj, bits, ranks):
+def array_view(name, obj, bits, ranks, devices=None):
     """Reads `obj`'s __cuda_array_interface__ (or a torch tensor's, or torch.from_dlpack's) and checks it:
     integer dtype of `bits`, rank in `ranks`, non-negative strides that are whole elements. An ArrayView (a raw
     device pointer with its shape, element strides and bits: kvaddr's device reference passes its staged copies so)
-    is checked the same way and taken as it is."""
+    is checked the same way and taken as it is. `devices`: a dict that keeps the current device for the arrays of one
+    call (marshal), read from torch once instead of per array."""
     if type(obj) is ArrayView:
         return _checked_view(name, obj, bits, ranks)
     torch = _torch()
@@ -140,7 +141,11 @@ def array_view(name, obj, bits, ranks):
     if torch is not None and isinstance(obj, torch.Tensor):
         if not obj.is_cuda:
             raise invalid(name, f"a {obj.device} tensor", "expected a CUDA array (device memory)")
-        current = current_device(torch)
+        current = devices.get("current") if devices is not None else None
+        if current is None:
+            current = current_device(torch)
+            if devices is not None:
+                devices["current"] = current
         if obj.device.index is not None and obj.device.index != current:
             raise invalid(name, f"a {obj.device} tensor", f"kvaddr.gpu launches on the current device cuda:{current}; "
                                                           "move it there or call torch.cuda.set_device")
@@ -299,6 +304,7 @@ def marshal(route, kwargs, check_pointers=True):
         if k not in known:
             raise invalid(k, "(given)", f"not an argument of {form or route} ({', '.join(h for h, _, _ in conv)})")
     fields, temps, views = {}, [], {}
+    devices = {}  # the current device, read once for all the arrays of this call (array_view)
     flat = _RANK2_FLAT.get(route, ())
     capturing = check_pointers and _capturing()  # probed once per call
     for hname, field, what in conv:
@@ -322,9 +328,9 @@ def marshal(route, kwargs, check_pointers=True):
         bits, two_d, is_out = _ARRAY_KINDS[what]
         ranks = (2,) if two_d else ((1, 2) if hname in flat else (1,))
         if what == "idx":  # an index array: int64, or int32 widened into a device copy
-            v = _index_view(hname, val, ranks)
+            v = _index_view(hname, val, ranks, devices)
         else:
-            v = array_view(hname, val, bits, ranks)
+            v = array_view(hname, val, bits, ranks, devices)
         if check_pointers:
             _check_device_pointer(hname, v, capturing)
         if v.bits == 32 and what == "idx":
@@ -377,15 +383,20 @@ class _ArrayKinds(dict):
 _ARRAY_KINDS = _ArrayKinds()
 
 
-def _index_view(name, obj, ranks):
+def _index_view(name, obj, ranks, devices=None):
     """array_view of an index array that may be int64 or int32."""
+    torch = _torch()
+    if torch is not None and isinstance(obj, torch.Tensor) and getattr(obj, "layout", None) is not None:
+        bits = _torch_int_bits(torch).get(obj.dtype)  # a torch int32 / int64 tensor: its width read off its dtype
+        if bits is not None:
+            return array_view(name, obj, bits, ranks, devices)
     try:
-        return array_view(name, obj, 64, ranks)
+        return array_view(name, obj, 64, ranks, devices)
     except _core.InvalidArgument as e:
         if "dtype must be" not in str(e):
             raise
     try:
-        return array_view(name, obj, 32, ranks)
+        return array_view(name, obj, 32, ranks, devices)
     except _core.InvalidArgument as e:
         if "dtype must be" not in str(e):
             raise
