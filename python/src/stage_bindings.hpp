@@ -147,11 +147,20 @@ inline void bind_stage(py::module_& m) {
   m.def("stage_pack", [](py::list arrays, py::handle twins, py::function take) {
     StagePlan p = stage_plan(arrays, twins);
     // take(total) -> (a writable C-contiguous uint8 numpy array, the byte offset to write at)
-    const py::tuple got = take(p.total);
-    if (got.size() != 2) throw InvalidArgument("take", "a " + std::to_string(got.size()) + "-tuple", "must return (buffer, start)");
+    const py::object ret = take(p.total);
+    if (!py::isinstance<py::tuple>(ret) || py::len(ret) != 2 || !py::isinstance<py::int_>(py::tuple(ret)[1])) {
+      throw InvalidArgument("take", std::string(py::str(py::type::handle_of(ret).attr("__name__"))),
+                            "must return (buffer, start): a tuple of a uint8 array and an int");
+    }
+    const auto got = py::reinterpret_borrow<py::tuple>(ret);
     if (!py::isinstance<py::array>(got[0])) throw InvalidArgument("take", "its buffer", "must be a numpy array");
     auto flat = py::reinterpret_borrow<py::array>(got[0]);
-    const auto start = got[1].cast<std::int64_t>();
+    std::int64_t start = 0;
+    try {
+      start = got[1].cast<std::int64_t>();
+    } catch (const py::cast_error&) {
+      throw InvalidArgument("take", "start " + std::string(py::str(got[1])), "must fit int64");
+    }
     if (!flat.dtype().equal(py::dtype::of<std::uint8_t>()) || flat.ndim() != 1 || !flat.writeable() ||
         !(flat.flags() & py::array::c_style)) {
       throw InvalidArgument("take", "its buffer", "must be a writable contiguous 1-D uint8 array");

@@ -475,7 +475,11 @@ def test_stage_pack_checks_the_buffer_take_returns_and_writes_nothing_into_a_bad
                       (lambda n: (np.zeros(n, np.uint8), -1), "must leave room for 1024"),
                       (lambda n: (np.zeros(n, np.int8), 0), "a writable contiguous 1-D uint8 array"),
                       (lambda n: (np.zeros((n, 2), np.uint8)[:, 0], 0), "a writable contiguous 1-D uint8 array"),
-                      (lambda n: (np.zeros(n, np.uint8),), "must return \\(buffer, start\\)")]:
+                      (lambda n: (np.zeros(n, np.uint8),), "must return \\(buffer, start\\)"),
+                      (lambda n: [np.zeros(n, np.uint8), 0], "take = list: must return \\(buffer, start\\)"),
+                      (lambda n: (np.zeros(n, np.uint8), 0.0), "must return \\(buffer, start\\)"),
+                      (lambda n: None, "take = NoneType: must return"),
+                      (lambda n: (np.zeros(n, np.uint8), 1 << 64), "take = start 18446744073709551616: must fit int64")]:
         with pytest.raises(_core.InvalidArgument, match=why):
             _core.stage_pack(arrays, True, take)
     frozen = np.full(1024, 3, np.uint8)
