@@ -322,11 +322,11 @@ def stage(fam, arrays, twins=False, arena=None):
 
     at, twin_at, s, d, total, sizes = _core.stage_pack(arrays, twins, take)
     kinds = [(a[0].dtype, (n,), n) if type(a) is tuple else (a.dtype, a.shape, n) for a, n in zip(arrays, sizes)]
-    if twin_at is not None and not (on_cuda and arena is not None):  # S' on the host (else copied on the device)
-        flat = took[0] if not on_cuda else took[0].numpy()
-        flat[s + 2 * d:2 * (s + d)] = flat[:s]
+    if not (on_cuda and arena is not None):
+        flat = took[0].numpy() if on_cuda else took[0]
+        if twin_at is not None:  # S' on the host (with an arena, copied on the device)
+            flat[s + 2 * d:2 * (s + d)] = flat[:s]
     if not on_cuda:
-        flat = took[0]
         return [fam.put(flat[o:o + n * dt.itemsize].view(dt).reshape(shape)) for places in (at, twin_at or ())
                 for o, (dt, shape, n) in zip(places, kinds)]
     torch = fam.torch

@@ -38,7 +38,8 @@ inline std::string stage_describe(const StageBacking& b) {
   return stage_dtype(b.dtype) + "[" + std::to_string(b.bytes / b.dtype.itemsize()) + "]";
 }
 
-// One backing: an array, or a tuple / list of arrays of one dtype (its pieces in order). `what` names it in errors.
+// One backing: an array, or a tuple of arrays of one dtype (its pieces in order; kvaddr.present.stage reads a tuple,
+// and only a tuple, as pieces). `what` names it in errors.
 inline StageBacking stage_backing(py::handle h, const std::string& what) {
   StageBacking b;
   auto add = [&](py::handle piece, const std::string& name) {
@@ -61,8 +62,8 @@ inline StageBacking stage_backing(py::handle h, const std::string& what) {
     b.bytes += static_cast<std::int64_t>(a.nbytes());
     b.pieces.push_back(std::move(a));
   };
-  if (py::isinstance<py::tuple>(h) || py::isinstance<py::list>(h)) {
-    const auto seq = py::reinterpret_borrow<py::sequence>(h);
+  if (py::isinstance<py::tuple>(h)) {
+    const auto seq = py::reinterpret_borrow<py::tuple>(h);
     if (seq.size() == 0) throw InvalidArgument(what, "()", "a backing has at least one piece");
     for (std::size_t j = 0; j < seq.size(); ++j) add(seq[j], what + "[" + std::to_string(j) + "]");
   } else {

@@ -370,7 +370,8 @@ def test_stage_with_given_twins_checks_them_and_puts_them_second():
                      ([twins[0], (np.zeros(2, np.int64), np.zeros(2, np.int32))],
                       "twins\\[1\\]\\[1\\] = int32: every piece of a backing has its first piece's dtype int64"),
                      ([twins[0], ()], "twins\\[1\\] = \\(\\): a backing has at least one piece"),
-                     ([twins[0], [1, 2]], "twins\\[1\\]\\[0\\] = int: a numpy array"),
+                     ([twins[0], (1, 2)], "twins\\[1\\]\\[0\\] = int: a numpy array"),
+                     ([twins[0], [twins[1][:1], twins[1][1:]]], "twins\\[1\\] = list: a numpy array"),
                      ([twins[0], np.array([None] * 4, dtype=object)],
                       "twins\\[1\\] = object: must be a numeric"),
                      ("all", "twins = 'all': must be None, a bool or a list")]:
