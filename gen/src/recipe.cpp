@@ -500,6 +500,9 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
   };
   const i64 ps = num("page_size"), m = num("multiplier");
   if (ps < 1 || m < 1) throw InvalidArgument("recipe", "page_size / multiplier", "must be >= 1");
+  // the drawers' bounds (kParamRules), so that the token ranges below, (num_pages + 1) * ps * dcp_size, stay
+  // inside int64 for any capture handed in (kvaddr._core.redraw_recipe takes a Python dict)
+  if (ps > (i64{1} << 20)) throw InvalidArgument("recipe['page_size']", std::to_string(ps), "must be in [1, 2^20]");
   const i64 num_pages = static_cast<i64>(arr("v2p").values.size()) - 1;
   Recipe r = capture;
   std::vector<i64> v2p = draw_v2p(rng, num_pages);
@@ -520,6 +523,8 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
   } else if (route == Route::write_loc) {
     arr("loc");
     const i64 dcp = num("dcp_size");
+    if (dcp < 1 || dcp > (i64{1} << 10))
+      throw InvalidArgument("recipe['dcp_size']", std::to_string(dcp), "must be in [1, 2^10]");
     for (auto& x : r.arrays["loc"].values) {
       x = below(rng, 0, (num_pages + 1) * ps * dcp);
       if (rng.chance(0.1)) x = 0;

@@ -208,5 +208,19 @@ TEST(Recipe, RedrawChecksItsCapture) {
   Recipe z = draw_recipe(Route::token_translate, 1, 0, 64);
   z.ints["page_size"] = 0;
   EXPECT_THROW(redraw_recipe(Route::token_translate, z, s), InvalidArgument);
+  // the drawers' bounds, both sides: page_size up to 2^20, write_loc's dcp_size in [1, 2^10]
+  for (Route route : {Route::eager_funnel, Route::read_table, Route::write_loc}) {
+    Recipe p = draw_recipe(route, 1, 0, 64);
+    p.ints["page_size"] = i64{1} << 20;
+    EXPECT_NO_THROW(redraw_recipe(route, p, s)) << to_string(route);
+    p.ints["page_size"] = (i64{1} << 20) + 1;
+    EXPECT_THROW(redraw_recipe(route, p, s), InvalidArgument) << to_string(route);
+  }
+  for (const auto& [dcp, ok] : {std::pair{i64{1}, true}, {i64{1} << 10, true}, {i64{0}, false}, {(i64{1} << 10) + 1, false}}) {
+    c = draw_recipe(Route::write_loc, 1, 0, 64);
+    c.ints["dcp_size"] = dcp;
+    if (ok) EXPECT_NO_THROW(redraw_recipe(Route::write_loc, c, s)) << dcp;
+    else EXPECT_THROW(redraw_recipe(Route::write_loc, c, s), InvalidArgument) << dcp;
+  }
 }
 }  // namespace
