@@ -16,6 +16,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kvaddr/model/errors.hpp"
@@ -26,6 +27,8 @@ namespace py = pybind11;
 
 struct StageBacking {
   std::vector<py::array> pieces;  // C-contiguous (a copy where the caller's was not), kept alive for the call
+  std::vector<std::pair<const void*, std::int64_t>> spans;  // each piece's data and bytes when it was planned
+  std::string what;  // the argument it came from (errors)
   py::dtype dtype;
   std::int64_t bytes = 0;
 };
@@ -60,8 +63,10 @@ inline StageBacking stage_backing(py::handle h, const std::string& what) {
                             "every piece of a backing has its first piece's dtype " + stage_dtype(b.dtype));
     }
     b.bytes += static_cast<std::int64_t>(a.nbytes());
+    b.spans.emplace_back(a.data(), static_cast<std::int64_t>(a.nbytes()));
     b.pieces.push_back(std::move(a));
   };
+  b.what = what;
   if (py::isinstance<py::tuple>(h)) {
     const auto seq = py::reinterpret_borrow<py::tuple>(h);
     if (seq.size() == 0) throw InvalidArgument(what, "()", "a backing has at least one piece");
@@ -136,6 +141,24 @@ inline StagePlan stage_plan(const py::list& arrays, py::handle twins) {
   return p;
 }
 
+// Before any copy, after take() ran Python: every piece still has the memory and size it was planned with (take may
+// have resized or replaced an array's data: numpy's resize(refcheck=False)), and none overlaps the bytes
+// [lo, hi) about to be written.
+inline void stage_check_unchanged(const StageBacking& b, const char* lo, const char* hi) {
+  for (std::size_t j = 0; j < b.pieces.size(); ++j) {
+    const py::array& a = b.pieces[j];
+    const std::string name = b.pieces.size() == 1 ? b.what : b.what + "[" + std::to_string(j) + "]";
+    if (a.data() != b.spans[j].first || static_cast<std::int64_t>(a.nbytes()) != b.spans[j].second) {
+      throw InvalidArgument(name, std::to_string(b.spans[j].second) + " bytes when planned",
+                            "changed (resized or reallocated) while take() ran: nothing was written");
+    }
+    const char* p = static_cast<const char*>(a.data());
+    if (b.spans[j].second > 0 && p < hi && lo < p + b.spans[j].second) {
+      throw InvalidArgument("take", "its buffer", "overlaps " + name + ", which is copied into it");
+    }
+  }
+}
+
 inline void stage_copy(char* dst, const StageBacking& b) {
   for (const py::array& a : b.pieces) {
     const auto n = static_cast<std::size_t>(a.nbytes());
@@ -171,6 +194,10 @@ inline void bind_stage(py::module_& m) {
                             "must leave room for " + std::to_string(p.total));
     }
     char* base = static_cast<char*>(flat.mutable_data()) + start;
+    for (std::size_t k = 0; k < p.arrays.size(); ++k) {
+      stage_check_unchanged(p.arrays[k], base, base + p.total);
+      if (p.given[k]) stage_check_unchanged(*p.given[k], base, base + p.total);
+    }
     for (std::size_t k = 0; k < p.arrays.size(); ++k) {
       stage_copy(base + p.at[k], p.arrays[k]);
       if (p.given[k]) stage_copy(base + p.twin_at[k], *p.given[k]);

@@ -494,3 +494,35 @@ def test_stage_pack_checks_the_buffer_take_returns_and_writes_nothing_into_a_bad
         _core.stage_pack([arrays[0], (np.zeros(2, np.int64), np.zeros(2, np.int32))], True,
                          lambda n: called.append(n) or (np.zeros(n, np.uint8), 0))
     assert called == []
+
+
+def test_stage_pack_refuses_arrays_take_changed_and_a_buffer_over_its_sources():
+    """take() is Python: an array it resizes (numpy's resize(refcheck=False) moves the data) would be copied with its
+    new size into the slot planned for the old one, and a buffer overlapping a source would be copied over itself:
+    both are an InvalidArgument and nothing is written."""
+    from kvaddr import _core
+
+    a = np.arange(4, dtype=np.int64)
+    buf = np.full(4096, 0x5A, np.uint8)
+
+    def resize(n):
+        a.resize(100000, refcheck=False)
+        return buf, 0
+
+    with pytest.raises(_core.InvalidArgument, match="arrays\\[0\\] = 32 bytes when planned: changed"):
+        _core.stage_pack([a], None, resize)
+    assert (buf == 0x5A).all()
+    piece = np.arange(3, dtype=np.int64)
+    twin = np.zeros(3, np.int64)
+    with pytest.raises(_core.InvalidArgument, match="twins\\[0\\]\\[1\\] = 24 bytes when planned"):
+        _core.stage_pack([piece], [(np.zeros(0, np.int64), twin)], lambda n: (twin.resize(50, refcheck=False), (buf, 0))[1])
+    assert (buf == 0x5A).all()
+    # the source is bytes [0, 32) of the buffer: a buffer starting at its last byte overlaps it, one just past it not
+    mem = np.zeros(32 + 512, np.uint8)
+    src = mem[:32].view(np.int64)
+    src[:] = [7, 8, 9, 10]
+    with pytest.raises(_core.InvalidArgument, match="take = its buffer: overlaps arrays\\[0\\]"):
+        _core.stage_pack([src], None, lambda n: (mem, 31))
+    assert src.tolist() == [7, 8, 9, 10] and (mem[32:] == 0).all()
+    assert _core.stage_pack([src], None, lambda n: (mem, 32))[0] == [0]
+    assert mem[32:64].view(np.int64).tolist() == [7, 8, 9, 10]
