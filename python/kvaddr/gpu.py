@@ -157,7 +157,7 @@ def array_view(name, obj, bits, ranks, devices=None):
             shape = tuple(obj.shape)
             _check_rank(name, shape, ranks)
             strides = c_strides(shape) if obj.is_contiguous() else tuple(obj.stride())
-            return ArrayView(obj.data_ptr() if obj.numel() > 0 else 0, shape, strides, bits, obj, True)
+            return _aligned(name, ArrayView(obj.data_ptr() if obj.numel() > 0 else 0, shape, strides, bits, obj, True))
         cai = obj.__cuda_array_interface__ if not obj.requires_grad else obj.detach().__cuda_array_interface__
     else:
         try:
@@ -206,7 +206,16 @@ def array_view(name, obj, bits, ranks, devices=None):
                 raise invalid(name, f"stride {s} bytes", f"not a whole number of {item}-byte elements")
             strides.append(s // item)
         strides = tuple(strides)
-    return ArrayView(ptr, shape, strides, bits, obj, torch is not None and isinstance(obj, torch.Tensor))
+    return _aligned(name, ArrayView(ptr, shape, strides, bits, obj, torch is not None and isinstance(obj, torch.Tensor)))
+
+
+def _aligned(name, v):
+    """`v` when its pointer is a multiple of its element size (the kernels load int32 / int64 through typed
+    pointers: a misaligned one faults on the device), else InvalidArgument naming `name`."""
+    if v.ptr % (v.bits // 8):
+        raise invalid(name, f"pointer {v.ptr:#x}", f"misaligned: int{v.bits} data must start at a multiple of "
+                                                   f"{v.bits // 8} bytes")
+    return v
 
 
 def _check_rank(name, shape, ranks):
@@ -250,7 +259,7 @@ def _checked_view(name, v, bits, ranks):
         for x in xs:
             if type(x) is not int or x < 0:
                 raise invalid(name, f"an ArrayView with {what} {xs!r}", f"{what} must be ints >= 0")
-    return v
+    return _aligned(name, v)
 
 
 def _check_device_pointer(name, v, capturing=None):

@@ -45,6 +45,11 @@ inline void check_layout(const py::array& a, const char* name, int min_ndim, int
   if (!(a.flags() & py::array::c_style)) {
     throw InvalidArgument(name, "non-contiguous array", "must be C-contiguous (use np.ascontiguousarray)");
   }
+  // read and written through int32_t* / int64_t*: data off its element alignment would be undefined behaviour
+  if (!(a.flags() & py::detail::npy_api::NPY_ARRAY_ALIGNED_)) {
+    throw InvalidArgument(name, "misaligned array",
+                          "its data must be aligned to its element size (numpy's flags.aligned; copy it with np.array)");
+  }
 }
 
 template <class T>

@@ -312,3 +312,13 @@ def test_an_array_view_argument_is_checked_on_both_sides():
                                            out=raw((10,))), check_pointers=False)  # int64 indices: no copy
     assert f["ids"] == ("vec", PTR, 10, 64)
     rejects("token_translate", token_kwargs(virt=raw((10,), strides=(2,))), "virt", "ArrayView with strides [2]")
+    # a pointer off the element size (the kernels load through typed pointers): int64 at +4 and int32 at +2 refused,
+    # int64 at +8 and int32 at +4 taken
+    e = rejects("token_translate", token_kwargs(v2p=raw((5,), ptr=PTR + 4)), "v2p", "pointer 0x7f0000000004")
+    assert "misaligned: int64 data must start at a multiple of 8 bytes" in str(e)
+    e = rejects("canonical_page_table", table_kwargs(req_to_token=raw((2, 3), 32, ptr=PTR + 2)), "req_to_token",
+                "pointer 0x7f0000000002")
+    assert "misaligned: int32 data must start at a multiple of 4 bytes" in str(e)
+    f, _ = G.marshal("canonical_page_table", table_kwargs(req_to_token=raw((2, 3), 32, ptr=PTR + 4),
+                                                          v2p=raw((4,), ptr=PTR + 8)), check_pointers=False)
+    assert f["req_to_token"][1] == PTR + 4 and f["v2p"][1] == PTR + 8

@@ -75,6 +75,36 @@ def test_dtype_contiguity_and_writeability_checks():
     np.testing.assert_array_equal(kvaddr.token_translate(ids.astype(np.int32), V2P, 2), [3, 5])
 
 
+def _at_offset(values, dtype, offset):
+    """`values` as a C-contiguous `dtype` array whose data starts `offset` bytes into an aligned buffer."""
+    item = np.dtype(dtype).itemsize
+    raw = np.zeros(len(values) * item + 16, np.uint8)
+    start = (-raw.ctypes.data) % 16 + offset  # 16-byte aligned, then `offset` bytes on
+    a = np.frombuffer(raw.data, dtype=np.uint8, count=len(values) * item, offset=start).view(dtype)
+    a[:] = values
+    return a
+
+
+def test_misaligned_arrays_are_refused_and_aligned_ones_at_any_element_offset_are_not():
+    # read and written through int64_t* / int32_t*: data off the element alignment is an InvalidArgument naming the
+    # argument (an input, a widened int32 input, an output), the output untouched; one element on is accepted
+    ids = _at_offset([5, 9], np.int64, 1)
+    assert not ids.flags.aligned and ids.flags.c_contiguous
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^ids = misaligned array: its data must be aligned"):
+        kvaddr.token_translate(ids, V2P, 2)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^ids = misaligned array"):
+        kvaddr.token_translate(_at_offset([5, 9], np.int32, 2), V2P, 2)
+    out = _at_offset([-1, -1], np.int64, 4)
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^out = misaligned array"):
+        kvaddr.token_translate(np.array([5, 9]), V2P, 2, out=out)
+    assert out.tolist() == [-1, -1]
+    np.testing.assert_array_equal(kvaddr.token_translate(_at_offset([5, 9], np.int64, 8), V2P, 2), [3, 5])
+    np.testing.assert_array_equal(kvaddr.token_translate(_at_offset([5, 9], np.int32, 4), V2P, 2), [3, 5])
+    out = _at_offset([-1, -1], np.int64, 8)
+    kvaddr.token_translate(np.array([5, 9]), V2P, 2, out=out)
+    assert out.tolist() == [3, 5]
+
+
 def test_route_errors_keep_the_cpp_messages():
     with pytest.raises(kvaddr.BufferTooSmall, match=r"^out = 1: needs at least 2 elements$"):
         kvaddr.token_translate(np.array([1, 2], dtype=np.int64), V2P, 2, out=np.zeros(1, dtype=np.int64))
