@@ -5,7 +5,9 @@
 // "touching" and "one element of overlap" are the same two pointers one element apart.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <limits>
 #include <tuple>
@@ -354,6 +356,83 @@ TEST(Boundary, DecodeMetadata) {
     a.page_table = {};
   }));
   EXPECT_TRUE((rejects<InvalidArgument, DmFx>)([](DA& a, auto&) { a.variant = Variant::b06_stale_tail; }, "variant"));
+}
+
+// decode_metadata's outputs against its inputs, all in one byte allocation: each input followed by a free gap of 32
+// bytes, so an output can start right at an input's end (touching: accepted) or one element before it (overlapping:
+// rejected, naming the output, nothing written). Bytes: seq_lens [0, 16), req_pool_indices [48, 64), v2p
+// [96, 128), req_to_token [160, 192); the outputs from 256 (cache_seqlens, cu_seqlens_k, page_table).
+struct DmBytesFx {
+  alignas(16) std::array<unsigned char, 512> mem{};
+  template <class T>
+  T* at(std::int64_t byte) {
+    return reinterpret_cast<T*>(mem.data() + byte);
+  }
+  DmBytesFx() {
+    const std::int64_t lens[] = {4, 3}, rows[] = {1, 0}, v2p[] = {3, 2, 1, 0};
+    const std::int32_t r2t[] = {0, 1, 2, 3, 3, 2, 1, 0};
+    std::memcpy(at<std::int64_t>(0), lens, sizeof lens);
+    std::memcpy(at<std::int64_t>(48), rows, sizeof rows);
+    std::memcpy(at<std::int64_t>(96), v2p, sizeof v2p);
+    std::memcpy(at<std::int32_t>(160), r2t, sizeof r2t);
+  }
+  DecodeMetadataArgs args() {
+    DecodeMetadataArgs a = decode_batch({at<std::int64_t>(0), 2}, {at<std::int32_t>(160), 2, 4, 4, 1},
+                                        {at<std::int64_t>(48), 2}, 4, 1);
+    a.v2p = {at<std::int64_t>(96), 4};
+    set_decode_outputs(a, {at<std::int32_t>(256), 2}, {at<std::int32_t>(272), 3}, {at<std::int32_t>(320), 2, 4, 4, 1});
+    return a;
+  }
+  static void run(const DecodeMetadataArgs& a) { tr::decode_metadata(a); }
+  auto outs() { return std::tie(mem); }
+};
+
+TEST(Boundary, DecodeMetadataOutputsApartFromEveryInput) {
+  EXPECT_TRUE(accepts<DmBytesFx>(kAsIs));
+  struct Input {
+    const char* name;
+    std::int64_t end;  // the byte after the input
+  };
+  const Input inputs[] = {{"seq_lens", 16}, {"req_pool_indices", 64}, {"v2p", 128}, {"req_to_token", 192}};
+  for (const Input& in : inputs) {
+    const std::int64_t end = in.end;
+    SCOPED_TRACE(in.name);
+    EXPECT_TRUE(accepts<DmBytesFx>([end](DA& a, DmBytesFx& f) { a.cache_seqlens.data = f.at<std::int32_t>(end); }));
+    EXPECT_TRUE((rejects<InvalidArgument, DmBytesFx>)(
+        [end](DA& a, DmBytesFx& f) { a.cache_seqlens.data = f.at<std::int32_t>(end - 4); }, "cache_seqlens"));
+    EXPECT_TRUE(accepts<DmBytesFx>([end](DA& a, DmBytesFx& f) { a.cu_seqlens_k.data = f.at<std::int32_t>(end); }));
+    EXPECT_TRUE((rejects<InvalidArgument, DmBytesFx>)(
+        [end](DA& a, DmBytesFx& f) { a.cu_seqlens_k.data = f.at<std::int32_t>(end - 4); }, "cu_seqlens_k"));
+    EXPECT_TRUE(accepts<DmBytesFx>([end](DA& a, DmBytesFx& f) { a.page_table.data = f.at<std::int32_t>(end); }));
+    EXPECT_TRUE((rejects<InvalidArgument, DmBytesFx>)(
+        [end](DA& a, DmBytesFx& f) { a.page_table.data = f.at<std::int32_t>(end - 4); }, "page_table"));
+  }
+  // the SWA table against an input and against the lengths (swa_v2p given: the second table is written)
+  const auto with_swa = [](DA& a, DmBytesFx& f) {
+    a.swa_v2p = {f.at<std::int64_t>(96), 4};
+    a.swa_page_table = {f.at<std::int32_t>(384), 2, 4, 4, 1};
+  };
+  EXPECT_TRUE(accepts<DmBytesFx>(with_swa));
+  EXPECT_TRUE(accepts<DmBytesFx>([&](DA& a, DmBytesFx& f) {
+    with_swa(a, f);
+    a.swa_page_table.data = f.at<std::int32_t>(16);
+  }));
+  EXPECT_TRUE((rejects<InvalidArgument, DmBytesFx>)(
+      [&](DA& a, DmBytesFx& f) {
+        with_swa(a, f);
+        a.swa_page_table.data = f.at<std::int32_t>(12);
+      },
+      "swa_page_table"));
+  EXPECT_TRUE(accepts<DmBytesFx>([&](DA& a, DmBytesFx& f) {
+    with_swa(a, f);
+    a.swa_page_table.data = f.at<std::int32_t>(284);  // right after cu_seqlens_k [272, 284)
+  }));
+  EXPECT_TRUE((rejects<InvalidArgument, DmBytesFx>)(
+      [&](DA& a, DmBytesFx& f) {
+        with_swa(a, f);
+        a.swa_page_table.data = f.at<std::int32_t>(280);
+      },
+      "swa_page_table"));
 }
 
 // ---- §4.6 eager_funnel, §4.2 flashmla, §4.3 canonical, §4.13 envelope_moves ------------------------

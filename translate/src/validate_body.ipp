@@ -137,6 +137,19 @@ void validate_args(const DecodeMetadataArgs& a) {
   check_at_least(a.cache_seqlens, "cache_seqlens", b);
   check_at_least(a.cu_seqlens_k, "cu_seqlens_k", b + 1);
   check_disjoint(a.cache_seqlens, a.cu_seqlens_k, "cache_seqlens", "cu_seqlens_k");
+  // Every output apart from every input: rows are written before later rows' inputs are read, so an output over an
+  // input would change what the call reads (and an entry read after a store would escape the checks above).
+  const auto apart_from_inputs = [&a](const auto& out, std::string_view name) {
+    check_disjoint(out, a.seq_lens, name, "seq_lens");
+    check_disjoint(out, a.req_to_token, name, "req_to_token");
+    check_disjoint(out, a.req_pool_indices, name, "req_pool_indices");
+    check_disjoint(out, a.v2p, name, "v2p");
+    check_disjoint(out, a.kernel_page_table, name, "kernel_page_table");
+    check_disjoint(out, a.swa_v2p, name, "swa_v2p");
+    check_disjoint(out, a.full_to_swa_index_mapping, name, "full_to_swa_index_mapping");
+  };
+  apart_from_inputs(a.cache_seqlens, "cache_seqlens");
+  apart_from_inputs(a.cu_seqlens_k, "cu_seqlens_k");
   check_vec(a.v2p, "v2p");
   check_mat(a.kernel_page_table, "kernel_page_table");
   check_vec(a.swa_v2p, "swa_v2p");
@@ -182,15 +195,16 @@ void validate_args(const DecodeMetadataArgs& a) {
   if (!a.skip_page_table) {
     check_out_mat(a.page_table, "page_table");
     check_shape_at_least(a.page_table, "page_table", b, a.max_seq_pages);
-    check_disjoint(a.page_table, a.req_to_token, "page_table", "req_to_token");
-    check_disjoint(a.page_table, a.kernel_page_table, "page_table", "kernel_page_table");
+    apart_from_inputs(a.page_table, "page_table");
     check_disjoint(a.page_table, a.cache_seqlens, "page_table", "cache_seqlens");
     check_disjoint(a.page_table, a.cu_seqlens_k, "page_table", "cu_seqlens_k");
     if (swa) {
       check_out_mat(a.swa_page_table, "swa_page_table");
       check_shape_at_least(a.swa_page_table, "swa_page_table", b, a.max_seq_pages);
       check_disjoint(a.swa_page_table, a.page_table, "swa_page_table", "page_table");
-      check_disjoint(a.swa_page_table, a.req_to_token, "swa_page_table", "req_to_token");
+      apart_from_inputs(a.swa_page_table, "swa_page_table");
+      check_disjoint(a.swa_page_table, a.cache_seqlens, "swa_page_table", "cache_seqlens");
+      check_disjoint(a.swa_page_table, a.cu_seqlens_k, "swa_page_table", "cu_seqlens_k");
     }
   }
 }
