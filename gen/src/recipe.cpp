@@ -505,7 +505,12 @@ Recipe redraw_recipe(Route route, const Recipe& capture, SplitMix64& rng) {
   if (ps > (i64{1} << 20)) throw InvalidArgument("recipe['page_size']", std::to_string(ps), "must be in [1, 2^20]");
   const i64 num_pages = static_cast<i64>(arr("v2p").values.size()) - 1;
   Recipe r = capture;
-  std::vector<i64> v2p = draw_v2p(rng, num_pages);
+  std::vector<i64> v2p = draw_v2p(rng, num_pages);  // (num_pages checked there: at most 2^24)
+  // the table routes' req_to_token and kv_indices_inplace's ids are int32: the tokens drawn below reach
+  // (num_pages + 1) * page_size - 1, which must fit (a capture beyond it would come back wrapped)
+  if (!per_id(route) && route != Route::eager_funnel && route != Route::write_loc && (num_pages + 1) * ps > kTwo31)
+    throw InvalidArgument("recipe['v2p']", std::to_string(num_pages) + " pages at page_size " + std::to_string(ps),
+                          "(pages + 1) * page_size must be <= 2^31: this route's tokens are int32");
   const auto keep_mod = [&](i64 mod) {
     for (auto& x : v2p)
       if (x >= 0) x = reduce(x, std::max<i64>(1, mod));

@@ -216,6 +216,16 @@ TEST(Recipe, RedrawChecksItsCapture) {
     p.ints["page_size"] = (i64{1} << 20) + 1;
     EXPECT_THROW(redraw_recipe(route, p, s), InvalidArgument) << to_string(route);
   }
+  // int32 tokens: (pages + 1) * page_size up to 2^31 (2^11 pages of 2^20 tokens: 2^11 - 1 pages fit, 2^11 do not)
+  for (Route route : {Route::read_table, Route::kv_indices_inplace}) {
+    for (const auto& [pages, ok] : {std::pair{(i64{1} << 11) - 1, true}, {i64{1} << 11, false}}) {
+      Recipe p = draw_recipe(route, 1, 0, 64);
+      p.ints["page_size"] = i64{1} << 20;
+      p.arrays["v2p"].values.assign(static_cast<std::size_t>(pages + 1), 0);
+      if (ok) EXPECT_NO_THROW(redraw_recipe(route, p, s)) << to_string(route);
+      else EXPECT_THROW(redraw_recipe(route, p, s), InvalidArgument) << to_string(route);
+    }
+  }
   for (const auto& [dcp, ok] : {std::pair{i64{1}, true}, {i64{1} << 10, true}, {i64{0}, false}, {(i64{1} << 10) + 1, false}}) {
     c = draw_recipe(Route::write_loc, 1, 0, 64);
     c.ints["dcp_size"] = dcp;
