@@ -78,9 +78,14 @@ inline gen::IdShape id_shape_arg(py::handle h) {
     s.ids = d["ids"].cast<std::string>();
     s.table = d["table"].cast<std::string>();
     s.multiplier = d["multiplier"].is_none() ? "" : d["multiplier"].cast<std::string>();
-    for (py::handle e : d["extra"]) {
-      const auto t = py::reinterpret_borrow<py::tuple>(e);
-      if (t.size() != 2) throw InvalidArgument("id_shape['extra']", py::str(py::repr(e)), "entries are (name, default)");
+    const py::object extra = d["extra"];
+    if (!(py::isinstance<py::list>(extra) || py::isinstance<py::tuple>(extra)))
+      throw InvalidArgument("id_shape['extra']", py::str(py::repr(extra)), "must be a list of (name, default) pairs");
+    for (py::handle e : extra) {
+      if (!(py::isinstance<py::tuple>(e) || py::isinstance<py::list>(e)) || py::len(e) != 2 ||
+          !py::isinstance<py::str>(py::reinterpret_borrow<py::sequence>(e)[0]))
+        throw InvalidArgument("id_shape['extra']", py::str(py::repr(e)), "entries are (name, default) pairs");
+      const auto t = py::reinterpret_borrow<py::sequence>(e);
       s.extra.emplace_back(t[0].cast<std::string>(), int64_arg(t[1], "id_shape['extra']"));
     }
     s.page_size = d["page_size"].cast<bool>();

@@ -165,6 +165,12 @@ def test_a_new_per_id_shape_is_drawn_from_the_shape_given():
     assert r["multiplier"] == 2 and r["k"] == 9 and r["ids"].size >= 1
     with pytest.raises(kvaddr.InvalidArgument, match="^id_shape = "):
         _core.draw_recipe("my_route", 1, 0, 64, id_shape={"route": "my_route"})
+    # extra: a list of (name, default) pairs (a pair may be a list); anything else names id_shape['extra']
+    assert _core.draw_recipe("my_route", 1, 0, 64, id_shape=dict(shape, extra=[["k", 3]]))["k"] == 3
+    assert "k" not in _core.draw_recipe("my_route", 1, 0, 64, id_shape=dict(shape, extra=[]))
+    for extra in (5, "k3", [5], [("k",)], [("k", 3, 4)], [(3, "k")], [("k", 2**63)]):
+        with pytest.raises(kvaddr.InvalidArgument, match=r"^id_shape\['extra'\] = "):
+            _core.draw_recipe("my_route", 1, 0, 64, id_shape=dict(shape, extra=extra))
 
 
 def test_the_package_draws_no_random_number_of_its_own():
