@@ -11,13 +11,25 @@ import os
 
 from . import _core
 from . import cases as C
+from . import gpu as _gpu
 from . import route_tables as _routes
+from .arrays import family as _family
 from .gpu import invalid
 
 MAX_CASES = 1 << 40  # cases drawn per run (case i of seed s: a 64-bit SeedSequence key each)
 MAX_LANES = 1 << 40  # the largest case size the generators are asked for
 MAX_SEED = (1 << 64) - 1  # numpy's SeedSequence takes any non-negative int; the CLI's seeds are uint64
 MAX_SECONDS = 1e9
+
+
+def shown(value):
+    """repr(value) for a message; an int past Python's int-to-str digit limit (whose repr is a ValueError) as its
+    bit length."""
+    try:
+        return repr(value)
+    except ValueError:
+        return f"<{type(value).__name__} of {value.bit_length()} bits>" if isinstance(value, int) else \
+            f"<a {type(value).__name__}>"
 
 
 def typed(fn, *args):
@@ -37,10 +49,10 @@ def typed(fn, *args):
 def integer(name, value, lo, hi):
     """`value` as an int in [lo, hi]; InvalidArgument naming `name` for a bool, a non-integer or out of range."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise invalid(name, repr(value), f"must be an integer in [{lo}, {hi}], not {type(value).__name__}")
+        raise invalid(name, shown(value), f"must be an integer in [{lo}, {hi}], not {type(value).__name__}")
     v = int(value)
     if not lo <= v <= hi:
-        raise invalid(name, repr(value), f"must be an integer in [{lo}, {hi}]")
+        raise invalid(name, shown(value), f"must be an integer in [{lo}, {hi}]")
     return v
 
 
@@ -49,11 +61,14 @@ def seconds(name, value, *, zero=False, optional=True):
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise invalid(name, repr(value), f"must be a number of seconds{' or None' if optional else ''}, "
+        raise invalid(name, shown(value), f"must be a number of seconds{' or None' if optional else ''}, "
                                          f"not {type(value).__name__}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:  # an int (or a Fraction) past the float range: not finite as seconds either
+        v = math.inf
     if not math.isfinite(v) or v < 0 or (v == 0 and not zero) or v > MAX_SECONDS:
-        raise invalid(name, repr(value), f"must be a finite number of seconds {'>= 0' if zero else '> 0'} "
+        raise invalid(name, shown(value), f"must be a finite number of seconds {'>= 0' if zero else '> 0'} "
                                          f"and <= {MAX_SECONDS:g}")
     return v
 
@@ -64,22 +79,41 @@ def flag(name, value):
     return value
 
 
+def path(value, name="replay_dir"):
+    """InvalidArgument naming `name` unless `value` is None or a non-empty path (a str or an os.PathLike of a str)
+    without a NUL byte: checked here, since the recording writer would only fail after the campaign."""
+    if value is None:
+        return
+    if not isinstance(value, (str, os.PathLike)):
+        raise invalid(name, repr(value), "must be a path (str or os.PathLike) or None")
+    try:
+        text = os.fspath(value)
+    except TypeError as e:  # a __fspath__ returning neither str nor bytes
+        raise invalid(name, repr(value), f"must be a path (str or os.PathLike) or None ({e})") from None
+    if not isinstance(text, str):
+        raise invalid(name, repr(value), f"must be a path of a str, not of {type(text).__name__}")
+    if text == "":  # '' was the working directory, written unasked
+        raise invalid(name, repr(value), "must name a directory (None: no replay directory)")
+    if "\0" in text:
+        raise invalid(name, repr(value), "a path must not contain a NUL byte")
+
+
 def shard(value, cases=None):
     """(i, n) as ints with n >= 1 and 0 <= i < n (and i < cases when `cases` is given: a shard with no case
     index would compare nothing)."""
     try:
         i, n = value
     except (TypeError, ValueError):
-        raise invalid("shard", repr(value), "must be a pair (i, n)") from None
+        raise invalid("shard", shown(value), "must be a pair (i, n)") from None
     if any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in (i, n)):
-        raise invalid("shard", repr(value), "i and n must be integers")
+        raise invalid("shard", shown(value), "i and n must be integers")
     i, n = int(i), int(n)
     if n < 1:
-        raise invalid("shard", repr(value), "n must be at least 1")
+        raise invalid("shard", shown(value), "n must be at least 1")
     if not 0 <= i < n:
-        raise invalid("shard", repr(value), f"i must be in [0, {n - 1}]")
+        raise invalid("shard", shown(value), f"i must be in [0, {n - 1}]")
     if cases is not None and i >= cases:
-        raise invalid("shard", repr(value), f"shard {i} of {n} holds no case index of range(cases = {cases}): "
+        raise invalid("shard", shown(value), f"shard {i} of {n} holds no case index of range(cases = {cases}): "
                                             "it would compare nothing")
     return (i, n)
 
@@ -99,13 +133,10 @@ def check_arguments(*, cases, seed, lanes, time_budget, lanes_budget, case_timeo
            "case_timeout": seconds("case_timeout", case_timeout),
            "shrink": flag("shrink", shrink),
            "shrink_seconds": seconds("shrink_seconds", shrink_seconds, zero=True, optional=False)}
-    if replay_dir is not None and not isinstance(replay_dir, (str, os.PathLike)):
-        raise invalid("replay_dir", repr(replay_dir), "must be a path (str or os.PathLike) or None")
-    if replay_dir is not None and os.fspath(replay_dir) == "":  # '' was the working directory, written unasked
-        raise invalid("replay_dir", repr(replay_dir), "must name a directory (None: no replay directory)")
+    path(replay_dir)
     if name is not None and not isinstance(name, str):
         raise invalid("name", repr(name), "must be a str or None")
-    if huge not in (None, True, False) or isinstance(huge, int) and not isinstance(huge, bool):
+    if huge is not None and not isinstance(huge, bool):  # not 1, 1.0, np.True_: the huge case tests `huge is True`
         raise invalid("huge", repr(huge), "must be None, True or False")
     out["shard"] = shard(shard_, out["cases"])
     return out
@@ -157,7 +188,12 @@ def params(route, value, mode=None):
 
 def variant(route, value):
     """InvalidArgument naming `variant` unless `route` accepts `value` (a str: any '+'-joined set of behaviours, the
-    inferred ones and their parameters included: grid_spill@G, era_d_read_table@G)."""
+    inferred ones and their parameters included: grid_spill@G, era_d_read_table@G). A route without variants
+    (route_tables.has_variant) accepts "production" only."""
+    if not _routes.has_variant(route):
+        if not isinstance(value, str) or value != "production":
+            raise invalid("variant", repr(value), f"{route} has no variants: must be 'production'")
+        return
     if not isinstance(value, str):
         raise invalid("variant", repr(value), f"must be a str naming a behaviour of {route} "
                       f"({', '.join(_core.variants(route))}) or a '+'-joined set of them")
@@ -166,6 +202,37 @@ def variant(route, value):
     except _core.Error as e:
         raise invalid("variant", repr(value), f"{e}; {route} accepts {', '.join(_core.variants(route))} "
                       "and '+'-joined sets of them") from None
+
+
+def family(device, array):
+    """kvaddr.arrays.family(device, array) with its ValueError as InvalidArgument (typed) and an array library
+    that cannot be imported (array='torch' without torch) as InvalidArgument naming `array`."""
+    try:
+        return typed(_family, device, array)
+    except ImportError as e:
+        raise invalid("array", repr(array), f"cannot be imported ({type(e).__name__}: {e})") from None
+
+
+GRAPH_NEEDS = "graph=True needs device='cuda' with torch tensors (torch.cuda.graph)"  # kvaddr.graph's own check
+
+
+def runnable(fam, reference, graph, huge):
+    """InvalidArgument, before anything runs, for a graph or huge argument that the array family `fam` and the
+    resolved `reference` cannot run (kvaddr.graph and kvaddr.huge would raise a plain ValueError mid-run): graph
+    needs torch on CUDA; huge=True needs torch on CUDA and kvaddr's CUDA kernels as the reference. (huge=True on a
+    route without a huge case, or without the free device memory, is still found by kvaddr.huge after the cases.)"""
+    on_cuda_torch = fam.name == "torch" and fam.device != "cpu"
+    if graph and not on_cuda_torch:
+        e = invalid("graph", repr(graph), GRAPH_NEEDS)
+        if graph is True:  # the text as before ("graph=True ..." names the argument and its value)
+            e.args = (GRAPH_NEEDS,)
+        raise e
+    if huge is True:
+        if not on_cuda_torch:
+            raise invalid("huge", "True", "needs device='cuda' with torch")
+        if reference not in ("cuda", "both") or not _gpu.available():
+            raise invalid("huge", "True", "needs kvaddr's CUDA kernels as the reference "
+                                          f"({_gpu.why_unavailable() or 'reference=' + reference})")
 
 
 def route(value):

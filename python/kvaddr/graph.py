@@ -205,7 +205,7 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
             return 0, recipe0, CaseResult("raised", f"a graph replay failed after {rep.cases} checked cases: "
                                                     f"{type(e).__name__}: {e}")
     if loop == "fast":
-        raise ValueError(f"graph = 'fast': the fast graph loop cannot run this call ({why})")
+        raise check_args.invalid("graph", "'fast'", f"the fast graph loop cannot run this call ({why})")
     rep.graph_loop, rep.graph_note = "slow", why
     for i in later:
         if time_budget is not None and time.perf_counter() - t0 > time_budget:

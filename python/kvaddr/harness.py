@@ -28,7 +28,7 @@ from . import contract as contracts
 from . import isolate as iso
 from .device_ref import BATCH, CallTimes, Counts, DeviceExpected, ReferenceDisagreement, assert_agree  # noqa: F401
 from .device_ref import resolve as resolve_reference
-from .arrays import family, host_copy
+from .arrays import family, host_copy  # noqa: F401 - family: kvaddr.harness.family, used by tests
 from .conventions import FRESH_RETURN_ROUTES, broken_preconditions, guarded_inputs, output_dtypes, reference, wrap_variant
 from .overflow import check_mode as check_overflow_mode
 from .route_tables import has_variant
@@ -314,12 +314,13 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
     time_budget, lanes_budget, case_timeout = a["time_budget"], a["lanes_budget"], a["case_timeout"]
     check_args.typed(check_overflow_mode, overflow)
     route = check_args.route(route)
-    if has_variant(route):
-        check_args.variant(route, variant)
+    check_args.variant(route, variant)  # a route without variants accepts "production" only
     check_args.params(route, params, mode)
     if params is not None and "contract" in params:
         raise check_args.invalid("params", repr(params), "the wrapper's contract is the argument contract=")
     wrapper = contracts.Contract.of(route, contract, mode)
+    if isinstance(graph, bool) is False and graph not in ("fast", "slow"):
+        raise check_args.invalid("graph", repr(graph), "must be False, True, 'fast' or 'slow'")
     if mode is not None and graph:
         raise check_args.invalid("mode", repr(mode), "graph mode captures the harness's dense call only")
     if mode is not None and huge:
@@ -331,11 +332,10 @@ def check(route, kernel, *, cases=100, seed=0, device="cpu", array=None, variant
         huge, reference = False, "host"
     if wrapper is not None:
         params = {**(params or {}), "contract": wrapper}
-    if isinstance(graph, bool) is False and graph not in ("fast", "slow"):
-        raise check_args.invalid("graph", repr(graph), "must be False, True, 'fast' or 'slow'")
-    fam = check_args.typed(family, device, array)
+    fam = check_args.family(device, array)
     rep = Report(route, seed, variant, device, fam.name, bool(graph), shard=shard,
                  reference=check_args.typed(resolve_reference, reference, fam))
+    check_args.runnable(fam, rep.reference, graph, huge)  # graph / huge=True that cannot run here: before any case
     rep.contract = contracts.as_dict(wrapper)
     rep.campaign = {"route": route, "variant": variant, "cases": cases, "lanes": lanes, "device": device,
                     "array": fam.name, "reference": rep.reference, "overflow": overflow, "graph": graph,
@@ -685,10 +685,9 @@ def check_case(kernel, case, *, device="cpu", array=None, variant="production", 
     check_args.case(case)
     if not callable(kernel):
         raise check_args.invalid("kernel", repr(kernel), "must be callable (called as kernel(**kwargs))")
-    if has_variant(case.route):
-        check_args.variant(case.route, variant)
+    check_args.variant(case.route, variant)  # a route without variants accepts "production" only
     case_timeout = check_args.seconds("case_timeout", case_timeout)
-    fam = check_args.typed(family, device, array)
+    fam = check_args.family(device, array)
     try:
         expected = reference(case, variant, table_guards=True)
     except _core.Error as e:  # outside the contract under `variant`: not run

@@ -303,7 +303,7 @@ def run_huge(rep, fam, kernel, route, seed, variant, huge, cases=None):
     why = _reason_out(route, fam, variant, cases, rep.shard, rep.reference, huge is True)
     if why is not None:
         if huge is True:
-            raise ValueError(f"huge = True: {why}")
+            raise gpu.invalid("huge", "True", why)  # (an InvalidArgument: a ValueError)
         rep.huge = {"ran": False, "why": why}
         return None
     if route in STREAMED:

@@ -108,6 +108,16 @@ py::str text_to_python(const std::string& t) {
 
 // An int32 / int64 array read by replay (values widened to int64) as a numpy array of its dtype.
 py::object npy_to_python(const replay::NpyArray& a) {
+  // numpy refuses a shape whose dimensions multiply past its size limit even when one is 0 (replay reads such an
+  // empty view, (0, 2^62), as nothing): a typed error here, never numpy's ValueError
+  int64_t bytes = sizeof(int64_t);
+  for (int64_t d : a.shape) {
+    if (d < 0 || (d > 0 && __builtin_mul_overflow(bytes, d, &bytes))) {
+      std::string shape;
+      for (int64_t x : a.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(x);
+      throw InvalidArgument("shape", "(" + shape + ")", "not representable as a numpy array");
+    }
+  }
   py::array_t<int64_t> out(std::vector<py::ssize_t>(a.shape.begin(), a.shape.end()));
   if (!a.values.empty()) std::memcpy(out.mutable_data(), a.values.data(), a.values.size() * sizeof(int64_t));
   if (a.dtype == replay::NpyDtype::int32) return out.attr("astype")("int32");

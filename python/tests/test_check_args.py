@@ -1,5 +1,8 @@
 """kvaddr.check validates every argument before anything runs (#36 item 4): kvaddr.InvalidArgument naming the
 argument and its value; each rule on both sides of its boundary. A run that compared nothing is not ok."""
+import fractions
+import pathlib
+
 import numpy as np
 import pytest
 
@@ -173,3 +176,151 @@ def test_check_case_checks_its_case_kernel_and_variant():
     assert kvaddr.check_case(K.translate_v2p, case, isolate=False).kind == "ok"  # the good side of each
     assert kvaddr.check_case(K.translate_v2p_doc_formula, case, isolate=False).kind == "mismatch"
     assert kvaddr.check_case(K.translate_v2p_doc_formula, case, variant="b17_doc_formula", isolate=False).kind == "ok"
+
+
+# ---- fuzzer findings: variant of a route without variants, huge numbers of seconds, graph / huge / array that
+# cannot run here, huge that is not a bool, a replay_dir with a NUL byte: each a kvaddr.InvalidArgument up front ----
+NO_VARIANT_ROUTES = [r for r in kvaddr.HARNESS_ROUTES if not kvaddr.route_tables.has_variant(r)]
+
+
+def cheap(route="token_translate", kernel=None, **kw):
+    """kvaddr.check in the cheapest setup: one small case, no shrinking, in process, the host route as the kernel."""
+    args = {"cases": 1, "lanes": 16, "shrink": False, "isolate": False}
+    args.update(kw)
+    return kvaddr.check(route, kvaddr.conventions.host_kernel(route) if kernel is None else kernel, **args)
+
+
+def rejected(name, route="token_translate", **kw):
+    """The InvalidArgument of a cheap check whose kernel must not run; its argument is `name`."""
+    with pytest.raises(kvaddr.InvalidArgument) as e:
+        cheap(route, calls_nothing, **kw)
+    assert isinstance(e.value, kvaddr.Error) and isinstance(e.value, ValueError)
+    assert e.value.argument == name, str(e.value)
+    return e.value
+
+
+def test_routes_without_variants_exist():
+    assert "mamba_translate" in NO_VARIANT_ROUTES
+
+
+@pytest.mark.parametrize("route", NO_VARIANT_ROUTES)
+def test_a_route_without_variants_accepts_production(route):
+    rep = cheap(route, variant="production")
+    assert rep.ok, str(rep)
+
+
+@pytest.mark.parametrize("route", NO_VARIANT_ROUTES)
+@pytest.mark.parametrize("variant", ["nope", "int32_wrap", "Production", "production+int32_wrap", "", None, 5,
+                                     b"production"])
+def test_a_route_without_variants_rejects_any_other_variant(route, variant):
+    e = rejected("variant", route, variant=variant)
+    assert e.value == repr(variant)
+    assert str(e) == f"variant = {variant!r}: {route} has no variants: must be 'production'"
+
+
+@pytest.mark.parametrize("route", ["token_translate", "read_table", "mamba_translate"])
+@pytest.mark.parametrize("variant", [None, 5, 1.0, b"production", ["production"]])
+def test_a_variant_that_is_not_a_str_is_rejected_on_every_route(route, variant):
+    e = rejected("variant", route, variant=variant)
+    assert str(e).startswith(f"variant = {variant!r}: ")
+
+
+@pytest.mark.parametrize("name", ["time_budget", "case_timeout"])
+@pytest.mark.parametrize("value", [1e9, 10**9, 1e-9, 0.5])
+def test_seconds_up_to_the_limit_are_accepted(name, value):
+    assert cheap(**{name: value}).cases == 1
+
+
+@pytest.mark.parametrize("name", ["time_budget", "case_timeout", "shrink_seconds"])
+@pytest.mark.parametrize("value", [10**400, -10**400, 10**9 + 1, 1e300, fractions.Fraction(10**400)])
+def test_seconds_past_the_float_range_are_rejected_not_an_overflow_error(name, value):
+    e = rejected(name, **{name: value})
+    assert str(e).startswith(f"{name} = {value!r}: must be a finite number of seconds")
+
+
+@pytest.mark.parametrize("name", ["cases", "seed", "lanes", "lanes_budget", "time_budget", "case_timeout"])
+def test_an_int_too_long_to_print_is_still_named(name):
+    value = 10**5000  # repr() of it raises ValueError (Python's int-to-str digit limit)
+    e = rejected(name, **{name: value})
+    assert str(e).startswith(f"{name} = <int of {value.bit_length()} bits>: ")
+
+
+def test_graph_false_is_accepted_on_the_cpu():
+    assert cheap(graph=False).ok
+
+
+@pytest.mark.parametrize("graph", [True, "fast", "slow"])
+def test_graph_on_the_cpu_is_an_invalid_argument_before_any_kernel_runs(graph):
+    e = rejected("graph", graph=graph)
+    assert e.value == repr(graph)
+    assert "graph=True needs device='cuda' with torch tensors (torch.cuda.graph)" in str(e)
+    assert str(e).startswith("graph=True needs" if graph is True else f"graph = {graph!r}: ")
+
+
+@pytest.mark.parametrize("huge", [None, False])
+def test_huge_none_and_false_are_accepted_on_the_cpu(huge):
+    rep = cheap(huge=huge)
+    assert rep.ok and rep.huge == {}
+
+
+def test_huge_true_on_the_cpu_is_an_invalid_argument_before_any_kernel_runs():
+    e = rejected("huge", huge=True)
+    assert str(e) == "huge = True: needs device='cuda' with torch" and e.value == "True"
+
+
+@pytest.mark.parametrize("huge", [1.0, 0.0, 1, 0, np.True_, np.False_, "True", [True]])
+def test_huge_that_is_not_none_or_a_bool_is_rejected(huge):
+    e = rejected("huge", huge=huge)
+    assert str(e) == f"huge = {huge!r}: must be None, True or False"
+
+
+def _imports(name):
+    try:
+        __import__(name)
+        return True
+    except ImportError:
+        return False
+
+
+@pytest.mark.parametrize("array", [None, "numpy"])
+def test_a_cpu_array_family_is_accepted(array):
+    assert cheap(array=array).ok
+
+
+@pytest.mark.skipif(_imports("torch"), reason="torch is installed here")
+def test_array_torch_without_torch_is_an_invalid_argument():
+    e = rejected("array", array="torch")
+    assert str(e).startswith("array = 'torch': cannot be imported (ModuleNotFoundError: ")
+
+
+def planted(**kw):  # a failing kernel: the run writes a replay directory
+    kw["out"][...] = 12345
+
+
+@pytest.mark.parametrize("as_path", [False, True])
+def test_a_replay_dir_path_is_accepted_and_written(tmp_path, as_path):
+    root = tmp_path / "fails"
+    rep = cheap(kernel=planted, replay_dir=root if as_path else str(root))
+    assert rep.failure is not None and rep.failure.replay_error is None
+    assert pathlib.Path(rep.failure.replay_dir).parent == root
+
+
+class _BytesPath:
+    def __fspath__(self):
+        return b"/tmp/kvaddr-bytes"
+
+
+class _BrokenPath:
+    def __fspath__(self):
+        return 5
+
+
+@pytest.mark.parametrize("replay_dir,reason", [
+    ("x\0y", "a path must not contain a NUL byte"), ("\0", "a path must not contain a NUL byte"),
+    (pathlib.PurePosixPath("a\0b"), "a path must not contain a NUL byte"),
+    (_BytesPath(), "must be a path of a str, not of bytes"), (_BrokenPath(), "must be a path (str or os.PathLike)"),
+    (b"kvaddr-failures", "must be a path (str or os.PathLike) or None"),
+])
+def test_a_replay_dir_that_cannot_be_written_is_rejected_before_any_kernel_runs(replay_dir, reason):
+    e = rejected("replay_dir", replay_dir=replay_dir)
+    assert str(e).startswith(f"replay_dir = {replay_dir!r}: {reason}")

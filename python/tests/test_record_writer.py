@@ -276,3 +276,18 @@ def test_allow_outside_must_be_a_bool(tmp_path):
         case, variant = kvaddr.record.load_case(d, allow_outside=False)
         assert case.route == "token_translate" and variant == "production"
         assert case.inputs["ids"].tolist() == [0, 1] and case.outputs["out"].tolist() == [-1, -1]
+
+
+def test_read_input_of_an_empty_view_numpy_cannot_hold_is_typed(tmp_path):
+    """replay reads a strided view of shape (0, 2^62) as nothing; as a numpy array that shape cannot exist: an
+    InvalidArgument naming the shape (not numpy's ValueError); (0, 2^20) comes back empty."""
+    np.save(tmp_path / "p.npy", np.arange(7, dtype=np.int64))
+    (tmp_path / "manifest.json").write_text('{"calls": []}')
+
+    def entry(shape):
+        return json.dumps({"file": "p.npy", "offset": 0, "shape": shape, "strides": [1, 1]})
+
+    got = _core.replay_read_input(str(tmp_path), entry([0, 1 << 20]))
+    assert got.shape == (0, 1 << 20) and got.dtype == np.int64
+    with pytest.raises(kvaddr.InvalidArgument, match=r"^shape = \(0, 4611686018427387904\): not representable"):
+        _core.replay_read_input(str(tmp_path), entry([0, 1 << 62]))
