@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -23,6 +24,22 @@ namespace kvaddr::python {
 namespace py = pybind11;
 using std::int32_t;
 using std::int64_t;
+
+// The route bindings' scalar parameters, stricter than pybind11's int64_t / bool: a bool is no integer (True as
+// page_size was taken as 1), and a flag is a bool (True / False or numpy.bool_), not None, 0.5 or 7 (pybind11's
+// bool converts those silently). Anything else fails overload resolution: pybind11's TypeError, as for a string.
+struct StrictInt {
+  int64_t v = 0;
+  operator int64_t() const { return v; }
+};
+struct StrictBool {
+  bool v = false;
+  operator bool() const { return v; }
+};
+inline bool is_numpy_bool(py::handle h) {
+  const std::string_view t = Py_TYPE(h.ptr())->tp_name;
+  return t == "numpy.bool_" || t == "numpy.bool";
+}
 
 // ---- numpy argument handling -----------------------------------------------------------------
 inline std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
@@ -221,3 +238,40 @@ inline int64_t max_pages_of(const In<int64_t>& lens, int64_t ps, int64_t delta) 
 }
 
 }  // namespace kvaddr::python
+
+namespace pybind11::detail {
+template <>
+struct type_caster<kvaddr::python::StrictInt> {
+  PYBIND11_TYPE_CASTER(kvaddr::python::StrictInt, const_name("int"));
+  bool load(handle src, bool convert) {
+    if (!src || PyBool_Check(src.ptr()) || kvaddr::python::is_numpy_bool(src)) return false;
+    make_caster<std::int64_t> inner;
+    if (!inner.load(src, convert)) return false;
+    value.v = cast_op<std::int64_t>(inner);
+    return true;
+  }
+  static handle cast(kvaddr::python::StrictInt s, return_value_policy, handle) { return PyLong_FromLongLong(s.v); }
+};
+template <>
+struct type_caster<kvaddr::python::StrictBool> {
+  PYBIND11_TYPE_CASTER(kvaddr::python::StrictBool, const_name("bool"));
+  bool load(handle src, bool) {
+    if (!src) return false;
+    if (src.ptr() == Py_True || src.ptr() == Py_False) {
+      value.v = src.ptr() == Py_True;
+      return true;
+    }
+    if (!kvaddr::python::is_numpy_bool(src)) return false;
+    const int truth = PyObject_IsTrue(src.ptr());
+    if (truth < 0) {
+      PyErr_Clear();
+      return false;
+    }
+    value.v = truth == 1;
+    return true;
+  }
+  static handle cast(kvaddr::python::StrictBool b, return_value_policy, handle) {
+    return handle(b.v ? Py_True : Py_False).inc_ref();
+  }
+};
+}  // namespace pybind11::detail

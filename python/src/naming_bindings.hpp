@@ -69,6 +69,7 @@ struct HostCall {
   Variant claimed;
   py::object fn, reference;
   std::vector<std::string> names, params;
+  std::vector<std::string> flags;  // the route's bool fields (their scalars are handed over as bools)
   std::vector<py::array> befores;  // the outputs before the call (their dtypes and row lengths)
   bool variants = false;
 
@@ -83,6 +84,10 @@ struct HostCall {
       befores.push_back(as_ndarray(item.second, "outputs"));
     }
     for (const auto& [p, field] : route_parameters(route)) params.push_back(p);
+    visit_route(route, [this](auto spec) {
+      for (const FieldInfo& f : field_infos<decltype(spec)>())
+        if (f.kind == ArgKind::boolean) flags.emplace_back(f.name);
+    });
     for (const auto& item : inputs) {
       const std::string k = py::str(item.first);
       if (!has_param(k)) throw InvalidArgument("inputs", k, "not a parameter of " + route_name);
@@ -141,7 +146,15 @@ struct HostCall {
     py::dict kw;
     for (const auto& item : ins)
       if (!item.second.is_none()) kw[item.first] = item.second;
-    for (const auto& item : sc) kw[item.first] = item.second;
+    // a scalar as the binding takes it (an int, a bool, a numpy integer was accepted above): an int for an integer
+    // parameter, a bool for a flag (the bindings take no bool as an int and no int as a flag)
+    for (const auto& item : sc) {
+      const std::string k = py::str(item.first);
+      const py::int_ value = py::reinterpret_steal<py::int_>(PyNumber_Index(item.second.ptr()));
+      if (!value) throw py::error_already_set();
+      if (std::find(flags.begin(), flags.end(), k) != flags.end()) kw[item.first] = py::bool_(PyObject_IsTrue(value.ptr()) == 1);
+      else kw[item.first] = value;
+    }
     if (variants) kw["variant"] = variant;
     for (std::size_t j = 0; j < names.size(); ++j) kw[has_param(names[j]) ? names[j].c_str() : "out"] = outs[j];
     call_rejecting(fn, kw);

@@ -240,11 +240,11 @@ struct PyTypeOf {
 };
 template <>
 struct PyTypeOf<ArgKind::int64> {
-  using type = int64_t;
+  using type = StrictInt;  // (arrays.hpp: a bool is no integer)
 };
 template <>
 struct PyTypeOf<ArgKind::boolean> {
-  using type = bool;
+  using type = StrictBool;  // (a flag is True / False or numpy.bool_)
 };
 template <>
 struct PyTypeOf<ArgKind::variant> {
@@ -257,7 +257,7 @@ struct ParamOf {
 };
 template <class Spec, class Sig, std::size_t I>
 struct ParamOf<Spec, Sig, I, true> {
-  using type = std::optional<int64_t>;
+  using type = std::optional<StrictInt>;
 };
 template <class Spec, class Sig, std::size_t I>
 using ParamT = typename ParamOf<Spec, Sig, I>::type;
@@ -372,7 +372,7 @@ struct Binding {
   static void take(Call& c, const A& a) {
     constexpr PyParam p = Sig::params[I];
     if constexpr (p.width) {
-      c.width = a;
+      if (a) c.width = static_cast<int64_t>(*a);
     } else {
       constexpr FieldTraits t = field_traits<Spec>(p.field_name());
       constexpr std::string_view f = p.field_name();

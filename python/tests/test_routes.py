@@ -231,3 +231,26 @@ def test_swa_mamba_dcp_transfer_moves():
     dst, src = kvaddr.envelope_moves(np.array([4, 5, 8, 9], dtype=np.int64), np.array([10, 11, 2, 3], dtype=np.int64), 2)
     np.testing.assert_array_equal(dst, [2, 4])
     np.testing.assert_array_equal(src, [5, 1])
+
+
+def test_scalar_parameters_take_no_bool_as_an_int_and_only_bools_as_flags():
+    """pybind11's int64 took True as 1 and its bool took None / 0.5 / 7 as flags: the route bindings take an integer
+    parameter from an int or a numpy integer and a flag from True / False / numpy.bool_ only; anything else fails
+    overload resolution (TypeError, as a string does), the output untouched."""
+    ids = np.array([5, 9], dtype=np.int64)
+    for page_size in (2, np.int64(2), np.int32(2)):
+        np.testing.assert_array_equal(kvaddr.token_translate(ids, V2P, page_size, 3), [7, 13])
+    out = np.full(2, -1, np.int64)
+    for bad in (True, np.True_, 2.0):
+        with pytest.raises(TypeError, match="incompatible function arguments"):
+            kvaddr.token_translate(ids, V2P, bad, out=out)
+        assert out.tolist() == [-1, -1]
+    for z in (True, False, np.True_, np.False_):
+        assert kvaddr.read_table(R2T, ROWS, SEQ, V2P, 2, max_pages=4, zero_tail=z).shape == (2, 4)
+    for z in (None, 0.5, 7, 1, 0, "True"):
+        with pytest.raises(TypeError, match="incompatible function arguments"):
+            kvaddr.read_table(R2T, ROWS, SEQ, V2P, 2, max_pages=4, zero_tail=z)
+    # write_loc's out_width: an int or None; not a bool
+    np.testing.assert_array_equal(kvaddr.write_loc(np.array([1], np.int64), V2P, 1, out_width=1), [4])  # v2p[1]
+    with pytest.raises(TypeError, match="incompatible function arguments"):
+        kvaddr.write_loc(np.array([1], np.int64), V2P, 1, out_width=True)
