@@ -190,6 +190,8 @@ inline std::vector<std::int64_t> size_arg(py::handle size) {
   } else {
     shape.push_back(int64_arg(size, "size"));
   }
+  if (shape.size() > 32)  // numpy's own limit on dimensions
+    throw InvalidArgument("size", py::str(py::repr(size)), "at most 32 dimensions");
   std::int64_t n = 1;
   for (std::int64_t s : shape) {
     if (s < 0 || s > kMaxDrawn || n > kMaxDrawn / std::max<std::int64_t>(s, 1))
@@ -289,8 +291,13 @@ inline void bind_recipes(py::module_& m) {
         return to_numpy<double>(v, shape);
       }, py::arg("size") = py::none(), "Uniform in [0, 1).")
       .def("choice", [](SplitMix64& r, const py::sequence& xs) -> py::object {
-        if (xs.size() == 0) throw InvalidArgument("choice", "[]", "needs a non-empty sequence");
-        return xs[static_cast<std::size_t>(r.between(0, static_cast<std::int64_t>(xs.size()) - 1))];
+        const Py_ssize_t n = PySequence_Size(xs.ptr());  // (a range past Py_ssize_t: OverflowError, typed below)
+        if (n < 0) {
+          PyErr_Clear();
+          throw InvalidArgument("values", type_name(xs), "a sequence whose length fits Py_ssize_t");
+        }
+        if (n == 0) throw InvalidArgument("choice", "[]", "needs a non-empty sequence");
+        return xs[static_cast<std::size_t>(r.between(0, static_cast<std::int64_t>(n) - 1))];
       }, py::arg("values"), "One element of a non-empty sequence.")
       .def("permutation", [](SplitMix64& r, py::handle n_o) {
         const std::int64_t n = int64_arg(n_o, "n");

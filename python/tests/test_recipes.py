@@ -147,6 +147,14 @@ def test_the_stream_pieces():
         g.random(-1)
     with pytest.raises(kvaddr.InvalidArgument, match=r"^choice = \[\]"):
         g.choice([])
+    # numpy's 32 dimensions at most; a sequence longer than Py_ssize_t is typed (Python's len() overflows)
+    assert g.integers(0, 2, size=(1,) * 32).shape == (1,) * 32 and g.random((1,) * 32).shape == (1,) * 32
+    for draw in (lambda: g.integers(0, 2, size=(1,) * 33), lambda: g.random((1,) * 33)):
+        with pytest.raises(kvaddr.InvalidArgument, match="^size = .*: at most 32 dimensions"):
+            draw()
+    assert 0 <= g.choice(range(2**62)) < 2**62
+    with pytest.raises(kvaddr.InvalidArgument, match="^values = range: a sequence whose length fits"):
+        g.choice(range(2**64))
     a, b = C.rng_for(9, 9), C.rng_for(9, 9)
     assert a.integers(0, 2**62) == b.integers(0, 2**62)
 
