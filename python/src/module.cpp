@@ -508,7 +508,13 @@ PYBIND11_MODULE(_core, m) {
             }
             recorded.emplace(name, std::move(r));
           }
-          const std::string text = py::cast<std::string>(py::module_::import("json").attr("dumps")(description));
+          std::string text;
+          try {  // (allow_nan=False: NaN / Infinity are no JSON)
+            text = py::cast<std::string>(py::module_::import("json").attr("dumps")(description, py::arg("allow_nan") = false));
+          } catch (const py::error_already_set& e) {
+            if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError)) throw;
+            throw InvalidArgument("description", type_name(description), std::string("not JSON-serialisable: ") + e.what());
+          }
           replay::write_recording(dir, text, recorded);
         }, py::arg("dir"), py::arg("description"), py::arg("arrays"),
         "Write a replay directory: `description` as kvaddr/replay/record.hpp describes it (version, calls, side_files, "

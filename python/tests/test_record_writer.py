@@ -202,6 +202,13 @@ def test_description_fields_on_both_sides(tmp_path):
              call=_call(scalars={"page_size": 2**63}))
     _write(tmp_path / "max", call=_call(scalars={"page_size": 2**63 - 1}))  # the largest int64 scalar
     _refused(tmp_path, kvaddr.InvalidArgument, r"calls = a JSON array: a recording holds a non-empty list", calls=[])
+    # a description JSON cannot hold (an object, NaN) is refused naming it; a finite float is JSON
+    _refused(tmp_path, kvaddr.InvalidArgument, r"^description = dict: not JSON-serialisable",
+             call=_call(scalars={"page_size": object()}))
+    _refused(tmp_path, kvaddr.InvalidArgument, r"^description = dict: not JSON-serialisable",
+             call=_call(scalars={"page_size": float("nan")}))
+    _refused(tmp_path, kvaddr.InvalidArgument, r"calls\[0\].scalars.page_size = 0.5",  # JSON, refused by the writer
+             call=_call(scalars={"page_size": 0.5}))
 
 
 def test_unknown_form_and_unnamed_files_are_refused(tmp_path):
