@@ -45,3 +45,16 @@ def test_timers_and_profile_run_on_the_cpu(tmp_path):
         draw = [line for line in p.stdout.splitlines() if line.strip().startswith("draw recipe")]
         assert len(draw) == 1 and float(draw[0].split()[-1]) > 0, p.stdout
     assert (tmp_path / "write_loc.pstats").is_file()
+
+
+def test_binding_speed_script_reports_every_route_it_is_given():
+    script = SCRIPT.parent / "binding_speed.py"
+    p = subprocess.run([sys.executable, str(script), "--calls", "10", "--json", "--routes",
+                        "token_translate,decode_metadata,kv_indices_inplace"], capture_output=True, text=True,
+                       env=dict(os.environ), timeout=300)
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["empty_call_us"] > 0
+    assert [r["route"] for r in out["routes"]] == ["token_translate", "decode_metadata", "kv_indices_inplace"]
+    for r in out["routes"]:
+        assert r["us_per_call"] > 0 and abs(r["times_empty_call"] * out["empty_call_us"] / r["us_per_call"] - 1) < 1e-9
