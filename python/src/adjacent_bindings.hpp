@@ -80,7 +80,7 @@ inline void bind_adjacent(py::module_& m) {
   }, py::arg("candidates"), py::arg("k"), py::arg("arrays"), py::arg("guard"),
      "The first of `candidates` [(names, shared)], from the k-th on (cyclically), that the case's layable `arrays` "
      "(members as for adjacent_layout: present, not strided, not aliased) fit: (names, shared), or None.");
-  m.def("adjacent_candidates", [](const std::string& route, bool admitted) {
+  m.def("adjacent_candidates", [](const std::string& route, StrictBool admitted) {
     py::list out;
     for (const harness::AdjacentCandidate& c : harness::adjacent_candidates(parse_route(route), admitted))
       out.append(py::make_tuple(py::tuple(py::cast(c.names)), c.shared));

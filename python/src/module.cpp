@@ -315,7 +315,7 @@ PYBIND11_MODULE(_core, m) {
     return mdl::kernel_id_unclamped(tab, page_size, multiplier, mdl::VirtualToken(t));
   }, py::arg("v2p"), py::arg("page_size"), py::arg("multiplier"), py::arg("t"));
   model.def("kernel_id_variant", [](py::handle v2p, int64_t page_size, int64_t multiplier, int64_t t,
-                                    const std::string& div, bool padding_guard) {
+                                    const std::string& div, StrictBool padding_guard) {
     const auto tab = table_arg(v2p, "v2p");
     mdl::DivKind k = mdl::DivKind::floor;
     if (div == "trunc") k = mdl::DivKind::trunc;
@@ -360,7 +360,7 @@ PYBIND11_MODULE(_core, m) {
     const auto tab = table_arg(swa_v2p, "swa_v2p");
     return mdl::swa_id(tab, page_size, swa_multiplier, mdl::VirtualToken(t)).value;
   }, py::arg("swa_v2p"), py::arg("page_size"), py::arg("swa_multiplier"), py::arg("t"));
-  model.def("mamba_slot", [](py::handle v2p, int64_t v, bool clamp) {
+  model.def("mamba_slot", [](py::handle v2p, int64_t v, StrictBool clamp) {
     const auto tab = table_arg(v2p, "v2p");
     return mdl::mamba_slot(tab, v, clamp);
   }, py::arg("v2p"), py::arg("v"), py::arg("clamp") = false);
@@ -457,7 +457,7 @@ PYBIND11_MODULE(_core, m) {
     }
     return replay::ReplayOptions{.allow_outside = allow_outside, .search = {search_budget, search_seconds}};
   };
-  m.def("replay", [replay_options](const std::filesystem::path& dir, bool allow_outside, int64_t search_budget,
+  m.def("replay", [replay_options](const std::filesystem::path& dir, StrictBool allow_outside, int64_t search_budget,
                                    double search_seconds) {
           return py::module_::import("json").attr("loads")(text_to_python(
               replay::to_json(replay::replay_dir(dir, replay_options(allow_outside, search_budget, search_seconds)))));
@@ -466,7 +466,7 @@ PYBIND11_MODULE(_core, m) {
         "Replay DIR/manifest.json (docs/replay.md); returns the JSON report as a dict. Files outside DIR are "
         "read only with allow_outside=True; the behaves-like search tries at most search_budget variants and "
         "starts none after search_seconds per call.");
-  m.def("replay_text", [replay_options](const std::filesystem::path& dir, bool allow_outside, int64_t search_budget,
+  m.def("replay_text", [replay_options](const std::filesystem::path& dir, StrictBool allow_outside, int64_t search_budget,
                                         double search_seconds) {
           return text_to_python(
               replay::to_text(replay::replay_dir(dir, replay_options(allow_outside, search_budget, search_seconds))));
@@ -474,11 +474,11 @@ PYBIND11_MODULE(_core, m) {
         py::arg("search_budget") = replay::kDefaultSearchCandidates, py::arg("search_seconds") = replay::kDefaultSearchSeconds,
         "Replay DIR/manifest.json; returns the human-readable report.");
   // The files of a replay directory read by replay's own readers and confinement (kvaddr.assert_replay).
-  m.def("replay_read_manifest", [](const std::filesystem::path& dir, bool allow_outside) {
+  m.def("replay_read_manifest", [](const std::filesystem::path& dir, StrictBool allow_outside) {
           return py::module_::import("json").attr("loads")(text_to_python(replay::read_manifest(dir, {.allow_outside = allow_outside, .search = {}})));
         }, py::arg("dir"), py::kw_only(), py::arg("allow_outside") = false,
         "DIR/manifest.json as a dict, read as kvaddr replay reads it (inside DIR unless allow_outside).");
-  m.def("replay_read_input", [](const std::filesystem::path& dir, const std::string& entry, bool allow_outside) {
+  m.def("replay_read_input", [](const std::filesystem::path& dir, const std::string& entry, StrictBool allow_outside) {
           const replay::NpyArray a = replay::read_dir_input(dir, entry, {.allow_outside = allow_outside, .search = {}});
           return npy_to_python(a);
         }, py::arg("dir"), py::arg("entry"), py::kw_only(), py::arg("allow_outside") = false,
@@ -519,7 +519,7 @@ PYBIND11_MODULE(_core, m) {
         }, py::arg("dir"), py::arg("description"), py::arg("arrays"),
         "Write a replay directory: `description` as kvaddr/replay/record.hpp describes it (version, calls, side_files, "
         "clear_npy), `arrays` {NAME.npy: int32 / int64 ndarray}; everything is checked before anything is written.");
-  m.def("replay_read_npy", [](const std::filesystem::path& dir, const std::string& name, bool allow_outside) {
+  m.def("replay_read_npy", [](const std::filesystem::path& dir, const std::string& name, StrictBool allow_outside) {
           replay::NpyArray a = replay::read_dir_npy(dir, name, {.allow_outside = allow_outside, .search = {}});
           if (a.dtype == replay::NpyDtype::other) throw FormatError(name, a.descr, "not an int32 or int64 array");
           return npy_to_python(a);

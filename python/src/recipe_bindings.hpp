@@ -307,7 +307,7 @@ inline void bind_recipes(py::module_& m) {
         gen::shuffle(r, v.begin(), n);
         return to_numpy<std::int64_t>(v, {n});
       }, py::arg("n"), "A random permutation of range(n).")
-      .def("v2p", [](SplitMix64& r, std::int64_t num_pages, bool big, std::int64_t scale) {
+      .def("v2p", [](SplitMix64& r, std::int64_t num_pages, StrictBool big, std::int64_t scale) {
         const auto v = gen::draw_v2p(r, num_pages, big, scale);
         return to_numpy<std::int64_t>(v, {static_cast<std::int64_t>(v.size())});
       }, py::arg("num_pages"), py::arg("big") = false, py::arg("scale") = 1, "gen::draw_v2p: int64 [num_pages + 1].")

@@ -254,3 +254,17 @@ def test_scalar_parameters_take_no_bool_as_an_int_and_only_bools_as_flags():
     np.testing.assert_array_equal(kvaddr.write_loc(np.array([1], np.int64), V2P, 1, out_width=1), [4])  # v2p[1]
     with pytest.raises(TypeError, match="incompatible function arguments"):
         kvaddr.write_loc(np.array([1], np.int64), V2P, 1, out_width=True)
+
+
+def test_the_other_bindings_flags_are_bools_too():
+    from kvaddr import _core
+
+    r = _core.Rng(1, 1)
+    assert r.v2p(4, big=True).shape == (5,) and r.v2p(4, big=np.False_).shape == (5,)
+    assert _core.model.mamba_slot(np.array([3, 4]), 1, True) == 4
+    for call in (lambda: r.v2p(4, big=None), lambda: r.v2p(4, big=1),
+                 lambda: _core.model.mamba_slot(np.array([3, 4]), 1, 0.5),
+                 lambda: _core.replay_read_manifest("/nonexistent", allow_outside=None),
+                 lambda: _core.adjacent_candidates("read_table", 1)):
+        with pytest.raises(TypeError, match="incompatible function arguments"):
+            call()
