@@ -227,12 +227,19 @@ def runnable(fam, reference, graph, huge):
         if graph is True:  # the text as before ("graph=True ..." names the argument and its value)
             e.args = (GRAPH_NEEDS,)
         raise e
-    if huge is True:
-        if not on_cuda_torch:
-            raise invalid("huge", "True", "needs device='cuda' with torch")
-        if reference not in ("cuda", "both") or not _gpu.available():
-            raise invalid("huge", "True", "needs kvaddr's CUDA kernels as the reference "
-                                          f"({_gpu.why_unavailable() or 'reference=' + reference})")
+    why = huge_device_reason(fam, reference) if huge is True else None
+    if why is not None:
+        raise invalid("huge", "True", why)
+
+
+def huge_device_reason(fam, reference):
+    """Why the huge case cannot run on array family `fam` with the resolved `reference` (None: it can, as far as the
+    device goes; kvaddr.huge adds the route, the run's size and the free memory)."""
+    if fam.name != "torch" or fam.device == "cpu":
+        return "needs device='cuda' with torch"
+    if reference not in ("cuda", "both") or not _gpu.available():
+        return f"needs kvaddr's CUDA kernels as the reference ({_gpu.why_unavailable() or 'reference=' + reference})"
+    return None
 
 
 def route(value):

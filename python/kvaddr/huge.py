@@ -40,6 +40,7 @@ import numpy as np
 
 from . import _core
 from . import cases as C
+from . import check_args
 from . import gpu
 from . import harness
 from .conventions import kernel_kwargs, reference
@@ -100,10 +101,9 @@ def _reason_out(route, fam, variant, cases, shard, reference, forced):
         return NO_HUGE[route]
     if route not in HUGE_ROUTES:
         return f"{route} has no huge case (kvaddr.huge.HUGE_ROUTES)"
-    if fam.name != "torch" or fam.device == "cpu":
-        return "needs device='cuda' with torch"
-    if reference not in ("cuda", "both") or not gpu.available():
-        return f"needs kvaddr's CUDA kernels as the reference ({gpu.why_unavailable() or 'reference=' + reference})"
+    why = check_args.huge_device_reason(fam, reference)
+    if why is not None:
+        return why
     if not forced and cases < HUGE_MIN_CASES:
         return f"a run of {cases} < {HUGE_MIN_CASES} cases"
     if not forced and shard[0] != 0:
@@ -303,7 +303,7 @@ def run_huge(rep, fam, kernel, route, seed, variant, huge, cases=None):
     why = _reason_out(route, fam, variant, cases, rep.shard, rep.reference, huge is True)
     if why is not None:
         if huge is True:
-            raise gpu.invalid("huge", "True", why)  # (an InvalidArgument: a ValueError)
+            raise check_args.invalid("huge", "True", why)  # (an InvalidArgument: a ValueError)
         rep.huge = {"ran": False, "why": why}
         return None
     if route in STREAMED:
