@@ -110,6 +110,22 @@ constexpr std::string_view ids_field() {
              Spec::fields());
   return n;
 }
+// A per-id route's table (its second 1-D input) and output fields, by name.
+template <class Spec>
+constexpr std::string_view table_field() {
+  std::string_view n{};
+  int seen = 0;
+  std::apply([&](const auto&... f) { ((f.kind == ArgKind::vec_in && seen++ == 1 ? (n = f.name, true) : false), ...); },
+             Spec::fields());
+  return n;
+}
+template <class Spec>
+constexpr std::string_view out_field() {
+  std::string_view n{};
+  std::apply([&](const auto&... f) { ((n.empty() && f.kind == ArgKind::vec_out ? (n = f.name, true) : false), ...); },
+             Spec::fields());
+  return n;
+}
 template <class Spec, class F>
 constexpr PyParam field_param(const F& f) {
   constexpr typename Spec::Args defaults{};
@@ -627,6 +643,15 @@ inline std::vector<std::int64_t> id_model_lanes(Route r, const std::vector<std::
         else src.set(k, v);
       }
       set_scalar_defaults<S>(src);
+      // the scalars under the route's own contract (its validate on these ids, this table and an output of one
+      // lane per id): a page size of 0 or a dcp_size of -1 is the route's InvalidArgument, not a lane
+      using OutView = field_member_t<S, ArgKind::vec_out>;
+      std::vector<std::remove_const_t<element_t<OutView>>> scratch(ids.size());
+      ViewSource call = src;
+      call.set(ids_field<S>(), Vec<const std::int64_t>{ids.data(), static_cast<std::int64_t>(ids.size())});
+      call.set(table_field<S>(), Vec<const std::int64_t>{table.data(), static_cast<std::int64_t>(table.size())});
+      call.set(out_field<S>(), Vec<std::remove_const_t<element_t<OutView>>>{scratch.data(), static_cast<std::int64_t>(scratch.size())});
+      validate(fill_args<S>(call));
       for (std::int64_t id : ids) lanes.push_back(id_model(spec, std::span<const std::int64_t>(table), src, id));
     }
     return lanes;

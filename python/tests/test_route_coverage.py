@@ -173,6 +173,12 @@ def test_id_model_by_example():
         _core.id_model("read_table", PER_ID_TABLE, [0], {})
     with pytest.raises(kvaddr.InvalidArgument):
         _core.id_model("transfer_ids", PER_ID_TABLE, [0], {"no_such": 1})
+    # the scalars under the route's own contract: the boundary of each rule on both sides
+    for route, name, ok, bad in [("token_translate", "page_size", 1, 0), ("token_translate", "multiplier", 1, 0),
+                                 ("dcp_read_translate", "dcp_size", 1, 0), ("dcp_read_translate", "dcp_size", 1, -1)]:
+        assert len(_core.id_model(route, PER_ID_TABLE, [0, 1], {name: ok})) == 2
+        with pytest.raises(kvaddr.InvalidArgument, match=f"^{name} = {bad}: "):
+            _core.id_model(route, PER_ID_TABLE, [0, 1], {name: bad})
 
 
 @pytest.mark.parametrize("route", ROUTES)
