@@ -213,7 +213,7 @@ def family(device, array):
         raise invalid("array", repr(array), f"cannot be imported ({type(e).__name__}: {e})") from None
 
 
-GRAPH_NEEDS = "graph=True needs device='cuda' with torch tensors (torch.cuda.graph)"  # kvaddr.graph's own check
+GRAPH_NEEDS = "needs device='cuda' with torch tensors (torch.cuda.graph)"  # (kvaddr.graph's own check says the same)
 
 
 def runnable(fam, reference, graph, huge):
@@ -223,10 +223,7 @@ def runnable(fam, reference, graph, huge):
     route without a huge case, or without the free device memory, is still found by kvaddr.huge after the cases.)"""
     on_cuda_torch = fam.name == "torch" and fam.device != "cpu"
     if graph and not on_cuda_torch:
-        e = invalid("graph", repr(graph), GRAPH_NEEDS)
-        if graph is True:  # the text as before ("graph=True ..." names the argument and its value)
-            e.args = (GRAPH_NEEDS,)
-        raise e
+        raise invalid("graph", repr(graph), GRAPH_NEEDS)
     why = huge_device_reason(fam, reference) if huge is True else None
     if why is not None:
         raise invalid("huge", "True", why)

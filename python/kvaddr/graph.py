@@ -162,7 +162,7 @@ def run_graph_cases(rep, fam, kernel, route, cases, seed, variant, params, lanes
     host, loaded into the captured buffers). rep.graph_loop says which one ran; rep.graph_capture which draw was
     captured. Case 0 is counted by the shard that owns it (owns_capture) and reported by every shard when it fails."""
     if fam.name != "torch" or fam.device == "cpu":
-        raise ValueError("graph=True needs device='cuda' with torch tensors (torch.cuda.graph)")
+        raise check_args.invalid("graph", "True", check_args.GRAPH_NEEDS)
     torch = fam.torch
     choice = capture_choice(route, seed, lanes, params, variant)
     rep.graph_capture = choice.note()

@@ -103,5 +103,5 @@ def test_a_kernel_assuming_contiguous_rows_is_caught():
 
 
 def test_graph_mode_needs_cuda():
-    with pytest.raises(ValueError, match="graph=True needs device='cuda'"):
+    with pytest.raises(kvaddr.InvalidArgument, match="graph = True: needs device='cuda'"):
         kvaddr.check("eager_funnel", K.eager_funnel, graph=True, cases=2)

@@ -187,7 +187,7 @@ def test_fast_loop_varies_what_a_capture_bakes(route):
 def test_graph_argument_is_checked():
     with pytest.raises(ValueError, match="graph = 'fastest'"):
         kvaddr.check("token_translate", lambda **kw: None, graph="fastest", cases=2)
-    with pytest.raises(ValueError, match="graph=True needs device='cuda'"):
+    with pytest.raises(kvaddr.InvalidArgument, match="graph = 'fast': needs device='cuda'"):
         kvaddr.check("token_translate", lambda **kw: None, graph="fast", cases=2)
 
 

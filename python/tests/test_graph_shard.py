@@ -49,7 +49,7 @@ def test_graph_shards_count_every_case_index_exactly_once(n, cases):
 
 def test_graph_mode_is_sharded_now():
     # refused before with "graph mode captures on case 0 in every run and is not sharded"; now only the device is
-    with pytest.raises(ValueError, match="graph=True needs device='cuda'"):
+    with pytest.raises(kvaddr.InvalidArgument, match="graph = True: needs device='cuda'"):
         kvaddr.check("token_translate", lambda **kw: None, graph=True, cases=8, shard=(1, 4))
     with pytest.raises(kvaddr.InvalidArgument, match=r"shard = \(4, 4\)"):
         kvaddr.check("token_translate", lambda **kw: None, graph=True, cases=8, shard=(4, 4))
@@ -59,7 +59,7 @@ def test_the_command_line_passes_a_graph_shard_through(capsys):
     from kvaddr.__main__ import main
 
     assert main(["check", "--route", "token_translate", "np_kernels:translate_v2p", "--graph", "--shard", "1/4"]) == 2
-    assert capsys.readouterr().err == ("python3 -m kvaddr check: graph=True needs device='cuda' with torch tensors "
+    assert capsys.readouterr().err == ("python3 -m kvaddr check: graph = True: needs device='cuda' with torch tensors "
                                        "(torch.cuda.graph)\n")
 
 
