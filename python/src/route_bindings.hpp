@@ -103,28 +103,19 @@ constexpr PyParam per_id_out(std::string_view ids) { return none("out").of_any_s
 // first 1-D input, any shape) and the other arrays and required scalars as required parameters, an
 // optional scalar with its argument struct's default, the output `out` sized like the ids (any
 // shape), the variant.
+// The name of field n (0-based) of kind k of Spec ("" when there is none): a per-id route's ids (its first 1-D
+// input), its table (the second) and its output (the first vec_out).
+template <class Spec>
+constexpr std::string_view nth_field(ArgKind k, int n = 0) {
+  std::string_view name{};
+  int seen = 0;
+  std::apply([&](const auto&... f) { ((f.kind == k && seen++ == n ? (name = f.name, true) : false), ...); },
+             Spec::fields());
+  return name;
+}
 template <class Spec>
 constexpr std::string_view ids_field() {
-  std::string_view n{};
-  std::apply([&](const auto&... f) { ((n.empty() && f.kind == ArgKind::vec_in ? (n = f.name, true) : false), ...); },
-             Spec::fields());
-  return n;
-}
-// A per-id route's table (its second 1-D input) and output fields, by name.
-template <class Spec>
-constexpr std::string_view table_field() {
-  std::string_view n{};
-  int seen = 0;
-  std::apply([&](const auto&... f) { ((f.kind == ArgKind::vec_in && seen++ == 1 ? (n = f.name, true) : false), ...); },
-             Spec::fields());
-  return n;
-}
-template <class Spec>
-constexpr std::string_view out_field() {
-  std::string_view n{};
-  std::apply([&](const auto&... f) { ((n.empty() && f.kind == ArgKind::vec_out ? (n = f.name, true) : false), ...); },
-             Spec::fields());
-  return n;
+  return nth_field<Spec>(ArgKind::vec_in, 0);
 }
 template <class Spec, class F>
 constexpr PyParam field_param(const F& f) {
@@ -649,8 +640,8 @@ inline std::vector<std::int64_t> id_model_lanes(Route r, const std::vector<std::
       std::vector<std::remove_const_t<element_t<OutView>>> scratch(ids.size());
       ViewSource call = src;
       call.set(ids_field<S>(), Vec<const std::int64_t>{ids.data(), static_cast<std::int64_t>(ids.size())});
-      call.set(table_field<S>(), Vec<const std::int64_t>{table.data(), static_cast<std::int64_t>(table.size())});
-      call.set(out_field<S>(), Vec<std::remove_const_t<element_t<OutView>>>{scratch.data(), static_cast<std::int64_t>(scratch.size())});
+      call.set(nth_field<S>(ArgKind::vec_in, 1), Vec<const std::int64_t>{table.data(), static_cast<std::int64_t>(table.size())});
+      call.set(nth_field<S>(ArgKind::vec_out), Vec<std::remove_const_t<element_t<OutView>>>{scratch.data(), static_cast<std::int64_t>(scratch.size())});
       validate(fill_args<S>(call));
       for (std::int64_t id : ids) lanes.push_back(id_model(spec, std::span<const std::int64_t>(table), src, id));
     }
